@@ -1,0 +1,54 @@
+# The two commands of the README: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# What the test bed and the benchmarks need from the system (Debian names).
+SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 procps
+
+.PHONY: run test lint typecheck pytest system-packages venv clean
+
+run: $(VENV)/.installed
+	$(BIN)/sambatune
+
+test: system-packages $(VENV)/.installed lint typecheck pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check app tests bench ssh_agents
+
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
+
+pytest: $(VENV)/.installed
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+# Installs what is missing when run as root; otherwise says what to install.
+system-packages:
+	@if ! command -v dpkg >/dev/null 2>&1; then \
+		echo "Not a Debian-like system: install $(SYSTEM_PACKAGES) with your package manager."; \
+		exit 0; \
+	fi; \
+	missing=""; \
+	for p in $(SYSTEM_PACKAGES); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "Installing:$$missing"; \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else \
+		echo "Missing system packages:$$missing"; \
+		echo "Install them as root (sudo apt-get install$$missing) or run make test as root."; \
+		exit 1; \
+	fi
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,3 @@
+from sambatune.cli.main import main
+
+raise SystemExit(main())

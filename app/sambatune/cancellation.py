@@ -1,0 +1,61 @@
+"""A cancel flag shared between whoever runs a long job and whoever may stop it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from sambatune.errors import Cancelled
+
+
+class CancelToken:
+    """Set once, seen everywhere. Long jobs call :meth:`raise_if_cancelled` between steps.
+
+    Callbacks registered with :meth:`on_cancel` run once, in the thread that cancels;
+    transports use them to close a channel or kill a process so a blocked read returns.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - one failing cleanup must not stop the others
+                pass
+
+    def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Run ``callback`` when cancelled (at once if already). Returns an unregister function."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+
+                def unregister() -> None:
+                    with self._lock:
+                        if callback in self._callbacks:
+                            self._callbacks.remove(callback)
+
+                return unregister
+        callback()
+        return lambda: None
+
+    def raise_if_cancelled(self) -> None:
+        if self._event.is_set():
+            raise Cancelled()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True if cancelled meanwhile."""
+        return self._event.wait(seconds)
+

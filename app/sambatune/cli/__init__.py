@@ -1,0 +1,1 @@
+"""The ``sambatune`` command: every GUI action as a verb, with ``--json`` output."""

@@ -1,0 +1,126 @@
+"""``sambatune --self-check``: is this installation complete and usable?
+
+Checks what an installed wheel or a bundled app must carry (agents, resources,
+libraries) without touching the network. With ``--gui`` it also opens the main
+window offscreen, which proves the Qt platform plugin loads.
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import shutil
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from sambatune.cli.output import print_json
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+def check_agents() -> Check:
+    from sambatune.packaged import agent_names, agent_source, agents_root
+
+    names = agent_names()
+    if not names:
+        return Check("agents", False, f"no agents found in {agents_root()}")
+    for name in [*names, "agent_runtime"]:
+        try:
+            compile(agent_source(name), f"{name}.py", "exec")
+        except (OSError, SyntaxError) as exc:
+            return Check("agents", False, f"{name}: {exc}")
+    return Check("agents", True, f"{len(names)} agents in {agents_root()}: {', '.join(names)}")
+
+
+def check_resources() -> Check:
+    from sambatune.packaged import resources_root
+
+    root = resources_root()
+    names = sorted(entry.name for entry in root.iterdir() if not entry.name.startswith("_"))
+    if not names:
+        return Check("resources", False, f"no resources in {root}")
+    return Check("resources", True, f"{root}: {', '.join(names)}")
+
+
+def check_module(name: str) -> Check:
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001 - any import failure is the finding
+        return Check(name, False, f"cannot import: {exc}")
+    version = getattr(module, "__version__", "")
+    return Check(name, True, f"version {version}" if version else "importable")
+
+
+def check_data_dirs() -> Check:
+    from sambatune.appdirs import config_dir, data_dir
+
+    try:
+        paths = [config_dir(), data_dir()]
+        for path in paths:
+            probe = path / ".write-test"
+            probe.write_text("ok")
+            probe.unlink()
+    except OSError as exc:
+        return Check("data directories", False, str(exc))
+    return Check("data directories", True, ", ".join(str(p) for p in paths))
+
+
+def check_local_tools() -> Check:
+    """Informational: Samba tools on this computer (needed only to manage it locally)."""
+    found = {tool: shutil.which(tool) for tool in ("smbclient", "testparm", "smbd")}
+    detail = ", ".join(f"{k}: {v or 'absent'}" for k, v in found.items())
+    return Check("local samba tools", True, detail)
+
+
+def check_gui() -> Check:
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from sambatune.ui.app import open_main_window_once
+
+        title = open_main_window_once()
+    except Exception as exc:  # noqa: BLE001
+        return Check("gui", False, f"the main window did not open: {exc}")
+    return Check("gui", True, f"main window opened ({title}) with the "
+                 f"{os.environ['QT_QPA_PLATFORM']} platform plugin")
+
+
+def run_self_check(*, json_output: bool, gui: bool) -> int:
+    from sambatune import __version__
+
+    checks = [
+        check_agents(),
+        check_resources(),
+        check_module("paramiko"),
+        check_module("platformdirs"),
+        check_data_dirs(),
+        check_local_tools(),
+    ]
+    if gui:
+        checks.append(check_gui())
+    ok = all(c.ok for c in checks)
+    report = {
+        "ok": ok,
+        "version": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "frozen": bool(getattr(sys, "frozen", False)),
+        "checks": [c.to_json() for c in checks],
+    }
+    if json_output:
+        print_json(report)
+    else:
+        print(f"sambatune {__version__} on Python {report['python']} ({report['platform']})")
+        for check in checks:
+            print(f"  [{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+    return 0 if ok else 1

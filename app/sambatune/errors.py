@@ -1,0 +1,79 @@
+"""Typed errors with a one-line message for people and details for the curious.
+
+Every failure the user can meet is one of these. The GUI shows ``message`` in its
+error bar and ``details`` behind "Show details"; the CLI prints ``message`` (and
+``details`` with ``--verbose``) and, with ``--json``, an object with ``code`` too.
+"""
+
+from __future__ import annotations
+
+
+class SambaTuneError(Exception):
+    """Base of every error SambaTune reports to a person."""
+
+    code = "error"
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+class ConnectionFailed(SambaTuneError):
+    """The server could not be reached: DNS, refused, timeout, protocol."""
+
+    code = "connection-failed"
+
+
+class AuthenticationFailed(SambaTuneError):
+    code = "authentication-failed"
+
+
+class SecretRequired(SambaTuneError):
+    """A password or key passphrase is needed and nobody was there to type it."""
+
+    code = "secret-required"
+
+
+class HostKeyUnknown(SambaTuneError):
+    code = "host-key-unknown"
+
+
+class HostKeyChanged(SambaTuneError):
+    code = "host-key-changed"
+
+
+class CommandFailed(SambaTuneError):
+    """A command on the target exited non-zero where success was required."""
+
+    code = "command-failed"
+
+    def __init__(self, message: str, details: str = "", exit_code: int | None = None) -> None:
+        super().__init__(message, details)
+        self.exit_code = exit_code
+
+
+class SudoFailed(SambaTuneError):
+    code = "sudo-failed"
+
+
+class AgentFailed(SambaTuneError):
+    """A server-side agent could not start, or reported an error."""
+
+    code = "agent-failed"
+
+
+class Cancelled(SambaTuneError):
+    code = "cancelled"
+
+    def __init__(self, message: str = "Cancelled.", details: str = "") -> None:
+        super().__init__(message, details)
+
+
+class InvalidInput(SambaTuneError):
+    """Something the user gave us (a file, an option) is not usable."""
+
+    code = "invalid-input"

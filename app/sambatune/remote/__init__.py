@@ -1,0 +1,1 @@
+"""Talking to a target: a Samba server over SSH, or this computer."""

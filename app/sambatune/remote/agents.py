@@ -1,0 +1,226 @@
+"""Start a server-side agent over a transport and read its JSON-lines protocol.
+
+Nothing is installed on the server. The transport runs ``python3 -u -c BOOTSTRAP``;
+the bootstrap reads one length-prefixed JSON bundle from stdin (the agent's modules
+and its parameters), runs the agent, and leaves stdin open: when we close it (or
+the SSH channel drops) the agent cleans up and exits. The sshuttle way, plus a
+hello line so an unusable server Python gives a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import AgentFailed, Cancelled
+from sambatune.packaged import agent_source
+from sambatune.remote.transport import RemoteProcess, Transport
+
+PROTOCOL = 1
+MIN_PYTHON = (3, 6)
+RUNTIME_MODULE = "agent_runtime"
+
+# Written so that any Python parses it, down to 2.7: an old interpreter must be able
+# to say it is too old rather than die with a syntax error.
+BOOTSTRAP = (
+    "import sys,json\n"
+    "if sys.version_info<(3,6):\n"
+    " sys.stdout.write(json.dumps({'type':'error','code':'python-too-old','python':"
+    "'%d.%d.%d'%tuple(sys.version_info[:3]),'message':'Python %d.%d is too old: "
+    "SambaTune agents need Python 3.6 or newer'%tuple(sys.version_info[:2])})+'\\n')\n"
+    " sys.stdout.flush();sys.exit(3)\n"
+    "import types\n"
+    "r=sys.stdin.buffer\n"
+    "n=int(r.readline())\n"
+    "b=json.loads(r.read(n).decode('utf-8'))\n"
+    "for name,src in b['modules']:\n"
+    " m=types.ModuleType(name);m.__file__='<sambatune>/'+name+'.py';sys.modules[name]=m\n"
+    " if name==b['main']:m.__name__='__main__'\n"
+    " exec(compile(src,m.__file__,'exec'),m.__dict__)\n"
+    " if name=='agent_runtime':m.PARAMS=b['params']\n"
+)
+
+
+@dataclass
+class AgentEvent:
+    """One JSON line from an agent (other than hello, result and error)."""
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AgentResult:
+    hello: dict[str, Any]
+    data: Any
+    seconds: float
+    events: list[AgentEvent]
+
+
+def python_command(transport: Transport) -> list[str]:
+    if transport.is_local:
+        return [sys.executable, "-u", "-c", BOOTSTRAP]
+    return ["python3", "-u", "-c", BOOTSTRAP]
+
+
+def bundle(name: str, params: dict[str, Any]) -> bytes:
+    modules = [(RUNTIME_MODULE, agent_source(RUNTIME_MODULE)), (name, agent_source(name))]
+    payload = json.dumps({"modules": modules, "params": params, "main": name}).encode("utf-8")
+    return str(len(payload)).encode("ascii") + b"\n" + payload
+
+
+class AgentRun:
+    """A running agent. Iterate :meth:`events`, then read :attr:`result`."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        name: str,
+        params: dict[str, Any] | None = None,
+        *,
+        sudo: bool = False,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        self.transport = transport
+        self.name = name
+        self.params = params or {}
+        self.cancel = cancel or CancelToken()
+        self.hello: dict[str, Any] = {}
+        self.result: AgentResult | None = None
+        self._process: RemoteProcess = transport.start(python_command(transport), sudo=sudo)
+        self._unregister = self.cancel.on_cancel(self.stop)
+        try:
+            self._process.write(bundle(name, self.params))
+        except Exception:
+            pass  # the failure shows up as a missing hello, with the server's own message
+
+    @property
+    def process(self) -> RemoteProcess:
+        return self._process
+
+    def stop(self) -> None:
+        """Close the agent's stdin (its cue to clean up and exit) and drop the channel."""
+        self._process.close_stdin()
+        self._process.kill()
+
+    def events(self) -> Iterator[AgentEvent]:
+        """Yield progress, samples and logs until the result; raise on error or cancel."""
+        collected: list[AgentEvent] = []
+        try:
+            lines = self._process.lines()
+            self.hello = self._read_hello(lines)
+            for line in lines:
+                message = _parse(line)
+                if message is None:
+                    continue
+                kind = message.pop("type", "")
+                if kind == "result":
+                    self.result = AgentResult(
+                        self.hello, message.get("data"), float(message.get("seconds", 0)),
+                        collected,
+                    )
+                    return
+                if kind == "error":
+                    raise self._failure(message)
+                event = AgentEvent(kind, message)
+                collected.append(event)
+                yield event
+            self.cancel.raise_if_cancelled()
+            raise AgentFailed(
+                f"The {self.name} agent on {self.transport.label} stopped without a result.",
+                details=self._stderr(),
+            )
+        finally:
+            self._unregister()
+            self._process.close_stdin()
+            self._process.kill()
+
+    def run(self, on_event: Callable[[AgentEvent], None] | None = None) -> AgentResult:
+        for event in self.events():
+            if on_event is not None:
+                on_event(event)
+        assert self.result is not None
+        return self.result
+
+    def _read_hello(self, lines: Iterator[str]) -> dict[str, Any]:
+        for line in lines:
+            message = _parse(line)
+            if message is None:
+                continue  # a login banner or motd line on stdout
+            if message.get("type") == "error":
+                raise self._failure(message)
+            if message.get("type") != "hello":
+                continue
+            if message.get("protocol") != PROTOCOL:
+                raise AgentFailed(
+                    f"The {self.name} agent speaks protocol {message.get('protocol')}, "
+                    f"SambaTune speaks {PROTOCOL}."
+                )
+            message.pop("type")
+            return message
+        self.cancel.raise_if_cancelled()
+        stderr = self._stderr()
+        code = self._exit_code()
+        if code == 127 or "not found" in stderr and "python3" in stderr:
+            raise AgentFailed(
+                f"{self.transport.label} has no python3: SambaTune needs Python 3.6 or newer "
+                "on the server to survey and measure it (nothing else is installed).",
+                details=stderr,
+            )
+        raise AgentFailed(
+            f"The {self.name} agent did not start on {self.transport.label}.",
+            details=stderr or f"exit code {code}",
+        )
+
+    def _failure(self, message: dict[str, Any]) -> Exception:
+        if self.cancel.cancelled:
+            return Cancelled()
+        code = message.get("code", "error")
+        text = message.get("message", "unknown error")
+        if code == "python-too-old":
+            text = (
+                f"Python {message.get('python')} on {self.transport.label} is too old: "
+                "SambaTune's agents need Python 3.6 or newer."
+            )
+        error = AgentFailed(text, details=message.get("details", ""))
+        error.code = f"agent-{code}" if not code.startswith("agent") else code
+        return error
+
+    def _stderr(self) -> str:
+        try:
+            return self._process.stderr_text().strip()
+        except Exception:
+            return ""
+
+    def _exit_code(self) -> int | None:
+        try:
+            return self._process.wait(timeout=5)
+        except Exception:
+            return None
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def run_agent(
+    transport: Transport,
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    sudo: bool = False,
+    cancel: CancelToken | None = None,
+    on_event: Callable[[AgentEvent], None] | None = None,
+) -> AgentResult:
+    return AgentRun(transport, name, params, sudo=sudo, cancel=cancel).run(on_event)

@@ -1,0 +1,70 @@
+"""Open a target from what the user chose: this computer, or an SSH server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sambatune.cancellation import CancelToken
+from sambatune.remote.hostkeys import HostKeyStore
+from sambatune.remote.local import LocalTransport
+from sambatune.remote.prompts import ConnectionPrompts
+from sambatune.remote.sshconfig import load_ssh_config, resolve_endpoint
+from sambatune.remote.transport import Transport
+
+
+@dataclass
+class ConnectionOptions:
+    """The connection flags shared by every verb (CLI) and every server profile (GUI).
+
+    ``host=None`` means this computer. Secrets are never stored here for long: the
+    password is used for one connect and dropped.
+    """
+
+    host: str | None = None
+    port: int | None = None
+    user: str | None = None
+    identity_file: str | None = None
+    known_hosts: Path | None = None
+    ssh_config: Path | None = None
+    connect_timeout: float | None = None
+    password: str | None = None
+    sudo_password: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return not self.host
+
+
+def open_target(
+    options: ConnectionOptions,
+    prompts: ConnectionPrompts,
+    *,
+    cancel: CancelToken | None = None,
+) -> Transport:
+    transport: Transport
+    if options.is_local:
+        transport = LocalTransport()
+    else:
+        from sambatune.remote.ssh import connect_ssh
+
+        assert options.host is not None
+        endpoint = resolve_endpoint(
+            options.host,
+            port=options.port,
+            user=options.user,
+            identity_file=options.identity_file,
+            ssh_config=load_ssh_config(options.ssh_config),
+            connect_timeout=options.connect_timeout,
+        )
+        store = (
+            HostKeyStore.single_file(options.known_hosts)
+            if options.known_hosts
+            else HostKeyStore.default()
+        )
+        transport = connect_ssh(
+            endpoint, prompts, store, password=options.password, cancel=cancel
+        )
+    if options.sudo_password is not None:
+        transport.set_sudo_password(options.sudo_password)
+    return transport

@@ -1,0 +1,180 @@
+"""This computer as a target: commands through subprocess, files through the OS."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import Cancelled, CommandFailed
+from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
+
+
+class LocalProcess(RemoteProcess):
+    def __init__(self, argv: Sequence[str]) -> None:
+        self._argv = tuple(argv)
+        try:
+            self._popen = subprocess.Popen(
+                self._argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=os.name == "posix",
+            )
+        except FileNotFoundError as exc:
+            raise CommandFailed(f"{self._argv[0]}: command not found", exit_code=127) from exc
+        self._stderr_chunks: list[bytes] = []
+        # Drain stderr in the background so a chatty process never blocks on a full pipe.
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._killed = False
+
+    def _drain_stderr(self) -> None:
+        assert self._popen.stderr is not None
+        for chunk in iter(lambda: self._popen.stderr.read1(65536), b""):  # type: ignore[union-attr]
+            self._stderr_chunks.append(chunk)
+
+    def write(self, data: bytes) -> None:
+        assert self._popen.stdin is not None
+        self._popen.stdin.write(data)
+        self._popen.stdin.flush()
+
+    def close_stdin(self) -> None:
+        if self._popen.stdin and not self._popen.stdin.closed:
+            with contextlib.suppress(OSError):
+                self._popen.stdin.close()
+
+    def readline(self) -> bytes:
+        assert self._popen.stdout is not None
+        try:
+            return self._popen.stdout.readline()
+        except (OSError, ValueError):
+            return b""
+
+    def stderr_text(self) -> str:
+        self._stderr_thread.join(timeout=5)
+        return b"".join(self._stderr_chunks).decode("utf-8", "replace")
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._popen.wait(timeout)
+        return -1 if self._killed else code
+
+    def kill(self) -> None:
+        if self._popen.poll() is None:
+            self._killed = True
+            self.close_stdin()
+            # Closing stdin is the agents' signal to clean up and leave; give them a
+            # moment before the hard stop.
+            try:
+                self._popen.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    self._popen.kill()
+                self._popen.wait()
+        for stream in (self._popen.stdout, self._popen.stdin):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+class LocalTransport(Transport):
+    label = "this computer"
+
+    @property
+    def is_local(self) -> bool:
+        return True
+
+    def _run(
+        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        cancel: CancelToken | None,
+    ) -> CommandResult:
+        try:
+            popen = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except FileNotFoundError:
+            return CommandResult(tuple(argv), 127, b"", f"{argv[0]}: command not found\n".encode())
+        unregister = cancel.on_cancel(popen.kill) if cancel else (lambda: None)
+        try:
+            out, err = popen.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            popen.kill()
+            popen.communicate()
+            raise CommandFailed(
+                f"{argv[0]} did not finish within {timeout:g} s", exit_code=None
+            ) from exc
+        finally:
+            unregister()
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled()
+        return CommandResult(tuple(argv), popen.returncode, out, err)
+
+    def _start(self, argv: Sequence[str]) -> RemoteProcess:
+        return LocalProcess(argv)
+
+    def close(self) -> None:
+        pass
+
+    def read_file(self, path: str, *, sudo: bool = False) -> bytes:
+        if sudo and self.sudo_mode() != "root":
+            return super().read_file(path, sudo=True)
+        with open(path, "rb") as handle:
+            return handle.read()
+
+    def file_exists(self, path: str, *, sudo: bool = False) -> bool:
+        if sudo and self.sudo_mode() != "root":
+            return super().file_exists(path, sudo=True)
+        return os.path.exists(path)
+
+    def write_file_atomic(
+        self, path: str, data: bytes, *, sudo: bool = False, mode: int | None = None
+    ) -> None:
+        if sudo and os.name == "posix" and self.sudo_mode() != "root":
+            super().write_file_atomic(path, data, sudo=True, mode=mode)
+            return
+        write_local_file_atomic(path, data, mode=mode)
+
+    def sudo_mode(self) -> str:
+        if os.name != "posix":
+            # Windows has no sudo; elevation is handled by the client tuning helper.
+            return "root"
+        return super().sudo_mode()
+
+
+def write_local_file_atomic(path: str, data: bytes, *, mode: int | None = None) -> None:
+    """Temp file in the same directory, fsync, copy mode and owner, rename over."""
+    directory = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.sambatune.", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            os.chmod(tmp, 0o644 if mode is None else mode)
+        else:
+            os.chmod(tmp, st.st_mode & 0o7777)
+            if hasattr(os, "chown"):
+                with contextlib.suppress(PermissionError):
+                    os.chown(tmp, st.st_uid, st.st_gid)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    if hasattr(os, "O_DIRECTORY"):
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

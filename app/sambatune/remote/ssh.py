@@ -1,0 +1,561 @@
+"""SSH targets through paramiko, checked and authenticated the way OpenSSH users expect."""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import shlex
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import paramiko
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import (
+    AuthenticationFailed,
+    Cancelled,
+    CommandFailed,
+    ConnectionFailed,
+    HostKeyChanged,
+    HostKeyUnknown,
+    SecretRequired,
+)
+from sambatune.remote.hostkeys import (
+    HostKeyQuestion,
+    HostKeyStore,
+    key_type_label,
+    sha256_fingerprint,
+)
+from sambatune.remote.prompts import ConnectionPrompts, SecretRequest
+from sambatune.remote.sshconfig import SshEndpoint
+from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
+
+_RSA_ALGORITHMS = ("rsa-sha2-512", "rsa-sha2-256", "ssh-rsa")
+
+
+class SshProcess(RemoteProcess):
+    def __init__(self, channel: paramiko.Channel) -> None:
+        self._channel = channel
+        self._stdout = channel.makefile("rb")
+        self._stderr_chunks: list[bytes] = []
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._killed = False
+
+    def _drain_stderr(self) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                chunk = self._channel.recv_stderr(65536)
+                if not chunk:
+                    return
+                self._stderr_chunks.append(chunk)
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._channel.sendall(data)
+        except (OSError, EOFError, paramiko.SSHException) as exc:
+            raise ConnectionFailed("The SSH channel closed while sending data.") from exc
+
+    def close_stdin(self) -> None:
+        with contextlib.suppress(Exception):
+            self._channel.shutdown_write()
+
+    def readline(self) -> bytes:
+        try:
+            line: bytes = self._stdout.readline()
+            return line
+        except (OSError, EOFError, paramiko.SSHException):
+            return b""
+
+    def stderr_text(self) -> str:
+        self._stderr_thread.join(timeout=5)
+        return b"".join(self._stderr_chunks).decode("utf-8", "replace")
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._channel.exit_status_ready():
+            if self._channel.closed:
+                return -1
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("process still running")
+            time.sleep(0.02)
+        return -1 if self._killed else self._channel.recv_exit_status()
+
+    def kill(self) -> None:
+        if not self._channel.closed:
+            if not self._channel.exit_status_ready():
+                self._killed = True
+            # Closing the channel closes the remote process's stdin: agents take that
+            # as the order to clean up and exit.
+            with contextlib.suppress(Exception):
+                self._channel.close()
+
+
+class SshTransport(Transport):
+    """A connected SSH session. Build one with :func:`connect_ssh`."""
+
+    def __init__(
+        self, endpoint: SshEndpoint, client: paramiko.Transport, hops: list[paramiko.Transport]
+    ) -> None:
+        super().__init__()
+        self.endpoint = endpoint
+        self.label = endpoint.label
+        self._transport = client
+        self._hops = hops
+
+    @property
+    def is_local(self) -> bool:
+        return False
+
+    @property
+    def paramiko_transport(self) -> paramiko.Transport:
+        return self._transport
+
+    def peer_address(self) -> str:
+        """The server address as the last hop reached it (for opening our own sockets)."""
+        if self._hops:
+            return self.endpoint.hostname
+        peer = self._transport.getpeername()
+        return str(peer[0])
+
+    def local_address(self) -> str:
+        """The address this computer used to reach the server."""
+        sock = self._transport.sock
+        if isinstance(sock, socket.socket):
+            return str(sock.getsockname()[0])
+        return ""
+
+    def is_alive(self) -> bool:
+        return self._transport.is_active()
+
+    def _open_channel(self) -> paramiko.Channel:
+        try:
+            return self._transport.open_session(timeout=30)
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise ConnectionFailed(
+                f"The connection to {self.label} is closed.", details=str(exc)
+            ) from exc
+
+    def _run(
+        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        cancel: CancelToken | None,
+    ) -> CommandResult:
+        channel = self._open_channel()
+        unregister = cancel.on_cancel(channel.close) if cancel else (lambda: None)
+        try:
+            channel.exec_command(shlex.join(argv))
+            sender = None
+            if stdin:
+                sender = threading.Thread(
+                    target=_send_and_close, args=(channel, stdin), daemon=True
+                )
+                sender.start()
+            else:
+                channel.shutdown_write()
+            out, err = _collect(channel, timeout, argv)
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled()
+            if channel.closed and not channel.exit_status_ready():
+                raise ConnectionFailed(f"The connection to {self.label} dropped.")
+            code = channel.recv_exit_status()
+            if sender is not None:
+                sender.join(timeout=5)
+            return CommandResult(tuple(argv), code, out, err)
+        finally:
+            unregister()
+            channel.close()
+
+    def _start(self, argv: Sequence[str]) -> RemoteProcess:
+        channel = self._open_channel()
+        channel.exec_command(shlex.join(argv))
+        return SshProcess(channel)
+
+    def open_forward(self, host: str, port: int) -> paramiko.Channel:
+        """A direct-tcpip channel to ``host:port`` as seen from the server."""
+        try:
+            return self._transport.open_channel("direct-tcpip", (host, port), ("127.0.0.1", 0))
+        except (paramiko.SSHException, OSError) as exc:
+            raise ConnectionFailed(
+                f"The server refused to forward a connection to {host}:{port}.", details=str(exc)
+            ) from exc
+
+    def close(self) -> None:
+        self._transport.close()
+        for hop in reversed(self._hops):
+            hop.close()
+
+
+def _send_and_close(channel: paramiko.Channel, data: bytes) -> None:
+    with contextlib.suppress(Exception):
+        channel.sendall(data)
+        channel.shutdown_write()
+
+
+def _collect(
+    channel: paramiko.Channel, timeout: float | None, argv: Sequence[str]
+) -> tuple[bytes, bytes]:
+    out: list[bytes] = []
+    err: list[bytes] = []
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        drained = False
+        while channel.recv_ready():
+            out.append(channel.recv(1 << 16))
+            drained = True
+        while channel.recv_stderr_ready():
+            err.append(channel.recv_stderr(1 << 16))
+            drained = True
+        if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
+            # Output may still be in flight after the exit status; read to EOF.
+            while chunk := channel.recv(1 << 16):
+                out.append(chunk)
+            while chunk := channel.recv_stderr(1 << 16):
+                err.append(chunk)
+            break
+        if channel.closed or channel.eof_received and channel.exit_status_ready():
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            channel.close()
+            raise CommandFailed(f"{argv[0]} did not finish within {timeout:g} s")
+        if not drained:
+            select.select([channel], [], [], 0.1)
+    return b"".join(out), b"".join(err)
+
+
+# --------------------------------------------------------------------------------------
+# Connecting
+
+
+def connect_ssh(
+    endpoint: SshEndpoint,
+    prompts: ConnectionPrompts,
+    host_keys: HostKeyStore,
+    *,
+    password: str | None = None,
+    cancel: CancelToken | None = None,
+) -> SshTransport:
+    """Connect (through every ProxyJump hop), verify the host key, authenticate."""
+    hops: list[paramiko.Transport] = []
+    try:
+        sock: Any = None
+        for hop in endpoint.proxy_jump:
+            hop_transport = _open_transport(hop, sock, prompts, host_keys, None, cancel)
+            hops.append(hop_transport)
+            sock = _forward(hop_transport, hop, endpoint_after(endpoint, hop))
+        final = _open_transport(endpoint, sock, prompts, host_keys, password, cancel)
+    except BaseException:
+        for hop_transport in reversed(hops):
+            hop_transport.close()
+        raise
+    return SshTransport(endpoint, final, hops)
+
+
+def endpoint_after(endpoint: SshEndpoint, hop: SshEndpoint) -> SshEndpoint:
+    """The endpoint that comes after ``hop`` in the chain."""
+    chain = [*endpoint.proxy_jump, endpoint]
+    return chain[chain.index(hop) + 1]
+
+
+def _forward(
+    hop_transport: paramiko.Transport, hop: SshEndpoint, target: SshEndpoint
+) -> paramiko.Channel:
+    try:
+        return hop_transport.open_channel(
+            "direct-tcpip", (target.hostname, target.port), ("127.0.0.1", 0),
+            timeout=target.connect_timeout,
+        )
+    except paramiko.ChannelException as exc:
+        raise ConnectionFailed(
+            f"Jump host {hop.label} could not reach {target.hostname}:{target.port}: "
+            f"{exc.text or 'connect failed'}"
+        ) from exc
+    except (paramiko.SSHException, OSError) as exc:
+        raise ConnectionFailed(
+            f"Jump host {hop.label} could not open a tunnel to {target.hostname}:{target.port}.",
+            details=str(exc),
+        ) from exc
+
+
+def _tcp_connect(endpoint: SshEndpoint, cancel: CancelToken | None) -> socket.socket:
+    where = f"{endpoint.hostname}:{endpoint.port}"
+    try:
+        infos = socket.getaddrinfo(
+            endpoint.hostname, endpoint.port, type=socket.SOCK_STREAM
+        )
+    except socket.gaierror as exc:
+        raise ConnectionFailed(
+            f"Cannot find the host '{endpoint.hostname}': the name does not resolve (DNS).",
+            details=str(exc),
+        ) from exc
+    last: Exception | None = None
+    for family, kind, proto, _name, address in infos:
+        sock = socket.socket(family, kind, proto)
+        sock.settimeout(endpoint.connect_timeout)
+        unregister = cancel.on_cancel(sock.close) if cancel else (lambda: None)
+        try:
+            sock.connect(address)
+            sock.settimeout(None)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return sock
+        except TimeoutError as exc:
+            sock.close()
+            last = exc
+        except OSError as exc:
+            sock.close()
+            last = exc
+        finally:
+            unregister()
+    if cancel is not None and cancel.cancelled:
+        raise Cancelled()
+    if isinstance(last, ConnectionRefusedError):
+        raise ConnectionFailed(
+            f"Connection refused by {where}: nothing listens for SSH on that port.",
+            details=str(last),
+        )
+    if isinstance(last, TimeoutError):
+        raise ConnectionFailed(
+            f"No answer from {where} within {endpoint.connect_timeout:g} s "
+            "(host down, a firewall dropping packets, or a wrong address).",
+            details=str(last),
+        )
+    raise ConnectionFailed(f"Cannot connect to {where}: {last}", details=repr(last))
+
+
+def _open_transport(
+    endpoint: SshEndpoint,
+    sock: Any,
+    prompts: ConnectionPrompts,
+    host_keys: HostKeyStore,
+    password: str | None,
+    cancel: CancelToken | None,
+) -> paramiko.Transport:
+    if sock is None:
+        sock = _tcp_connect(endpoint, cancel)
+    transport = paramiko.Transport(sock)
+    unregister = cancel.on_cancel(transport.close) if cancel else (lambda: None)
+    try:
+        known = host_keys.known_keys(endpoint.known_hosts_name)
+        _prefer_known_key_types(transport, [k.key for k in known])
+        try:
+            transport.start_client(timeout=endpoint.connect_timeout)
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            if cancel is not None and cancel.cancelled:
+                raise Cancelled() from exc
+            raise ConnectionFailed(
+                f"{endpoint.hostname}:{endpoint.port} answered, but the SSH handshake failed "
+                "(not an SSH server, or no common algorithms).",
+                details=str(exc),
+            ) from exc
+        _verify_host_key(endpoint, transport.get_remote_server_key(), known, prompts, host_keys)
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        _authenticate(endpoint, transport, prompts, password, cancel)
+        transport.set_keepalive(30)
+        return transport
+    except BaseException:
+        transport.close()
+        raise
+    finally:
+        unregister()
+
+
+def _prefer_known_key_types(transport: paramiko.Transport, keys: list[paramiko.PKey]) -> None:
+    """Ask the server for the key type we already know, as OpenSSH does."""
+    if not keys:
+        return
+    options = transport.get_security_options()
+    preferred: list[str] = []
+    for key in keys:
+        names = _RSA_ALGORITHMS if key.get_name() == "ssh-rsa" else (key.get_name(),)
+        preferred.extend(n for n in names if n in options.key_types and n not in preferred)
+    rest = [n for n in options.key_types if n not in preferred]
+    options.key_types = tuple(preferred + rest)
+
+
+def _verify_host_key(
+    endpoint: SshEndpoint,
+    server_key: paramiko.PKey,
+    known: list[Any],
+    prompts: ConnectionPrompts,
+    host_keys: HostKeyStore,
+) -> None:
+    host = endpoint.known_hosts_name
+    same_type = [k for k in known if k.key.get_name() == server_key.get_name()]
+    if any(k.key.asbytes() == server_key.asbytes() for k in same_type):
+        return
+    fingerprint = sha256_fingerprint(server_key)
+    if same_type:
+        old = same_type[0]
+        raise HostKeyChanged(
+            f"DANGER: the host key of {host} has CHANGED. Connection refused. "
+            f"New {key_type_label(server_key)} key: {fingerprint}.",
+            details=(
+                "Someone could be intercepting this connection (a man-in-the-middle attack), "
+                "or the server was reinstalled and got a new key.\n"
+                f"The old key is in {old.path}, line {old.line_number}; "
+                f"its fingerprint is {sha256_fingerprint(old.key)}.\n"
+                "If you are sure the change is legitimate, remove the old entry with:\n"
+                f"  ssh-keygen -R '{host}' -f '{old.path}'\n"
+                "and connect again to review the new key."
+            ),
+        )
+    question = HostKeyQuestion(
+        host=host,
+        key_type=key_type_label(server_key),
+        bits=server_key.get_bits(),
+        fingerprint=fingerprint,
+        other_types_known=tuple(sorted({key_type_label(k.key) for k in known})),
+    )
+    if not prompts.confirm_host_key(question):
+        raise HostKeyUnknown(
+            f"Unknown host key for {host}: {question.key_type} {fingerprint}. "
+            "Not accepted, so not connected.",
+            details=question.describe()
+            + "\nCompare it with the server's own: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub",
+        )
+    host_keys.remember(host, server_key)
+
+
+def _authenticate(
+    endpoint: SshEndpoint,
+    transport: paramiko.Transport,
+    prompts: ConnectionPrompts,
+    password: str | None,
+    cancel: CancelToken | None,
+) -> None:
+    user = endpoint.user
+    tried: list[str] = []
+    try:
+        transport.auth_none(user)
+        return
+    except paramiko.BadAuthenticationType as exc:
+        allowed = list(exc.allowed_types)
+    except paramiko.SSHException:
+        allowed = ["publickey", "password", "keyboard-interactive"]
+
+    def done() -> bool:
+        return transport.is_authenticated()
+
+    if "publickey" in allowed:
+        if endpoint.use_agent and not endpoint.identities_only:
+            for key in _agent_keys():
+                if _try_key(transport, user, key):
+                    return
+            tried.append("ssh-agent")
+        encrypted: list[str] = []
+        for path in endpoint.identity_files:
+            try:
+                key = _load_private_key(path, None)
+            except paramiko.PasswordRequiredException:
+                encrypted.append(path)
+                continue
+            except FileNotFoundError:
+                continue
+            except (paramiko.SSHException, ValueError, OSError):
+                continue
+            tried.append(path)
+            if _try_key(transport, user, key):
+                return
+        for path in encrypted:
+            attempt = 1
+            while True:
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                phrase = prompts.ask_secret(SecretRequest("passphrase", path, attempt))
+                if phrase is None:
+                    break
+                try:
+                    key = _load_private_key(path, phrase)
+                except (paramiko.SSHException, ValueError):
+                    attempt += 1
+                    if attempt > 3:
+                        break
+                    continue
+                tried.append(path)
+                if _try_key(transport, user, key):
+                    return
+                break
+
+    password_methods = [m for m in ("password", "keyboard-interactive") if m in allowed]
+    if password_methods and not done():
+        attempt = 1
+        secret = password
+        while attempt <= 3:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            if secret is None:
+                secret = prompts.ask_secret(SecretRequest("password", endpoint.label, attempt))
+                if secret is None:
+                    break
+            if _try_password(transport, user, secret, password_methods):
+                return
+            tried.append("password")
+            secret = None
+            attempt += 1
+
+    if not done():
+        if "password" in tried:
+            raise AuthenticationFailed(
+                f"The server rejected the password for {endpoint.label}.",
+                details=f"The server accepts: {', '.join(allowed)}.",
+            )
+        if password_methods:
+            raise SecretRequired(
+                f"{endpoint.label} wants a password and none was given.",
+                details=f"Server accepts: {', '.join(allowed)}.",
+            )
+        raise AuthenticationFailed(
+            f"Authentication failed for {endpoint.label} "
+            f"(tried: {', '.join(dict.fromkeys(tried)) or 'nothing usable'}).",
+            details=f"The server accepts: {', '.join(allowed)}.",
+        )
+
+
+def _agent_keys() -> list[paramiko.PKey]:
+    try:
+        agent = paramiko.Agent()
+        keys = list(agent.get_keys())
+    except (paramiko.SSHException, OSError):
+        return []
+    return keys
+
+
+def _load_private_key(path: str, passphrase: str | None) -> paramiko.PKey:
+    # Positional: paramiko 5 renamed the keyword (passphrase -> password).
+    return paramiko.PKey.from_path(path, passphrase)
+
+
+def _try_key(transport: paramiko.Transport, user: str, key: paramiko.PKey) -> bool:
+    try:
+        transport.auth_publickey(user, key)
+    except paramiko.AuthenticationException:
+        return False
+    except paramiko.SSHException:
+        return False
+    return transport.is_authenticated()
+
+
+def _try_password(
+    transport: paramiko.Transport, user: str, secret: str, methods: list[str]
+) -> bool:
+    if "password" in methods:
+        try:
+            transport.auth_password(user, secret, fallback=False)
+            if transport.is_authenticated():
+                return True
+        except paramiko.AuthenticationException:
+            pass
+    if "keyboard-interactive" in methods:
+
+        def answer(_title: str, _instructions: str, fields: list[tuple[str, bool]]) -> list[str]:
+            return [secret if not echo else "" for _prompt, echo in fields]
+
+        try:
+            transport.auth_interactive(user, answer)
+            return transport.is_authenticated()
+        except paramiko.AuthenticationException:
+            pass
+    return False

@@ -1,0 +1,201 @@
+"""The survey: what a server is, from the sysinfo agent, plus what deserves attention."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sambatune.cancellation import CancelToken
+from sambatune.remote.agents import AgentEvent, run_agent
+from sambatune.remote.transport import Transport
+
+PROBLEM = "problem"
+WARNING = "warning"
+INFO = "info"
+
+
+@dataclass(frozen=True)
+class SurveyNote:
+    severity: str  # problem | warning | info
+    subject: str  # "eth0", "smbd", "share bench", ...
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"severity": self.severity, "subject": self.subject, "message": self.message}
+
+
+@dataclass
+class Survey:
+    target: str
+    data: dict[str, Any]
+    agent: dict[str, Any] = field(default_factory=dict)
+    collected_at: str = ""
+
+    # -- convenient views -----------------------------------------------------
+    @property
+    def samba(self) -> dict[str, Any]:
+        samba: dict[str, Any] = self.data.get("samba") or {}
+        return samba
+
+    @property
+    def samba_version(self) -> tuple[int, int, int] | None:
+        version = self.samba.get("version")
+        return (int(version[0]), int(version[1]), int(version[2])) if version else None
+
+    @property
+    def config_path(self) -> str | None:
+        path = self.samba.get("config_path")
+        return str(path) if path else None
+
+    @property
+    def nics(self) -> list[dict[str, Any]]:
+        nics: list[dict[str, Any]] = self.data.get("nics") or []
+        return nics
+
+    @property
+    def physical_nics(self) -> list[dict[str, Any]]:
+        return [n for n in self.nics if not n.get("loopback") and not n.get("virtual")]
+
+    @property
+    def shares(self) -> list[dict[str, Any]]:
+        shares: list[dict[str, Any]] = self.samba.get("shares") or []
+        return shares
+
+    def smb_port(self) -> int | None:
+        """The port the serving smbd listens on (445 unless configured otherwise)."""
+        for instance in self.samba.get("instances") or []:
+            ports = [p["port"] for p in instance.get("listening") or []]
+            if 445 in ports:
+                return 445
+            if ports:
+                return int(ports[0])
+        ports_text = (self.samba.get("globals") or {}).get("smb ports", "")
+        for word in ports_text.replace(",", " ").split():
+            if word.isdigit():
+                return int(word)
+        return 445 if self.samba.get("running") else None
+
+    def link_speed_bits(self, address: str | None = None) -> int | None:
+        """Speed of the NIC that holds ``address`` (or the fastest physical one), bits/s."""
+        candidates = self.physical_nics
+        if address:
+            holding = [
+                n for n in self.nics
+                if any(a.split("/")[0] == address for a in n.get("addresses") or [])
+            ]
+            candidates = holding or candidates
+        speeds = [n["speed_mbit"] for n in candidates if n.get("speed_mbit")]
+        return max(speeds) * 1_000_000 if speeds else None
+
+    # -- what deserves attention ---------------------------------------------
+    def notes(self) -> list[SurveyNote]:
+        return survey_notes(self.data)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "collected_at": self.collected_at,
+            "agent": self.agent,
+            **self.data,
+            "notes": [n.to_json() for n in self.notes()],
+        }
+
+
+def run_survey(
+    transport: Transport,
+    *,
+    config_path: str | None = None,
+    cancel: CancelToken | None = None,
+    on_event: Callable[[AgentEvent], None] | None = None,
+) -> Survey:
+    params = {"config_path": config_path} if config_path else {}
+    result = run_agent(transport, "sysinfo", params, cancel=cancel, on_event=on_event)
+    return Survey(
+        target=transport.label,
+        data=result.data,
+        agent=result.hello,
+        collected_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
+    notes: list[SurveyNote] = []
+    samba = data.get("samba") or {}
+    if not samba.get("installed"):
+        notes.append(SurveyNote(PROBLEM, "samba", "Samba is not installed (no smbd found)."))
+    elif not samba.get("running"):
+        notes.append(SurveyNote(PROBLEM, "smbd", "smbd is not running: no file service."))
+    if samba.get("installed") and samba.get("config_path") and not samba.get("config_readable"):
+        notes.append(
+            SurveyNote(
+                WARNING, "smb.conf",
+                f"{samba['config_path']} is not readable by this account; use sudo to edit it.",
+            )
+        )
+    testparm = samba.get("testparm") or {}
+    if testparm.get("exit_code"):
+        notes.append(
+            SurveyNote(PROBLEM, "smb.conf", "testparm rejects the configuration: "
+                       + "; ".join(testparm.get("messages", [])[-3:]))
+        )
+    for message in testparm.get("messages", []):
+        if message.startswith("WARNING") or "Unknown parameter" in message:
+            notes.append(SurveyNote(WARNING, "smb.conf", message.strip()))
+
+    for nic in data.get("nics") or []:
+        if nic.get("loopback") or nic.get("virtual"):
+            continue
+        name = nic.get("name", "?")
+        speed = nic.get("speed_mbit")
+        if nic.get("state") == "up" and speed and speed < 1000:
+            notes.append(
+                SurveyNote(
+                    PROBLEM, name,
+                    f"{name} links at {speed} Mbit/s: at most ~{speed / 8 * 0.94:.0f} MB/s. "
+                    "Check the cable, the switch port and autonegotiation.",
+                )
+            )
+        if nic.get("state") == "up" and nic.get("duplex") == "half":
+            notes.append(
+                SurveyNote(PROBLEM, name, f"{name} runs at half duplex: collisions cost "
+                           "throughput. A duplex mismatch with the switch is likely.")
+            )
+    mtus = {n.get("mtu") for n in data.get("nics") or []
+            if not n.get("loopback") and not n.get("virtual") and n.get("state") == "up"}
+    if len(mtus) > 1:
+        notes.append(SurveyNote(INFO, "network", "The active NICs use different MTUs: "
+                                + ", ".join(str(m) for m in sorted(m for m in mtus if m))))
+
+    for share in samba.get("shares") or []:
+        fs = share.get("filesystem")
+        if not fs:
+            continue
+        label = f"share {share.get('name')}"
+        if not fs.get("exists"):
+            notes.append(SurveyNote(PROBLEM, label, f"The path {share.get('path')} does not exist."))
+            continue
+        total, free = fs.get("total_bytes") or 0, fs.get("free_bytes") or 0
+        if total and free / total < 0.10:
+            notes.append(
+                SurveyNote(WARNING, label, f"Only {free / total:.0%} free on {fs.get('mount_point')}.")
+            )
+
+    cpu = data.get("cpu") or {}
+    load = data.get("load") or {}
+    if load and cpu.get("available") and load.get("1min", 0) > cpu["available"]:
+        notes.append(
+            SurveyNote(
+                WARNING, "load",
+                f"Load {load['1min']:.1f} exceeds {cpu['available']} CPUs: "
+                "the server is busy, so measurements will be noisy.",
+            )
+        )
+    tcp = data.get("tcp") or {}
+    if tcp.get("net.ipv4.tcp_window_scaling") == "0":
+        notes.append(
+            SurveyNote(PROBLEM, "tcp", "TCP window scaling is off: windows stay under 64 KiB, "
+                       "which caps throughput on any link with latency.")
+        )
+    return notes

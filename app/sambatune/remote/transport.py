@@ -1,0 +1,296 @@
+"""One interface for running things on a target, whether over SSH or on this computer.
+
+Commands are argument lists, never shell strings: a transport that needs a shell
+(SSH does) quotes every argument itself. Anything secret goes in on stdin.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import posixpath
+import shlex
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import CommandFailed, SudoFailed
+
+# sudo's prompt goes to stderr; an empty prompt keeps stderr clean for parsing.
+SUDO_WITH_PASSWORD = ("sudo", "-k", "-S", "-p", "")
+SUDO_WITHOUT_PASSWORD = ("sudo", "-n")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", "replace")
+
+    @property
+    def error_text(self) -> str:
+        return self.stderr.decode("utf-8", "replace")
+
+    def check(self, what: str | None = None) -> CommandResult:
+        """Raise :class:`CommandFailed` unless the command succeeded."""
+        if self.exit_code != 0:
+            label = what or shlex.join(self.argv)
+            first = self.error_text.strip().splitlines()
+            reason = first[-1] if first else f"exit code {self.exit_code}"
+            raise CommandFailed(
+                f"{label} failed: {reason}",
+                details=f"command: {shlex.join(self.argv)}\nexit code: {self.exit_code}\n"
+                f"stderr:\n{self.error_text}",
+                exit_code=self.exit_code,
+            )
+        return self
+
+
+class RemoteProcess(abc.ABC):
+    """A process started on the target whose stdin stays open while we read its output."""
+
+    @abc.abstractmethod
+    def write(self, data: bytes) -> None: ...
+
+    @abc.abstractmethod
+    def close_stdin(self) -> None: ...
+
+    @abc.abstractmethod
+    def readline(self) -> bytes:
+        """The next stdout line with its newline; b"" at end of output."""
+
+    def lines(self) -> Iterator[str]:
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line.decode("utf-8", "replace").rstrip("\r\n")
+
+    @abc.abstractmethod
+    def stderr_text(self) -> str:
+        """Everything the process wrote to stderr so far (call after it ended)."""
+
+    @abc.abstractmethod
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit code; -1 if the process was killed or the channel dropped."""
+
+    @abc.abstractmethod
+    def kill(self) -> None:
+        """Stop it now: close the channel or kill the process. Safe to call twice."""
+
+    def __enter__(self) -> RemoteProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
+
+class Transport(abc.ABC):
+    """A target: where commands run and files are read and written."""
+
+    #: Short human label, e.g. ``admin@files1:22`` or ``this computer``.
+    label: str
+
+    def __init__(self) -> None:
+        self._sudo_password: str | None = None
+        self._sudo_mode: str | None = None  # "root", "nopasswd", "password"
+
+    # -- to implement ------------------------------------------------------
+    @abc.abstractmethod
+    def _run(
+        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        cancel: CancelToken | None,
+    ) -> CommandResult: ...
+
+    @abc.abstractmethod
+    def _start(self, argv: Sequence[str]) -> RemoteProcess: ...
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    @property
+    @abc.abstractmethod
+    def is_local(self) -> bool: ...
+
+    # -- public API -----------------------------------------------------------
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = 120.0,
+        sudo: bool = False,
+        cancel: CancelToken | None = None,
+    ) -> CommandResult:
+        """Run a command to completion and return what it printed and its exit code."""
+        if sudo:
+            argv, stdin = self._with_sudo(argv, stdin)
+        return self._run(tuple(argv), stdin, timeout, cancel)
+
+    def start(self, argv: Sequence[str], *, sudo: bool = False) -> RemoteProcess:
+        """Start a long-running command; its stdin stays open until closed or killed."""
+        if sudo:
+            argv, prefix = self._with_sudo(argv, None)
+            process = self._start(tuple(argv))
+            if prefix:
+                process.write(prefix)
+            return process
+        return self._start(tuple(argv))
+
+    def stream(
+        self,
+        argv: Sequence[str],
+        *,
+        cancel: CancelToken | None = None,
+        sudo: bool = False,
+        stdin: bytes | None = None,
+    ) -> Iterator[str]:
+        """Yield the stdout lines of a long command; cancelling kills it.
+
+        Raises :class:`CommandFailed` at the end if it exited non-zero (unless cancelled).
+        """
+        process = self.start(argv, sudo=sudo)
+        unregister = cancel.on_cancel(process.kill) if cancel else (lambda: None)
+        try:
+            if stdin:
+                process.write(stdin)
+            process.close_stdin()
+            yield from process.lines()
+            code = process.wait()
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            if code != 0:
+                CommandResult(tuple(argv), code, b"", process.stderr_text().encode()).check()
+        finally:
+            unregister()
+            process.kill()
+
+    def read_file(self, path: str, *, sudo: bool = False) -> bytes:
+        return self.run(["cat", "--", path], sudo=sudo).check(f"Reading {path}").stdout
+
+    def file_exists(self, path: str, *, sudo: bool = False) -> bool:
+        return self.run(["test", "-e", path], sudo=sudo).exit_code == 0
+
+    def write_file_atomic(
+        self, path: str, data: bytes, *, sudo: bool = False, mode: int | None = None
+    ) -> None:
+        """Replace ``path`` with ``data`` so readers see the old bytes or the new, never a mix.
+
+        The bytes go to a temporary file in the same directory, are flushed to disk,
+        get the old file's mode and owner (or ``mode`` for a new file) and are then
+        renamed over the target. Any failure removes the temporary file and leaves
+        the target untouched.
+        """
+        directory = posixpath.dirname(path) or "."
+        base = posixpath.basename(path)
+        digest = hashlib.sha256(data).hexdigest()
+        script = ATOMIC_WRITE_SCRIPT
+        args = [directory, base, str(len(data)), digest, "" if mode is None else oct(mode)[2:]]
+        self.run(["sh", "-c", script, "sambatune-write", *args], stdin=data, sudo=sudo).check(
+            f"Writing {path}"
+        )
+
+    # -- sudo --------------------------------------------------------------
+    def set_sudo_password(self, password: str | None) -> None:
+        """Remember the sudo password (in memory only) for later ``sudo=True`` calls."""
+        self._sudo_password = password
+        self._sudo_mode = None
+
+    def sudo_mode(self) -> str:
+        """How this target gets root: ``root`` (already), ``nopasswd`` or ``password``."""
+        if self._sudo_mode is None:
+            uid = self._run(("id", "-u"), None, 30.0, None)
+            if uid.ok and uid.text.strip() == "0":
+                self._sudo_mode = "root"
+            elif self._run(("sudo", "-n", "true"), None, 30.0, None).ok:
+                self._sudo_mode = "nopasswd"
+            else:
+                self._sudo_mode = "password"
+        return self._sudo_mode
+
+    def check_sudo(self) -> None:
+        """Raise :class:`SudoFailed` with a plain explanation unless root is reachable."""
+        mode = self.sudo_mode()
+        if mode in ("root", "nopasswd"):
+            return
+        if self._sudo_password is None:
+            raise SudoFailed(
+                f"Root rights are needed on {self.label} and sudo asks for a password.",
+                details="Enter the sudo password of this account, or give it passwordless sudo.",
+            )
+        result = self._run((*SUDO_WITH_PASSWORD, "-v"), self._password_line(), 30.0, None)
+        if not result.ok:
+            raise explain_sudo_failure(self.label, result.error_text)
+
+    def _password_line(self) -> bytes:
+        assert self._sudo_password is not None
+        return self._sudo_password.encode("utf-8") + b"\n"
+
+    def _with_sudo(
+        self, argv: Sequence[str], stdin: bytes | None
+    ) -> tuple[tuple[str, ...], bytes | None]:
+        mode = self.sudo_mode()
+        if mode == "root":
+            return tuple(argv), stdin
+        if mode == "nopasswd":
+            return (*SUDO_WITHOUT_PASSWORD, "--", *argv), stdin
+        self.check_sudo()
+        # -k makes sudo read the password every time, so the password line is always
+        # consumed by sudo and never reaches the command's own stdin.
+        return (*SUDO_WITH_PASSWORD, "--", *argv), self._password_line() + (stdin or b"")
+
+
+def explain_sudo_failure(label: str, stderr: str) -> SudoFailed:
+    text = stderr.lower()
+    if "not in the sudoers" in text or "may not run sudo" in text or "not allowed to" in text:
+        return SudoFailed(
+            f"This account may not use sudo on {label} (it is not in the sudoers file).",
+            details=stderr.strip(),
+        )
+    if "incorrect password" in text or "sorry, try again" in text or "no password was provided" in text:
+        return SudoFailed(f"The sudo password was not accepted on {label}.", details=stderr.strip())
+    if "command not found" in text or "no such file" in text:
+        return SudoFailed(f"sudo is not installed on {label}.", details=stderr.strip())
+    return SudoFailed(f"sudo failed on {label}.", details=stderr.strip())
+
+
+# Runs under POSIX sh on the target. Arguments: dir, base name, byte count, sha256, mode.
+# The content arrives on stdin; the count and digest prove it arrived whole before the
+# rename, so a dropped connection can never install a truncated file.
+ATOMIC_WRITE_SCRIPT = r"""
+set -eu
+dir=$1; base=$2; size=$3; sum=$4; mode=$5
+target="$dir/$base"
+tmp=$(mktemp "$dir/.$base.sambatune.XXXXXX")
+trap 'rm -f "$tmp"' EXIT INT TERM HUP
+cat > "$tmp"
+got=$(wc -c < "$tmp" | tr -d ' ')
+if [ "$got" != "$size" ]; then
+  echo "short write: $got of $size bytes arrived" >&2; exit 3
+fi
+if command -v sha256sum >/dev/null 2>&1; then
+  have=$(sha256sum "$tmp" | cut -d' ' -f1)
+  if [ "$have" != "$sum" ]; then echo "checksum mismatch after upload" >&2; exit 3; fi
+fi
+if [ -e "$target" ]; then
+  chmod --reference="$target" "$tmp" 2>/dev/null || chmod "$(stat -c %a "$target")" "$tmp"
+  chown --reference="$target" "$tmp" 2>/dev/null || true
+  if command -v chcon >/dev/null 2>&1; then chcon --reference="$target" "$tmp" 2>/dev/null || true; fi
+elif [ -n "$mode" ]; then
+  chmod "$mode" "$tmp"
+else
+  chmod 644 "$tmp"
+fi
+sync "$tmp" 2>/dev/null || sync
+mv -f "$tmp" "$target"
+trap - EXIT INT TERM HUP
+"""

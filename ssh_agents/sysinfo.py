@@ -1,0 +1,423 @@
+"""sysinfo: what this server is, for SambaTune's survey. Read-only; creates nothing.
+
+Params: {"config_path": optional path of the smb.conf to report on}.
+"""
+
+import json
+import os
+import platform
+import re
+import socket
+import subprocess
+
+import agent_runtime
+
+SBIN_DIRS = ("/usr/sbin", "/sbin", "/usr/local/sbin", "/usr/local/samba/sbin",
+             "/usr/local/samba/bin", "/usr/bin", "/usr/local/bin")
+
+TCP_SYSCTLS = (
+    "net/ipv4/tcp_rmem",
+    "net/ipv4/tcp_wmem",
+    "net/core/rmem_max",
+    "net/core/wmem_max",
+    "net/core/rmem_default",
+    "net/core/wmem_default",
+    "net/ipv4/tcp_window_scaling",
+    "net/ipv4/tcp_congestion_control",
+    "net/ipv4/tcp_available_congestion_control",
+    "net/ipv4/tcp_sack",
+    "net/ipv4/tcp_timestamps",
+    "net/ipv4/tcp_mtu_probing",
+    "net/core/netdev_max_backlog",
+)
+
+
+def read_text(path, default=None):
+    try:
+        with open(path, "r") as handle:
+            return handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return default
+
+
+def which(name):
+    dirs = os.environ.get("PATH", "").split(os.pathsep) + list(SBIN_DIRS)
+    for directory in dirs:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def run(argv, timeout=30):
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        out, err = proc.communicate(timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return 127, "", str(exc)
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def os_info():
+    release = {}
+    text = read_text("/etc/os-release") or read_text("/usr/lib/os-release") or ""
+    for line in text.splitlines():
+        if "=" in line:
+            key, _, value = line.partition("=")
+            release[key.strip()] = value.strip().strip('"')
+    return {
+        "system": platform.system(),
+        "distribution": release.get("PRETTY_NAME") or platform.platform(),
+        "distribution_id": release.get("ID", ""),
+        "distribution_version": release.get("VERSION_ID", ""),
+        "kernel": platform.release(),
+        "machine": platform.machine(),
+    }
+
+
+def cpu_info():
+    model = ""
+    cpuinfo = read_text("/proc/cpuinfo") or ""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("model name", "Hardware", "cpu model", "Model") and value.strip():
+            model = value.strip()
+            break
+    if not model:
+        model = platform.processor() or platform.machine()
+    try:
+        available = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        available = os.cpu_count() or 1
+    return {"model": model, "logical": os.cpu_count() or 1, "available": available}
+
+
+def memory_info():
+    info = {}
+    for line in (read_text("/proc/meminfo") or "").splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            info[key] = int(parts[0]) * 1024
+    return {
+        "total_bytes": info.get("MemTotal"),
+        "available_bytes": info.get("MemAvailable"),
+        "swap_total_bytes": info.get("SwapTotal"),
+        "swap_free_bytes": info.get("SwapFree"),
+    }
+
+
+def load_info():
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return None
+    return {"1min": one, "5min": five, "15min": fifteen}
+
+
+def _int_or_none(text):
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        return None
+    return value
+
+
+def _hex_or_zero(text):
+    try:
+        return int(text, 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def nic_info():
+    addresses = {}
+    code, out, _ = run(["ip", "-j", "address", "show"]) if which("ip") else (1, "", "")
+    if code == 0 and out.strip():
+        try:
+            for entry in json.loads(out):
+                addresses[entry.get("ifname")] = [
+                    "%s/%s" % (a.get("local"), a.get("prefixlen"))
+                    for a in entry.get("addr_info", []) if a.get("local")
+                ]
+        except ValueError:
+            pass
+    nics = []
+    base = "/sys/class/net"
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        names = []
+    for name in names:
+        path = os.path.join(base, name)
+        speed = _int_or_none(read_text(os.path.join(path, "speed")))
+        if speed is not None and speed <= 0:
+            speed = None  # the kernel reports -1 when it does not know
+        driver = ""
+        try:
+            driver = os.path.basename(os.readlink(os.path.join(path, "device", "driver")))
+        except OSError:
+            pass
+        flags = _hex_or_zero(read_text(os.path.join(path, "flags")))
+        nics.append({
+            "name": name,
+            "mtu": _int_or_none(read_text(os.path.join(path, "mtu"))),
+            "state": read_text(os.path.join(path, "operstate"), "unknown"),
+            "up": bool(flags & 1),
+            "speed_mbit": speed,
+            "duplex": read_text(os.path.join(path, "duplex")),
+            "mac": read_text(os.path.join(path, "address")),
+            "driver": driver,
+            "virtual": not os.path.exists(os.path.join(path, "device")),
+            "loopback": name == "lo" or bool(flags & 8),
+            "addresses": addresses.get(name, []),
+        })
+    return nics
+
+
+def tcp_settings():
+    settings = {}
+    for key in TCP_SYSCTLS:
+        value = read_text(os.path.join("/proc/sys", key))
+        if value is not None:
+            settings[key.replace("/", ".")] = " ".join(value.split())
+    return settings
+
+
+def mounts():
+    table = []
+    for line in (read_text("/proc/mounts") or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 3:
+            table.append((parts[1].replace("\\040", " "), parts[2], parts[0]))
+    return table
+
+
+def filesystem_of(path, mount_table):
+    best = None
+    real = os.path.realpath(path)
+    for mount_point, fstype, device in mount_table:
+        prefix = mount_point.rstrip("/") + "/"
+        if real == mount_point or real.startswith(prefix) or mount_point == "/":
+            if best is None or len(mount_point) > len(best[0]):
+                best = (mount_point, fstype, device)
+    entry = {"path": path}
+    if best:
+        entry.update({"mount_point": best[0], "fstype": best[1], "device": best[2]})
+    try:
+        st = os.statvfs(path)
+        entry.update({
+            "total_bytes": st.f_blocks * st.f_frsize,
+            "free_bytes": st.f_bavail * st.f_frsize,
+            "exists": True,
+        })
+    except OSError as exc:
+        entry.update({"exists": False, "error": str(exc)})
+    return entry
+
+
+def smbd_processes():
+    """Running smbd processes with their config file (-s / --configfile)."""
+    found = []
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        raw = None
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                raw = handle.read()
+        except OSError:
+            continue
+        argv = [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+        if not argv or os.path.basename(argv[0]).split(":")[0] != "smbd":
+            continue
+        stat = read_text("/proc/%s/stat" % pid) or ""
+        ppid = None
+        if ")" in stat:
+            fields = stat.rsplit(")", 1)[1].split()
+            ppid = _int_or_none(fields[1]) if len(fields) > 1 else None
+        config = None
+        for index, arg in enumerate(argv):
+            if arg in ("-s", "--configfile") and index + 1 < len(argv):
+                config = argv[index + 1]
+            elif arg.startswith("--configfile="):
+                config = arg.split("=", 1)[1]
+            elif arg.startswith("-s") and len(arg) > 2:
+                config = arg[2:]
+        found.append({"pid": int(pid), "ppid": ppid, "argv": argv, "config": config})
+    pids_set = set(p["pid"] for p in found)
+    for proc in found:
+        proc["parent"] = proc["ppid"] not in pids_set
+    return found
+
+
+def listening_ports(pids):
+    """TCP ports in LISTEN state held by the given pids (where /proc lets us look)."""
+    inodes = {}
+    for pid in pids:
+        fd_dir = "/proc/%d/fd" % pid
+        try:
+            for fd in os.listdir(fd_dir):
+                try:
+                    target = os.readlink(os.path.join(fd_dir, fd))
+                except OSError:
+                    continue
+                if target.startswith("socket:["):
+                    inodes[target[8:-1]] = pid
+        except OSError:
+            continue
+    ports = []
+    for table, family in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 6)):
+        for line in (read_text(table) or "").splitlines()[1:]:
+            parts = line.split()
+            if len(parts) < 10 or parts[3] != "0A":  # 0A = LISTEN
+                continue
+            if parts[9] not in inodes:
+                continue
+            address_hex, port_hex = parts[1].split(":")
+            ports.append({"port": int(port_hex, 16), "address": _address(address_hex, family)})
+    unique = []
+    for port in ports:
+        if port not in unique:
+            unique.append(port)
+    return sorted(unique, key=lambda p: (p["port"], p["address"]))
+
+
+def _address(hex_text, family):
+    if family == 4:
+        value = bytes.fromhex(hex_text)[::-1]
+        return socket.inet_ntop(socket.AF_INET, value)
+    raw = bytes.fromhex(hex_text)
+    value = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+    return socket.inet_ntop(socket.AF_INET6, value)
+
+
+def samba_info(params, mount_table):
+    info = {"installed": False}
+    smbd = which("smbd")
+    if not smbd:
+        return info
+    info["installed"] = True
+    info["smbd"] = smbd
+    code, out, err = run([smbd, "-V"])
+    version_text = out.strip() or err.strip()
+    info["version_text"] = version_text
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", version_text)
+    info["version"] = [int(x) for x in match.groups()] if match else None
+
+    code, out, _ = run([smbd, "-b"])
+    build = {}
+    for line in out.splitlines():
+        key, sep, value = line.strip().partition(":")
+        if sep and key.isupper() and value.strip():
+            build[key.strip()] = value.strip()
+    info["build_paths"] = dict((k, v) for k, v in build.items() if k.endswith(("FILE", "DIR")))
+    default_config = build.get("CONFIGFILE")
+
+    processes = smbd_processes()
+    parents = [p for p in processes if p["parent"]]
+    info["running"] = bool(processes)
+    info["processes"] = len(processes)
+    info["instances"] = []
+    for parent in parents:
+        info["instances"].append({
+            "pid": parent["pid"],
+            "config": parent["config"] or default_config,
+            "listening": listening_ports([p["pid"] for p in processes]),
+        })
+
+    config = params.get("config_path")
+    source = "given"
+    if not config:
+        own = [i["config"] for i in info["instances"] if i["config"]]
+        if len(set(own)) == 1:
+            config, source = own[0], "running smbd"
+        else:
+            config, source = default_config, "smbd -b"
+    info["config_path"] = config
+    info["config_source"] = source
+    info["config_readable"] = bool(config) and os.access(config, os.R_OK)
+
+    testparm = which("testparm")
+    info["shares"] = []
+    if testparm and config and os.path.exists(config):
+        code, out, err = run([testparm, "-s", "--suppress-prompt", config])
+        info["testparm"] = {
+            "exit_code": code,
+            "messages": [l for l in err.splitlines() if l.strip()][-40:],
+        }
+        info["shares"] = parse_shares(out)
+        info["globals"] = parse_globals(out)
+    for share in info["shares"]:
+        if share.get("path") and "%" not in share["path"]:
+            share["filesystem"] = filesystem_of(share["path"], mount_table)
+    return info
+
+
+def parse_sections(text):
+    sections = []
+    current = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            current = {"name": stripped[1:-1], "params": {}}
+            sections.append(current)
+        elif current is not None and "=" in stripped:
+            key, _, value = stripped.partition("=")
+            current["params"][key.strip()] = value.strip()
+    return sections
+
+
+def parse_shares(text):
+    shares = []
+    for section in parse_sections(text):
+        if section["name"].lower() == "global":
+            continue
+        params = section["params"]
+        shares.append({
+            "name": section["name"],
+            "path": params.get("path", ""),
+            "comment": params.get("comment", ""),
+            "read_only": params.get("read only", "Yes") != "No",
+            "guest_ok": params.get("guest ok", "No") == "Yes",
+            "printable": params.get("printable", "No") == "Yes",
+            "params": params,
+        })
+    return shares
+
+
+def parse_globals(text):
+    for section in parse_sections(text):
+        if section["name"].lower() == "global":
+            return section["params"]
+    return {}
+
+
+def main(agent, params):
+    agent.progress(0.1, "system")
+    mount_table = mounts()
+    result = {
+        "hostname": socket.gethostname(),
+        "fqdn": socket.getfqdn(),
+        "os": os_info(),
+        "cpu": cpu_info(),
+        "memory": memory_info(),
+        "load": load_info(),
+        "user": {"uid": os.getuid(), "name": os.environ.get("USER") or os.environ.get("LOGNAME", "")},
+    }
+    agent.check()
+    agent.progress(0.3, "network")
+    result["nics"] = nic_info()
+    result["tcp"] = tcp_settings()
+    agent.check()
+    agent.progress(0.6, "samba")
+    result["samba"] = samba_info(params, mount_table)
+    agent.progress(1.0, "done")
+    return result
+
+
+if __name__ == "__main__":
+    agent_runtime.run("sysinfo", main)

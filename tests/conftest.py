@@ -1,0 +1,103 @@
+"""Shared fixtures: a real sshd, smbd and sudo user on loopback, and an isolated home."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from testbed.processes import processes_mentioning  # noqa: E402
+from testbed.smbd import SmbServer  # noqa: E402
+from testbed.sshd import SshServer, current_user, keygen  # noqa: E402
+from testbed.sudo_user import SudoUser  # noqa: E402
+
+from sambatune.remote.connection import ConnectionOptions  # noqa: E402
+
+IS_ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (creates a system user)")
+
+
+@pytest.fixture(scope="session")
+def testbed_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("testbed")
+    yield path
+    leftovers = processes_mentioning(str(path))
+    assert not leftovers, f"test bed processes left running: {leftovers}"
+
+
+@pytest.fixture(scope="session")
+def user_key(testbed_dir: Path) -> Path:
+    keys = testbed_dir / "keys"
+    keys.mkdir()
+    return keygen(keys / "id_ed25519", comment="sambatune-test-user")
+
+
+@pytest.fixture(scope="session")
+def sshd(testbed_dir: Path, user_key: Path) -> Iterator[SshServer]:
+    server = SshServer(testbed_dir, "sshd")
+    server.authorize(user_key.with_suffix(".pub"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def sudo_user(testbed_dir: Path) -> Iterator[SudoUser]:
+    if not IS_ROOT:
+        pytest.skip("needs root to create the sudo test user")
+    user = SudoUser.create(testbed_dir / "sudo-home")
+    yield user
+    user.delete()
+
+
+@pytest.fixture(scope="session")
+def sshd_password(testbed_dir: Path, sudo_user: SudoUser) -> Iterator[SshServer]:
+    server = SshServer(testbed_dir, "sshd-password", password_auth=True)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def smbd(testbed_dir: Path) -> Iterator[SmbServer]:
+    server = SmbServer(testbed_dir, "smbd")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Keep every test away from the developer's real ~/.ssh, settings and data."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SAMBATUNE_HOME", str(tmp_path / "sambatune-home"))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    return home
+
+
+@pytest.fixture
+def known_hosts(tmp_path: Path, sshd: SshServer) -> Path:
+    """A known_hosts file that already trusts the test sshd."""
+    path = tmp_path / "known_hosts"
+    path.write_text(sshd.known_hosts_line)
+    return path
+
+
+@pytest.fixture
+def ssh_options(sshd: SshServer, user_key: Path, known_hosts: Path) -> ConnectionOptions:
+    return ConnectionOptions(
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        known_hosts=known_hosts,
+    )

@@ -1,0 +1,78 @@
+"""Start and stop daemons in their own process group so nothing outlives the test bed."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+
+def start_group(argv: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    handle = open(log, "ab")  # noqa: SIM115 - the child keeps it open for its lifetime
+    try:
+        return subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT,
+            start_new_session=True, env=env,
+        )
+    finally:
+        handle.close()
+
+
+def stop_group(process: subprocess.Popen, timeout: float = 5.0) -> None:
+    """SIGTERM the whole group, then SIGKILL whatever is left."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and group_alive(process.pid):
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(2)
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def processes_mentioning(text: str) -> list[tuple[int, str]]:
+    """Live processes whose command line contains ``text`` (zombies excluded)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                "utf-8", "replace"
+            )
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z":
+            found.append((int(entry.name), cmdline.strip()))
+    return found
+
+
+def kill_mentioning(text: str, timeout: float = 5.0) -> None:
+    for pid, _cmd in processes_mentioning(text):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and processes_mentioning(text):
+        time.sleep(0.05)
+    for pid, _cmd in processes_mentioning(text):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
