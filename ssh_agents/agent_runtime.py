@@ -197,7 +197,7 @@ def require_free_space(path, needed, margin=0.05):
     try:
         st = os.statvfs(path)
     except OSError as exc:
-        raise AgentFailure("no-such-directory", "Cannot use %s: %s" % (path, exc))
+        raise AgentFailure("no-such-directory", "Cannot use %s: %s" % (path, exc)) from exc
     free = st.f_bavail * st.f_frsize
     total = st.f_blocks * st.f_frsize
     keep = int(total * margin)

@@ -199,9 +199,9 @@ def filesystem_of(path, mount_table):
     real = os.path.realpath(path)
     for mount_point, fstype, device in mount_table:
         prefix = mount_point.rstrip("/") + "/"
-        if real == mount_point or real.startswith(prefix) or mount_point == "/":
-            if best is None or len(mount_point) > len(best[0]):
-                best = (mount_point, fstype, device)
+        inside = real == mount_point or real.startswith(prefix) or mount_point == "/"
+        if inside and (best is None or len(mount_point) > len(best[0])):
+            best = (mount_point, fstype, device)
     entry = {"path": path}
     if best:
         entry.update({"mount_point": best[0], "fstype": best[1], "device": best[2]})
@@ -323,10 +323,12 @@ def samba_info(params, mount_table):
     info["processes"] = len(processes)
     info["instances"] = []
     for parent in parents:
+        family = [parent["pid"]] + [p["pid"] for p in processes if p["ppid"] == parent["pid"]]
         info["instances"].append({
             "pid": parent["pid"],
             "config": parent["config"] or default_config,
-            "listening": listening_ports([p["pid"] for p in processes]),
+            "processes": len(family),
+            "listening": listening_ports(family),
         })
 
     config = params.get("config_path")
@@ -347,7 +349,7 @@ def samba_info(params, mount_table):
         code, out, err = run([testparm, "-s", "--suppress-prompt", config])
         info["testparm"] = {
             "exit_code": code,
-            "messages": [l for l in err.splitlines() if l.strip()][-40:],
+            "messages": [line for line in err.splitlines() if line.strip()][-40:],
         }
         info["shares"] = parse_shares(out)
         info["globals"] = parse_globals(out)

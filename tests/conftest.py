@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# Qt renders without a screen in tests; screenshots still work.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
+from sambatune.remote.connection import ConnectionOptions  # noqa: E402
 from testbed.processes import processes_mentioning  # noqa: E402
 from testbed.smbd import SmbServer  # noqa: E402
 from testbed.sshd import SshServer, current_user, keygen  # noqa: E402
 from testbed.sudo_user import SudoUser  # noqa: E402
-
-from sambatune.remote.connection import ConnectionOptions  # noqa: E402
 
 IS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (creates a system user)")
@@ -50,7 +52,17 @@ def sshd(testbed_dir: Path, user_key: Path) -> Iterator[SshServer]:
 def sudo_user(testbed_dir: Path) -> Iterator[SudoUser]:
     if not IS_ROOT:
         pytest.skip("needs root to create the sudo test user")
-    user = SudoUser.create(testbed_dir / "sudo-home")
+    user = SudoUser.create()
+    yield user
+    user.delete()
+
+
+@pytest.fixture(scope="session")
+def plain_user(testbed_dir: Path) -> Iterator[SudoUser]:
+    """A user with a password and no sudo rights."""
+    if not IS_ROOT:
+        pytest.skip("needs root to create a test user")
+    user = SudoUser.create(with_sudo=False)
     yield user
     user.delete()
 
@@ -101,3 +113,16 @@ def ssh_options(sshd: SshServer, user_key: Path, known_hosts: Path) -> Connectio
         identity_file=str(user_key),
         known_hosts=known_hosts,
     )
+
+
+@pytest.fixture
+def screenshot():  # type: ignore[no-untyped-def]
+    """Save a widget as artifacts/screenshots/NAME.png (looked at by people, not asserted)."""
+
+    def save(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        assert widget.grab().save(str(path)), f"could not save {path}"
+        return path
+
+    return save

@@ -33,7 +33,7 @@ class CancelToken:
         for callback in callbacks:
             try:
                 callback()
-            except Exception:  # noqa: BLE001 - one failing cleanup must not stop the others
+            except Exception:
                 pass
 
     def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,14 +22,16 @@ class SudoUser:
     name: str
     password: str
     sudoers_file: Path
+    home: Path
 
     @classmethod
-    def create(cls, home: Path, *, with_sudo: bool = True) -> SudoUser:
+    def create(cls, *, with_sudo: bool = True) -> SudoUser:
         if os.geteuid() != 0:
             raise PermissionError("creating a sudo test user needs root")
         name = "stt" + secrets.token_hex(4)
         password = "pw-" + secrets.token_urlsafe(12)
-        home.mkdir(parents=True, exist_ok=True)
+        # Its own temp dir: pytest's are private to root and sshd must chdir into it.
+        home = Path(tempfile.mkdtemp(prefix=f"sambatune-{name}-"))
         subprocess.run(
             ["useradd", "--no-create-home", "--home-dir", str(home), "--shell", "/bin/sh",
              "--comment", "SambaTune test user", name],
@@ -43,13 +47,14 @@ class SudoUser:
             SUDOERS_DIR.mkdir(mode=0o755, exist_ok=True)
             sudoers.write_text(f"{name} ALL=(ALL:ALL) ALL\n")
             sudoers.chmod(0o440)
-        return cls(name, password, sudoers)
+        return cls(name, password, sudoers, home)
 
     def delete(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.sudoers_file.unlink()
         subprocess.run(["pkill", "-KILL", "-u", self.name], capture_output=True)
         subprocess.run(["userdel", "--force", self.name], capture_output=True)
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 def _uid(name: str) -> int:

@@ -20,6 +20,7 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--port", type=int, help="SSH port (default: from ~/.ssh/config, or 22)")
     group.add_argument("--user", help="SSH user (default: from ~/.ssh/config, or yours)")
     group.add_argument("--identity", metavar="FILE", help="private key file (like ssh -i)")
+    group.add_argument("--jump", metavar="HOST", help="reach the server through this host (like ssh -J)")
     group.add_argument(
         "--known-hosts", metavar="FILE", type=Path,
         help="use this known_hosts file instead of ~/.ssh/known_hosts and SambaTune's own",
@@ -76,6 +77,7 @@ def options_from_args(args: argparse.Namespace) -> ConnectionOptions:
         port=args.port,
         user=args.user,
         identity_file=args.identity,
+        jump_host=args.jump,
         known_hosts=args.known_hosts,
         ssh_config=args.ssh_config,
         connect_timeout=args.connect_timeout,

@@ -54,7 +54,7 @@ def check_resources() -> Check:
 def check_module(name: str) -> Check:
     try:
         module = importlib.import_module(name)
-    except Exception as exc:  # noqa: BLE001 - any import failure is the finding
+    except Exception as exc:
         return Check(name, False, f"cannot import: {exc}")
     version = getattr(module, "__version__", "")
     return Check(name, True, f"version {version}" if version else "importable")
@@ -89,7 +89,7 @@ def check_gui() -> Check:
         from sambatune.ui.app import open_main_window_once
 
         title = open_main_window_once()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return Check("gui", False, f"the main window did not open: {exc}")
     return Check("gui", True, f"main window opened ({title}) with the "
                  f"{os.environ['QT_QPA_PLATFORM']} platform plugin")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import AgentFailed, Cancelled
+from sambatune.errors import AgentFailed, Cancelled, CommandFailed
 from sambatune.packaged import agent_source
 from sambatune.remote.transport import RemoteProcess, Transport
 
@@ -61,7 +61,13 @@ class AgentResult:
     events: list[AgentEvent]
 
 
-def python_command(transport: Transport) -> list[str]:
+def python_command(transport: Transport, python: str | None = None) -> list[str]:
+    """The interpreter command: ``python`` if given (a profile may name one), else python3.
+
+    On this computer the app's own interpreter is used.
+    """
+    if python:
+        return [python, "-u", "-c", BOOTSTRAP]
     if transport.is_local:
         return [sys.executable, "-u", "-c", BOOTSTRAP]
     return ["python3", "-u", "-c", BOOTSTRAP]
@@ -84,14 +90,23 @@ class AgentRun:
         *,
         sudo: bool = False,
         cancel: CancelToken | None = None,
+        python: str | None = None,
     ) -> None:
         self.transport = transport
         self.name = name
         self.params = params or {}
+        self.python = python or "python3"
         self.cancel = cancel or CancelToken()
         self.hello: dict[str, Any] = {}
         self.result: AgentResult | None = None
-        self._process: RemoteProcess = transport.start(python_command(transport), sudo=sudo)
+        try:
+            self._process: RemoteProcess = transport.start(
+                python_command(transport, python), sudo=sudo
+            )
+        except CommandFailed as exc:
+            if exc.exit_code == 127:
+                raise self._no_python(exc.message) from exc
+            raise
         self._unregister = self.cancel.on_cancel(self.stop)
         try:
             self._process.write(bundle(name, self.params))
@@ -165,15 +180,18 @@ class AgentRun:
         self.cancel.raise_if_cancelled()
         stderr = self._stderr()
         code = self._exit_code()
-        if code == 127 or "not found" in stderr and "python3" in stderr:
-            raise AgentFailed(
-                f"{self.transport.label} has no python3: SambaTune needs Python 3.6 or newer "
-                "on the server to survey and measure it (nothing else is installed).",
-                details=stderr,
-            )
+        if code == 127 or "not found" in stderr or "No such file" in stderr:
+            raise self._no_python(stderr)
         raise AgentFailed(
             f"The {self.name} agent did not start on {self.transport.label}.",
             details=stderr or f"exit code {code}",
+        )
+
+    def _no_python(self, details: str) -> AgentFailed:
+        return AgentFailed(
+            f"{self.transport.label} has no {self.python}: SambaTune needs Python 3.6 or newer "
+            "on the server to survey and measure it (nothing else is installed).",
+            details=details,
         )
 
     def _failure(self, message: dict[str, Any]) -> Exception:
@@ -222,5 +240,6 @@ def run_agent(
     sudo: bool = False,
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
+    python: str | None = None,
 ) -> AgentResult:
-    return AgentRun(transport, name, params, sudo=sudo, cancel=cancel).run(on_event)
+    return AgentRun(transport, name, params, sudo=sudo, cancel=cancel, python=python).run(on_event)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sambatune.cancellation import CancelToken
@@ -25,11 +25,14 @@ class ConnectionOptions:
     port: int | None = None
     user: str | None = None
     identity_file: str | None = None
+    jump_host: str | None = None  # like ssh -J; ~/.ssh/config ProxyJump applies otherwise
     known_hosts: Path | None = None
     ssh_config: Path | None = None
     connect_timeout: float | None = None
     password: str | None = None
     sudo_password: str | None = None
+    # "password" skips keys, "agent" uses only ssh-agent; None tries all, like OpenSSH.
+    auth: str | None = None
 
     @property
     def is_local(self) -> bool:
@@ -56,7 +59,12 @@ def open_target(
             identity_file=options.identity_file,
             ssh_config=load_ssh_config(options.ssh_config),
             connect_timeout=options.connect_timeout,
+            jump_host=options.jump_host,
         )
+        if options.auth == "password":
+            endpoint = replace(endpoint, identity_files=(), use_agent=False)
+        elif options.auth == "agent":
+            endpoint = replace(endpoint, identity_files=(), use_agent=True, identities_only=False)
         store = (
             HostKeyStore.single_file(options.known_hosts)
             if options.known_hosts

@@ -34,8 +34,9 @@ class LocalProcess(RemoteProcess):
         self._killed = False
 
     def _drain_stderr(self) -> None:
-        assert self._popen.stderr is not None
-        for chunk in iter(lambda: self._popen.stderr.read1(65536), b""):  # type: ignore[union-attr]
+        stream = self._popen.stderr
+        assert stream is not None
+        for chunk in iter(lambda: stream.read(4096), b""):
             self._stderr_chunks.append(chunk)
 
     def write(self, data: bytes) -> None:
@@ -125,8 +126,11 @@ class LocalTransport(Transport):
     def read_file(self, path: str, *, sudo: bool = False) -> bytes:
         if sudo and self.sudo_mode() != "root":
             return super().read_file(path, sudo=True)
-        with open(path, "rb") as handle:
-            return handle.read()
+        try:
+            with open(path, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise CommandFailed(f"Reading {path} failed: {exc.strerror}", details=str(exc)) from exc
 
     def file_exists(self, path: str, *, sudo: bool = False) -> bool:
         if sudo and self.sudo_mode() != "root":
@@ -139,7 +143,10 @@ class LocalTransport(Transport):
         if sudo and os.name == "posix" and self.sudo_mode() != "root":
             super().write_file_atomic(path, data, sudo=True, mode=mode)
             return
-        write_local_file_atomic(path, data, mode=mode)
+        try:
+            write_local_file_atomic(path, data, mode=mode)
+        except OSError as exc:
+            raise CommandFailed(f"Writing {path} failed: {exc.strerror}", details=str(exc)) from exc
 
     def sudo_mode(self) -> str:
         if os.name != "posix":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import select
 import shlex
 import socket
@@ -34,6 +35,10 @@ from sambatune.remote.sshconfig import SshEndpoint
 from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
 
 _RSA_ALGORITHMS = ("rsa-sha2-512", "rsa-sha2-256", "ssh-rsa")
+
+# paramiko logs expected events (a socket we closed on cancel) at ERROR; with no
+# handler Python would print them on the terminal. The app's log file still gets them.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 
 class SshProcess(RemoteProcess):
@@ -215,7 +220,7 @@ def _collect(
             while chunk := channel.recv_stderr(1 << 16):
                 err.append(chunk)
             break
-        if channel.closed or channel.eof_received and channel.exit_status_ready():
+        if channel.closed or (channel.eof_received and channel.exit_status_ready()):
             break
         if deadline is not None and time.monotonic() > deadline:
             channel.close()
@@ -349,6 +354,13 @@ def _open_transport(
                 "(not an SSH server, or no common algorithms).",
                 details=str(exc),
             ) from exc
+        if not transport.is_active() or not transport.initial_kex_done:
+            # paramiko's start_client returns quietly when its timeout runs out.
+            raise ConnectionFailed(
+                f"{endpoint.hostname}:{endpoint.port} accepted the connection, but the SSH "
+                f"handshake failed: no SSH greeting within {endpoint.connect_timeout:g} s "
+                "(not an SSH server, or one too busy to answer)."
+            )
         _verify_host_key(endpoint, transport.get_remote_server_key(), known, prompts, host_keys)
         if cancel is not None:
             cancel.raise_if_cancelled()
@@ -524,8 +536,22 @@ def _agent_keys() -> list[paramiko.PKey]:
 
 
 def _load_private_key(path: str, passphrase: str | None) -> paramiko.PKey:
-    # Positional: paramiko 5 renamed the keyword (passphrase -> password).
-    return paramiko.PKey.from_path(path, passphrase)
+    try:
+        # Positional: paramiko 5 renamed the keyword (passphrase -> password).
+        return paramiko.PKey.from_path(path, passphrase.encode() if passphrase else None)
+    except TypeError as exc:
+        # New-format OpenSSH keys come through `cryptography`, which says "encrypted"
+        # with a TypeError rather than paramiko's own exception.
+        if "password" in str(exc).lower():
+            raise paramiko.PasswordRequiredException(str(exc)) from exc
+        raise
+    except paramiko.PasswordRequiredException:
+        raise
+    except paramiko.SSHException:
+        raise
+    except ValueError as exc:
+        # A wrong passphrase on a new-format key shows up as a failed decryption.
+        raise paramiko.SSHException(str(exc)) from exc
 
 
 def _try_key(transport: paramiko.Transport, user: str, key: paramiko.PKey) -> bool:

@@ -61,6 +61,7 @@ def resolve_endpoint(
     identity_file: str | None = None,
     ssh_config: paramiko.SSHConfig | None = None,
     connect_timeout: float | None = None,
+    jump_host: str | None = None,
     _depth: int = 0,
 ) -> SshEndpoint:
     """Apply ~/.ssh/config to ``host``; explicit arguments win, as on the ssh command line.
@@ -89,7 +90,7 @@ def resolve_endpoint(
     timeout = connect_timeout or float(found.get("connecttimeout", 10))
 
     jumps: list[SshEndpoint] = []
-    proxy_jump = found.get("proxyjump", "")
+    proxy_jump = jump_host or found.get("proxyjump", "")
     if proxy_jump and proxy_jump.lower() != "none":
         for hop in proxy_jump.split(","):
             jumps.append(

@@ -1,0 +1,114 @@
+"""Saved servers: how to reach them, never their secrets.
+
+Stored as JSON in the user's config directory. Passwords and passphrases are not
+part of a profile; they live in memory, or in the OS keyring if the user opts in.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from sambatune.appdirs import config_dir
+from sambatune.errors import InvalidInput
+from sambatune.remote.connection import ConnectionOptions
+
+AUTH_METHODS = ("key", "agent", "password")
+LOCAL_ID = "local"
+
+
+@dataclass
+class ServerProfile:
+    name: str
+    host: str
+    port: int | None = None
+    user: str = ""
+    auth: str = "key"  # key | agent | password
+    identity_file: str = ""
+    jump_host: str = ""
+    use_sudo: bool = False
+    config_path: str = ""  # smb.conf to manage; empty = detect
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    @property
+    def is_local(self) -> bool:
+        return self.id == LOCAL_ID
+
+    def validate(self) -> None:
+        if not self.name.strip():
+            raise InvalidInput("A server needs a name.")
+        if not self.is_local and not self.host.strip():
+            raise InvalidInput("A server needs a host name or address.")
+        if self.port is not None and not 0 < self.port < 65536:
+            raise InvalidInput(f"Port {self.port} is not between 1 and 65535.")
+        if self.auth not in AUTH_METHODS:
+            raise InvalidInput(f"Unknown sign-in method {self.auth!r}.")
+        if any(c.isspace() for c in self.host.strip()):
+            raise InvalidInput("The host name cannot contain spaces.")
+
+    def connection_options(self) -> ConnectionOptions:
+        if self.is_local:
+            return ConnectionOptions()
+        return ConnectionOptions(
+            host=self.host.strip(),
+            port=self.port,
+            user=self.user.strip() or None,
+            identity_file=self.identity_file or None,
+            jump_host=self.jump_host.strip() or None,
+            auth=self.auth,
+        )
+
+    @property
+    def target_label(self) -> str:
+        """How to name the target in a sentence: "this computer" or "admin@files1"."""
+        return "this computer" if self.is_local else self.describe()
+
+    def describe(self) -> str:
+        if self.is_local:
+            return "local Samba and client settings"
+        user = f"{self.user}@" if self.user else ""
+        port = f":{self.port}" if self.port else ""
+        via = f" via {self.jump_host}" if self.jump_host else ""
+        return f"{user}{self.host}{port}{via}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ServerProfile:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def local_profile() -> ServerProfile:
+    return ServerProfile(name="This computer", host="", id=LOCAL_ID)
+
+
+class ProfileStore:
+    """The list of saved servers, written atomically on every change."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / "servers.json"
+
+    def load(self) -> list[ServerProfile]:
+        if not self.path.exists():
+            return []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return [ServerProfile.from_json(item) for item in data.get("servers", [])]
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise InvalidInput(
+                f"The server list {self.path} is damaged and was not loaded.", details=str(exc)
+            ) from exc
+
+    def save(self, profiles: list[ServerProfile]) -> None:
+        from sambatune.remote.local import write_local_file_atomic
+
+        payload = {"version": 1, "servers": [p.to_json() for p in profiles if not p.is_local]}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_local_file_atomic(
+            str(self.path), (json.dumps(payload, indent=2) + "\n").encode("utf-8"), mode=0o600
+        )

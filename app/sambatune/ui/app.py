@@ -1,0 +1,45 @@
+"""Start the desktop app."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def _application() -> Any:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else "sambatune"])
+        app.setApplicationName("SambaTune")
+        app.setOrganizationName("SambaTune")
+        app.setDesktopFileName("sambatune")
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from sambatune.ui.main_window import MainWindow, app_icon
+
+    app = _application()
+    app.setWindowIcon(app_icon())
+    window = MainWindow()
+    window.show()
+    return int(app.exec())
+
+
+def open_main_window_once() -> str:
+    """Open the main window, let it paint, close it; for --self-check --gui."""
+    from PySide6.QtCore import QTimer
+
+    from sambatune.ui.main_window import MainWindow, app_icon
+
+    app = _application()
+    app.setWindowIcon(app_icon())
+    window = MainWindow()
+    window.show()
+    QTimer.singleShot(200, window.close)
+    QTimer.singleShot(400, app.quit)
+    app.exec()
+    return window.windowTitle()

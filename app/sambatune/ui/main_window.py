@@ -1,0 +1,226 @@
+"""The main window: servers on the left, the chosen server's workspace on the right."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.errors import SambaTuneError
+from sambatune.profiles import ProfileStore, ServerProfile, local_profile
+from sambatune.ui.message_bar import MessageBar
+from sambatune.ui.profile_dialog import ProfileDialog
+from sambatune.ui.server_list import ServerList
+from sambatune.ui.session import ServerSession
+from sambatune.ui.tasks import TaskRunner
+from sambatune.ui.workspace import ServerWorkspace
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: ProfileStore | None = None) -> None:
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("SambaTune")
+        self.resize(1180, 780)
+        self.store = store or ProfileStore()
+        self.runner = TaskRunner(self)
+        self.sessions: dict[str, ServerSession] = {}
+        self.workspaces: dict[str, ServerWorkspace] = {}
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.server_list = ServerList()
+        self.server_list.setMinimumWidth(220)
+        self.stack = QStackedWidget()
+        splitter.addWidget(self.server_list)
+        splitter.addWidget(self.stack)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 920])
+        layout.addWidget(splitter, 1)
+        self.message_bar = MessageBar()
+        bar_holder = QWidget()
+        bar_layout = QVBoxLayout(bar_holder)
+        bar_layout.setContentsMargins(8, 0, 8, 8)
+        bar_layout.addWidget(self.message_bar)
+        layout.addWidget(bar_holder)
+        self.setCentralWidget(central)
+        self._build_menu()
+
+        self.server_list.selected.connect(self.show_server)
+        self.server_list.add_requested.connect(self.add_server)
+        self.server_list.edit_requested.connect(self.edit_server)
+        self.server_list.remove_requested.connect(self.remove_server)
+        self.server_list.connect_requested.connect(self.connect_server)
+
+        self.profiles: list[ServerProfile] = [local_profile()]
+        try:
+            self.profiles += self.store.load()
+        except SambaTuneError as error:
+            self.show_error(error)
+        self._refresh_list()
+        self.show_server(self.profiles[0].id)
+
+    # -- menu -----------------------------------------------------------------------
+    def _build_menu(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        add = QAction("&Add server…", self)
+        add.setShortcut(QKeySequence.StandardKey.New)
+        add.triggered.connect(self.add_server)
+        file_menu.addAction(add)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About SambaTune", self)
+        about.triggered.connect(self.show_about)
+        help_menu.addAction(about)
+
+    def show_about(self) -> None:
+        from sambatune import __version__
+
+        box = QMessageBox(self)
+        box.setObjectName("aboutBox")
+        box.setWindowTitle("About SambaTune")
+        box.setIconPixmap(self.windowIcon().pixmap(64, 64))
+        box.setText(f"<b>SambaTune {__version__}</b>")
+        box.setInformativeText(
+            "Measure and tune Samba file servers and the computers that use them, "
+            "one measured change at a time."
+        )
+        box.open()
+
+    # -- servers ----------------------------------------------------------------------
+    def profile(self, profile_id: str) -> ServerProfile | None:
+        return next((p for p in self.profiles if p.id == profile_id), None)
+
+    def session(self, profile_id: str) -> ServerSession:
+        if profile_id not in self.sessions:
+            profile = self.profile(profile_id)
+            assert profile is not None
+            session = ServerSession(profile, self.runner, self)
+            session.failed.connect(self.show_error)
+            session.state_changed.connect(lambda _state: self._refresh_list())
+            self.sessions[profile_id] = session
+            workspace = ServerWorkspace(session)
+            self.workspaces[profile_id] = workspace
+            self.stack.addWidget(workspace)
+        return self.sessions[profile_id]
+
+    def show_server(self, profile_id: str) -> None:
+        if self.profile(profile_id) is None:
+            return
+        self.session(profile_id)
+        self.stack.setCurrentWidget(self.workspaces[profile_id])
+        self.server_list.select(profile_id)
+
+    def connect_server(self, profile_id: str) -> None:
+        self.show_server(profile_id)
+        self.session(profile_id).connect_and_survey()
+
+    def add_server(self) -> None:
+        dialog = ProfileDialog(None, self)
+
+        def saved() -> None:
+            if dialog.result_profile is not None:
+                self.add_profile(dialog.result_profile)
+
+        dialog.accepted.connect(saved)
+        dialog.open()
+
+    def add_profile(self, profile: ServerProfile) -> None:
+        self.profiles.append(profile)
+        self._save()
+        self._refresh_list()
+        self.show_server(profile.id)
+
+    def edit_server(self, profile_id: str) -> None:
+        profile = self.profile(profile_id)
+        if profile is None or profile.is_local:
+            return
+        dialog = ProfileDialog(profile, self)
+
+        def saved() -> None:
+            updated = dialog.result_profile
+            if updated is None:
+                return
+            self.profiles = [updated if p.id == profile_id else p for p in self.profiles]
+            self._save()
+            if profile_id in self.sessions:
+                self.sessions[profile_id].profile = updated
+                self.workspaces[profile_id].connect_panel.refresh_profile()
+            self._refresh_list()
+
+        dialog.accepted.connect(saved)
+        dialog.open()
+
+    def remove_server(self, profile_id: str) -> None:
+        profile = self.profile(profile_id)
+        if profile is None or profile.is_local:
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question, "Remove server",
+            f"Remove “{profile.name}” from the list? Its saved results stay in the database.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self,
+        )
+        box.setObjectName("removeServerBox")
+
+        def answered(button: int) -> None:
+            if button != QMessageBox.StandardButton.Yes:
+                return
+            session = self.sessions.pop(profile_id, None)
+            if session is not None:
+                session.close_connection()
+                workspace = self.workspaces.pop(profile_id)
+                self.stack.removeWidget(workspace)
+                workspace.deleteLater()
+            self.profiles = [p for p in self.profiles if p.id != profile_id]
+            self._save()
+            self._refresh_list()
+            self.show_server(self.profiles[0].id)
+
+        box.finished.connect(answered)
+        box.open()
+
+    def _save(self) -> None:
+        try:
+            self.store.save(self.profiles)
+        except (OSError, SambaTuneError) as error:
+            self.show_error(error if isinstance(error, SambaTuneError)
+                            else SambaTuneError(f"Could not save the server list: {error}"))
+
+    def _refresh_list(self) -> None:
+        states = {pid: s.state for pid, s in self.sessions.items()}
+        self.server_list.set_profiles(self.profiles, states)
+
+    # -- errors -----------------------------------------------------------------------
+    def show_error(self, error: SambaTuneError) -> None:
+        self.message_bar.show_error(error)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.runner.cancel_all()
+        for session in self.sessions.values():
+            session.close_connection()
+        self.runner.shutdown(3000)
+        super().closeEvent(event)
+
+
+def app_icon() -> QIcon:
+    from PySide6.QtGui import QPixmap
+
+    from sambatune.packaged import resource_bytes
+
+    pixmap = QPixmap()
+    pixmap.loadFromData(resource_bytes("icons", "sambatune.svg"), "SVG")
+    return QIcon(pixmap)

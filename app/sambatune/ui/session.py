@@ -1,0 +1,151 @@
+"""One server (or this computer) as the GUI sees it: its connection, survey and tasks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import SambaTuneError
+from sambatune.profiles import ServerProfile
+from sambatune.remote.agents import AgentEvent
+from sambatune.remote.survey import Survey
+from sambatune.remote.transport import Transport
+from sambatune.ui.tasks import Task, TaskRunner
+
+DISCONNECTED = "disconnected"
+CONNECTING = "connecting"
+CONNECTED = "connected"
+
+
+class ServerSession(QObject):
+    state_changed = Signal(str)
+    progress = Signal(str)
+    survey_changed = Signal(object)
+    failed = Signal(object)
+
+    def __init__(self, profile: ServerProfile, runner: TaskRunner, window: QWidget) -> None:
+        super().__init__(window)
+        self.profile = profile
+        self.runner = runner
+        self.window = window
+        self.transport: Transport | None = None
+        self.survey: Survey | None = None
+        self.state = DISCONNECTED
+        self._connect_task: Task | None = None
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self.state_changed.emit(state)
+
+    # -- connecting ----------------------------------------------------------------
+    def connect_and_survey(self) -> None:
+        if self.state == CONNECTING:
+            return
+        from sambatune.ui.prompts import GuiPrompts
+
+        cancel = CancelToken()
+        prompts = GuiPrompts(self.window, cancel, f"{self.profile.id}:{self.profile.describe()}")
+        self.prompts = prompts
+        profile = self.profile
+
+        def work(report: Callable[[Any], None], task_cancel: CancelToken) -> tuple[Transport, Survey]:
+            from sambatune.remote.connection import open_target
+            from sambatune.remote.survey import run_survey
+
+            task_cancel.on_cancel(cancel.cancel)
+            report(f"Connecting to {profile.target_label}…")
+            transport = open_target(profile.connection_options(), prompts, cancel=cancel)
+            try:
+                report("Surveying the server…")
+
+                def on_agent(event: AgentEvent) -> None:
+                    if event.type == "progress":
+                        report(f"Surveying the server: {event.data.get('message', '')}…")
+
+                survey = run_survey(
+                    transport, config_path=profile.config_path or None, cancel=cancel,
+                    on_event=on_agent,
+                )
+            except BaseException:
+                transport.close()
+                raise
+            return transport, survey
+
+        def done(result: tuple[Transport, Survey]) -> None:
+            self.transport, self.survey = result
+            self._connect_task = None
+            try:
+                prompts.remember_secrets()
+            except SambaTuneError as error:
+                self.failed.emit(error)
+            self._set_state(CONNECTED)
+            self.survey_changed.emit(self.survey)
+
+        def failed(error: SambaTuneError) -> None:
+            self._connect_task = None
+            self._set_state(DISCONNECTED)
+            self.failed.emit(error)
+
+        def cancelled() -> None:
+            self._connect_task = None
+            self._set_state(DISCONNECTED)
+            self.progress.emit("Cancelled.")
+
+        self._set_state(CONNECTING)
+        self._connect_task = self.runner.start(
+            work, name=f"Connecting to {profile.name}",
+            on_event=self.progress.emit, on_done=done, on_failed=failed, on_cancelled=cancelled,
+        )
+
+    def cancel_connect(self) -> None:
+        if self._connect_task is not None:
+            self._connect_task.cancel()
+
+    def refresh_survey(self) -> None:
+        if self.transport is None:
+            self.connect_and_survey()
+            return
+        transport = self.transport
+        profile = self.profile
+
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> Survey:
+            from sambatune.remote.survey import run_survey
+
+            report("Surveying the server…")
+            return run_survey(transport, config_path=profile.config_path or None, cancel=cancel)
+
+        def done(survey: Survey) -> None:
+            self.survey = survey
+            self.survey_changed.emit(survey)
+
+        self.run_task("Survey", work, on_done=done)
+
+    def close_connection(self) -> None:
+        transport, self.transport = self.transport, None
+        self.survey = None
+        if transport is not None:
+            self.runner.start(lambda report, cancel: transport.close(), name="Disconnect")
+        self._set_state(DISCONNECTED)
+
+    # -- work for pages ------------------------------------------------------------
+    def run_task(
+        self,
+        name: str,
+        work: Callable[[Callable[[Any], None], CancelToken], Any],
+        *,
+        on_event: Callable[[Any], None] | None = None,
+        on_done: Callable[[Any], None] | None = None,
+        on_failed: Callable[[SambaTuneError], None] | None = None,
+        on_cancelled: Callable[[], None] | None = None,
+        on_finished: Callable[[], None] | None = None,
+    ) -> Task:
+        """Run ``work(report, cancel)`` off the GUI thread; errors go to the message bar."""
+        return self.runner.start(
+            work, name=name, on_event=on_event, on_done=on_done,
+            on_failed=on_failed or self.failed.emit, on_cancelled=on_cancelled,
+            on_finished=on_finished,
+        )

@@ -1,0 +1,208 @@
+"""Run core work off the GUI thread and hear about it on the GUI thread.
+
+A task is a plain function ``fn(report, cancel)``: it may call ``report(event)``
+as often as it likes (from its worker thread) and returns a result or raises.
+The GUI gets ``reported``, ``done``, ``failed`` and ``cancelled`` as Qt signals, so
+widgets are only ever touched from the GUI thread. Like Picard's ``run_task`` and
+napari's ``GeneratorWorker``, with cancel as a flag the core checks.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import Cancelled, SambaTuneError
+
+Report = Callable[[Any], None]
+TaskFunction = Callable[[Report, CancelToken], Any]
+
+
+class TaskSignals(QObject):
+    # Not called `event`: that name is QObject's event handler.
+    reported = Signal(object)
+    done = Signal(object)
+    failed = Signal(object)  # a SambaTuneError (unexpected errors are wrapped)
+    cancelled = Signal()
+    finished = Signal()  # after any of done / failed / cancelled
+
+
+class Task(QRunnable):
+    def __init__(self, fn: TaskFunction, name: str) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.fn = fn
+        self.name = name
+        self.cancel_token = CancelToken()
+        self.signals = TaskSignals()
+        self.running = True
+
+    def cancel(self) -> None:
+        self.cancel_token.cancel()
+
+    def run(self) -> None:
+        try:
+            result = self.fn(self.signals.reported.emit, self.cancel_token)
+        except Cancelled:
+            self._finish(self.signals.cancelled.emit)
+        except SambaTuneError as known:
+            self._fail(known)
+        except Exception as exc:  # shown to the user, never swallowed
+            self._fail(
+                SambaTuneError(
+                    f"{self.name} failed unexpectedly: {type(exc).__name__}: {exc}",
+                    details=traceback.format_exc(),
+                )
+            )
+        else:
+            if self.cancel_token.cancelled:
+                self._finish(self.signals.cancelled.emit)
+            else:
+                self._finish(lambda: self.signals.done.emit(result))
+
+    def _fail(self, error: SambaTuneError) -> None:
+        if self.cancel_token.cancelled:
+            self._finish(self.signals.cancelled.emit)
+        else:
+            self._finish(lambda: self.signals.failed.emit(error))
+
+    def _finish(self, emit: Callable[[], None]) -> None:
+        self.running = False
+        try:
+            emit()
+            self.signals.finished.emit()
+        except RuntimeError:
+            # The application is shutting down and the receiver is gone; nobody listens.
+            pass
+
+
+class _Relay(QObject):
+    """Lives in the GUI thread; the worker's signals reach the callbacks through it.
+
+    Connecting worker signals to bound slots of a GUI-thread QObject makes every
+    delivery a queued call on the GUI thread, whatever PySide does with bare lambdas.
+    """
+
+    def __init__(self, callbacks: dict[str, Callable[..., None] | None], parent: QObject) -> None:
+        super().__init__(parent)
+        self._callbacks = callbacks
+
+    def _call(self, name: str, *args: Any) -> None:
+        callback = self._callbacks.get(name)
+        if callback is not None:
+            callback(*args)
+
+    @Slot(object)
+    def on_event(self, event: Any) -> None:
+        self._call("event", event)
+
+    @Slot(object)
+    def on_done(self, result: Any) -> None:
+        self._call("done", result)
+
+    @Slot(object)
+    def on_failed(self, error: Any) -> None:
+        self._call("failed", error)
+
+    @Slot()
+    def on_cancelled(self) -> None:
+        self._call("cancelled")
+
+    @Slot()
+    def on_finished(self) -> None:
+        self._call("finished")
+        self._call("forget")
+
+
+class TaskRunner(QObject):
+    """Starts tasks on a thread pool and keeps them alive until they finish."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(8)
+        self._active: dict[Task, _Relay] = {}
+
+    def start(
+        self,
+        fn: TaskFunction,
+        *,
+        name: str,
+        on_event: Callable[[Any], None] | None = None,
+        on_done: Callable[[Any], None] | None = None,
+        on_failed: Callable[[SambaTuneError], None] | None = None,
+        on_cancelled: Callable[[], None] | None = None,
+        on_finished: Callable[[], None] | None = None,
+    ) -> Task:
+        task = Task(fn, name)
+        relay = _Relay(
+            {
+                "event": on_event,
+                "done": on_done,
+                "failed": on_failed,
+                "cancelled": on_cancelled,
+                "finished": on_finished,
+                "forget": lambda: self._forget(task),
+            },
+            self,
+        )
+        task.signals.reported.connect(relay.on_event)
+        task.signals.done.connect(relay.on_done)
+        task.signals.failed.connect(relay.on_failed)
+        task.signals.cancelled.connect(relay.on_cancelled)
+        task.signals.finished.connect(relay.on_finished)
+        self._active[task] = relay
+        self.pool.start(task)
+        return task
+
+    def _forget(self, task: Task) -> None:
+        relay = self._active.pop(task, None)
+        if relay is not None:
+            relay.deleteLater()
+
+    @property
+    def active(self) -> list[Task]:
+        return list(self._active)
+
+    def cancel_all(self) -> None:
+        for task in self.active:
+            task.cancel()
+
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Cancel everything and wait (used when the window closes)."""
+        self.cancel_all()
+        return bool(self.pool.waitForDone(timeout_ms))
+
+
+class Throttle(QObject):
+    """Coalesce a fast event stream into at most one GUI update per interval."""
+
+    def __init__(self, interval_ms: int, flush: Callable[[list[Any]], None],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pending: list[Any] = []
+        self._flush = flush
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._emit)
+
+    def push(self, item: Any) -> None:
+        self._pending.append(item)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _emit(self) -> None:
+        if not self._pending:
+            self._timer.stop()
+            return
+        items, self._pending = self._pending, []
+        self._flush(items)
+
+    def drain(self) -> None:
+        self._timer.stop()
+        if self._pending:
+            self._emit()

@@ -1,0 +1,133 @@
+"""Everything about one server in one place: connect, then its pages in tabs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.remote.survey import Survey
+from sambatune.ui.overview_page import OverviewPage
+from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
+
+
+class ConnectPanel(QWidget):
+    """What a server shows before it is connected: where it is, and a Connect button."""
+
+    def __init__(self, session: ServerSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        self.title = QLabel()
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setStyleSheet("font-size: 18pt; font-weight: 600;")
+        layout.addWidget(self.title)
+        self.where = QLabel()
+        self.where.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.where.setStyleSheet("color: palette(mid);")
+        layout.addWidget(self.where)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.connect_button = QPushButton("Connect")
+        self.connect_button.setObjectName("connectButton")
+        self.connect_button.setDefault(True)
+        self.connect_button.setMinimumWidth(140)
+        self.connect_button.clicked.connect(session.connect_and_survey)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancelConnectButton")
+        self.cancel_button.clicked.connect(session.cancel_connect)
+        buttons.addWidget(self.connect_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumWidth(360)
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("connectProgress")
+        self.progress_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.progress)
+        row.addStretch(1)
+        layout.addLayout(row)
+        layout.addWidget(self.progress_label)
+        layout.addStretch(2)
+        session.progress.connect(self.progress_label.setText)
+        session.state_changed.connect(self._state_changed)
+        self.refresh_profile()
+        self._state_changed(session.state)
+
+    def refresh_profile(self) -> None:
+        profile = self.session.profile
+        self.title.setText(profile.name)
+        self.where.setText(
+            "Survey and tune the Samba server on this computer, and this computer as a client."
+            if profile.is_local else f"SSH to {profile.describe()}"
+        )
+
+    def _state_changed(self, state: str) -> None:
+        busy = state == CONNECTING
+        self.connect_button.setEnabled(not busy)
+        self.cancel_button.setVisible(busy)
+        self.progress.setVisible(busy)
+        if not busy and state != CONNECTED and self.progress_label.text().endswith("…"):
+            self.progress_label.setText("")
+
+
+class ServerWorkspace(QWidget):
+    def __init__(self, session: ServerSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        layout.addWidget(self.stack)
+        self.connect_panel = ConnectPanel(session)
+        self.stack.addWidget(self.connect_panel)
+
+        self.connected_view = QWidget()
+        connected_layout = QVBoxLayout(self.connected_view)
+        connected_layout.setContentsMargins(0, 0, 0, 0)
+        header = QHBoxLayout()
+        header.setContentsMargins(12, 8, 12, 0)
+        self.status = QLabel()
+        self.status.setObjectName("workspaceStatus")
+        header.addWidget(self.status, 1)
+        disconnect = QPushButton("Disconnect")
+        disconnect.setObjectName("disconnectButton")
+        disconnect.clicked.connect(session.close_connection)
+        header.addWidget(disconnect)
+        connected_layout.addLayout(header)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.overview = OverviewPage()
+        self.overview.refresh_requested.connect(session.refresh_survey)
+        self.tabs.addTab(self.overview, "Overview")
+        connected_layout.addWidget(self.tabs)
+        self.stack.addWidget(self.connected_view)
+
+        session.state_changed.connect(self._state_changed)
+        session.survey_changed.connect(self._survey_changed)
+        self._state_changed(session.state)
+
+    def _state_changed(self, state: str) -> None:
+        if state == CONNECTED:
+            self.stack.setCurrentWidget(self.connected_view)
+            self.status.setText(f"● Connected to {self.session.profile.target_label}")
+            self.status.setStyleSheet("color: #1e7d32; font-weight: 600;")
+        else:
+            self.stack.setCurrentWidget(self.connect_panel)
+
+    def _survey_changed(self, survey: Survey | None) -> None:
+        if survey is not None:
+            self.overview.show_survey(survey)

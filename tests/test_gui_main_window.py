@@ -1,0 +1,134 @@
+"""The desktop app, driven like a user would: add a server, connect, trust the key, read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox, QLabel, QTableWidget
+from pytestqt.qtbot import QtBot
+
+from sambatune.profiles import ProfileStore
+from sambatune.ui.main_window import MainWindow
+from sambatune.ui.profile_dialog import ProfileDialog
+from sambatune.ui.prompts import HostKeyDialog
+from testbed.smbd import SmbServer
+from testbed.sshd import SshServer, current_user
+
+
+@pytest.fixture
+def window(qtbot: QtBot) -> MainWindow:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def test_add_connect_trust_and_see_overview(
+    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer,
+    isolated_home: Path, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    screenshot(window, "main-window-empty")
+    qtbot.mouseClick(window.server_list.add_button, Qt.MouseButton.LeftButton)
+    dialog = window.findChild(ProfileDialog)
+    assert dialog is not None
+    dialog.name.setText("Test bed")
+    dialog.host.setText("127.0.0.1")
+    dialog.port.setValue(sshd.port)
+    dialog.user.setText(current_user())
+    dialog.identity.setText(str(user_key))
+    dialog.config_path.setText(str(smbd.config))
+    screenshot(dialog, "add-server-dialog")
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+
+    # Saved to the config dir, without any secret.
+    saved = json.loads(ProfileStore().path.read_text())
+    assert saved["servers"][0]["host"] == "127.0.0.1"
+    assert "password" not in json.dumps(saved)
+
+    profile_id = window.server_list.current_id()
+    assert profile_id and profile_id != "local"
+    workspace = window.workspaces[profile_id]
+    qtbot.mouseClick(workspace.connect_panel.connect_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
+    host_dialog = window.findChild(HostKeyDialog)
+    shown = host_dialog.findChild(QLabel, "fingerprint").text()
+    assert sshd.host_key_fingerprint in shown
+    screenshot(host_dialog, "host-key-prompt")
+    host_dialog.trust_button.click()
+
+    qtbot.waitUntil(lambda: workspace.overview.survey is not None, timeout=30000)
+    version = workspace.overview.survey.data["samba"]["version_text"].replace("Version ", "")
+    labels = [label.text() for label in workspace.overview.findChildren(QLabel)]
+    assert any(version in text for text in labels), labels
+    shares = workspace.overview.findChild(QTableWidget, "shareTable")
+    assert smbd.share in [shares.item(r, 0).text() for r in range(shares.rowCount())]
+    window.resize(1280, 1000)
+    qtbot.wait(100)
+    screenshot(window, "server-overview")
+
+    # The key was remembered in SambaTune's own known_hosts.
+    from sambatune.appdirs import known_hosts_file
+
+    assert sshd.known_hosts_line in known_hosts_file().read_text()
+
+
+def test_rejecting_the_key_shows_an_error(
+    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path,
+) -> None:
+    from sambatune.profiles import ServerProfile
+
+    profile = ServerProfile(name="t", host="127.0.0.1", port=sshd.port, user=current_user(),
+                            identity_file=str(user_key))
+    window.add_profile(profile)
+    window.connect_server(profile.id)
+    qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
+    window.findChild(HostKeyDialog).reject_button.click()
+    qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=15000)
+    assert "Unknown host key" in window.message_bar.message
+    assert sshd.host_key_fingerprint in window.message_bar.message
+
+
+def test_cancel_connect_keeps_the_gui_alive(window: MainWindow, qtbot: QtBot) -> None:
+    import socket
+
+    from sambatune.profiles import ServerProfile
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(5)
+    try:
+        profile = ServerProfile(name="silent", host="127.0.0.1", port=silent.getsockname()[1])
+        window.add_profile(profile)
+        window.connect_server(profile.id)
+        session = window.sessions[profile.id]
+        panel = window.workspaces[profile.id].connect_panel
+        qtbot.waitUntil(lambda: panel.cancel_button.isVisible(), timeout=5000)
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: session.state == "disconnected", timeout=5000)
+        assert panel.connect_button.isEnabled()
+    finally:
+        silent.close()
+
+
+def test_local_overview(window: MainWindow, qtbot: QtBot, smbd: SmbServer, screenshot) -> None:  # type: ignore[no-untyped-def]
+    session = window.session("local")
+    session.profile.config_path = str(smbd.config)
+    session.connect_and_survey()
+    workspace = window.workspaces["local"]
+    qtbot.waitUntil(lambda: workspace.overview.survey is not None, timeout=30000)
+    nics = workspace.overview.findChild(QTableWidget, "nicTable")
+    assert "lo (loopback)" in [nics.item(r, 0).text() for r in range(nics.rowCount())]
+
+
+def test_profile_dialog_refuses_a_bad_host(qtbot: QtBot) -> None:
+    dialog = ProfileDialog(None)
+    qtbot.addWidget(dialog)
+    dialog.name.setText("x")
+    dialog.host.setText("has space")
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+    assert dialog.result_profile is None
+    assert "cannot contain spaces" in dialog.error.text()

@@ -1,0 +1,218 @@
+"""The same Transport contract, proven on this computer and over real SSH."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import CommandFailed, SudoFailed
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.local import LocalTransport
+from sambatune.remote.prompts import FixedAnswers, NoPrompts
+from sambatune.remote.transport import Transport
+from testbed.sshd import SshServer
+from testbed.sudo_user import SudoUser
+
+
+@pytest.fixture(params=["local", "ssh"])
+def transport(request: pytest.FixtureRequest) -> Iterator[Transport]:
+    if request.param == "local":
+        yield LocalTransport()
+        return
+    options: ConnectionOptions = request.getfixturevalue("ssh_options")
+    target = open_target(options, NoPrompts())
+    yield target
+    target.close()
+
+
+def test_run_returns_output_and_exit_code(transport: Transport) -> None:
+    result = transport.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
+    assert (result.exit_code, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
+    with pytest.raises(CommandFailed, match="err"):
+        result.check()
+
+
+def test_run_passes_stdin_and_large_output(transport: Transport) -> None:
+    data = os.urandom(1_000_000)
+    assert transport.run(["cat"], stdin=data).stdout == data
+    big = transport.run(["head", "-c", "5000000", "/dev/zero"])
+    assert len(big.stdout) == 5_000_000
+
+
+def test_missing_command_is_exit_127(transport: Transport) -> None:
+    assert transport.run(["no-such-command-sambatune"]).exit_code == 127
+
+
+def test_stream_yields_lines_as_they_come(transport: Transport) -> None:
+    started = time.monotonic()
+    seen: list[tuple[str, float]] = []
+    for line in transport.stream(["sh", "-c", "for i in 1 2 3; do echo line$i; sleep 0.3; done"]):
+        seen.append((line, time.monotonic() - started))
+    assert [line for line, _ in seen] == ["line1", "line2", "line3"]
+    assert seen[0][1] < 0.25  # the first line arrived before the process ended
+
+
+def test_stream_cancel_kills_the_process(transport: Transport, tmp_path: Path) -> None:
+    marker = f"sambatune-stream-{os.getpid()}-{time.monotonic_ns()}"
+    cancel = CancelToken()
+    lines = transport.stream(
+        ["sh", "-c", f"echo started; exec sleep 30 # {marker}"], cancel=cancel
+    )
+    assert next(lines) == "started"
+    threading.Timer(0.2, cancel.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(Exception):  # noqa: B017 - Cancelled or the end of output
+        for _ in lines:
+            pass
+        cancel.raise_if_cancelled()
+    assert time.monotonic() - started < 10
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(marker):
+        time.sleep(0.1)
+    assert not _running(marker)
+
+
+def _running(marker: str) -> bool:
+    out = subprocess.run(["ps", "-eo", "stat,args"], capture_output=True, text=True).stdout
+    return any(marker in line and not line.startswith("Z") for line in out.splitlines())
+
+
+def test_stream_failure_raises(transport: Transport) -> None:
+    with pytest.raises(CommandFailed):
+        list(transport.stream(["sh", "-c", "echo partial; exit 4"]))
+
+
+def test_read_file(transport: Transport, tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    data = bytes(range(256)) * 100
+    path.write_bytes(data)
+    assert transport.read_file(str(path)) == data
+    with pytest.raises(CommandFailed):
+        transport.read_file(str(tmp_path / "missing"))
+
+
+def test_write_file_atomic_keeps_mode_and_owner(transport: Transport, tmp_path: Path) -> None:
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    path = folder / "smb.conf"
+    path.write_bytes(b"old\n")
+    os.chmod(path, 0o640)
+    if os.geteuid() == 0:
+        os.chown(path, 1, 1)
+    before = path.stat()
+    transport.write_file_atomic(str(path), b"new content\r\nwith CRLF")
+    after = path.stat()
+    assert path.read_bytes() == b"new content\r\nwith CRLF"
+    assert stat.S_IMODE(after.st_mode) == 0o640
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert after.st_ino != before.st_ino  # replaced by rename, not rewritten in place
+    assert sorted(p.name for p in folder.iterdir()) == ["smb.conf"]  # no temp left
+
+
+def test_write_file_atomic_new_file(transport: Transport, tmp_path: Path) -> None:
+    path = tmp_path / "fresh.conf"
+    transport.write_file_atomic(str(path), b"x", mode=0o600)
+    assert path.read_bytes() == b"x"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_write_into_missing_directory_fails_cleanly(transport: Transport, tmp_path: Path) -> None:
+    with pytest.raises(CommandFailed):
+        transport.write_file_atomic(str(tmp_path / "nope" / "f"), b"x")
+
+
+# --- sudo -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sudo_transport(
+    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
+) -> Iterator[Transport]:
+    options = ConnectionOptions(
+        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
+        known_hosts=tmp_path / "kh", password=sudo_user.password,
+    )
+    target = open_target(options, FixedAnswers(accept_new_host_key=True))
+    yield target
+    target.close()
+
+
+def test_sudo_with_password_on_stdin_never_visible(
+    sudo_transport: Transport, sudo_user: SudoUser, sshd_password: SshServer,
+    caplog: pytest.LogCaptureFixture, tmp_path: Path,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    sudo_transport.set_sudo_password(sudo_user.password)
+    seen_in_ps: list[str] = []
+    stop = threading.Event()
+
+    def watch_ps() -> None:
+        while not stop.is_set():
+            out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+            seen_in_ps.extend(line for line in out.splitlines() if sudo_user.password in line)
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch_ps)
+    watcher.start()
+    try:
+        result = sudo_transport.run(["sh", "-c", "sleep 1; id -u; cat"], stdin=b"payload", sudo=True)
+    finally:
+        stop.set()
+        watcher.join()
+    assert result.ok, result.error_text
+    assert result.stdout == b"0\npayload"  # the password line went to sudo, not to cat
+    target = tmp_path / "root-owned.conf"
+    target.write_text("old")
+    sudo_transport.write_file_atomic(str(target), b"written as root", sudo=True)
+    assert target.read_bytes() == b"written as root"
+    assert target.stat().st_uid == 0
+    assert seen_in_ps == []
+    assert sudo_user.password not in caplog.text
+    assert sudo_user.password not in sshd_password.log.read_text()
+    for log in Path("/var/log").glob("auth.log*"):
+        assert sudo_user.password not in log.read_text(errors="replace")
+
+
+def test_wrong_sudo_password(sudo_transport: Transport, sudo_user: SudoUser) -> None:
+    sudo_transport.set_sudo_password("not-" + sudo_user.password)
+    with pytest.raises(SudoFailed, match="sudo password was not accepted"):
+        sudo_transport.run(["id"], sudo=True)
+
+
+def test_sudo_without_password_explains(sudo_transport: Transport) -> None:
+    with pytest.raises(SudoFailed, match="asks for a password"):
+        sudo_transport.run(["id"], sudo=True)
+
+
+def test_not_in_sudoers(plain_user: SudoUser, sshd_password: SshServer, tmp_path: Path) -> None:
+    options = ConnectionOptions(
+        host="127.0.0.1", port=sshd_password.port, user=plain_user.name,
+        known_hosts=tmp_path / "kh", password=plain_user.password,
+        sudo_password=plain_user.password,
+    )
+    target = open_target(options, FixedAnswers(accept_new_host_key=True))
+    try:
+        with pytest.raises(SudoFailed, match="not in the sudoers file"):
+            target.run(["id"], sudo=True)
+    finally:
+        target.close()
+
+
+def test_root_needs_no_sudo(ssh_options: ConnectionOptions) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the test sshd logs in as the current user, who is not root")
+    target = open_target(ssh_options, NoPrompts())
+    try:
+        assert target.sudo_mode() == "root"
+        assert target.run(["id", "-u"], sudo=True).text == "0\n"
+    finally:
+        target.close()
