@@ -20,8 +20,10 @@ def _application() -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from sambatune.logfile import start_file_log
     from sambatune.ui.main_window import MainWindow, app_icon
 
+    start_file_log()
     app = _application()
     app.setWindowIcon(app_icon())
     window = MainWindow()
