@@ -1,0 +1,1 @@
+"""Findings and recommendations from configuration, survey and measurements; the wizard."""

@@ -1,0 +1,1 @@
+"""Measuring: agents driven from the app, statistics, results, bottleneck analysis."""
