@@ -398,7 +398,24 @@ def parse_globals(text):
     return {}
 
 
+def smbd_only(params):
+    """The quick form for apply and health checks: which smbd serves which config."""
+    processes = smbd_processes()
+    instances = []
+    for parent in [p for p in processes if p["parent"]]:
+        family = [parent["pid"]] + [p["pid"] for p in processes if p["ppid"] == parent["pid"]]
+        instances.append({
+            "pid": parent["pid"],
+            "config": parent["config"],
+            "processes": len(family),
+            "listening": listening_ports(family),
+        })
+    return {"samba": {"instances": instances, "running": bool(processes)}}
+
+
 def main(agent, params):
+    if params.get("only") == "smbd":
+        return smbd_only(params)
     agent.progress(0.1, "system")
     mount_table = mounts()
     result = {

@@ -23,9 +23,17 @@ class SambaTuneError(Exception):
 
 
 class ConnectionFailed(SambaTuneError):
-    """The server could not be reached: DNS, refused, timeout, protocol."""
+    """The server could not be reached: DNS, refused, timeout, protocol.
+
+    ``command_sent`` tells whether a command may have started before the connection
+    died (False: it certainly did not run).
+    """
 
     code = "connection-failed"
+
+    def __init__(self, message: str, details: str = "", *, command_sent: bool = False) -> None:
+        super().__init__(message, details)
+        self.command_sent = command_sent
 
 
 class AuthenticationFailed(SambaTuneError):

@@ -164,7 +164,9 @@ class SshTransport(Transport):
             if cancel is not None and cancel.cancelled:
                 raise Cancelled()
             if channel.closed and not channel.exit_status_ready():
-                raise ConnectionFailed(f"The connection to {self.label} dropped.")
+                raise ConnectionFailed(
+                    f"The connection to {self.label} dropped.", command_sent=True
+                )
             code = channel.recv_exit_status()
             if sender is not None:
                 sender.join(timeout=5)

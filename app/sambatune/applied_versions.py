@@ -1,0 +1,92 @@
+"""Every smb.conf version SambaTune applied, kept on this computer (SQLite).
+
+The server keeps its own backups; this is the app's record of what it did where,
+so a version survives even when the server's backups were pruned or lost.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sambatune.appdirs import data_dir
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS applied_configs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    path TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    previous_sha256 TEXT NOT NULL,
+    backup_id TEXT,
+    content BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS applied_configs_server ON applied_configs(server, path, id);
+"""
+
+
+@dataclass(frozen=True)
+class AppliedVersion:
+    id: int
+    server: str
+    path: str
+    applied_at: str
+    outcome: str
+    summary: str
+    sha256: str
+    previous_sha256: str
+    backup_id: str | None
+    content: bytes
+
+    def to_json(self, with_content: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id, "server": self.server, "path": self.path,
+            "applied_at": self.applied_at, "outcome": self.outcome, "summary": self.summary,
+            "sha256": self.sha256, "previous_sha256": self.previous_sha256,
+            "backup_id": self.backup_id, "size": len(self.content),
+        }
+        if with_content:
+            data["content"] = self.content.decode("utf-8", "replace")
+        return data
+
+
+class AppliedVersions:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or data_dir() / "sambatune.sqlite3"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=10)
+
+    def record(
+        self, *, server: str, path: str, content: bytes, previous: bytes, outcome: str,
+        summary: str, backup_id: str | None,
+    ) -> int:
+        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        with self._connect() as db:
+            cursor = db.execute(
+                "INSERT INTO applied_configs (server, path, applied_at, outcome, summary, "
+                "sha256, previous_sha256, backup_id, content) VALUES (?,?,?,?,?,?,?,?,?)",
+                (server, path, now, outcome, summary, hashlib.sha256(content).hexdigest(),
+                 hashlib.sha256(previous).hexdigest(), backup_id, content),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def for_server(self, server: str, path: str | None = None) -> list[AppliedVersion]:
+        query = "SELECT * FROM applied_configs WHERE server = ?"
+        args: list[Any] = [server]
+        if path:
+            query += " AND path = ?"
+            args.append(path)
+        with self._connect() as db:
+            rows = db.execute(query + " ORDER BY id DESC", args).fetchall()
+        return [AppliedVersion(*row) for row in rows]

@@ -1,0 +1,205 @@
+"""``sambatune conf apply|history|restore``: change a server's smb.conf safely."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from sambatune.cli.connect import add_connection_options
+from sambatune.cli.output import add_json_flag
+
+
+def register_apply_verbs(verbs: Any) -> None:
+    apply = verbs.add_parser(
+        "apply", help="validate, back up, swap, reload and verify a new smb.conf"
+    )
+    add_connection_options(apply)
+    apply.add_argument("--file", required=True, metavar="NEW_SMB_CONF",
+                       help="the new version (a local file)")
+    _add_target_options(apply)
+    apply.add_argument("--summary", default="", help="one line saying what the change is")
+    apply.add_argument("--yes", action="store_true", help="apply without asking")
+    add_json_flag(apply)
+    apply.set_defaults(handler=handle_apply)
+
+    history = verbs.add_parser("history", help="the server's smb.conf backups, newest first")
+    add_connection_options(history)
+    _add_target_options(history)
+    history.add_argument("--diff", metavar="BACKUP_ID", help="show this backup against the live file")
+    add_json_flag(history)
+    history.set_defaults(handler=handle_history)
+
+    restore = verbs.add_parser("restore", help="put a backup back, through the same safe steps")
+    add_connection_options(restore)
+    restore.add_argument("backup_id", metavar="BACKUP_ID")
+    _add_target_options(restore)
+    restore.add_argument("--yes", action="store_true", help="restore without asking")
+    add_json_flag(restore)
+    restore.set_defaults(handler=handle_restore)
+
+
+def _add_target_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--remote-path", metavar="PATH",
+                        help="the smb.conf to change (default: the running smbd's, or smbd -b's)")
+    parser.add_argument("--sudo", action="store_true",
+                        help="use sudo for the file and smbd (default: when needed)")
+    parser.add_argument("--backup-dir", metavar="DIR",
+                        help="where backups go on the server (default: sambatune-backups/ "
+                        "beside the file)")
+    parser.add_argument("--keep", type=int, default=30, metavar="N",
+                        help="how many backups to keep (default: 30)")
+
+
+def _open(args: argparse.Namespace) -> tuple[Any, str, bool]:
+    from sambatune.cli.connect import connect_from_args
+    from sambatune.remote.config_location import detect_config_path, needs_sudo
+
+    transport = connect_from_args(args)
+    try:
+        path = args.remote_path or detect_config_path(transport)
+        sudo = bool(args.sudo) or needs_sudo(transport, path)
+        if sudo:
+            transport.check_sudo()
+    except BaseException:
+        transport.close()
+        raise
+    return transport, path, sudo
+
+
+def _confirm(question: str, args: argparse.Namespace) -> bool:
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        from sambatune.errors import InvalidInput
+
+        raise InvalidInput("Not applied: confirm with --yes when not at a terminal.")
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
+def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: bool,
+                  original: bytes, candidate: bytes, summary: str) -> int:
+    from sambatune.applied_versions import AppliedVersions
+    from sambatune.cli.output import TerminalProgress, print_json
+    from sambatune.remote.apply import STEP_TITLES, ApplyRequest, apply_config, unified_diff
+
+    diff = unified_diff(original, candidate, path)
+    if not args.json:
+        print(diff or "(no difference)")
+    if not diff:
+        if args.json:
+            print_json({"ok": True, "status": "unchanged", "live": "old",
+                        "message": "Nothing to apply: the new version is identical.",
+                        "diff": ""})
+        else:
+            print("Nothing to apply: the new version is identical.")
+        return 0
+    if not _confirm(f"Apply this change to {path} on {transport.label}?", args):
+        print("Not applied.", file=sys.stderr)
+        return 1
+    progress = TerminalProgress()
+
+    def on_event(event: Any) -> None:
+        if event.state == "running":
+            progress.update(None, STEP_TITLES.get(event.step, event.step) + "…")
+        elif not args.json:
+            progress.done()
+            mark = {"done": "ok", "warning": "warn", "skipped": "skip"}.get(event.state, "FAIL")
+            line = f"  [{mark:>4}] {STEP_TITLES.get(event.step, event.step)}"
+            print(line + (f": {event.message}" if event.message else ""), file=sys.stderr)
+
+    request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
+                           backup_dir=args.backup_dir, retention=args.keep)
+    outcome = apply_config(transport, request, on_event=on_event)
+    progress.done()
+    if outcome.status not in ("refused",) or outcome.backup is not None:
+        AppliedVersions().record(
+            server=transport.label, path=path,
+            content=candidate if outcome.live == "new" else original, previous=original,
+            outcome=outcome.status, summary=summary,
+            backup_id=outcome.backup.id if outcome.backup else None,
+        )
+    if args.json:
+        print_json({**outcome.to_json(), "diff": diff, "path": path, "target": transport.label})
+    else:
+        print(outcome.message)
+        if outcome.live_diff:
+            print("What changed on the server meanwhile:\n" + outcome.live_diff)
+    return 0 if outcome.ok else 1
+
+
+def handle_apply(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from sambatune.errors import InvalidInput
+    from sambatune.remote.apply import read_live
+
+    try:
+        candidate = Path(args.file).read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"Cannot read {args.file}: {exc.strerror}") from exc
+    transport, path, sudo = _open(args)
+    try:
+        live = read_live(transport, path, sudo=sudo)
+        summary = args.summary or f"applied {Path(args.file).name}"
+        return _run_pipeline(args, transport, path, sudo, live.data, candidate, summary)
+    finally:
+        transport.close()
+
+
+def handle_history(args: argparse.Namespace) -> int:
+    from sambatune.applied_versions import AppliedVersions
+    from sambatune.cli.output import print_json
+    from sambatune.remote.apply import read_live, unified_diff
+    from sambatune.remote.config_backups import BackupStore
+    from sambatune.units import format_bytes
+
+    transport, path, sudo = _open(args)
+    try:
+        store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep,
+                            sudo=sudo)
+        backups = store.entries()
+        diff = None
+        if args.diff:
+            diff = unified_diff(read_live(transport, path, sudo=sudo).data, store.read(args.diff),
+                                path, "live", f"backup {args.diff}")
+        local = AppliedVersions().for_server(transport.label, path)
+    finally:
+        transport.close()
+    if args.json:
+        result: dict[str, Any] = {
+            "target": transport.label, "path": path, "backup_dir": store.directory,
+            "backups": [b.to_json() for b in backups],
+            "applied_by_this_computer": [v.to_json() for v in local],
+        }
+        if diff is not None:
+            result["diff"] = diff
+        print_json(result)
+        return 0
+    print(f"Backups of {path} on {transport.label} ({store.directory}):")
+    for backup in backups:
+        print(f"  {backup.id}  {backup.created}  {format_bytes(backup.size):>9}  "
+              f"{backup.applied_by}  {backup.summary}")
+    if not backups:
+        print("  (none yet)")
+    if diff is not None:
+        print(diff or "(identical to the live file)")
+    return 0
+
+
+def handle_restore(args: argparse.Namespace) -> int:
+    from sambatune.remote.apply import read_live
+    from sambatune.remote.config_backups import BackupStore
+
+    transport, path, sudo = _open(args)
+    try:
+        store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep,
+                            sudo=sudo)
+        backup = store.get(args.backup_id)
+        content = store.read(backup.id)
+        live = read_live(transport, path, sudo=sudo)
+        return _run_pipeline(args, transport, path, sudo, live.data, content,
+                             f"restored backup {backup.id}")
+    finally:
+        transport.close()

@@ -1,0 +1,314 @@
+"""Samba operations on a target: testparm, reload or restart smbd, and a health check."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import CommandFailed
+from sambatune.remote.transport import Transport
+
+# smbd binds its sockets once, at start; a reload never re-binds them.
+RESTART_PARAMETERS = (
+    "smb ports",
+    "server smb transports",
+    "interfaces",
+    "bind interfaces only",
+    "disable netbios",
+    "smb2 max credits",
+    "server multi channel support",
+)
+
+_ERROR_MARKERS = (
+    "error loading services",
+    "invalid",
+    "not boolean",
+    "value is not boolean",
+    "ignoring invalid value",
+    "error:",
+    "is not a valid",
+    "unable to",
+    "does not exist",
+)
+
+
+@dataclass
+class TestparmReport:
+    path: str
+    exit_code: int
+    errors: list[str]
+    warnings: list[str]
+    dump: str  # testparm -s output: canonical names, normalised values
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "exit_code": self.exit_code, "ok": self.ok,
+                "errors": self.errors, "warnings": self.warnings}
+
+
+def run_testparm(
+    transport: Transport, path: str, *, sudo: bool = False, cancel: CancelToken | None = None
+) -> TestparmReport:
+    result = transport.run(
+        ["testparm", "-s", "--suppress-prompt", path], sudo=sudo, timeout=120, cancel=cancel
+    )
+    if result.exit_code == 127:
+        raise CommandFailed(
+            f"testparm is not installed on {transport.label}: SambaTune will not install a "
+            "configuration it cannot validate.",
+            exit_code=127,
+        )
+    errors: list[str] = []
+    warnings: list[str] = []
+    failed = result.exit_code != 0
+    for line in result.error_text.splitlines():
+        text = line.strip()
+        lower = text.lower()
+        if not text or text.startswith(("Load smb config", "Loaded services", "Server role")):
+            continue
+        if "weak crypto is allowed" in lower:
+            continue
+        if failed and any(marker in lower for marker in _ERROR_MARKERS):
+            errors.append(text)
+        elif "warning" in lower or "unknown parameter" in lower or "ignoring unknown" in lower:
+            warnings.append(text)
+        elif failed:
+            errors.append(text)
+    # The specific reason first, testparm's generic last words at the end.
+    errors.sort(key=lambda e: e.lower().startswith("error loading services"))
+    if failed and not errors:
+        errors.append(f"testparm exited with status {result.exit_code}")
+    return TestparmReport(path, result.exit_code, errors, warnings, result.text)
+
+
+def parse_dump(text: str) -> dict[str, dict[str, str]]:
+    """``testparm -s`` output as {section: {parameter: value}} (names already canonical)."""
+    sections: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            current = sections.setdefault(stripped[1:-1].lower(), {})
+        elif current is not None and "=" in stripped:
+            name, _, value = stripped.partition("=")
+            current[name.strip()] = value.strip()
+    return sections
+
+
+def restart_reasons(old_dump: str, new_dump: str) -> list[str]:
+    """Parameters whose change a reload does not apply (smbd must restart)."""
+    old = parse_dump(old_dump).get("global", {})
+    new = parse_dump(new_dump).get("global", {})
+    return [
+        f"{name}: {old.get(name, '(default)')} -> {new.get(name, '(default)')}"
+        for name in RESTART_PARAMETERS
+        if old.get(name) != new.get(name)
+    ]
+
+
+def share_names(dump: str) -> list[str]:
+    """The file shares a config defines (not global, not printers)."""
+    names = []
+    for section, params in parse_dump(dump).items():
+        if section in ("global", "printers", "print$"):
+            continue
+        if params.get("printable", "No") == "Yes":
+            continue
+        names.append(section)
+    return names
+
+
+@dataclass
+class SmbdInstance:
+    pid: int
+    config: str
+    ports: list[int]
+    addresses: list[str]
+
+
+def find_instance(
+    transport: Transport, config_path: str, *, sudo: bool = False,
+    cancel: CancelToken | None = None,
+) -> SmbdInstance | None:
+    """The running smbd that serves ``config_path`` (its parent process), if any.
+
+    With ``sudo`` the agent runs as root, which is what lets it see root's sockets.
+    """
+    from sambatune.remote.agents import run_agent
+
+    result = run_agent(transport, "sysinfo", {"only": "smbd"}, sudo=sudo, cancel=cancel)
+    samba = result.data.get("samba") or {}
+    instances = samba.get("instances") or []
+    # An smbd started without -s serves the built-in default config file.
+    default = default_config_path(transport) if any(not i.get("config") for i in instances) else None
+    for instance in instances:
+        if (instance.get("config") or default) == config_path:
+            listening = instance.get("listening") or []
+            return SmbdInstance(
+                pid=int(instance["pid"]),
+                config=config_path,
+                ports=sorted({int(p["port"]) for p in listening}),
+                addresses=sorted({str(p["address"]) for p in listening}),
+            )
+    return None
+
+
+def default_config_path(transport: Transport) -> str | None:
+    result = transport.run(["smbd", "-b"], timeout=30)
+    if result.exit_code == 127:
+        result = transport.run(["/usr/sbin/smbd", "-b"], timeout=30)
+    match = re.search(r"CONFIGFILE:\s*(\S+)", result.text)
+    return match.group(1) if match else None
+
+
+def reload_smbd(
+    transport: Transport, config_path: str, *, sudo: bool = False,
+    cancel: CancelToken | None = None,
+) -> str:
+    """Ask the smbd serving ``config_path`` to re-read it. Returns the command run."""
+    argv = ["smbcontrol"]
+    default = default_config_path(transport)
+    if config_path != default:
+        argv.append(f"--configfile={config_path}")
+    argv += ["smbd", "reload-config"]
+    result = transport.run(argv, sudo=sudo, timeout=60, cancel=cancel)
+    output = (result.text + result.error_text).strip()
+    if not result.ok or "can't find pid" in output.lower() or "failed" in output.lower():
+        raise CommandFailed(
+            f"smbd did not take the reload: {output or f'exit status {result.exit_code}'}",
+            details=f"command: {' '.join(argv)}",
+            exit_code=result.exit_code,
+        )
+    return " ".join(argv)
+
+
+def restart_smbd(
+    transport: Transport, config_path: str, *, sudo: bool = False,
+    cancel: CancelToken | None = None,
+) -> str:
+    """Restart the smbd that serves ``config_path``. Returns how it was done.
+
+    Through systemd when a unit runs that smbd; otherwise the running smbd is stopped
+    and started again with its own command line (daemonised).
+    """
+    instance = find_instance(transport, config_path, sudo=sudo, cancel=cancel)
+    if instance is not None:
+        for unit in ("smbd.service", "smb.service", "samba.service"):
+            shown = transport.run(
+                ["systemctl", "show", "--property=MainPID", "--value", unit], timeout=30
+            )
+            if shown.ok and shown.text.strip() == str(instance.pid):
+                transport.run(["systemctl", "restart", unit], sudo=sudo, timeout=120).check(
+                    f"systemctl restart {unit}"
+                )
+                return f"systemctl restart {unit}"
+    argv_result = (
+        transport.run(["cat", f"/proc/{instance.pid}/cmdline"], sudo=sudo, timeout=30)
+        if instance is not None else None
+    )
+    if instance is not None and argv_result is not None and argv_result.ok:
+        argv = [a for a in argv_result.stdout.decode("utf-8", "replace").split("\0") if a]
+        transport.run(["kill", "-TERM", str(instance.pid)], sudo=sudo, timeout=30)
+        _wait_gone(transport, instance.pid)
+    else:
+        argv = ["smbd", f"--configfile={config_path}"]
+    # Keep its options but always start it as a daemon: we are not its supervisor.
+    argv = [a for a in argv if a not in ("-F", "--foreground", "-i", "--interactive",
+                                         "--no-process-group", "--debug-stdout", "-S")]
+    if "-D" not in argv and "--daemon" not in argv:
+        argv.insert(1, "-D")
+    transport.run(argv, sudo=sudo, timeout=60).check("Starting smbd")
+    return "stopped smbd and started it again: " + " ".join(argv)
+
+
+# Exit 0 while the process lives; a zombie (waiting for its parent to reap it) has
+# released its sockets and counts as gone.
+_ALIVE_SCRIPT = 'state=$(sed -n "s/.*) \\(.\\).*/\\1/p" "/proc/$1/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ]'
+
+
+def _wait_gone(transport: Transport, pid: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not transport.run(["sh", "-c", _ALIVE_SCRIPT, "alive", str(pid)], timeout=10).ok:
+            return
+        time.sleep(0.1)
+
+
+@dataclass
+class HealthReport:
+    ok: bool
+    smbd_running: bool
+    ports: list[int] = field(default_factory=list)
+    shares_listed: list[str] | None = None
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "smbd_running": self.smbd_running, "ports": self.ports,
+                "shares_listed": self.shares_listed, "message": self.message}
+
+
+def health_check(
+    transport: Transport, config_path: str, *, expected_shares: list[str] | None = None,
+    attempts: int = 10, sudo: bool = False, cancel: CancelToken | None = None,
+) -> HealthReport:
+    """smbd alive for this config, listening, and (where anonymous listing works) listing
+    the shares the config defines."""
+    last = HealthReport(False, False, message="smbd for this configuration is not running")
+    missing_seen = 0
+    for attempt in range(attempts):
+        if attempt:
+            (cancel.wait(0.5) if cancel else time.sleep(0.5))
+        instance = find_instance(transport, config_path, sudo=sudo, cancel=cancel)
+        if instance is None:
+            continue
+        if not instance.ports:
+            last = HealthReport(False, True, message="smbd runs but listens on no TCP port")
+            continue
+        port = 445 if 445 in instance.ports else instance.ports[0]
+        address = _client_address(instance.addresses)
+        listed = transport.run(
+            ["smbclient", "-N", "-g", "-p", str(port), "-L", f"//{address}"],
+            timeout=60,
+        )
+        text = listed.text + listed.error_text
+        if listed.ok:
+            shares = [line.split("|")[1] for line in listed.text.splitlines()
+                      if line.startswith("Disk|")]
+            missing = [s for s in (expected_shares or []) if s.lower() not in
+                       {n.lower() for n in shares}]
+            if missing:
+                last = HealthReport(False, True, instance.ports, shares,
+                                    "smbd answers but does not list: " + ", ".join(missing))
+                # A reload reaches smbd a moment after smbcontrol returns: look twice
+                # more, not ten times, when smbd itself is clearly up.
+                missing_seen += 1
+                if missing_seen >= 3:
+                    return last
+                continue
+            return HealthReport(True, True, instance.ports, shares,
+                                f"smbd answers on port {port} and lists {len(shares)} shares")
+        if "NT_STATUS_ACCESS_DENIED" in text or "NT_STATUS_LOGON_FAILURE" in text:
+            # Anonymous listing is off: smbd answered, which is what we can prove.
+            return HealthReport(True, True, instance.ports, None,
+                                f"smbd answers on port {port} (anonymous share listing is off)")
+        last = HealthReport(False, True, instance.ports, None,
+                            f"smbd does not answer on port {port}: {text.strip()[-200:]}")
+    return last
+
+
+def _client_address(addresses: list[str]) -> str:
+    for address in addresses:
+        if address in ("0.0.0.0", "::"):
+            return "127.0.0.1"
+    for address in addresses:
+        if ":" not in address:
+            return address
+    return f"[{addresses[0]}]" if addresses else "127.0.0.1"
