@@ -231,7 +231,10 @@ def restart_smbd(
 
 # Exit 0 while the process lives; a zombie (waiting for its parent to reap it) has
 # released its sockets and counts as gone.
-_ALIVE_SCRIPT = 'state=$(sed -n "s/.*) \\(.\\).*/\\1/p" "/proc/$1/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ]'
+_ALIVE_SCRIPT = (
+    'state=$(sed -n "s/.*) \\(.\\).*/\\1/p" "/proc/$1/stat" 2>/dev/null); '
+    '[ -n "$state" ] && [ "$state" != Z ]'
+)
 
 
 def _wait_gone(transport: Transport, pid: int, timeout: float = 15.0) -> None:
