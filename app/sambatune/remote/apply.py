@@ -269,7 +269,7 @@ class ApplyRun:
                 self._event("upload", FAILED, error.message, error.details)
                 return self._outcome(REFUSED, "old", f"Could not upload the new version: "
                                      f"{error.message}. The live file was not touched.")
-            self._event("upload", DONE, f"{len(request.candidate)} bytes at {self.candidate_path}")
+            self._event("upload", DONE, f"{len(request.candidate)} bytes", self.candidate_path)
             self.cancel.raise_if_cancelled()
 
             report = self._step("testparm", lambda: run_testparm(t, self.candidate_path, sudo=sudo))
@@ -302,7 +302,7 @@ class ApplyRun:
                 return self._outcome(REFUSED, "old", "Could not back up the live file, so "
                                      f"nothing was changed: {error.message}")
             assert self.backup is not None
-            self._event("backup", DONE, self.backup.path)
+            self._event("backup", DONE, posixpath.basename(self.backup.path), self.backup.path)
             self.cancel.raise_if_cancelled()
         except Cancelled:
             self._cleanup_candidate()
@@ -314,7 +314,7 @@ class ApplyRun:
         if swapped is not None:
             return swapped
         self.installed = True
-        self._event("install", DONE, f"{request.path} now holds the new version")
+        self._event("install", DONE, "the new version is live", request.path)
         return self._activate_and_check()
 
     def _install(self) -> ApplyOutcome | None:
@@ -357,8 +357,8 @@ class ApplyRun:
             how = self._step(step, lambda: (
                 restart_smbd(t, request.path, sudo=request.sudo) if self.reasons
                 else reload_smbd(t, request.path, sudo=request.sudo)))
-            self._event(step, DONE, how if not self.reasons else
-                        how + " (needed for: " + "; ".join(self.reasons) + ")")
+            self._event(step, DONE, "needed for " + "; ".join(self.reasons) if self.reasons
+                        else "smbd re-read the file", how)
         except (CommandFailed, SambaTuneError) as error:
             self._event(step, FAILED, error.message, error.details)
             return self._rollback(f"{STEP_TITLES[step]} failed: {error.message}")

@@ -36,6 +36,7 @@ class ServerSession(QObject):
         self.survey: Survey | None = None
         self.state = DISCONNECTED
         self._connect_task: Task | None = None
+        self.prompts: Any = None
 
     def _set_state(self, state: str) -> None:
         self.state = state
@@ -130,6 +131,62 @@ class ServerSession(QObject):
         if transport is not None:
             self.runner.start(lambda report, cancel: transport.close(), name="Disconnect")
         self._set_state(DISCONNECTED)
+
+    # -- helpers for page work (called in worker threads) ------------------------------
+    def require_transport(self) -> Transport:
+        from sambatune.errors import ConnectionFailed
+
+        if self.transport is None:
+            raise ConnectionFailed(f"Not connected to {self.profile.target_label}.")
+        return self.transport
+
+    def config_path(self) -> str:
+        """The smb.conf this server uses: the profile's, or what the survey found."""
+        if self.profile.config_path:
+            return self.profile.config_path
+        if self.survey is not None and self.survey.config_path:
+            return self.survey.config_path
+        return "/etc/samba/smb.conf"
+
+    def prepare_root(self, transport: Transport, path: str, cancel: CancelToken) -> bool:
+        """Whether changing ``path`` needs sudo; asks for the sudo password if it does."""
+        from sambatune.errors import SudoFailed
+        from sambatune.remote.config_location import needs_sudo
+        from sambatune.remote.prompts import SecretRequest
+
+        sudo = self.profile.use_sudo or needs_sudo(transport, path)
+        if not sudo or transport.sudo_mode() in ("root", "nopasswd"):
+            return sudo
+        attempt = 1
+        while True:
+            try:
+                transport.check_sudo()
+                return True
+            except SudoFailed:
+                if attempt > 3 or self.prompts is None:
+                    raise
+            cancel.raise_if_cancelled()
+            secret = self.prompts.ask_secret(
+                SecretRequest("sudo", self.profile.target_label, attempt)
+            )
+            if secret is None:
+                raise SudoFailed(f"Root rights are needed on {self.profile.target_label} "
+                                 "and no sudo password was given.")
+            transport.set_sudo_password(secret)
+            attempt += 1
+
+    def record_applied(self, path: str, original: bytes, candidate: bytes, outcome: Any,
+                       summary: str) -> None:
+        from sambatune.applied_versions import AppliedVersions
+
+        if outcome.status == "refused" and outcome.backup is None:
+            return
+        AppliedVersions().record(
+            server=self.transport.label if self.transport else self.profile.describe(),
+            path=path, content=candidate if outcome.live == "new" else original,
+            previous=original, outcome=outcome.status, summary=summary,
+            backup_id=outcome.backup.id if outcome.backup else None,
+        )
 
     # -- work for pages ------------------------------------------------------------
     def run_task(

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
+from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
 
@@ -113,6 +114,9 @@ class ServerWorkspace(QWidget):
         self.overview = OverviewPage()
         self.overview.refresh_requested.connect(session.refresh_survey)
         self.tabs.addTab(self.overview, "Overview")
+        self.history = HistoryPage(session)
+        self.tabs.addTab(self.history, "smb.conf history")
+        self.tabs.currentChanged.connect(self._tab_changed)
         connected_layout.addWidget(self.tabs)
         self.stack.addWidget(self.connected_view)
 
@@ -127,6 +131,10 @@ class ServerWorkspace(QWidget):
             self.status.setStyleSheet("color: #1e7d32; font-weight: 600;")
         else:
             self.stack.setCurrentWidget(self.connect_panel)
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.history and self.session.transport is not None:
+            self.history.refresh()
 
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:

@@ -1,0 +1,227 @@
+"""Apply a new smb.conf: review the diff, then watch every safe-apply step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import SambaTuneError
+from sambatune.remote.apply import STEP_TITLES, STEPS, ApplyOutcome, StepEvent
+from sambatune.ui.diff_view import DiffView
+from sambatune.ui.session import ServerSession
+from sambatune.ui.tasks import Task
+
+STATE_MARKS = {
+    "pending": ("○", "#888888"),
+    "running": ("◔", "#0d5c9e"),
+    "done": ("✔", "#1e7d32"),
+    "warning": ("⚠", "#8a5300"),
+    "skipped": ("–", "#888888"),
+    "failed": ("✖", "#b3261e"),
+}
+OUTCOME_STYLES = {
+    "applied": ("Applied", "#edf7ed", "#1e4620"),
+    "refused": ("Not applied", "#fff4e5", "#663c00"),
+    "rolled-back": ("Rolled back", "#fff4e5", "#663c00"),
+    "failed": ("Failed", "#fdecea", "#611a15"),
+    "cancelled": ("Cancelled", "#f0f0f0", "#333333"),
+}
+
+
+class ApplyDialog(QDialog):
+    """Diff first; Apply runs the pipeline in the background and shows each step."""
+
+    finished_outcome = Signal(object)
+
+    def __init__(
+        self,
+        session: ServerSession,
+        *,
+        path: str,
+        original: bytes,
+        candidate: bytes,
+        summary: str = "",
+        title: str = "Apply smb.conf",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        from sambatune.remote.apply import unified_diff
+
+        self.setObjectName("applyDialog")
+        self.setWindowTitle(title)
+        self.resize(820, 600)
+        self.session = session
+        self.path = path
+        self.original = original
+        self.candidate = candidate
+        self.outcome: ApplyOutcome | None = None
+        self.task: Task | None = None
+        self.cancel = CancelToken()
+
+        layout = QVBoxLayout(self)
+        self.pages = QStackedWidget()
+        layout.addWidget(self.pages)
+
+        # Page 1: review
+        review = QWidget()
+        review_layout = QVBoxLayout(review)
+        review_layout.setContentsMargins(0, 0, 0, 0)
+        intro = QLabel(
+            f"These changes will be applied to <b>{path}</b> on "
+            f"<b>{session.profile.target_label}</b>. SambaTune validates them with testparm, "
+            "backs up the live file, swaps atomically, reloads smbd and checks it still "
+            "serves; on any failure it puts the old file back."
+        )
+        intro.setWordWrap(True)
+        review_layout.addWidget(intro)
+        self.diff = DiffView()
+        self.diff.setObjectName("applyDiff")
+        self.diff.show_diff(unified_diff(original, candidate, path))
+        review_layout.addWidget(self.diff, 1)
+        summary_row = QHBoxLayout()
+        summary_row.addWidget(QLabel("What this change is:"))
+        self.summary = QLineEdit(summary)
+        self.summary.setPlaceholderText("e.g. turn off fixed socket buffers")
+        summary_row.addWidget(self.summary, 1)
+        review_layout.addLayout(summary_row)
+        self.pages.addWidget(review)
+
+        # Page 2: progress and result
+        progress = QWidget()
+        progress_layout = QVBoxLayout(progress)
+        progress_layout.setContentsMargins(0, 0, 0, 0)
+        self.steps = QListWidget()
+        self.steps.setObjectName("applySteps")
+        self._rows: dict[str, QListWidgetItem] = {}
+        for step in STEPS:
+            item = QListWidgetItem()
+            self._rows[step] = item
+            self.steps.addItem(item)
+            self._mark(step, "pending", "")
+        progress_layout.addWidget(self.steps, 1)
+        self.result_label = QLabel()
+        self.result_label.setObjectName("applyResult")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.hide()
+        progress_layout.addWidget(self.result_label)
+        self.result_diff = DiffView()
+        self.result_diff.hide()
+        progress_layout.addWidget(self.result_diff, 1)
+        self.pages.addWidget(progress)
+
+        self.buttons = QDialogButtonBox()
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setObjectName("applyButton")
+        self.apply_button.setDefault(True)
+        self.apply_button.setEnabled(original != candidate)
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.addButton(self.apply_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.close_button.hide()
+        self.apply_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self._cancel)
+        self.close_button.clicked.connect(self.accept)
+        layout.addWidget(self.buttons)
+
+    def _mark(self, step: str, state: str, message: str, details: str = "") -> None:
+        if step not in self._rows:
+            item = QListWidgetItem()
+            self._rows[step] = item
+            self.steps.addItem(item)
+        mark, color = STATE_MARKS.get(state, ("?", "#333"))
+        title = STEP_TITLES.get(step, step)
+        item = self._rows[step]
+        item.setText(f"{mark}  {title}" + (f" — {message}" if message else ""))
+        item.setForeground(Qt.GlobalColor.black if state == "pending" else _qcolor(color))
+        item.setData(Qt.ItemDataRole.UserRole, state)
+        item.setToolTip(details or message)
+
+    def step_state(self, step: str) -> str:
+        item = self._rows.get(step)
+        return str(item.data(Qt.ItemDataRole.UserRole)) if item else ""
+
+    # -- running ----------------------------------------------------------------------
+    def start(self) -> None:
+        from sambatune.remote.apply import ApplyRequest, apply_config
+
+        self.pages.setCurrentIndex(1)
+        self.apply_button.hide()
+        session = self.session
+        path, original, candidate = self.path, self.original, self.candidate
+        summary = self.summary.text().strip() or "changed in SambaTune"
+
+        def work(report: Any, cancel: CancelToken) -> ApplyOutcome:
+            transport = session.require_transport()
+            sudo = session.prepare_root(transport, path, cancel)
+            request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo)
+            outcome = apply_config(transport, request, on_event=report, cancel=cancel)
+            session.record_applied(path, original, candidate, outcome, summary)
+            return outcome
+
+        self.task = session.run_task(
+            "Apply smb.conf", work, on_event=self._event, on_done=self._done,
+            on_failed=self._failed,
+        )
+
+    def _event(self, event: StepEvent) -> None:
+        self._mark(event.step, event.state, event.message, event.details)
+
+    def _done(self, outcome: ApplyOutcome) -> None:
+        self.outcome = outcome
+        label, background, color = OUTCOME_STYLES.get(outcome.status, ("Done", "#eee", "#333"))
+        self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
+                                  "border-radius:4px;")
+        text = f"<b>{label}.</b> {outcome.message}"
+        if outcome.warnings:
+            text += "<br>Warnings: " + "; ".join(outcome.warnings)
+        self.result_label.setText(text)
+        self.result_label.show()
+        if outcome.live_diff:
+            self.result_diff.show_diff(outcome.live_diff)
+            self.result_diff.show()
+        self._finish()
+        self.finished_outcome.emit(outcome)
+
+    def _failed(self, error: SambaTuneError) -> None:
+        self.result_label.setStyleSheet("background:#fdecea; color:#611a15; padding:8px;")
+        self.result_label.setText(f"<b>Failed.</b> {error.message}")
+        self.result_label.show()
+        self._finish()
+
+    def _finish(self) -> None:
+        self.task = None
+        for step in list(self._rows):
+            if self.step_state(step) == "pending":
+                self._mark(step, "skipped", "not run")
+        self.cancel_button.hide()
+        self.close_button.show()
+        self.close_button.setDefault(True)
+
+    def _cancel(self) -> None:
+        if self.task is not None:
+            # The pipeline honours cancel only until the swap; after that it completes.
+            self.task.cancel()
+        else:
+            self.reject()
+
+
+def _qcolor(text: str) -> Any:
+    from PySide6.QtGui import QColor
+
+    return QColor(text)

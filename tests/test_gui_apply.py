@@ -1,0 +1,101 @@
+"""The apply flow and a restore from history, driven through the GUI against real servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from sambatune.profiles import ServerProfile
+from sambatune.ui.apply_dialog import ApplyDialog
+from sambatune.ui.main_window import MainWindow
+from testbed.smbd import SmbServer
+from testbed.sshd import SshServer, current_user
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[SmbServer]:
+    smb = SmbServer(tmp_path, "gui-apply-smbd")
+    smb.start()
+    yield smb
+    smb.stop()
+
+
+@pytest.fixture
+def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer,
+              isolated_home: Path) -> MainWindow:
+    (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1100, 760)
+    window.show()
+    profile = ServerProfile(name="Apply bed", host="127.0.0.1", port=sshd.port,
+                            user=current_user(), identity_file=str(user_key),
+                            config_path=str(server.config))
+    window.add_profile(profile)
+    window.connect_server(profile.id)
+    session = window.sessions[profile.id]
+    qtbot.waitUntil(lambda: session.survey is not None, timeout=30000)
+    return window
+
+
+def test_apply_then_restore_from_history(
+    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    profile_id = connected.server_list.current_id()
+    assert profile_id is not None
+    session = connected.sessions[profile_id]
+    original = server.config.read_bytes()
+    candidate = original + f"\n[fresh]\n  path = {server.share_path}\n  guest ok = yes\n".encode()
+    dialog = ApplyDialog(session, path=str(server.config), original=original,
+                         candidate=candidate, summary="add the fresh share", parent=connected)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert "+[fresh]" in dialog.diff.toPlainText()
+    screenshot(dialog, "apply-review")
+    dialog.apply_button.click()
+    qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
+    assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
+    assert [dialog.step_state(s) for s in ("upload", "testparm", "backup", "install", "reload",
+                                           "health")] == ["done"] * 6
+    screenshot(dialog, "apply-result")
+    assert "fresh" in server.list_shares()
+    dialog.close()
+
+    workspace = connected.workspaces[profile_id]
+    workspace.tabs.setCurrentWidget(workspace.history)
+    history = workspace.history
+    qtbot.waitUntil(lambda: history.table.rowCount() == 1, timeout=30000)
+    history.table.selectRow(0)
+    qtbot.waitUntil(lambda: "-[fresh]" in history.diff.toPlainText(), timeout=30000)
+    screenshot(connected, "history")
+    history.restore_button.click()
+    restore = history.dialog
+    assert isinstance(restore, ApplyDialog)
+    restore.apply_button.click()
+    qtbot.waitUntil(lambda: restore.outcome is not None, timeout=60000)
+    assert restore.outcome is not None and restore.outcome.ok
+    assert server.config.read_bytes() == original
+    assert "fresh" not in server.list_shares()
+
+
+def test_rejected_change_shows_why(
+    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    profile_id = connected.server_list.current_id()
+    assert profile_id is not None
+    original = server.config.read_bytes()
+    dialog = ApplyDialog(connected.sessions[profile_id], path=str(server.config),
+                         original=original, candidate=original + b"[x]\n oplocks = maybe\n",
+                         parent=connected)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.apply_button.click()
+    qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
+    assert dialog.outcome is not None and dialog.outcome.status == "refused"
+    assert dialog.step_state("testparm") == "failed"
+    assert "testparm rejects" in dialog.result_label.text()
+    screenshot(dialog, "apply-refused")
+    assert server.config.read_bytes() == original
