@@ -1,0 +1,397 @@
+"""The parameter knowledge under resources/parameters/ is complete, true for the installed
+Samba, and written in our own words.
+
+Checked against the real `testparm` of this machine: every explained name must be a
+parameter it knows (or be recorded as removed), and removed names must really be gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parameter_text_overlap import (
+    RUN_WORDS,
+    digests_of,
+    man_page_text,
+    run_digest,
+    runs,
+    seed_texts,
+    shared_digests,
+    shared_runs,
+    words,
+)
+from sambatune.packaged import resource
+
+TESTS_DIR = Path(__file__).parent
+SEED_DIGESTS = TESTS_DIR / "data" / "seed_shingles.txt"
+MAN_PAGE = Path("/usr/share/man/man5/smb.conf.5.gz")
+
+ENTRY_FIELDS = {
+    "summary", "performance", "when_to_change", "history", "classic_advice", "applies_to",
+    "sources",
+}
+ADVICE_FIELDS = {"claim", "source", "verdict", "today"}
+VERDICTS = {"obsolete", "holds", "partly", "depends"}
+APPLIES_TO = {"all", "smb1"}
+REMOVED_FIELDS = {"removed_in", "note", "replacement", "source"}
+VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+# Issue 3, deliverable 4: every parameter it names, under the name testparm prints.
+REQUIRED = [
+    "log level", "socket options", "read raw", "write raw", "oplocks", "level2 oplocks",
+    "fake oplocks", "kernel oplocks", "veto oplock files", "max xmit", "read size",
+    "read prediction", "getwd cache", "wide links", "follow symlinks", "hide files",
+    "lpq cache time", "strict locking", "strict sync", "sync always", "deadtime",
+    "share modes", "password level", "aio read size", "aio write size", "use sendfile",
+    "min receivefile size", "server multi channel support", "smb2 max read", "smb2 max write",
+    "smb2 max trans", "server min protocol", "server max protocol", "strict allocate",
+    "case sensitive", "default case", "preserve case", "short preserve case",
+    "directory name cache size", "store dos attributes", "ea support", "server signing",
+    "server smb encrypt", "vfs objects", "kernel share modes", "posix locking",
+    "max connections", "keepalive",
+]
+# The seeds' tuning lists: each of these must say what became of the old advice.
+CLASSIC = [
+    "log level", "socket options", "read raw", "write raw", "oplocks", "level2 oplocks",
+    "fake oplocks", "veto oplock files", "max xmit", "read size", "read prediction",
+    "getwd cache", "wide links", "follow symlinks", "hide files", "lpq cache time",
+    "strict locking", "strict sync", "sync always", "deadtime", "share modes",
+    "password level",
+]
+REQUIRED_REMOVED = {
+    "read prediction", "read size", "share modes", "password level",
+    "directory name cache size", "write cache size", "oplock contention limit", "getwd cache",
+}
+
+
+def version_tuple(text: str) -> tuple[int, int, int]:
+    major, minor, patch = text.split(".")
+    return int(major), int(minor), int(patch)
+
+
+def load(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(resource("parameters", name).read_text("utf-8"))
+    return document
+
+
+@pytest.fixture(scope="module")
+def explanations() -> dict[str, Any]:
+    return load("explanations.json")
+
+
+@pytest.fixture(scope="module")
+def removed() -> dict[str, Any]:
+    return load("removed.json")
+
+
+@cache
+def samba_testparm() -> str:
+    path = shutil.which("testparm") or "/usr/bin/testparm"
+    if not Path(path).exists():
+        pytest.fail("testparm is not installed (Debian: apt-get install samba)")
+    return path
+
+
+@cache
+def installed_version() -> tuple[int, int, int]:
+    result = subprocess.run([samba_testparm(), "-V"], capture_output=True, text=True, check=True)
+    out = result.stdout
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    assert found, f"cannot read a version from {out!r}"
+    return int(found[1]), int(found[2]), int(found[3])
+
+
+@cache
+def installed_parameters() -> dict[str, bool]:
+    """Every name `testparm --show-all-parameters` knows -> True when it is a synonym."""
+    out = subprocess.run(
+        [samba_testparm(), "--show-all-parameters"], capture_output=True, text=True, check=True
+    ).stdout
+    names: dict[str, bool] = {}
+    for line in out.splitlines():
+        if "=" not in line or line.startswith("["):
+            continue
+        name, _, rest = line.partition("=")
+        names[name.lower()] = "FLAG_SYNONYM" in rest
+    assert len(names) > 400, "testparm listed suspiciously few parameters"
+    return names
+
+
+def run_testparm(config: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "smb.conf"
+    path.write_text(config)
+    return subprocess.run(
+        [samba_testparm(), "-s", *extra, str(path)], capture_output=True, text=True, timeout=60
+    )
+
+
+def texts(explanations: dict[str, Any], removed: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, text) for every sentence we wrote ourselves."""
+    found: list[tuple[str, str]] = []
+    for name, entry in explanations["parameters"].items():
+        for field in ("summary", "performance", "when_to_change"):
+            found.append((f"{name}.{field}", entry[field]))
+        for item in entry["history"]:
+            found.append((f"{name}.history[{item['version']}]", item["change"]))
+        for index, item in enumerate(entry["classic_advice"]):
+            found.append((f"{name}.classic_advice[{index}].claim", item["claim"]))
+            found.append((f"{name}.classic_advice[{index}].today", item["today"]))
+    for name, entry in removed["parameters"].items():
+        found.append((f"removed:{name}.note", entry["note"]))
+    return found
+
+
+def sentence_count(text: str) -> int:
+    plain = re.sub(r"\b(e\.g|i\.e|etc)\.", "", text)
+    return len(re.findall(r"[.!?](?=\s|$)", plain))
+
+
+def assert_text(where: str, value: Any) -> None:
+    assert isinstance(value, str), f"{where}: not a string"
+    assert value.strip(), f"{where}: empty"
+    assert value == value.strip(), f"{where}: leading or trailing blanks"
+
+
+# --- schema ------------------------------------------------------------------------------
+
+
+def test_explanations_follow_the_schema(explanations: dict[str, Any]) -> None:
+    assert set(explanations) == {"schema", "parameters"}
+    assert explanations["schema"] == 1
+    assert len(explanations["parameters"]) >= len(REQUIRED)
+    for name, entry in explanations["parameters"].items():
+        assert name == " ".join(name.split()).lower(), f"{name!r} is not in canonical form"
+        assert set(entry) == ENTRY_FIELDS, f"{name}: fields {sorted(entry)}"
+        for field in ("summary", "performance", "when_to_change"):
+            assert_text(f"{name}.{field}", entry[field])
+        assert sentence_count(entry["summary"]) <= 2, f"{name}: summary over two sentences"
+        assert entry["applies_to"] in APPLIES_TO, f"{name}: applies_to {entry['applies_to']!r}"
+        assert isinstance(entry["history"], list)
+        for item in entry["history"]:
+            assert set(item) == {"version", "change"}, f"{name}: history item {item}"
+            assert VERSION.match(item["version"]), f"{name}: version {item['version']!r}"
+            assert_text(f"{name}.history.change", item["change"])
+        versions = [version_tuple(item["version"]) for item in entry["history"]]
+        assert versions == sorted(versions), f"{name}: history is not in version order"
+        assert isinstance(entry["classic_advice"], list)
+        for item in entry["classic_advice"]:
+            assert set(item) == ADVICE_FIELDS, f"{name}: advice fields {sorted(item)}"
+            assert item["verdict"] in VERDICTS, f"{name}: verdict {item['verdict']!r}"
+            for field in ("claim", "source", "today"):
+                assert_text(f"{name}.classic_advice.{field}", item[field])
+        assert isinstance(entry["sources"], list) and entry["sources"], f"{name}: no sources"
+        for source in entry["sources"]:
+            assert_text(f"{name}.sources", source)
+
+
+def test_removed_follows_the_schema(removed: dict[str, Any]) -> None:
+    assert set(removed) == {"schema", "parameters"}
+    assert removed["schema"] == 1
+    for name, entry in removed["parameters"].items():
+        assert name == " ".join(name.split()).lower(), f"{name!r} is not in canonical form"
+        assert set(entry) == REMOVED_FIELDS, f"{name}: fields {sorted(entry)}"
+        assert VERSION.match(entry["removed_in"]), f"{name}: removed_in {entry['removed_in']!r}"
+        assert_text(f"{name}.note", entry["note"])
+        assert_text(f"{name}.source", entry["source"])
+        replacement = entry["replacement"]
+        assert replacement is None or (isinstance(replacement, str) and replacement.strip())
+
+
+def test_the_issue_parameters_are_all_explained(explanations: dict[str, Any]) -> None:
+    missing = [name for name in REQUIRED if name not in explanations["parameters"]]
+    assert not missing, f"not explained: {missing}"
+
+
+def test_every_classic_parameter_says_what_became_of_the_old_advice(
+    explanations: dict[str, Any],
+) -> None:
+    silent = [name for name in CLASSIC if not explanations["parameters"][name]["classic_advice"]]
+    assert not silent, f"no classic advice judged for: {silent}"
+
+
+def test_removed_lists_what_old_guides_still_paste(
+    explanations: dict[str, Any], removed: dict[str, Any]
+) -> None:
+    assert set(removed["parameters"]) >= REQUIRED_REMOVED
+    # A removed parameter is what users paste from old guides: it must be explained too.
+    unexplained = set(removed["parameters"]) - set(explanations["parameters"])
+    assert not unexplained, f"removed but not explained: {sorted(unexplained)}"
+
+
+# --- agreement with the installed Samba ---------------------------------------------------
+
+
+def test_explained_names_are_canonical_parameters_of_the_installed_samba(
+    explanations: dict[str, Any], removed: dict[str, Any]
+) -> None:
+    known = installed_parameters()
+    gone = {
+        name for name, entry in removed["parameters"].items()
+        if version_tuple(entry["removed_in"]) <= installed_version()
+    }
+    for name in explanations["parameters"]:
+        if name in gone:
+            continue
+        assert name in known, (
+            f"{name!r} is unknown to testparm {installed_version()} and not recorded as removed"
+        )
+        assert not known[name], f"{name!r} is a synonym; key the entry by its canonical name"
+
+
+def test_removed_names_are_really_gone_from_the_installed_samba(removed: dict[str, Any]) -> None:
+    known = installed_parameters()
+    for name, entry in removed["parameters"].items():
+        removed_in = version_tuple(entry["removed_in"])
+        if removed_in <= installed_version():
+            assert name not in known, (
+                f"{name!r} is said to be removed in {entry['removed_in']} "
+                f"but testparm {installed_version()} still knows it"
+            )
+        else:
+            # Removed only in a later release: this Samba must still have it.
+            assert name in known, (
+                f"{name!r} is said to exist until {entry['removed_in']} "
+                f"but testparm {installed_version()} does not know it"
+            )
+        if entry["replacement"] is not None:
+            assert entry["replacement"].lower() in known, f"{name}: unknown replacement"
+
+
+# The 4.17 defaults our text quotes: (parameter, `testparm -sv` value, words in our entry).
+QUOTED_DEFAULTS = [
+    ("deadtime", "10080", "10080"),
+    ("max xmit", "16644", "16644"),
+    ("lpq cache time", "30", "default is now 30 seconds"),
+    ("socket options", "TCP_NODELAY", "default (`TCP_NODELAY`)"),
+    ("server min protocol", "SMB2_02", "default SMB2_02"),
+    ("smb2 max read", "8388608", "Default and maximum 8 MiB"),
+    ("smb2 max write", "8388608", "Default and maximum 8 MiB"),
+    ("smb2 max trans", "8388608", "Default and maximum 8 MiB"),
+    ("smb2 max credits", "8192", "Default 8192"),
+    ("aio max threads", "100", "Default 100"),
+    ("aio read size", "1", "the default 1"),
+    ("aio write size", "1", "the default 1"),
+    ("strict sync", "Yes", "Keep yes (the default"),
+    ("wide links", "No", "default has been no"),
+    ("smb1 unix extensions", "Yes", "defaults to yes"),
+    ("kernel share modes", "No", "Keep no (the default"),
+    ("strict locking", "Auto", "Auto, the default"),
+    ("max stat cache size", "512", "Default 512"),
+    ("directory name cache size", "100", "default 100"),
+    ("server smb3 encryption algorithms", "AES-128-GCM, AES-128-CCM, AES-256-GCM, AES-256-CCM",
+     "By default AES-128-GCM comes first"),
+]
+
+
+@cache
+def installed_defaults() -> dict[str, str]:
+    with tempfile.TemporaryDirectory() as scratch:
+        empty = Path(scratch) / "smb.conf"
+        empty.write_text("")
+        out = subprocess.run(
+            [samba_testparm(), "-s", "-v", str(empty)], capture_output=True, text=True, check=True
+        ).stdout
+    settings = {}
+    for line in out.splitlines():
+        name, equals, value = line.partition("=")
+        if equals:
+            settings[name.strip()] = value.strip()
+    return settings
+
+
+@pytest.mark.parametrize(("parameter", "value", "phrase"), QUOTED_DEFAULTS)
+def test_defaults_we_quote_are_the_installed_defaults(
+    parameter: str, value: str, phrase: str, explanations: dict[str, Any]
+) -> None:
+    entry = explanations["parameters"][parameter]
+    text = " ".join(
+        [entry["summary"], entry["performance"], entry["when_to_change"]]
+        + [item["today"] for item in entry["classic_advice"]]
+    )
+    assert phrase in text, f"{parameter}: the entry does not state its default ({phrase!r})"
+    if installed_version()[:2] != (4, 17):
+        pytest.skip("the explanations quote Samba 4.17 defaults")
+    assert installed_defaults()[parameter] == value
+
+
+def test_claims_about_old_spellings_hold_on_the_installed_samba(tmp_path: Path) -> None:
+    """The entries tell admins what testparm does with lines from old guides."""
+    result = run_testparm("[global]\nlpq cache = 30\nread size = 16384\n", tmp_path)
+    assert 'Unknown parameter encountered: "lpq cache"' in result.stderr
+    assert 'Unknown parameter encountered: "read size"' in result.stderr
+
+    result = run_testparm("[global]\nsocket options = TCP_NODELAY SO_RCVBUF=65536\n", tmp_path)
+    assert "SO_RCVBUF" in result.stdout + result.stderr
+    assert "auto-tuning" in result.stdout + result.stderr
+
+    if installed_version() >= (4, 15, 0):
+        result = run_testparm("[global]\nserver max protocol = SMB2_24\n", tmp_path)
+        assert "Error loading services" in result.stdout + result.stderr
+
+
+# --- our own words -----------------------------------------------------------------------
+
+
+def test_no_explanation_repeats_a_run_of_words_from_the_man_page(
+    explanations: dict[str, Any], removed: dict[str, Any]
+) -> None:
+    if not MAN_PAGE.exists():
+        pytest.skip(f"{MAN_PAGE} is not installed")
+    man_words = words(man_page_text(MAN_PAGE))
+    assert len(man_words) > 50_000, "the man page was not read properly"
+    man_runs = set(runs(man_words))
+    # The detector itself must work: a run taken from the man page is found.
+    probe = " ".join(man_words[20_000:20_000 + RUN_WORDS])
+    assert shared_runs(f"Intro. {probe.upper()}, end.", man_runs) == [probe]
+    copied = [
+        (where, run) for where, text in texts(explanations, removed)
+        for run in shared_runs(text, man_runs)
+    ]
+    assert not copied, f"{RUN_WORDS}-word runs copied from smb.conf(5): {copied}"
+
+
+def test_no_explanation_repeats_a_run_of_words_from_the_seeds(
+    explanations: dict[str, Any], removed: dict[str, Any]
+) -> None:
+    seed_digests = set(SEED_DIGESTS.read_text().split())
+    assert len(seed_digests) > 5_000, "the seed fingerprints look truncated"
+    copied = [
+        (where, run) for where, text in texts(explanations, removed)
+        for run in shared_digests(text, seed_digests)
+    ]
+    assert not copied, f"{RUN_WORDS}-word runs copied from the seeds: {copied}"
+
+
+def seeds_directory() -> Path | None:
+    configured = os.environ.get("SAMBATUNE_SEEDS")
+    if configured:
+        return Path(configured)
+    for parent in TESTS_DIR.resolve().parents:
+        candidate = parent / "shared" / "seeds"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def test_seed_fingerprints_match_the_seeds_when_they_are_at_hand() -> None:
+    seed_dir = seeds_directory()
+    if seed_dir is None:
+        pytest.skip("the seed documents are not next to this checkout (set SAMBATUNE_SEEDS)")
+    live = digests_of(seed_texts(seed_dir))
+    assert live, f"no seed files in {seed_dir}"
+    assert live == set(SEED_DIGESTS.read_text().split()), (
+        "tests/data/seed_shingles.txt is stale: rebuild it with "
+        "`python tests/parameter_text_overlap.py SEED_DIR > tests/data/seed_shingles.txt`"
+    )
+    probe = words(seed_texts(seed_dir)[0])[100:100 + RUN_WORDS]
+    assert run_digest(tuple(probe)) in live
