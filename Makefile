@@ -37,7 +37,8 @@ system-packages:
 	fi; \
 	missing=""; \
 	for p in $(SYSTEM_PACKAGES); do \
-		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" \
+			|| missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
