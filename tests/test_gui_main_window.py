@@ -132,3 +132,27 @@ def test_profile_dialog_refuses_a_bad_host(qtbot: QtBot) -> None:
     dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
     assert dialog.result_profile is None
     assert "cannot contain spaces" in dialog.error.text()
+
+
+def test_edit_and_remove_a_server(window: MainWindow, qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from sambatune.profiles import ServerProfile
+
+    window.add_profile(ServerProfile(name="old name", host="files1", port=2222))
+    profile_id = window.server_list.current_id()
+    assert profile_id is not None
+    window.server_list.edit_button.click()
+    dialog = window.findChild(ProfileDialog)
+    assert dialog.host.text() == "files1" and dialog.port.value() == 2222
+    dialog.name.setText("new name")
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+    saved = json.loads(ProfileStore().path.read_text())["servers"]
+    assert [(s["id"], s["name"]) for s in saved] == [(profile_id, "new name")]
+    assert "new name" in window.server_list.list.currentItem().text()
+
+    window.server_list.remove_button.click()
+    box = window.findChild(QMessageBox, "removeServerBox")
+    box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: json.loads(ProfileStore().path.read_text())["servers"] == [])
+    assert window.server_list.current_id() == "local"
