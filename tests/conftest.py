@@ -14,7 +14,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
-from sambatune.remote.connection import ConnectionOptions  # noqa: E402
+from sambatune.remote.connection import ConnectionOptions, open_target  # noqa: E402
+from sambatune.remote.local import LocalTransport  # noqa: E402
+from sambatune.remote.prompts import NoPrompts  # noqa: E402
+from sambatune.remote.transport import Transport  # noqa: E402
 from testbed.processes import processes_mentioning  # noqa: E402
 from testbed.smbd import SmbServer  # noqa: E402
 from testbed.sshd import SshServer, current_user, keygen  # noqa: E402
@@ -126,3 +129,24 @@ def screenshot():  # type: ignore[no-untyped-def]
         return path
 
     return save
+
+
+@pytest.fixture
+def fresh_smbd(tmp_path: Path) -> Iterator[SmbServer]:
+    """An smbd of this test's own, for tests that change, reload or restart it."""
+    server = SmbServer(tmp_path, "own-smbd")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["local", "ssh"])
+def any_transport(request: pytest.FixtureRequest) -> Iterator[Transport]:
+    """The same test on this computer and over real SSH."""
+    if request.param == "local":
+        yield LocalTransport()
+        return
+    options: ConnectionOptions = request.getfixturevalue("ssh_options")
+    target = open_target(options, NoPrompts())
+    yield target
+    target.close()

@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,6 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import AgentFailed, Cancelled
 from sambatune.packaged import agent_names, agents_root
 from sambatune.remote.agents import AgentRun, run_agent
-from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.local import LocalTransport
-from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.survey import run_survey
 from sambatune.remote.transport import Transport
 from testbed.processes import processes_mentioning
@@ -28,15 +24,9 @@ from testbed.smbd import SmbServer
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(params=["local", "ssh"])
-def transport(request: pytest.FixtureRequest) -> Iterator[Transport]:
-    if request.param == "local":
-        yield LocalTransport()
-        return
-    options: ConnectionOptions = request.getfixturevalue("ssh_options")
-    target = open_target(options, NoPrompts())
-    yield target
-    target.close()
+@pytest.fixture
+def transport(any_transport: Transport) -> Transport:
+    return any_transport
 
 
 def test_sysinfo_agrees_with_the_machine(transport: Transport, smbd: SmbServer) -> None:

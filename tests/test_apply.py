@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from sambatune.remote.local import LocalTransport
 from sambatune.remote.prompts import FixedAnswers, NoPrompts
 from sambatune.remote.transport import Transport
 from testbed.ports import free_port
+from testbed.processes import CommandLineWatch
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
@@ -36,11 +35,8 @@ NEW_SHARE = "\n[fresh]\n  path = {path}\n  read only = yes\n  guest ok = yes\n"
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[SmbServer]:
-    smb = SmbServer(tmp_path, "apply-smbd")
-    smb.start()
-    yield smb
-    smb.stop()
+def server(fresh_smbd: SmbServer) -> SmbServer:
+    return fresh_smbd
 
 
 @pytest.fixture
@@ -259,28 +255,17 @@ def test_sudo_apply_never_shows_the_password(
         sudo_password=sudo_user.password,
     )
     transport = open_target(options, FixedAnswers(accept_new_host_key=True))
-    seen: list[str] = []
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-            seen.extend(line for line in out.splitlines() if sudo_user.password in line)
-            time.sleep(0.02)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
     try:
-        original = server.config.read_bytes()
-        request = ApplyRequest(str(server.config), original, _with_new_share(server), sudo=True)
-        outcome = apply_config(transport, request)
+        with CommandLineWatch(sudo_user.password) as ps:
+            original = server.config.read_bytes()
+            request = ApplyRequest(str(server.config), original, _with_new_share(server),
+                                   sudo=True)
+            outcome = apply_config(transport, request)
     finally:
-        stop.set()
-        watcher.join()
         transport.close()
     assert outcome.ok, outcome.message
     assert server.config.stat().st_uid == 0
     assert "fresh" in server.list_shares()
-    assert seen == []
+    assert ps.seen == []
     assert sudo_user.password not in sshd_password.log.read_text()
     assert sudo_user.password not in str(outcome.to_json())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,11 +15,8 @@ from testbed.sshd import SshServer, current_user
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[SmbServer]:
-    smb = SmbServer(tmp_path, "gui-apply-smbd")
-    smb.start()
-    yield smb
-    smb.stop()
+def server(fresh_smbd: SmbServer) -> SmbServer:
+    return fresh_smbd
 
 
 @pytest.fixture

@@ -16,22 +16,16 @@ import pytest
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed, SudoFailed
 from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.local import LocalTransport
 from sambatune.remote.prompts import FixedAnswers, NoPrompts
 from sambatune.remote.transport import Transport
+from testbed.processes import CommandLineWatch
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
 
 
-@pytest.fixture(params=["local", "ssh"])
-def transport(request: pytest.FixtureRequest) -> Iterator[Transport]:
-    if request.param == "local":
-        yield LocalTransport()
-        return
-    options: ConnectionOptions = request.getfixturevalue("ssh_options")
-    target = open_target(options, NoPrompts())
-    yield target
-    target.close()
+@pytest.fixture
+def transport(any_transport: Transport) -> Transport:
+    return any_transport
 
 
 def test_run_returns_output_and_exit_code(transport: Transport) -> None:
@@ -152,22 +146,8 @@ def test_sudo_with_password_on_stdin_never_visible(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     sudo_transport.set_sudo_password(sudo_user.password)
-    seen_in_ps: list[str] = []
-    stop = threading.Event()
-
-    def watch_ps() -> None:
-        while not stop.is_set():
-            out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-            seen_in_ps.extend(line for line in out.splitlines() if sudo_user.password in line)
-            time.sleep(0.02)
-
-    watcher = threading.Thread(target=watch_ps)
-    watcher.start()
-    try:
+    with CommandLineWatch(sudo_user.password) as ps:
         result = sudo_transport.run(["sh", "-c", "sleep 1; id -u; cat"], stdin=b"payload", sudo=True)
-    finally:
-        stop.set()
-        watcher.join()
     assert result.ok, result.error_text
     assert result.stdout == b"0\npayload"  # the password line went to sudo, not to cat
     target = tmp_path / "root-owned.conf"
@@ -175,7 +155,7 @@ def test_sudo_with_password_on_stdin_never_visible(
     sudo_transport.write_file_atomic(str(target), b"written as root", sudo=True)
     assert target.read_bytes() == b"written as root"
     assert target.stat().st_uid == 0
-    assert seen_in_ps == []
+    assert ps.seen == []
     assert sudo_user.password not in caplog.text
     assert sudo_user.password not in sshd_password.log.read_text()
     for log in Path("/var/log").glob("auth.log*"):

@@ -17,30 +17,27 @@ def _home_override() -> Path | None:
     return Path(value) if value else None
 
 
-def config_dir() -> Path:
-    """Server profiles, preferences, our own known_hosts. Never secrets."""
+def _app_dir(kind: str) -> Path:
     override = _home_override()
     if override is not None:
-        path = override / "config"
+        path = override / kind
     else:
         import platformdirs
 
-        path = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+        finder = platformdirs.user_config_dir if kind == "config" else platformdirs.user_data_dir
+        path = Path(finder(APP_NAME, appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def config_dir() -> Path:
+    """Server profiles, preferences, our own known_hosts. Never secrets."""
+    return _app_dir("config")
 
 
 def data_dir() -> Path:
-    """The results database, backups of this computer's settings, reports."""
-    override = _home_override()
-    if override is not None:
-        path = override / "data"
-    else:
-        import platformdirs
-
-        path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """The results database, backups of this computer's settings, reports, the log."""
+    return _app_dir("data")
 
 
 def known_hosts_file() -> Path:

@@ -76,3 +76,32 @@ def kill_mentioning(text: str, timeout: float = 5.0) -> None:
     for pid, _cmd in processes_mentioning(text):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+
+
+class CommandLineWatch:
+    """Watches every process's command line while active; records lines containing ``secret``.
+
+    Proves a password never appears in ``ps`` output during the work inside the block.
+    """
+
+    def __init__(self, secret: str) -> None:
+        import threading
+
+        self.secret = secret
+        self.seen: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+            self.seen.extend(line for line in out.splitlines() if self.secret in line)
+            time.sleep(0.02)
+
+    def __enter__(self) -> CommandLineWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
