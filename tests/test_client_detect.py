@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from sambatune.client.catalog import catalog_problems, entries_for, load_catalog
+from sambatune.client.linux_system import _interfaces_from_sysfs
 from sambatune.client.nics import (
     NetworkInterface,
     choose_interface,
@@ -84,6 +86,17 @@ def test_ip_json_from_the_real_ip_command() -> None:
     loopback = [n for n in nics if n.name == "lo"]
     assert loopback and loopback[0].is_loopback and "127.0.0.1" in loopback[0].addresses
     assert all(isinstance(n.mtu, int) for n in nics)
+
+
+def test_interfaces_from_sysfs_when_ip_has_no_json(tmp_path: Path) -> None:
+    for name, mtu, state in (("lo", 65536, "unknown"), ("eth0", 9000, "up"),
+                             ("eth1", 1500, "down")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mtu").write_text(f"{mtu}\n")
+        (tmp_path / name / "operstate").write_text(f"{state}\n")
+    nics = {n.name: n for n in _interfaces_from_sysfs(tmp_path)}
+    assert nics["eth0"].mtu == 9000 and nics["eth0"].up
+    assert not nics["eth1"].up and nics["lo"].is_loopback
 
 
 def test_ifconfig_and_hardware_ports_from_macos() -> None:

@@ -80,6 +80,11 @@ def test_windows_xp_plans_tcpwindowsize_and_scaling() -> None:
     assert window.recommended == RegValue.dword(1_251_220)
     assert window.restart == "reboot"
     assert by_id(plan, "tcpip-tcp1323opts").recommended == RegValue.dword(1)
+    registry_plan = plan.registry_plan()
+    assert [(e["name"], e["after"]) for e in registry_plan.to_json()] == [
+        ("TcpWindowSize", "REG_DWORD 0x00131794 (1251220)"),
+        ("Tcp1323Opts", "REG_DWORD 0x00000001 (1)"),
+    ]
     autotuning = by_id(plan, "netsh-autotuninglevel")
     assert autotuning.honoured is False and autotuning.action == "none"
     assert plan.restart_needed() == "reboot"

@@ -29,7 +29,6 @@ from typing import Any
 from sambatune import appdirs
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import registry_changes_as_reg
-from sambatune.client.regvalue import RegValue
 from sambatune.client.settings import (
     AdapterPropertyRef,
     FileRef,
@@ -340,9 +339,3 @@ def _posix_restore_commands(entry: BackupEntry, os_info: OsInfo) -> list[str]:
             return [shlex.join(["networksetup", "-setMTU", ref.interface, str(prior.value)])]
         return [shlex.join(["ip", "link", "set", "dev", ref.interface, "mtu", str(prior.value)])]
     return [f"# (no command for {ref.label()})"]
-
-
-def registry_entry(ref: RegistryValueRef, value: RegValue | None, key_existed: bool) -> BackupEntry:
-    """A registry backup entry (helper for callers that read the registry themselves)."""
-    return BackupEntry(ref, Observed.absent() if value is None else Observed.present(value),
-                       key_existed)

@@ -63,9 +63,14 @@ class LinuxSystem(ClientSystem):
     # -- reading -------------------------------------------------------------------
     def interfaces(self) -> list[NetworkInterface]:
         result = self.runner.run(["ip", "-j", "addr", "show"], timeout=30)
-        if not result.ok:
-            raise CommandFailed("ip -j addr show failed: " + result.error_text.strip())
-        names = [entry.get("ifname") for entry in json.loads(result.text or "[]")]
+        try:
+            entries = json.loads(result.text or "[]") if result.ok else None
+        except json.JSONDecodeError:
+            entries = None
+        if entries is None:
+            # iproute2 before 4.13 has no JSON output: names and MTUs from sysfs will do.
+            return _interfaces_from_sysfs(Path("/sys/class/net"))
+        names = [entry.get("ifname") for entry in entries]
         return parse_ip_json(result.text, speeds=_link_speeds([n for n in names if n]))
 
     def is_admin(self) -> bool:
@@ -153,6 +158,22 @@ def linux_operations(ref: SettingRef, value: SettingValue | None) -> list[str]:
         return [f"(cannot make {ref.label()} absent)"]
     argv = _write_argv(ref, value)
     return [shlex.join(argv)] if argv else [f"(no Linux equivalent for {ref.label()})"]
+
+
+def _interfaces_from_sysfs(root: Path) -> list[NetworkInterface]:
+    result = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(root.iterdir()):
+            with contextlib.suppress(OSError, ValueError):
+                mtu = int((entry / "mtu").read_text().strip())
+                state = (entry / "operstate").read_text().strip()
+                loopback = entry.name == "lo"
+                result.append(NetworkInterface(
+                    name=entry.name, mtu=mtu, up=state in ("up", "unknown"),
+                    speed_bps=_link_speeds([entry.name]).get(entry.name),
+                    kind="loopback" if loopback else "",
+                ))
+    return result
 
 
 def _link_speeds(names: list[str]) -> dict[str, float]:

@@ -137,6 +137,38 @@ _RESTART_ORDER = {kind: rank for rank, kind in enumerate(RESTART_KINDS)}
 
 
 @dataclass
+class RegistryPlan:
+    """The registry part of a Windows plan: each value to set or delete, from what, and why."""
+
+    os: OsInfo
+    changes: list[PlannedChange]
+
+    def reg_file(self, version: int | None = None) -> RegFile | None:
+        """The changes as a .reg file to import on that machine (None if there are none).
+
+        REGEDIT4 for Windows 9x (the only format its regedit reads), version 5 otherwise.
+        """
+        if not self.changes:
+            return None
+        if version is None:
+            version = 4 if self.os.generation == "win9x" else 5
+        return registry_changes_as_reg(
+            [(c.ref, c.target) for c in self.changes if isinstance(c.ref, RegistryValueRef)],
+            version,
+        )
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "key": c.ref.key, "name": c.ref.name, "before": c.current.display(),
+                "after": display_value(c.target), "honoured": c.honoured, "restart": c.restart,
+                "reason": c.reason,
+            }
+            for c in self.changes if isinstance(c.ref, RegistryValueRef)
+        ]
+
+
+@dataclass
 class ClientPlan:
     os: OsInfo
     changes: list[PlannedChange]
@@ -159,19 +191,12 @@ class ClientPlan:
         kinds = [c.restart for c in self.actionable()] or ["none"]
         return max(kinds, key=lambda k: _RESTART_ORDER[k])
 
-    def reg_file(self, version: int | None = None) -> RegFile | None:
-        """The registry part of the plan as a .reg file to import on that machine.
+    def registry_plan(self) -> RegistryPlan:
+        return RegistryPlan(self.os, [c for c in self.actionable()
+                                      if isinstance(c.ref, RegistryValueRef)])
 
-        REGEDIT4 for Windows 9x (the only format its regedit reads), version 5 otherwise.
-        """
-        registry = [c for c in self.actionable() if isinstance(c.ref, RegistryValueRef)]
-        if not registry:
-            return None
-        if version is None:
-            version = 4 if self.os.generation == "win9x" else 5
-        return registry_changes_as_reg(
-            [(c.ref, c.target) for c in registry if isinstance(c.ref, RegistryValueRef)], version
-        )
+    def reg_file(self, version: int | None = None) -> RegFile | None:
+        return self.registry_plan().reg_file(version)
 
     def diff(self) -> list[dict[str, str]]:
         return [d for d in (c.diff() for c in self.changes) if d is not None]
@@ -198,6 +223,7 @@ class ClientPlan:
             "changes": [c.to_json() for c in self.changes],
             "diff": self.diff(),
             "restart_needed": self.restart_needed(),
+            "registry_plan": self.registry_plan().to_json() if self.os.is_windows else None,
             "reg_file": reg.text().replace("\r\n", "\n") if reg else None,
             "reg_file_format": ("REGEDIT4" if reg.version == 4 else
                                 "Windows Registry Editor Version 5.00") if reg else None,

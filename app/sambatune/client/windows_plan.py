@@ -253,7 +253,8 @@ def _plan_nt5(ctx: PlanContext) -> list[PlannedChange]:
         items.append(ctx.item(
             "tcpip-tcp1323opts", opts_ref, opts_current, "set", RegValue.dword((opts or 0) | 1),
             f"A {window:,}-byte window is above 65,535 and needs window scaling (bit 0). "
-            + ("Absent on XP/2003 means scaling is off. " if opts is None else "")
+            + ("Absent on XP/2003 means scaling is off. " if opts_current.state == "absent"
+               else "")
             + "Timestamps (bit 1) are left as they were: they add 12 bytes to every segment."))
     else:
         items.append(ctx.item("tcpip-tcp1323opts", opts_ref, opts_current, "keep", None,
