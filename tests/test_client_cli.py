@@ -167,3 +167,18 @@ def test_the_module_entry_point(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "sambatune", "client", "window", "--bandwidth",
                            "100mbit", "--rtt", "1ms", "--json"], capture_output=True, text=True)
     assert done.returncode == 0 and json.loads(done.stdout)["required_window"] == 12_500
+
+
+def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str],
+                                            tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    run_cli(capsys, "plan", "--bandwidth", "40gbit", "--rtt", "50ms", "--sysctl-dir",
+            str(tmp_path / "d"), "-o", str(plan), "--json")
+    data = json.loads(plan.read_text())
+    for change in data["changes"]:
+        if change["catalog_id"] == "linux-sysctl-file":
+            change["setting"]["path"] = str(tmp_path / "authorized_keys")
+    plan.write_text(json.dumps(data))
+    code = main(["client", "apply", str(plan), "--dry-run", "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert code == 1 and "not SambaTune's own" in error["message"]

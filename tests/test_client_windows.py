@@ -304,3 +304,24 @@ def test_system_for_forced_profiles_and_dry_run_needs_no_admin(tmp_path: Path) -
     assert TcpAutotuningRef().to_json() in refs
     assert InterfaceMtuRef("Ethernet").kind == "mtu"
     assert REG_DWORD == 4
+
+
+def test_a_plan_may_only_touch_catalogued_settings(tmp_path: Path) -> None:
+    registry = InMemoryRegistry()
+    system = windows_system("windows-10", registry=registry)
+    plan = build_plan(system, measured())
+    data = plan.to_json()
+    for change in data["changes"]:
+        if change["catalog_id"] == "lanman-disablebandwidththrottling":
+            change["setting"]["key"] = "HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\Windows\\Run"
+            change["setting"]["name"] = "Evil"
+    with pytest.raises(InvalidInput, match="not a setting SambaTune manages"):
+        apply_plan(system, ClientPlan.from_json(data), store=BackupStore(tmp_path))
+    assert registry.snapshot() == {}
+    # Per-interface keys must look like an interface GUID.
+    from sambatune.client.apply import out_of_scope
+
+    good = RegistryValueRef(IFACE, "MTU", REG_DWORD)
+    bad = RegistryValueRef(IFACE + "\\..\\..\\Other", "MTU", REG_DWORD)
+    assert out_of_scope(good, RegValue.dword(1400)) is None
+    assert out_of_scope(bad, RegValue.dword(1400))

@@ -240,6 +240,11 @@ def _execute(
     registry = _registry_of(system)
     for write in writes:
         write.target = write.ref.check_value(write.target) if write.target is not None else None
+        problem = out_of_scope(write.ref, write.target)
+        if problem:
+            raise InvalidInput(f"Refusing the whole {action}: {problem}",
+                               details="A plan or backup may only touch the settings in "
+                               "SambaTune's catalog (see 'sambatune client show').")
 
     yield ApplyProgress("reading the current values", 0.05)
     fresh: list[Observed] = []
@@ -383,6 +388,46 @@ def _caveat(system: ClientSystem, ref: SettingRef) -> str:
         return (f"{ref.label()}: the restore sets the previous number back; whether it had been "
                 "set explicitly or came from the adapter's default is not recorded.")
     return ""
+
+
+def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
+    """Why a write falls outside what SambaTune manages, or None if it is in scope."""
+    from pathlib import PurePath
+
+    from sambatune.client.catalog import is_catalogued
+    from sambatune.client.linux_system import SYSCTL_FILE_NAME, parse_sysctl_file
+    from sambatune.client.settings import (
+        AdapterPropertyRef,
+        FileRef,
+        InterfaceMtuRef,
+        SysctlRef,
+        TcpAutotuningRef,
+    )
+
+    if isinstance(ref, RegistryValueRef):
+        ok = is_catalogued("registry", key=ref.key, name=ref.name)
+    elif isinstance(ref, SysctlRef):
+        ok = is_catalogued("sysctl", name=ref.name)
+    elif isinstance(ref, AdapterPropertyRef):
+        ok = is_catalogued("adapter-property", keyword=ref.keyword)
+    elif isinstance(ref, (InterfaceMtuRef, TcpAutotuningRef)):
+        ok = True
+    elif isinstance(ref, FileRef):
+        if PurePath(ref.path).name != SYSCTL_FILE_NAME:
+            return f"{ref.path} is not SambaTune's own {SYSCTL_FILE_NAME}."
+        text = str(target or "")
+        stray = [name for name in parse_sysctl_file(text) if not is_catalogued("sysctl",
+                                                                               name=name)]
+        lines = [line.strip() for line in text.splitlines()]
+        unreadable = [line for line in lines if line and not line.startswith(("#", ";"))
+                      and "=" not in line]
+        if stray or unreadable:
+            return f"{ref.path} would hold settings SambaTune does not manage: " + ", ".join(
+                stray + unreadable)
+        ok = True
+    else:
+        ok = False
+    return None if ok else f"{ref.label()} is not a setting SambaTune manages."
 
 
 def restart_for(ref: SettingRef) -> str:

@@ -6,6 +6,7 @@ The knowledge is data (resources/client/settings.json); this module only reads i
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -97,3 +98,42 @@ def catalog_problems() -> list[str]:
         if "kind" not in item.setting:
             problems.append(f"{item.id}: setting has no kind")
     return problems
+
+
+_PLACEHOLDER_KEYS = {
+    # Tcpip\Parameters\Interfaces\{GUID}: one key per interface.
+    "{interface_key}": re.compile(
+        r"hkey_local_machine\\system\\currentcontrolset\\services\\tcpip\\parameters\\"
+        r"interfaces\\\{[0-9a-f\-]{36}\}"),
+    # Class\NetTrans\000n: one key per TCP/IP-to-adapter binding on Windows 9x.
+    "{nettrans_key}": re.compile(
+        r"hkey_local_machine\\system\\currentcontrolset\\services\\class\\nettrans\\\d{4}"),
+}
+
+
+def is_catalogued(kind: str, **address: str) -> bool:
+    """Whether a setting is one SambaTune knows, and so one a plan may write.
+
+    A plan is a file: whoever applies it with administrator rights should not be
+    able to write anything else through it.
+    """
+    for item in load_catalog().values():
+        setting = item.setting
+        if setting.get("kind") != kind:
+            continue
+        if kind == "registry":
+            if setting["name"].lower() != address.get("name", "").lower():
+                continue
+            key = address.get("key", "").lower()
+            pattern = _PLACEHOLDER_KEYS.get(setting["key"])
+            if (pattern.fullmatch(key) if pattern else setting["key"].lower() == key):
+                return True
+        elif kind == "sysctl":
+            if setting["name"] == address.get("name"):
+                return True
+        elif kind == "adapter-property":
+            if setting["keyword"] == address.get("keyword"):
+                return True
+        else:
+            return True
+    return False
