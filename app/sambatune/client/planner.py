@@ -46,7 +46,9 @@ class PlanRequest:
     mtu: int | None = None
     probe_mtu: bool = True
     interface: str | None = None
-    probe_timeout: float = 1.0
+    #: Seconds to wait for each probe's answer; None = from the RTT (4 x RTT + 0.25 s,
+    #: at most 2 s), so a black-hole search on a LAN takes seconds, not half a minute.
+    probe_timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,8 @@ def plan_events(
         messages: list[str] = []
         probe = probe_path_mtu(
             request.server, interface.mtu if interface else None,
-            timeout=request.probe_timeout, cancel=cancel, on_progress=messages.append,
+            timeout=request.probe_timeout or min(2.0, 4 * rtt_seconds + 0.25),
+            cancel=cancel, on_progress=messages.append,
         )
         for message in messages:
             yield PlanProgress(message, 0.7)
