@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import socket
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -111,7 +112,9 @@ def measure_rtt(
         if outcome == "connected":
             return _sample(host, address, port, target, family, samples, timeout, "connected",
                            cancel, on_progress)
-        if outcome == "refused" and refused_port is None:
+        # Windows retries a refused SYN for about a second before giving up, so there a
+        # refusal measures that retry, not the round trip.
+        if outcome == "refused" and refused_port is None and sys.platform != "win32":
             refused_port = (port, target)
     if refused_port is not None:
         port, target = refused_port
