@@ -23,7 +23,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -304,7 +303,6 @@ def test_namespaces_are_gone_after_a_failing_test(tmp_path: Path) -> None:
         generator.throw(RuntimeError("the test failed"))
     listing = sh("ip", "netns", "list").stdout
     assert lab.client not in listing and lab.server not in listing
-    time.sleep(0)
 
 
 def test_a_value_the_kernel_refuses_rolls_everything_back(blackhole_lab: NetLab) -> None:
