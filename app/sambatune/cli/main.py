@@ -15,6 +15,7 @@ from collections.abc import Sequence
 # Each module registers its verbs with ``register(subparsers)``.
 VERB_MODULES = (
     "sambatune.cli.survey",
+    "sambatune.cli.client",
 )
 
 

@@ -1,0 +1,458 @@
+"""Apply a plan, or restore a backup, safely.
+
+The order never changes:
+
+1. Refuse a plan made for another kind of machine, and writes without admin rights.
+2. Read every setting about to change *now*; refuse if one cannot be read (it could
+   not be put back) or no longer holds what the plan saw (``force`` overrides).
+3. Dry run: stop here and say exactly what would be written or run.
+4. Write the backup and read it back.
+5. Write each setting, read it back, compare.
+6. On any failure, put back everything already written, from the backup.
+
+Restoring is the same engine run on the backup's values, and it takes a backup of
+what it replaces first, so a restore can be undone too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sambatune.cancellation import CancelToken
+from sambatune.client.backups import Backup, BackupEntry, BackupStore
+from sambatune.client.plan import ClientPlan
+from sambatune.client.registry import RegistryStore
+from sambatune.client.settings import (
+    Observed,
+    RegistryValueRef,
+    SettingRef,
+    SettingValue,
+    display_value,
+)
+from sambatune.client.system import CannotApplyHere, ClientSystem, NeedsAdmin
+from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+
+
+class PlanStale(SambaTuneError):
+    """A setting changed between planning and applying."""
+
+    code = "plan-stale"
+
+
+@dataclass
+class StepResult:
+    id: str
+    setting: str
+    operations: list[str]
+    before: Observed
+    wanted: SettingValue | None
+    #: "would-change" (dry run), "unchanged" (already so), "changed", "failed",
+    #: "not-attempted" (after a failure), "rolled-back", "rollback-failed".
+    status: str
+    after: Observed | None = None
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "setting": self.setting,
+            "operations": list(self.operations),
+            "before": self.before.to_json(),
+            "wanted": display_value(self.wanted),
+            "status": self.status,
+            "after": self.after.to_json() if self.after else None,
+            "message": self.message,
+        }
+
+
+@dataclass
+class ApplyResult:
+    action: str  # "apply" or "restore"
+    dry_run: bool
+    ok: bool
+    steps: list[StepResult]
+    backup_id: str | None = None
+    backup_folder: str | None = None
+    restored_backup: str | None = None
+    rolled_back: bool = False
+    restart_needed: str = "none"
+    message: str = ""
+    backup_preview: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "action": self.action,
+            "dry_run": self.dry_run,
+            "message": self.message,
+            "backup": {"id": self.backup_id, "folder": self.backup_folder}
+            if self.backup_id else None,
+            "restored_backup": self.restored_backup,
+            "rolled_back": self.rolled_back,
+            "restart_needed": self.restart_needed,
+            "steps": [s.to_json() for s in self.steps],
+            "backup_preview": self.backup_preview,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class ApplyProgress:
+    message: str
+    fraction: float | None = None
+
+
+@dataclass(frozen=True)
+class ApplyDone:
+    result: ApplyResult
+
+
+@dataclass
+class _Write:
+    id: str
+    ref: SettingRef
+    target: SettingValue | None
+    #: What the plan saw; None when there is nothing to compare with (restores).
+    expected: Observed | None
+    restart: str = "none"
+    key_existed: bool | None = None
+
+
+def apply_events(
+    system: ClientSystem,
+    plan: ClientPlan,
+    *,
+    dry_run: bool = False,
+    store: BackupStore | None = None,
+    force: bool = False,
+    cancel: CancelToken | None = None,
+) -> Iterator[ApplyProgress | ApplyDone]:
+    """Apply ``plan`` to ``system``; yields progress, then ``ApplyDone``."""
+    if plan.os.family != system.os.family or plan.os.generation != system.os.generation:
+        raise CannotApplyHere(
+            f"This plan is for {plan.os.name} ({plan.os.generation}); this computer is "
+            f"{system.os.name} ({system.os.generation}).",
+            details="Make a plan on this computer: sambatune client plan ... --json",
+        )
+    writes = [
+        _Write(c.id, c.ref, c.target, c.current if c.current.known else None, c.restart)
+        for c in plan.actionable() if c.ref is not None
+    ]
+    if not writes:
+        yield ApplyDone(ApplyResult("apply", dry_run, True, [], message="Nothing to change."))
+        return
+    yield from _execute(system, writes, action="apply", plan_id=plan.id, dry_run=dry_run,
+                        store=store or BackupStore(), force=force, cancel=cancel,
+                        summary=_summary(plan))
+
+
+def apply_plan(system: ClientSystem, plan: ClientPlan, **kwargs: Any) -> ApplyResult:
+    return _drain(apply_events(system, plan, **kwargs))
+
+
+def restore_events(
+    system: ClientSystem,
+    backup: str | Backup,
+    *,
+    dry_run: bool = False,
+    store: BackupStore | None = None,
+    cancel: CancelToken | None = None,
+) -> Iterator[ApplyProgress | ApplyDone]:
+    """Put back what ``backup`` recorded (an id, a folder, a backup.json, or a Backup)."""
+    store = store or BackupStore()
+    loaded = backup if isinstance(backup, Backup) else store.load(backup)
+    if loaded.os.family != system.os.family or loaded.os.generation != system.os.generation:
+        raise CannotApplyHere(
+            f"Backup {loaded.id} was taken on {loaded.os.name}; this computer is {system.os.name}."
+        )
+    writes = [
+        _Write(f"restore:{entry.ref.identity()}", entry.ref,
+               entry.prior.value if entry.prior.state == "present" else None, None,
+               restart=restart_for(entry.ref), key_existed=entry.key_existed)
+        for entry in reversed(loaded.entries)
+    ]
+    for event in _execute(system, writes, action="restore", plan_id=loaded.plan_id,
+                          dry_run=dry_run, store=store, force=True, cancel=cancel,
+                          summary=f"before restoring backup {loaded.id}"):
+        if isinstance(event, ApplyDone):
+            event.result.restored_backup = loaded.id
+            caveats = [e.caveat for e in loaded.entries if e.caveat]
+            event.result.warnings += caveats
+            if event.result.ok and not dry_run:
+                _remove_created_keys(system, loaded)
+                store.mark_restored(loaded.id)
+        yield event
+
+
+def restore_backup(system: ClientSystem, backup: str | Backup, **kwargs: Any) -> ApplyResult:
+    return _drain(restore_events(system, backup, **kwargs))
+
+
+def _drain(events: Iterator[ApplyProgress | ApplyDone]) -> ApplyResult:
+    for event in events:
+        if isinstance(event, ApplyDone):
+            return event.result
+    raise AssertionError("no result")  # pragma: no cover
+
+
+def _summary(plan: ClientPlan) -> str:
+    names = [c.ref.label() for c in plan.actionable() if c.ref is not None]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"before applying plan {plan.id}: {shown}"
+
+
+def _same(observed: Observed, target: SettingValue | None) -> bool:
+    if target is None:
+        return observed.state == "absent"
+    return observed.state == "present" and observed.value == target
+
+
+def _registry_of(system: ClientSystem) -> RegistryStore | None:
+    registry = getattr(system, "registry", None)
+    return registry if isinstance(registry, RegistryStore) else None
+
+
+def _execute(
+    system: ClientSystem,
+    writes: list[_Write],
+    *,
+    action: str,
+    plan_id: str | None,
+    dry_run: bool,
+    store: BackupStore,
+    force: bool,
+    cancel: CancelToken | None,
+    summary: str,
+) -> Iterator[ApplyProgress | ApplyDone]:
+    blocker = system.apply_blocker()
+    if blocker:
+        raise CannotApplyHere(blocker)
+    if not dry_run and not system.is_admin():
+        raise NeedsAdmin(
+            "Changing these settings needs administrator rights.",
+            details="On Windows, accept the elevation prompt (SambaTune starts a one-shot "
+            "elevated helper); on Linux or macOS run as root, e.g. "
+            "'sudo sambatune client apply PLAN.json'.",
+        )
+    registry = _registry_of(system)
+    for write in writes:
+        write.target = write.ref.check_value(write.target) if write.target is not None else None
+        problem = out_of_scope(write.ref, write.target)
+        if problem:
+            raise InvalidInput(f"Refusing the whole {action}: {problem}",
+                               details="A plan or backup may only touch the settings in "
+                               "SambaTune's catalog (see 'sambatune client show').")
+
+    yield ApplyProgress("reading the current values", 0.05)
+    fresh: list[Observed] = []
+    for write in writes:
+        observed = system.read(write.ref)
+        if not observed.known:
+            raise InvalidInput(
+                f"The current value of {write.ref.label()} cannot be read, so it could not be "
+                "put back; nothing was changed.", details=observed.detail)
+        if write.expected is not None and not write.expected.same_as(observed) and not force:
+            raise PlanStale(
+                f"{write.ref.label()} changed since the plan was made "
+                f"({write.expected.display()} then, {observed.display()} now); nothing was "
+                "changed.", details="Make a new plan, or apply with --force.")
+        fresh.append(observed)
+
+    steps = [
+        StepResult(w.id, w.ref.label(), system.operations(w.ref, w.target), before, w.target,
+                   "unchanged" if _same(before, w.target) else "would-change")
+        for w, before in zip(writes, fresh, strict=True)
+    ]
+    pending = [(w, s) for w, s in zip(writes, steps, strict=True) if s.status == "would-change"]
+    restart = _heaviest(w.restart for w, _ in pending)
+
+    entries = []
+    for write, step in pending:
+        key_existed = None
+        if isinstance(write.ref, RegistryValueRef) and registry is not None:
+            key_existed = registry.key_exists(write.ref.key)
+        entries.append(BackupEntry(write.ref, step.before, key_existed, _caveat(system, write.ref)))
+
+    if dry_run:
+        preview = None
+        if entries:
+            preview = {
+                "folder": str(store.root / "<new backup>"),
+                "settings": [e.to_json() for e in entries],
+            }
+        message = (f"Dry run: {len(pending)} setting(s) would change, "
+                   f"{len(steps) - len(pending)} already as planned. Nothing was written.")
+        yield ApplyDone(ApplyResult(action, True, True, steps, restart_needed=restart,
+                                    message=message, backup_preview=preview))
+        return
+    if not pending:
+        yield ApplyDone(ApplyResult(action, False, True, steps,
+                                    message="Every setting already holds the planned value."))
+        return
+
+    yield ApplyProgress("writing the backup", 0.15)
+    backup = store.create(system.os, entries,
+                          kind="before-apply" if action == "apply" else "before-restore",
+                          plan_id=plan_id, summary=summary)
+
+    done: list[tuple[_Write, StepResult]] = []
+    failure: str | None = None
+    for index, (write, step) in enumerate(pending):
+        try:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            yield ApplyProgress(f"setting {write.ref.label()}", 0.2 + 0.7 * index / len(pending))
+            done.append((write, step))
+            system.write(write.ref, write.target)
+            step.after = system.read(write.ref)
+            if not _same(step.after, write.target):
+                step.status = "failed"
+                step.message = (f"read back {step.after.display()} instead of "
+                                f"{display_value(write.target)}")
+                failure = f"{write.ref.label()}: {step.message}"
+                break
+            step.status = "changed"
+        except Cancelled:
+            step.status = "failed"
+            step.message = "cancelled"
+            failure = "cancelled"
+            break
+        except (SambaTuneError, OSError) as error:
+            step.status = "failed"
+            step.message = error.message if isinstance(error, SambaTuneError) else str(error)
+            failure = f"{write.ref.label()}: {step.message}"
+            break
+
+    result = ApplyResult(action, False, failure is None, steps, backup.id, str(backup.folder),
+                         restart_needed=restart if failure is None else "none")
+    if failure is None:
+        result.message = (f"{len(pending)} setting(s) changed; backup {backup.id}. "
+                          + _restart_text(restart))
+        yield ApplyDone(result)
+        return
+
+    yield ApplyProgress("putting back what was changed", 0.95)
+    for step in steps:
+        if step.status == "would-change":
+            step.status = "not-attempted"
+    problems = _roll_back(system, done)
+    result.rolled_back = True
+    result.message = (f"Stopped: {failure}. "
+                      + ("Everything already changed was put back from backup "
+                         f"{backup.id}." if not problems else
+                         "Putting back failed for: " + "; ".join(problems)
+                         + f". Restore by hand from {backup.folder}."))
+    yield ApplyDone(result)
+
+
+def _roll_back(system: ClientSystem, done: list[tuple[_Write, StepResult]]) -> list[str]:
+    problems = []
+    for write, step in reversed(done):
+        prior = step.before.value if step.before.state == "present" else None
+        try:
+            if _same(system.read(write.ref), prior):
+                continue  # the failed write changed nothing
+            system.write(write.ref, prior)
+            after = system.read(write.ref)
+            if _same(after, prior):
+                if step.status == "changed":
+                    step.status = "rolled-back"
+            else:
+                step.status = "rollback-failed"
+                problems.append(f"{write.ref.label()} reads {after.display()}")
+        except (SambaTuneError, OSError) as error:
+            step.status = "rollback-failed"
+            problems.append(f"{write.ref.label()}: {error}")
+    return problems
+
+
+def _remove_created_keys(system: ClientSystem, backup: Backup) -> None:
+    """Registry keys SambaTune created (absent before) go again once empty."""
+    registry = _registry_of(system)
+    if registry is None:
+        return
+    for entry in backup.entries:
+        if isinstance(entry.ref, RegistryValueRef) and entry.key_existed is False:
+            key = entry.ref.key
+            if registry.key_exists(key) and not registry.values(key) and not registry.subkeys(key):
+                registry.delete_tree(key)
+
+
+def _caveat(system: ClientSystem, ref: SettingRef) -> str:
+    from sambatune.client.settings import InterfaceMtuRef
+
+    if isinstance(ref, InterfaceMtuRef) and system.os.family in ("windows", "macos"):
+        return (f"{ref.label()}: the restore sets the previous number back; whether it had been "
+                "set explicitly or came from the adapter's default is not recorded.")
+    return ""
+
+
+def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
+    """Why a write falls outside what SambaTune manages, or None if it is in scope."""
+    from pathlib import PurePath
+
+    from sambatune.client.catalog import is_catalogued
+    from sambatune.client.linux_system import SYSCTL_FILE_NAME, parse_sysctl_file
+    from sambatune.client.settings import (
+        AdapterPropertyRef,
+        FileRef,
+        InterfaceMtuRef,
+        SysctlRef,
+        TcpAutotuningRef,
+    )
+
+    if isinstance(ref, RegistryValueRef):
+        ok = is_catalogued("registry", key=ref.key, name=ref.name)
+    elif isinstance(ref, SysctlRef):
+        ok = is_catalogued("sysctl", name=ref.name)
+    elif isinstance(ref, AdapterPropertyRef):
+        ok = is_catalogued("adapter-property", keyword=ref.keyword)
+    elif isinstance(ref, (InterfaceMtuRef, TcpAutotuningRef)):
+        ok = True
+    elif isinstance(ref, FileRef):
+        if PurePath(ref.path).name != SYSCTL_FILE_NAME:
+            return f"{ref.path} is not SambaTune's own {SYSCTL_FILE_NAME}."
+        text = str(target or "")
+        stray = [name for name in parse_sysctl_file(text) if not is_catalogued("sysctl",
+                                                                               name=name)]
+        lines = [line.strip() for line in text.splitlines()]
+        unreadable = [line for line in lines if line and not line.startswith(("#", ";"))
+                      and "=" not in line]
+        if stray or unreadable:
+            return f"{ref.path} would hold settings SambaTune does not manage: " + ", ".join(
+                stray + unreadable)
+        ok = True
+    else:
+        ok = False
+    return None if ok else f"{ref.label()} is not a setting SambaTune manages."
+
+
+def restart_for(ref: SettingRef) -> str:
+    """What putting a setting back needs before it takes effect (restores have no plan)."""
+    from sambatune.client.settings import AdapterPropertyRef
+
+    if isinstance(ref, RegistryValueRef):
+        return "reboot"
+    if isinstance(ref, AdapterPropertyRef):
+        return "adapter-restart"
+    return "none"
+
+
+_RESTART_ORDER = ("none", "adapter-restart", "service-restart", "reboot")
+
+
+def _heaviest(kinds: Iterator[str] | Any) -> str:
+    ranked = [k for k in kinds if k in _RESTART_ORDER]
+    return max(ranked, key=_RESTART_ORDER.index) if ranked else "none"
+
+
+def _restart_text(kind: str) -> str:
+    return {
+        "none": "No restart needed.",
+        "adapter-restart": "The network adapter restarts to apply it (a short drop).",
+        "service-restart": "Restart the service (or the computer) for it to take effect.",
+        "reboot": "Restart the computer for it to take effect.",
+    }[kind]

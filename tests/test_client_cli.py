@@ -1,0 +1,184 @@
+"""``sambatune client ...`` as a user runs it: JSON out, clear errors, nothing changed on the host.
+
+Everything here either only reads this computer or plans for a forced profile; the
+tests that write settings run inside network namespaces (test_client_netns.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sambatune.cli.main import main
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
+    code = main(["client", *args])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip().startswith("{") else out
+
+
+def test_window_calculator_worked_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data = run_cli(capsys, "window", "--bandwidth", "1gbit", "--rtt", "10ms", "--json")
+    assert code == 0
+    assert data["required_window"] == 1_250_000 and data["scale_shift"] == 5
+    assert data["max_unscaled_window"] == 65_535 and data["max_window"] == 1_073_725_440
+    code, data = run_cli(capsys, "window", "--bandwidth", "1gbit", "--rtt", "20ms",
+                         "--current", "64KiB", "--json")
+    assert data["current_throughput_bps"] == pytest.approx(26_214_400)
+
+
+def test_bad_units_give_one_clear_json_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["client", "window", "--bandwidth", "100", "--rtt", "10ms", "--json"])
+    captured = capsys.readouterr()
+    assert code == 1
+    error = json.loads(captured.out)["error"]
+    assert error["code"] == "invalid-input" and "bits or bytes" in error["message"]
+    assert "Traceback" not in captured.err
+
+
+def test_show_reports_this_computer(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data = run_cli(capsys, "show", "--json")
+    assert code == 0
+    assert data["os"]["family"] == "linux" and data["os"]["detected"]
+    assert any(nic["name"] == "lo" for nic in data["interfaces"])
+    rmem = next(s for s in data["settings"] if s["catalog_id"] == "linux-tcp-rmem")
+    assert rmem["label"] == "honoured" and rmem["current"]["state"] == "present"
+
+
+def test_show_for_a_profile_labels_without_reading(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data = run_cli(capsys, "show", "--os", "windows-10", "--json")
+    assert code == 0 and not data["can_apply"]
+    labels = {s["catalog_id"]: s["label"] for s in data["settings"]}
+    assert labels["tcpip-tcpwindowsize"] == "ignored"
+    assert labels["netsh-autotuninglevel"] == "honoured"
+
+
+@pytest.mark.parametrize(("profile", "ignored", "planned"), [
+    ("windows-10", "tcpip-tcpwindowsize", "netsh-autotuninglevel"),
+    ("windows-xp", "netsh-autotuninglevel", "tcpip-tcpwindowsize"),
+    ("windows-98", "tcpip-tcpwindowsize", "win9x-defaultrcvwindow"),
+])
+def test_plan_for_windows_profiles(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                   profile: str, ignored: str, planned: str) -> None:
+    reg = tmp_path / "plan.reg"
+    code, data = run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", profile,
+                         "--reg-file", str(reg), "--json")
+    assert code == 0
+    changes = {c["catalog_id"]: c for c in data["changes"]}
+    assert changes[ignored]["label"] == "ignored" and changes[ignored]["action"] == "none"
+    assert changes[planned]["label"] == "honoured" and changes[planned]["action"] == "set"
+    assert data["window"]["required_window"] == 2_500_000
+    assert data["os"]["detected"] is False
+    assert any("example" in w for w in data["warnings"])
+    raw = reg.read_bytes()
+    if profile == "windows-98":
+        assert raw.startswith(b"REGEDIT4\r\n")
+    else:
+        assert raw.startswith(b"\xff\xfeW\x00")
+    assert data["reg_file"].replace("\n", "\r\n") in raw.decode(
+        "cp1252" if profile == "windows-98" else "utf-16")
+
+
+def test_plan_needs_rtt_or_server(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["client", "plan", "--bandwidth", "1gbit", "--os", "windows-10", "--json"])
+    assert code == 1
+    assert "--rtt" in json.loads(capsys.readouterr().out)["error"]["message"]
+
+
+def test_a_plan_for_windows_is_not_applied_on_linux(capsys: pytest.CaptureFixture[str],
+                                                    tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-10",
+            "-o", str(plan), "--json")
+    code = main(["client", "apply", str(plan), "--dry-run", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["error"]["code"] == "cannot-apply-here"
+    code = main(["client", "apply", str(tmp_path / "missing.json"), "--json"])
+    assert code == 1
+
+
+def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    before = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True,
+                            text=True).stdout
+    plan = tmp_path / "plan.json"
+    sysctl_dir = tmp_path / "sysctl.d"
+    run_cli(capsys, "plan", "--bandwidth", "40gbit", "--rtt", "50ms", "--sysctl-dir",
+            str(sysctl_dir), "-o", str(plan), "--json")
+    code, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--sysctl-dir",
+                         str(sysctl_dir), "--json")
+    assert code == 0 and data["dry_run"] and data["ok"]
+    assert any(op.startswith("sysctl -w 'net.ipv4.tcp_rmem=") for s in data["steps"]
+               for op in s["operations"])
+    assert data["backup_preview"]["settings"]
+    after = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True,
+                           text=True).stdout
+    assert before == after and not sysctl_dir.exists()
+    code, listed = run_cli(capsys, "backups", "--json")
+    assert listed["backups"] == []
+
+
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
+def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(["iperf3", "-s", "-1", "-p", str(port), "-B", "127.0.0.1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            client = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1",
+                                     "-J"], capture_output=True, text=True)
+            if client.returncode == 0:
+                break
+            time.sleep(0.1)
+        result = tmp_path / "iperf3.json"
+        result.write_text(client.stdout)
+    finally:
+        server.kill()
+        server.wait()
+    measured = json.loads(client.stdout)["end"]["sum_received"]["bits_per_second"]
+    code, data = run_cli(capsys, "plan", "--bandwidth-from", str(result), "--rtt", "10ms",
+                         "--os", "windows-10", "--json")
+    assert code == 0
+    assert data["measurements"]["bandwidth_bps"] == measured
+    assert "iperf3" in data["measurements"]["bandwidth_source"]
+
+
+def test_text_output_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["client", "plan", "--bandwidth", "1gbit", "--rtt", "10ms",
+                 "--os", "windows-xp"]) == 0
+    text = capsys.readouterr().out
+    assert "[CHANGE] TCP receive window (TcpWindowSize)  (honoured on this OS)" in text
+    assert "1,251,220" in text
+
+
+def test_the_module_entry_point(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "sambatune", "client", "window", "--bandwidth",
+                           "100mbit", "--rtt", "1ms", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["required_window"] == 12_500
+
+
+def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str],
+                                            tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    run_cli(capsys, "plan", "--bandwidth", "40gbit", "--rtt", "50ms", "--sysctl-dir",
+            str(tmp_path / "d"), "-o", str(plan), "--json")
+    data = json.loads(plan.read_text())
+    for change in data["changes"]:
+        if change["catalog_id"] == "linux-sysctl-file":
+            change["setting"]["path"] = str(tmp_path / "authorized_keys")
+    plan.write_text(json.dumps(data))
+    code = main(["client", "apply", str(plan), "--dry-run", "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert code == 1 and "not SambaTune's own" in error["message"]

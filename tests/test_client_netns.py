@@ -1,0 +1,336 @@
+"""Tuning "this computer" for real, inside network namespaces the tests create.
+
+Topology: client --veth-- router --veth-- server, each its own namespace. SambaTune
+runs *inside* the client namespace (``ip netns exec``), so its sysctl writes and
+``ip link`` changes land there and never on the host. Only per-namespace sysctls are
+touched: a net.* sysctl that exists in a brand-new namespace is a per-namespace copy
+(the kernel registers the global-only ones, like net.core.netdev_max_backlog, in the
+initial namespace alone), and the tests check that first. The persistence file goes to
+a temp dir, never /etc/sysctl.d. Namespaces and processes are removed even on failure.
+
+Two path variants:
+- black hole: the server end of the router-server link has a smaller MTU than the
+  router end, so big packets are dropped silently (veth accepts up to MTU + 4 bytes,
+  hence 1396 for a 1400-byte limit);
+- fragmentation needed: both ends of that link are 1400, and the router says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.needs_root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create network namespaces"),
+    pytest.mark.skipif(shutil.which("ip") is None, reason="needs iproute2"),
+]
+
+#: Per-namespace sysctls a plan writes here.
+NAMESPACED = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_mtu_probing")
+#: Everything compared before and after (net.core.* may belong to the host).
+SYSCTLS = (*NAMESPACED, "net.core.rmem_max", "net.core.wmem_max")
+CLIENT_IP, ROUTER_A, ROUTER_B, SERVER_IP = "10.91.1.2", "10.91.1.1", "10.91.2.1", "10.91.2.2"
+_counter = itertools.count()
+
+
+def sh(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(argv), capture_output=True, text=True, check=check, timeout=120)
+
+
+@dataclass
+class NetLab:
+    client: str
+    router: str
+    server: str
+    client_dev: str
+    home: Path
+    sysctl_dir: Path
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def sysctl(self, name: str) -> str:
+        return " ".join(sh("ip", "netns", "exec", self.client, "sysctl", "-n", name).stdout.split())
+
+    def mtu(self) -> int:
+        data = json.loads(sh("ip", "-n", self.client, "-j", "link", "show", "dev",
+                             self.client_dev).stdout)
+        return int(data[0]["mtu"])
+
+    def cli(self, *args: str, check: bool = True) -> dict:  # type: ignore[type-arg]
+        env = {**os.environ, "SAMBATUNE_HOME": str(self.home)}
+        done = subprocess.run(
+            ["ip", "netns", "exec", self.client, sys.executable, "-m", "sambatune", "client",
+             *args], capture_output=True, text=True, env=env, timeout=300)
+        if check and done.returncode != 0:
+            raise AssertionError(f"sambatune client {' '.join(args)} failed "
+                                 f"({done.returncode}):\n{done.stdout}\n{done.stderr}")
+        return json.loads(done.stdout) if done.stdout.strip() else {}
+
+    def serve_tcp(self, port: int) -> None:
+        code = ("import socket,sys\ns=socket.socket()\n"
+                "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                f"s.bind(('0.0.0.0', {port}))\ns.listen(64)\nprint('ready', flush=True)\n"
+                "while True:\n    c,_=s.accept()\n    c.close()\n")
+        process = subprocess.Popen(["ip", "netns", "exec", self.server, sys.executable, "-c", code],
+                                   stdout=subprocess.PIPE)
+        self.processes.append(process)
+        assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
+
+
+def _build(lab: NetLab, tag: str, blackhole: bool) -> None:
+    for ns in (lab.client, lab.router, lab.server):
+        sh("ip", "netns", "add", ns)
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+    sh("ip", "link", "add", f"{tag}c", "type", "veth", "peer", "name", f"{tag}ra")
+    sh("ip", "link", "set", f"{tag}c", "netns", lab.client)
+    sh("ip", "link", "set", f"{tag}ra", "netns", lab.router)
+    sh("ip", "link", "add", f"{tag}rb", "type", "veth", "peer", "name", f"{tag}s")
+    sh("ip", "link", "set", f"{tag}rb", "netns", lab.router)
+    sh("ip", "link", "set", f"{tag}s", "netns", lab.server)
+    for ns, dev, address in ((lab.client, f"{tag}c", CLIENT_IP),
+                             (lab.router, f"{tag}ra", ROUTER_A),
+                             (lab.router, f"{tag}rb", ROUTER_B),
+                             (lab.server, f"{tag}s", SERVER_IP)):
+        sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", dev)
+        sh("ip", "-n", ns, "link", "set", dev, "up")
+    if blackhole:
+        sh("ip", "-n", lab.server, "link", "set", f"{tag}s", "mtu", "1396")
+    else:
+        sh("ip", "-n", lab.router, "link", "set", f"{tag}rb", "mtu", "1400")
+        sh("ip", "-n", lab.server, "link", "set", f"{tag}s", "mtu", "1400")
+    sh("ip", "-n", lab.client, "route", "add", "default", "via", ROUTER_A)
+    sh("ip", "-n", lab.server, "route", "add", "default", "via", ROUTER_B)
+    sh("ip", "netns", "exec", lab.router, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+
+
+def _lab(tmp_path: Path, blackhole: bool) -> Iterator[NetLab]:
+    tag = f"st{os.getpid() % 1000:03d}{next(_counter)}"
+    lab = NetLab(f"{tag}-client", f"{tag}-router", f"{tag}-server", f"{tag}c",
+                 tmp_path / "lab-home", tmp_path / "sysctl.d")
+    try:
+        _build(lab, tag, blackhole)
+        yield lab
+    finally:
+        for process in lab.processes:
+            process.kill()
+            process.wait()
+        for ns in (lab.client, lab.router, lab.server):
+            sh("ip", "netns", "del", ns, check=False)
+        leftovers = sh("ip", "netns", "list").stdout
+        assert tag not in leftovers, leftovers
+
+
+@pytest.fixture
+def blackhole_lab(tmp_path: Path) -> Iterator[NetLab]:
+    yield from _lab(tmp_path, blackhole=True)
+
+
+@pytest.fixture
+def pmtud_lab(tmp_path: Path) -> Iterator[NetLab]:
+    yield from _lab(tmp_path, blackhole=False)
+
+
+def host_values() -> dict[str, str]:
+    values = {name: " ".join(sh("sysctl", "-n", name).stdout.split()) for name in SYSCTLS}
+    values["links"] = sh("ip", "-j", "link", "show").stdout
+    return values
+
+
+def writable_in(ns: str, name: str) -> bool:
+    path = "/proc/sys/" + name.replace(".", "/")
+    done = sh("ip", "netns", "exec", ns, "stat", "-c", "%a", path, check=False)
+    return done.returncode == 0 and int(done.stdout.strip(), 8) & 0o222 != 0
+
+
+def test_the_sysctls_written_are_per_namespace(blackhole_lab: NetLab) -> None:
+    for name in NAMESPACED:
+        assert writable_in(blackhole_lab.client, name), f"{name} is not per-namespace here"
+    # A global-only sysctl is not visible in a new namespace at all ...
+    missing = sh("ip", "netns", "exec", blackhole_lab.client, "test", "-e",
+                 "/proc/sys/net/core/netdev_max_backlog", check=False)
+    assert missing.returncode != 0
+    # ... and on recent kernels net.core.rmem_max is visible but read-only (the host's).
+
+
+def test_plan_apply_and_restore_mtu_and_sysctls_inside_a_namespace(blackhole_lab: NetLab) -> None:
+    lab = blackhole_lab
+    host_before = host_values()
+    original = {name: lab.sysctl(name) for name in SYSCTLS}
+    assert lab.mtu() == 1500
+    own_file = lab.sysctl_dir / "90-sambatune.conf"
+    real_file_existed = Path("/etc/sysctl.d/90-sambatune.conf").exists()
+
+    plan_path = lab.home / "plan.json"
+    lab.home.mkdir(parents=True, exist_ok=True)
+    plan = lab.cli("plan", "--bandwidth", "10gbit", "--rtt", "20ms", "--server", SERVER_IP,
+                   "--sysctl-dir", str(lab.sysctl_dir), "-o", str(plan_path), "--json")
+    probe = plan["mtu"]["probe"]
+    assert probe["method"] == "udp-dont-fragment"
+    assert probe["path_mtu"] == 1400 and probe["black_hole"], probe
+    changes = {c["catalog_id"]: c for c in plan["changes"]}
+    assert changes["linux-interface-mtu"]["recommended"] == 1400
+    assert changes["linux-tcp-mtu-probing"]["recommended"] == "1"
+    assert changes["linux-tcp-rmem"]["action"] == "set"
+    assert changes["linux-sysctl-file"]["setting"]["path"] == str(own_file)
+    if writable_in(lab.client, "net.core.rmem_max"):
+        assert changes["linux-rmem-max"]["action"] == "set"
+    else:
+        # Read-only inside a namespace: SambaTune says so instead of failing on apply.
+        assert changes["linux-rmem-max"]["action"] == "none"
+        assert any("net.core.rmem_max is read-only" in w for w in plan["warnings"])
+
+    dry = lab.cli("apply", str(plan_path), "--dry-run", "--sysctl-dir", str(lab.sysctl_dir),
+                  "--json")
+    assert dry["ok"] and dry["dry_run"]
+    operations = [op for step in dry["steps"] for op in step["operations"]]
+    assert f"ip link set dev {lab.client_dev} mtu 1400" in operations
+    assert "sysctl -w net.ipv4.tcp_mtu_probing=1" in operations
+    assert lab.mtu() == 1500 and not own_file.exists()
+
+    applied = lab.cli("apply", str(plan_path), "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    assert applied["ok"], applied
+    assert lab.mtu() == 1400
+    assert "mtu 1400" in sh("ip", "-n", lab.client, "link", "show", "dev", lab.client_dev).stdout
+    assert lab.sysctl("net.ipv4.tcp_mtu_probing") == "1"
+    wanted_rmem = changes["linux-tcp-rmem"]["recommended"]
+    assert lab.sysctl("net.ipv4.tcp_rmem") == wanted_rmem
+    if changes["linux-rmem-max"]["action"] == "set":
+        assert lab.sysctl("net.core.rmem_max") == changes["linux-rmem-max"]["recommended"]
+    assert f"net.ipv4.tcp_rmem = {wanted_rmem}" in own_file.read_text()
+    assert host_values() == host_before, "the host's own settings must not change"
+    assert Path("/etc/sysctl.d/90-sambatune.conf").exists() == real_file_existed
+
+    backup_id = applied["backup"]["id"]
+    restore_script = Path(applied["backup"]["folder"]) / "restore.sh"
+    assert f"ip link set dev {lab.client_dev} mtu 1500" in restore_script.read_text()
+
+    restored = lab.cli("restore", backup_id, "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    assert restored["ok"], restored
+    assert lab.mtu() == 1500
+    assert {name: lab.sysctl(name) for name in SYSCTLS} == original
+    assert not own_file.exists(), "a file that was absent is absent again"
+    assert host_values() == host_before
+
+    listed = lab.cli("backups", "--json")["backups"]
+    assert [b["kind"] for b in listed] == ["before-apply", "before-restore"]
+    assert listed[0]["restored_at"]
+
+
+def test_fragmentation_needed_means_the_mtu_is_left_alone(pmtud_lab: NetLab) -> None:
+    lab = pmtud_lab
+    plan = lab.cli("plan", "--bandwidth", "1gbit", "--rtt", "1ms", "--server", SERVER_IP,
+                   "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    probe = plan["mtu"]["probe"]
+    assert probe["path_mtu"] == 1400 and probe["icmp_feedback"] and not probe["black_hole"]
+    assert plan["mtu"]["decision"]["target"] is None
+    assert "linux-interface-mtu" not in {c["catalog_id"] for c in plan["changes"]}
+
+
+@pytest.mark.skipif(shutil.which("ping") is None, reason="needs ping (iputils-ping)")
+def test_ping_finds_the_same_black_hole(blackhole_lab: NetLab) -> None:
+    code = ("from sambatune.client.pmtu import PingProber, probe_path_mtu; import json; "
+            f"r = probe_path_mtu({SERVER_IP!r}, 1500, [PingProber({SERVER_IP!r}, 'linux')]); "
+            "print(json.dumps(r.to_json()))")
+    done = sh("ip", "netns", "exec", blackhole_lab.client, sys.executable, "-c", code)
+    result = json.loads(done.stdout)
+    assert result["path_mtu"] == 1400 and result["black_hole"], result
+
+
+def test_rtt_is_measured_with_tcp_connects(blackhole_lab: NetLab) -> None:
+    lab = blackhole_lab
+    lab.serve_tcp(4450)
+    plan = lab.cli("plan", "--server", SERVER_IP, "--port", "4450", "--bandwidth", "1gbit",
+                   "--no-mtu-probe", "--samples", "3", "--sysctl-dir", str(lab.sysctl_dir),
+                   "--json")
+    rtt = plan["measurements"]["rtt_measurement"]
+    assert rtt["port"] == 4450 and rtt["answer"] == "connected"
+    assert len(rtt["samples_seconds"]) == 3
+    assert 0 < rtt["median_seconds"] < 0.5
+    assert plan["window"]["rtt_seconds"] == rtt["median_seconds"]
+    # A closed port answers with a reset: that round trip counts too.
+    refused = lab.cli("plan", "--server", SERVER_IP, "--port", "4451", "--bandwidth", "1gbit",
+                      "--no-mtu-probe", "--samples", "2", "--sysctl-dir", str(lab.sysctl_dir),
+                      "--json")
+    assert refused["measurements"]["rtt_measurement"]["answer"] == "refused"
+
+
+def test_the_elevated_helper_applies_and_restores_from_request_files(
+    blackhole_lab: NetLab, tmp_path: Path
+) -> None:
+    lab = blackhole_lab
+    lab.home.mkdir(parents=True, exist_ok=True)
+    plan = lab.cli("plan", "--bandwidth", "1gbit", "--rtt", "10ms", "--mtu", "1280",
+                   "--interface", lab.client_dev, "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    backups = tmp_path / "elevated-backups"
+    request = tmp_path / "request.json"
+    result = tmp_path / "result.json"
+    request.write_text(json.dumps({
+        "kind": "sambatune-elevated-request", "version": 1, "action": "apply",
+        "backup_root": str(backups), "plan": plan, "sysctl_dir": str(lab.sysctl_dir)}))
+    lab.cli("apply-elevated", str(request), str(result))
+    data = json.loads(result.read_text())
+    assert data["result"]["ok"], data
+    assert lab.mtu() == 1280
+    backup_id = data["result"]["backup"]["id"]
+    assert (backups / backup_id / "backup.json").is_file()
+
+    request.write_text(json.dumps({
+        "kind": "sambatune-elevated-request", "version": 1, "action": "restore",
+        "backup_root": str(backups), "backup": backup_id, "sysctl_dir": str(lab.sysctl_dir)}))
+    lab.cli("apply-elevated", str(request), str(result))
+    assert json.loads(result.read_text())["result"]["ok"]
+    assert lab.mtu() == 1500
+
+    # A broken request still produces a result file, with the error in it.
+    request.write_text("{}")
+    lab.cli("apply-elevated", str(request), str(result), check=False)
+    assert json.loads(result.read_text())["error"]["message"]
+
+
+def test_namespaces_are_gone_after_a_failing_test(tmp_path: Path) -> None:
+    generator = _lab(tmp_path, blackhole=True)
+    lab = next(generator)
+    with pytest.raises(RuntimeError):
+        generator.throw(RuntimeError("the test failed"))
+    listing = sh("ip", "netns", "list").stdout
+    assert lab.client not in listing and lab.server not in listing
+
+
+def test_a_value_the_kernel_refuses_rolls_everything_back(blackhole_lab: NetLab) -> None:
+    """Hand-edit a plan to write the read-only net.core.rmem_max: the write is refused
+    (procps sysctl even exits 0), the read-back catches it, and the tcp_rmem change made
+    just before is put back."""
+    lab = blackhole_lab
+    if writable_in(lab.client, "net.core.rmem_max"):
+        pytest.skip("net.core.rmem_max is writable in a namespace on this kernel")
+    lab.home.mkdir(parents=True, exist_ok=True)
+    original = {name: lab.sysctl(name) for name in SYSCTLS}
+    plan = lab.cli("plan", "--bandwidth", "10gbit", "--rtt", "20ms", "--no-mtu-probe",
+                   "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    for change in plan["changes"]:
+        if change["catalog_id"] == "linux-rmem-max":
+            change["action"] = "set"
+            change["recommended"] = "50000000"
+    edited = lab.home / "edited.json"
+    edited.write_text(json.dumps(plan))
+    env = {**os.environ, "SAMBATUNE_HOME": str(lab.home)}
+    done = subprocess.run(["ip", "netns", "exec", lab.client, sys.executable, "-m", "sambatune",
+                           "client", "apply", str(edited), "--sysctl-dir", str(lab.sysctl_dir),
+                           "--json"], capture_output=True, text=True, env=env, timeout=120)
+    result = json.loads(done.stdout)
+    assert done.returncode == 1 and not result["ok"] and result["rolled_back"]
+    assert "net.core.rmem_max" in result["message"]
+    statuses = {s["setting"]: s["status"] for s in result["steps"]}
+    assert statuses["net.ipv4.tcp_rmem"] == "rolled-back"
+    assert statuses["net.core.rmem_max"] == "failed"
+    assert {name: lab.sysctl(name) for name in SYSCTLS} == original
+    assert not (lab.sysctl_dir / "90-sambatune.conf").exists()
