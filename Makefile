@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # What the test bed and the benchmarks need from the system (Debian names).
-SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 procps
+SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps
 
 .PHONY: run test lint typecheck pytest system-packages venv clean
 
