@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -133,21 +132,28 @@ def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str],
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(["iperf3", "-s", "-1", "-p", str(port), "-B", "127.0.0.1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Wait for the server's own "listening" line instead of polling with clients: a probe
+    # that races the bind can leave the one-off server with a half-finished test.
+    # --forceflush because iperf3 block-buffers stdout into a pipe.
+    server = subprocess.Popen(["iperf3", "-s", "-1", "--forceflush", "-p", str(port),
+                               "-B", "127.0.0.1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        for _ in range(50):
-            client = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1",
-                                     "-J"], capture_output=True, text=True)
-            if client.returncode == 0:
+        assert server.stdout is not None
+        for line in server.stdout:
+            if "listening" in line.lower():
                 break
-            time.sleep(0.1)
+        client = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1",
+                                 "-J"], capture_output=True, text=True, timeout=30)
+        assert client.returncode == 0, client.stdout + client.stderr
         result = tmp_path / "iperf3.json"
         result.write_text(client.stdout)
     finally:
         server.kill()
         server.wait()
-    measured = json.loads(client.stdout)["end"]["sum_received"]["bits_per_second"]
+    end = json.loads(client.stdout)["end"]
+    measured = next(end[key]["bits_per_second"] for key in ("sum_received", "sum", "sum_sent")
+                    if key in end)
     code, data = run_cli(capsys, "plan", "--bandwidth-from", str(result), "--rtt", "10ms",
                          "--os", "windows-10", "--json")
     assert code == 0
