@@ -19,15 +19,27 @@ VERB_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from sambatune import __version__
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked for it."""
 
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from sambatune import __version__
+
+        print(f"sambatune {__version__}")
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sambatune",
         description="Measure and tune Samba file servers and the computers that use them. "
         "Without a verb, the desktop app starts.",
     )
-    parser.add_argument("--version", action="version", version=f"sambatune {__version__}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     parser.add_argument(
         "--self-check", action="store_true",
         help="check that this installation is complete (agents, resources, libraries)",
