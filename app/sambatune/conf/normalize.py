@@ -42,9 +42,11 @@ def enum_form(parameter: Parameter, text: str) -> str | None:
 
 
 def _upper(text: str) -> str:
-    # Samba upper-cases byte-wise through its own tables; Python's upper() can change a
-    # string's length (ß -> SS), so non-ASCII characters keep their case here.
-    return "".join(c.upper() if c.isascii() else c for c in text)
+    # Samba upper-cases character by character (toupper_w); Python's upper() may turn
+    # one character into two (ß -> SS), which Samba never does.
+    if text.isascii():
+        return text.upper()
+    return "".join(upper if len(upper := c.upper()) == 1 else c for c in text)
 
 
 def testparm_form(parameter: Parameter, text: str, current: str | None = None) -> str | None:
@@ -83,6 +85,17 @@ def testparm_form(parameter: Parameter, text: str, current: str | None = None) -
     if parameter.name in _UPPER_CASED:
         return _upper(text)
     return text
+
+
+def stored_form(parameter: Parameter, value: str) -> str | None:
+    """testparm's form of a value Samba already stored (a :class:`Setting`'s ``value``).
+
+    Unlike :func:`testparm_form` it never re-applies ``+item``/``-item`` edits: a
+    list value kept by the effective view is the list itself.
+    """
+    if parameter.type == "list":
+        return testparm_form(parameter, value, "")
+    return testparm_form(parameter, value)
 
 
 def list_uses_edits(text: str) -> bool:
