@@ -16,6 +16,7 @@ from collections.abc import Sequence
 VERB_MODULES = (
     "sambatune.cli.survey",
     "sambatune.cli.client",
+    "sambatune.cli.conf",
 )
 
 
@@ -33,8 +34,51 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _Parser(argparse.ArgumentParser):
+    """argparse builds a help formatter for every add_argument, and each one imports
+    shutil and asks the terminal for its width; asking once makes the parser cheap."""
+
+    _width: int | None = None
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if _Parser._width is None:
+            import os
+
+            try:
+                columns = os.get_terminal_size(sys.stdout.fileno()).columns
+            except (OSError, ValueError, AttributeError):
+                columns = 80
+            _Parser._width = int(os.environ.get("COLUMNS", columns)) - 2
+        formatter: argparse.HelpFormatter = self.formatter_class(  # type: ignore[call-arg]
+            prog=self.prog, width=_Parser._width)
+        return formatter
+
+
+def _remember_translations() -> None:
+    """argparse looks its messages up through gettext every time, and each lookup
+    searches the disk for catalogs (a dozen stat calls); the same dozen messages are
+    asked for by every sub-parser, so remember the answers for this run."""
+    import functools
+    import gettext
+
+    argparse._ = functools.lru_cache(maxsize=None)(gettext.gettext)  # type: ignore[attr-defined]
+
+
+def _modules_for(argv: Sequence[str]) -> Sequence[str]:
+    """The verb modules to register: only the one named like the verb asked for.
+
+    Each module is named after its verb (``sambatune.cli.conf`` registers ``conf``);
+    loading one instead of all keeps ``sambatune conf effective`` fast. Without a
+    verb (``--help``, the GUI) or with one no module is named after, all load.
+    """
+    verb = next((arg for arg in argv if not arg.startswith("-")), None)
+    chosen = [name for name in VERB_MODULES if name.rpartition(".")[2] == verb]
+    return chosen or VERB_MODULES
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    _remember_translations()
+    parser = _Parser(
         prog="sambatune",
         description="Measure and tune Samba file servers and the computers that use them. "
         "Without a verb, the desktop app starts.",
@@ -50,14 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name in VERB_MODULES:
+    for name in VERB_MODULES if argv is None else _modules_for(argv):
         importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.self_check:
         from sambatune.cli.selfcheck import run_self_check

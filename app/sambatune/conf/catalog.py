@@ -243,11 +243,10 @@ def _numeric(version_text: str) -> str:
 
 def bundled_versions() -> list[tuple[int, int]]:
     """The (major, minor) releases we ship a catalog snapshot for, oldest first."""
-    from sambatune.packaged import resource
+    from sambatune.packaged import list_resources
 
     found = []
-    for entry in resource("parameters").iterdir():
-        name = entry.name
+    for name in list_resources("parameters"):
         if name.startswith(_BUNDLED_PREFIX) and name.endswith(".json"):
             major, _, minor = name[len(_BUNDLED_PREFIX):-len(".json")].partition(".")
             if major.isdigit() and minor.isdigit():
@@ -275,10 +274,10 @@ def load_bundled(version: tuple[int, int, int] | str | None = None) -> Parameter
 
 
 def _read_bundled(series: tuple[int, int]) -> dict[str, Any]:
-    from sambatune.packaged import resource
+    from sambatune.packaged import read_resource
 
-    path = resource("parameters", f"{_BUNDLED_PREFIX}{series[0]}.{series[1]}.json")
-    data: dict[str, Any] = json.loads(path.read_bytes())
+    data: dict[str, Any] = json.loads(
+        read_resource("parameters", f"{_BUNDLED_PREFIX}{series[0]}.{series[1]}.json"))
     return data
 
 
@@ -306,6 +305,29 @@ def load_cached(version_text: str) -> ParameterCatalog | None:
         return ParameterCatalog.from_json(data, origin="cache")
     except (OSError, ValueError, KeyError, InvalidInput):
         return None
+
+
+def cached_catalog_for(version: tuple[int, int, int]) -> ParameterCatalog | None:
+    """A catalog built earlier from a server of the same release series as ``version``.
+
+    The exact release when it was seen, else the closest one of the series.
+    """
+    try:
+        names = os.listdir(cache_dir())
+    except OSError:
+        return None
+    candidates = []
+    for name in names:
+        if name.startswith("catalog-") and name.endswith(".json"):
+            text = name[len("catalog-"):-len(".json")]
+            found = version_tuple(_numeric(text))
+            if found[:2] == version[:2]:
+                candidates.append((abs(found[2] - version[2]), text))
+    for _, text in sorted(candidates):
+        catalog = load_cached(text)
+        if catalog is not None:
+            return catalog.for_version(version) if catalog.version != version else catalog
+    return None
 
 
 def save_cached(catalog: ParameterCatalog) -> str:

@@ -241,6 +241,10 @@ class EffectiveConfig:
 
     def to_json(self) -> dict[str, dict[str, str]]:
         """{section: {canonical name: value}} for what each section sets itself."""
+        with paused_gc():
+            return self._values()
+
+    def _values(self) -> dict[str, dict[str, str]]:
         return {
             section.name: {name: setting.value for name, setting in section.own_settings().items()}
             for section in self.sections.values()

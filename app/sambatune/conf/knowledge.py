@@ -9,7 +9,7 @@ import json
 from functools import cache
 from typing import Any, NamedTuple
 
-from sambatune.packaged import resource
+from sambatune.packaged import read_resource
 
 
 class RemovedParameter(NamedTuple):
@@ -33,7 +33,7 @@ def version_tuple(text: str) -> tuple[int, int, int]:
 
 @cache
 def _load(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(resource("parameters", name).read_text("utf-8"))
+    document: dict[str, Any] = json.loads(read_resource("parameters", name))
     return document
 
 
