@@ -192,7 +192,7 @@ def handle_effective(args: argparse.Namespace) -> int:
     if args.testparm_values:
         from sambatune.conf.normalize import stored_form
 
-        result = {}
+        result: dict[str, dict[str, str]] = {}
         for section in view.sections.values():
             values = {}
             for name, setting in section.own_settings().items():
@@ -206,9 +206,9 @@ def handle_effective(args: argparse.Namespace) -> int:
         _write_json(result)
         return 0
     out = []
-    for section, values in result.items():
-        out.append(f"[{section}]")
-        out.extend(f"\t{name} = {value}" for name, value in values.items())
+    for section_name, section_values in result.items():
+        out.append(f"[{section_name}]")
+        out.extend(f"\t{name} = {value}" for name, value in section_values.items())
         out.append("")
     sys.stdout.write(_shown("\n".join(out)))
     for problem in view.problems:
