@@ -86,3 +86,18 @@ def test_testparms_complaints_are_found_at_their_lines(
 def test_a_message_that_names_nothing_has_no_line(catalog: ParameterCatalog) -> None:
     located = locate_messages(SmbConfDocument(b"[y\n"), catalog, ["Error loading services."])
     assert located[0].lines == ()
+
+
+def test_a_check_stops_when_cancelled(catalog: ParameterCatalog) -> None:
+    from sambatune.cancellation import CancelToken
+    from sambatune.conf.lint import lint
+    from sambatune.errors import Cancelled
+
+    data = b"[global]\n max xmit = 12abc\n" + b"".join(
+        b"[s%d]\n path = /srv/%d\n oplocks = maybe\n" % (n, n) for n in range(200))
+    document = SmbConfDocument(data)
+    token = CancelToken()
+    assert lint(document, catalog, cancel=token) == lint(document, catalog)
+    token.cancel()
+    with pytest.raises(Cancelled):
+        lint(document, catalog, cancel=token)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from sambatune.errors import Cancelled
+
+Item = TypeVar("Item")
 
 
 class CancelToken:
@@ -59,3 +62,18 @@ class CancelToken:
         """Sleep up to ``seconds``; True if cancelled meanwhile."""
         return self._event.wait(seconds)
 
+
+
+def checked(items: Iterable[Item], cancel: CancelToken | None, every: int = 4096) -> Iterator[Item]:
+    """Yield ``items``, raising :class:`Cancelled` (checked every ``every`` items) once cancelled.
+
+    For long pure-Python loops a caller may want to stop, such as an editor's check of
+    a large file that the next keystroke makes useless.
+    """
+    if cancel is None:
+        yield from items
+        return
+    for count, item in enumerate(items):
+        if not count % every:
+            cancel.raise_if_cancelled()
+        yield item

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
+from sambatune.cancellation import CancelToken, checked
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument, paused_gc
 from sambatune.conf.normalize import list_uses_edits, testparm_form
@@ -254,8 +255,10 @@ class EffectiveConfig:
 class _Walker:
     """Samba's loader, step by step (lp_do_section / lp_do_parameter)."""
 
-    def __init__(self, result: EffectiveConfig, read_include: IncludeReader | None) -> None:
+    def __init__(self, result: EffectiveConfig, read_include: IncludeReader | None,
+                 cancel: CancelToken | None = None) -> None:
         self.result = result
+        self.cancel = cancel
         self.catalog = result.catalog
         self.read_include = read_include
         self.current = result.global_section
@@ -305,7 +308,7 @@ class _Walker:
         names = self.names
         classify = self.classify
         ignored = result.ignored
-        for index, row in enumerate(document.rows):
+        for index, row in enumerate(checked(document.rows, self.cancel)):
             if row.__class__ is str:
                 continue
             kind = row[0]
@@ -482,13 +485,15 @@ def effective_view(
     catalog: ParameterCatalog,
     *,
     read_include: IncludeReader | None = None,
+    cancel: CancelToken | None = None,
 ) -> EffectiveConfig:
     """Read ``document`` as Samba would, with ``catalog``'s names and scopes.
 
     ``read_include`` fetches included files (see :mod:`sambatune.conf.includes`);
-    without it includes are listed but not followed.
+    without it includes are listed but not followed. ``cancel`` stops a long walk
+    (:class:`~sambatune.errors.Cancelled` is raised).
     """
     result = EffectiveConfig(catalog)
     with paused_gc():
-        _Walker(result, read_include).walk(document)
+        _Walker(result, read_include, cancel).walk(document)
     return result

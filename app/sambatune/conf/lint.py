@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sambatune.cancellation import CancelToken, checked
 from sambatune.conf.catalog import Parameter, ParameterCatalog
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import (
@@ -111,8 +112,9 @@ class Finding:
 
 class _Linter:
     def __init__(self, document: SmbConfDocument, catalog: ParameterCatalog,
-                 view: EffectiveConfig) -> None:
+                 view: EffectiveConfig, cancel: CancelToken | None = None) -> None:
         self.catalog = catalog
+        self.cancel = cancel
         self.view = view
         self.root = document.path or "<document>"
         self.findings: list[Finding] = []
@@ -130,7 +132,7 @@ class _Linter:
                      problem.code, problem.message)
         self._ignored()
         self._includes()
-        for section in view.sections.values():
+        for section in checked(view.sections.values(), self.cancel, every=64):
             self._section(section)
         self._global_after_share()
         self._smb1_only()
@@ -419,13 +421,15 @@ def lint(
     *,
     view: EffectiveConfig | None = None,
     read_include: IncludeReader | None = None,
+    cancel: CancelToken | None = None,
 ) -> list[Finding]:
     """Every finding for ``document`` read by ``catalog``'s Samba version, in file order.
 
     Pass ``view`` when the effective view is already at hand (it must come from the
     same document and catalog); ``read_include`` follows includes like
-    :func:`effective_view` does.
+    :func:`effective_view` does. ``cancel`` stops a long run (an editor's check that
+    the next keystroke made useless) by raising :class:`~sambatune.errors.Cancelled`.
     """
     if view is None:
-        view = effective_view(document, catalog, read_include=read_include)
-    return _Linter(document, catalog, view).run()
+        view = effective_view(document, catalog, read_include=read_include, cancel=cancel)
+    return _Linter(document, catalog, view, cancel).run()
