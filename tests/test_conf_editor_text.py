@@ -185,3 +185,26 @@ def test_undoing_an_edit_gives_back_the_same_bytes(
     text.replace(first, removed, new)
     text.replace(first, len(new), shown[first - 1:first - 1 + removed])
     assert text.render() == data
+
+
+@st.composite
+def numbered_files(draw: st.DrawFn) -> bytes:
+    """Mixed endings and encodings; every line shows differently (a number in front)."""
+    lines = draw(lines_strategy)
+    body = b"".join(b"%d" % number + line + draw(endings) for number, line in enumerate(lines))
+    if draw(st.booleans()) and body:
+        body = body[:-1] if body.endswith(b"\n") else body
+    return body
+
+
+@settings(max_examples=500, deadline=None)
+@given(numbered_files(), st.data())
+def test_undo_gives_back_the_bytes_of_any_file(data: bytes, draw: st.DataObject) -> None:
+    text = EditorText(data)
+    shown = text.display_lines()
+    first = draw.draw(st.integers(1, len(shown)))
+    removed = draw.draw(st.integers(1, len(shown) - first + 1))
+    new = draw.draw(st.lists(st.text(alphabet="xy =é", max_size=4), min_size=1, max_size=3))
+    text.replace(first, removed, new)
+    text.replace(first, len(new), shown[first - 1:first - 1 + removed], restoring=True)
+    assert text.render() == data

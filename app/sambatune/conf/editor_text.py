@@ -19,6 +19,7 @@ were, and the rest get the line ending and encoding of the lines they replace.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from sambatune.conf.document import SmbConfDocument, paused_gc
@@ -33,6 +34,7 @@ _ORIGINALS = {stand_in: original for original, stand_in in _STAND_INS.items()}
 _NEEDS_STAND_IN = re.compile("[\r\u2029\ufdd0\ufdd1]")
 _IS_STAND_IN = re.compile("[\u240d\uf8f0\uf8f1\uf8f2]")
 _SURROGATE = re.compile("[\udc80-\udcff]")
+REMEMBERED_LINES = 200_000
 
 
 def _escape(text: str) -> str:
@@ -74,6 +76,8 @@ class EditorText:
         # Whether text typed into an empty file ends with a newline: yes for a new
         # file, as it was for one whose lines were all deleted.
         self._fill_with_newline = self.document.final_newline or not lines
+        #: Removed lines by how they were shown: (stored text, flag, ending).
+        self._removed: OrderedDict[str, tuple[str, int, str]] = OrderedDict()
 
     def _scan_flags(self, lines: list[str]) -> list[int]:
         flags = [0] * len(lines)
@@ -138,6 +142,14 @@ class EditorText:
                 text = _escape(text)
         return text
 
+    @staticmethod
+    def display_of(raw: str) -> str:
+        """How a stored line made elsewhere (a CR before its ``\\n`` kept) would be shown."""
+        text = raw[:-1] if raw.endswith("\r") else raw
+        if _SURROGATE.search(text):
+            text = _to_bytes(text).decode("latin-1")
+        return _escape(text) if _NEEDS_STAND_IN.search(text) else text
+
     def display_lines(self) -> list[str]:
         document = self.document
         if document.line_count == 0:
@@ -166,10 +178,13 @@ class EditorText:
         return len(_to_bytes(text[:offset]))
 
     # -- changing -------------------------------------------------------------------------
-    def replace(self, first: int, removed: int, lines: Sequence[str]) -> bool:
+    def replace(self, first: int, removed: int, lines: Sequence[str], *,
+                restoring: bool = False) -> bool:
         """Display lines ``first`` .. ``first + removed - 1`` now read ``lines``.
 
-        Returns whether anything changed. An editor always keeps one line, so when
+        ``restoring`` says the lines come back from undo or redo: a line shown like one
+        removed earlier then gets that line's bytes back. Returns whether anything
+        changed. An editor always keeps one line, so when
         the range covers every line, ``lines`` must not be empty. No line may hold
         ``\\n``.
         """
@@ -186,7 +201,7 @@ class EditorText:
         if first == 1 and removed == display_count and new == [""]:
             return self._clear()
         if count == 0:
-            return self._fill_empty([""][:first - 1] + new + [""][first - 1 + removed:])
+            return self._fill_empty([""][:first - 1] + new + [""][first - 1 + removed:], restoring)
         # Keep the lines that did not change where they were (a widget may report a
         # wider range than it changed).
         head = 0
@@ -202,16 +217,17 @@ class EditorText:
             return False
         start = first + head
         if changed:
-            self._change(start, changed, made)
+            self._change(start, changed, made, restoring)
         else:
-            self._insert(start, made)
+            self._insert(start, made, restoring)
         return True
 
-    def _change(self, start: int, changed: int, made: list[str]) -> None:
+    def _change(self, start: int, changed: int, made: list[str], restoring: bool) -> None:
         """Replace ``changed`` (>= 1) lines from ``start`` with ``made`` (maybe none)."""
         document = self.document
         count = document.line_count
         reaches_end = start + changed - 1 == count
+        self._remember(start, changed)
         raws: list[str] = []
         flags: list[int] = []
         for position, text in enumerate(made):
@@ -220,10 +236,8 @@ class EditorText:
             # the second one's ending).
             source = start + min(position, changed - 1)
             ending = start + max(0, min(changed - 1, changed - len(made) + position))
-            eol = self.eol(ending)
-            if not eol and not (reaches_end and position == len(made) - 1):
-                eol = self.default_eol
-            raw, flag = self._stored(text, self.flags(source), eol)
+            last = reaches_end and position == len(made) - 1
+            raw, flag = self._line(text, self.flags(source), self.eol(ending), last, restoring)
             raws.append(raw)
             flags.append(flag)
         if not made and reaches_end and not document.final_newline and start > 1:
@@ -234,7 +248,7 @@ class EditorText:
         document.replace_lines(start, changed, raws)
         self._flags[start - 1:start - 1 + changed] = flags
 
-    def _insert(self, start: int, made: list[str]) -> None:
+    def _insert(self, start: int, made: list[str], restoring: bool) -> None:
         """Insert ``made`` (>= 1) lines before line ``start`` (``count + 1``: append)."""
         document = self.document
         count = document.line_count
@@ -244,20 +258,51 @@ class EditorText:
         flags: list[int] = []
         appending = start == count + 1
         for position, text in enumerate(made):
-            if appending and position == len(made) - 1:
-                eol = self.eol(count)  # the new last line ends as the old one did
-            else:
-                eol = self.eol(neighbour) or self.default_eol
-            raw, new_flag = self._stored(text, flag, eol)
+            last = appending and position == len(made) - 1
+            # The new last line ends as the old one did; others as their neighbour.
+            eol = self.eol(count) if last else self.eol(neighbour)
+            raw, new_flag = self._line(text, flag, eol, last, restoring)
             raws.append(raw)
             flags.append(new_flag)
         if appending and not document.final_newline:
             # The old last line had no ending; now a line follows it.
-            last = document.raw_line(count)
+            old_last = document.raw_line(count)
             if self.default_eol == "\r\n":
-                document.replace_lines(count, 1, [last + "\r"])
+                document.replace_lines(count, 1, [old_last + "\r"])
         document.replace_lines(start, 0, raws)
         self._flags[start - 1:start - 1] = flags
+
+    def _line(self, text: str, flag: int, eol: str, last: bool,
+              restoring: bool) -> tuple[str, int]:
+        """The stored line for display ``text`` and its flag.
+
+        ``last``: the file's last line, which keeps ``eol`` even when that is "" (no
+        final newline); any other line gets the file's habit when ``eol`` is "".
+        ``restoring`` (undo, redo): a line shown exactly like one removed earlier gets
+        that line's stored text back, so undo restores bytes, not just text.
+        """
+        remembered = self._removed.get(text) if restoring else None
+        if remembered is not None:
+            stored, flag, eol_before = remembered
+            if not last:
+                eol = eol_before or eol or self.default_eol
+            return (stored + "\r" if eol == "\r\n" else stored), flag
+        if not eol and not last:
+            eol = self.default_eol
+        return self._stored(text, flag, eol)
+
+    def _remember(self, start: int, count: int) -> None:
+        """Keep removed lines (text, flag, ending) for :meth:`_line` to give back on undo."""
+        removed = self._removed
+        for number in range(start, start + count):
+            raw = self.document.raw_line(number)
+            eol = self.eol(number)
+            text = raw[:-1] if eol == "\r\n" else raw
+            display = self.display_line(number)
+            removed.pop(display, None)
+            removed[display] = (text, self._flags[number - 1], eol)
+        while len(removed) > REMEMBERED_LINES:
+            del removed[next(iter(removed))]
 
     def _stored(self, text: str, flag: int, eol: str) -> tuple[str, int]:
         """The stored line for display ``text`` (and the flag it keeps)."""
@@ -270,15 +315,22 @@ class EditorText:
                 flag &= ~LATIN1
         return (text + "\r" if eol == "\r\n" else text), flag
 
-    def _fill_empty(self, lines: list[str]) -> bool:
-        """The first text typed into an empty file (which then ends with a newline)."""
+    def _fill_empty(self, lines: list[str], restoring: bool) -> bool:
+        """Text typed into an empty file (a new file then ends with a newline)."""
         if lines == [""]:
             return False
-        eol = self.default_eol
-        raws = [self._stored(text, 0, eol)[0] for text in lines]
-        self.document.final_newline = self._fill_with_newline
+        final_newline = self._fill_with_newline
+        raws, flags = [], []
+        for position, text in enumerate(lines):
+            if position == len(lines) - 1 and not final_newline:
+                raw, flag = self._line(text, 0, "", True, restoring)
+            else:
+                raw, flag = self._line(text, 0, self.default_eol, False, restoring)
+            raws.append(raw)
+            flags.append(flag)
+        self.document.final_newline = final_newline
         self.document.replace_lines(1, 0, raws)
-        self._flags = [0] * len(raws)
+        self._flags = flags
         return True
 
     def _clear(self) -> bool:
@@ -290,6 +342,7 @@ class EditorText:
             lines, final_newline = [], False
         if document.raw_lines == lines and document.final_newline == final_newline:
             return False
+        self._remember(1, document.line_count)
         self._fill_with_newline = document.final_newline
         document.final_newline = final_newline
         document.replace_lines(1, document.line_count, lines)
