@@ -15,6 +15,9 @@ from PySide6.QtWidgets import (
 
 from sambatune.errors import SambaTuneError
 from sambatune.profiles import ProfileStore, ServerProfile, local_profile
+from sambatune.ui.editor.file_window import ConfFileWindow
+from sambatune.ui.editor.page import ConfEditorPage
+from sambatune.ui.editor.sources import LocalFile
 from sambatune.ui.message_bar import MessageBar
 from sambatune.ui.profile_dialog import ProfileDialog
 from sambatune.ui.server_list import ServerList
@@ -33,6 +36,8 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self)
         self.sessions: dict[str, ServerSession] = {}
         self.workspaces: dict[str, ServerWorkspace] = {}
+        self.file_windows: list[ConfFileWindow] = []
+        self._quit_confirmed = False
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -77,6 +82,10 @@ class MainWindow(QMainWindow):
         add.setShortcut(QKeySequence.StandardKey.New)
         add.triggered.connect(self.add_server)
         file_menu.addAction(add)
+        open_conf = QAction("&Open smb.conf file…", self)
+        open_conf.setShortcut(QKeySequence.StandardKey.Open)
+        open_conf.triggered.connect(self.ask_open_conf_file)
+        file_menu.addAction(open_conf)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -100,6 +109,30 @@ class MainWindow(QMainWindow):
             "one measured change at a time."
         )
         box.open()
+
+    # -- smb.conf files of this computer ---------------------------------------------------
+    def ask_open_conf_file(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        dialog = QFileDialog(self, "Open smb.conf file", "/etc/samba",
+                             "Samba configuration (*.conf smb.conf*);;All files (*)")
+        dialog.setObjectName("openConfDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.open_conf_file)
+        dialog.open()
+
+    def open_conf_file(self, path: str) -> ConfFileWindow:
+        """Edit a local smb.conf in its own window (saved atomically, never applied)."""
+        window = ConfFileWindow(LocalFile(path), runner=self.runner)
+        window.page.failed.connect(self.show_error)
+        self.file_windows = [w for w in self.file_windows if w.isVisible()] + [window]
+        window.show()
+        return window
+
+    def unsaved_pages(self) -> list[ConfEditorPage]:
+        pages = [workspace.editor for workspace in self.workspaces.values()]
+        pages += [window.page for window in self.file_windows if window.isVisible()]
+        return [page for page in pages if page.dirty]
 
     # -- servers ----------------------------------------------------------------------
     def profile(self, profile_id: str) -> ServerProfile | None:
@@ -209,6 +242,27 @@ class MainWindow(QMainWindow):
         self.message_bar.show_error(error)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        unsaved = self.unsaved_pages()
+        if unsaved and not self._quit_confirmed:
+            event.ignore()
+            names = ", ".join(page.source.title for page in unsaved[:3])
+            box = QMessageBox(
+                QMessageBox.Icon.Warning, "Unsaved changes",
+                f"{len(unsaved)} smb.conf file(s) have unsaved changes ({names}). Quit and "
+                "lose them?",
+                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, self)
+            box.setObjectName("quitUnsavedBox")
+
+            def answered(button: int) -> None:
+                if button == QMessageBox.StandardButton.Discard:
+                    self._quit_confirmed = True
+                    self.close()
+
+            box.finished.connect(answered)
+            box.open()
+            return
+        for window in self.file_windows:
+            window.close_without_asking()
         self.runner.cancel_all()
         for session in self.sessions.values():
             session.close_connection()

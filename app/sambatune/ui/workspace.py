@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
+from sambatune.ui.editor.page import ConfEditorPage
+from sambatune.ui.editor.sources import ServerConfig
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
@@ -106,7 +108,7 @@ class ServerWorkspace(QWidget):
         header.addWidget(self.status, 1)
         disconnect = QPushButton("Disconnect")
         disconnect.setObjectName("disconnectButton")
-        disconnect.clicked.connect(session.close_connection)
+        disconnect.clicked.connect(self.disconnect_server)
         header.addWidget(disconnect)
         connected_layout.addLayout(header)
         self.tabs = QTabWidget()
@@ -114,8 +116,13 @@ class ServerWorkspace(QWidget):
         self.overview = OverviewPage()
         self.overview.refresh_requested.connect(session.refresh_survey)
         self.tabs.addTab(self.overview, "Overview")
+        self.editor = ConfEditorPage(ServerConfig(session), session.runner, session=session)
+        self.editor.failed.connect(session.failed.emit)
+        self.editor.title_changed.connect(self._editor_title)
+        self.tabs.addTab(self.editor, "smb.conf")
         self.history = HistoryPage(session)
         self.tabs.addTab(self.history, "smb.conf history")
+        self.editor.applied.connect(lambda _outcome: self.history.refresh())
         self.tabs.currentChanged.connect(self._tab_changed)
         connected_layout.addWidget(self.tabs)
         self.stack.addWidget(self.connected_view)
@@ -126,6 +133,8 @@ class ServerWorkspace(QWidget):
 
     def _state_changed(self, state: str) -> None:
         if state == CONNECTED:
+            if self.tabs.currentWidget() is self.editor and not self.editor.loaded:
+                self.editor.open()
             self.stack.setCurrentWidget(self.connected_view)
             self.status.setText(f"● Connected to {self.session.profile.target_label}")
             self.status.setStyleSheet("color: #1e7d32; font-weight: 600;")
@@ -135,6 +144,22 @@ class ServerWorkspace(QWidget):
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.history and self.session.transport is not None:
             self.history.refresh()
+        if self.tabs.widget(index) is self.editor and self.session.transport is not None and (
+            not self.editor.loaded and self.editor.task is None
+        ):
+            self.editor.open()
+
+    def _editor_title(self, title: str) -> None:
+        self.tabs.setTabText(self.tabs.indexOf(self.editor), title)
+
+    def disconnect_server(self) -> None:
+        """Disconnect; unsaved smb.conf edits are kept only if the user says so."""
+
+        def close() -> None:
+            self.editor.forget()
+            self.session.close_connection()
+
+        self.editor.confirm_close(close)
 
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:

@@ -1,0 +1,1 @@
+"""The smb.conf editor: text and form views of one lossless document."""

@@ -1,0 +1,356 @@
+"""The form view: sections on the left, the chosen section's settings with typed editors.
+
+It edits the same document as the text view. Every change is a minimal edit made
+by :mod:`sambatune.conf.edits` (the file's own indentation, spacing, line endings
+and spelling of the name kept) and lands in the text as one undoable edit; the
+form is rebuilt from the conf engine's effective view after each check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.conf import edits
+from sambatune.conf.catalog import Parameter, ParameterCatalog
+from sambatune.conf.completion import parameter_names, value_choices
+from sambatune.conf.document import SmbConfDocument
+from sambatune.conf.edits import LineChange
+from sambatune.conf.effective import EffectiveConfig, Section, Setting
+from sambatune.conf.hints import ParameterHints
+from sambatune.conf.normalize import enum_form
+from sambatune.conf.values import INT_MAX, integer_is_clean, parse_boolean, parse_integer
+
+#: A change to make: given a copy of the document, edit it and say which lines changed.
+FormEdit = Callable[[SmbConfDocument], list[LineChange]]
+NAME, VALUE, NOTES, REMOVE = range(4)
+
+
+class FormView(QWidget):
+    edit_requested = Signal(object)  # a FormEdit
+    line_requested = Signal(int)
+    #: The user is looking at this parameter's row (for the explanation panel).
+    parameter_focused = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("formView")
+        self.catalog: ParameterCatalog | None = None
+        self.hints: ParameterHints | None = None
+        self.view: EffectiveConfig | None = None
+        self.label = ""  # the edited document's path label: settings from includes differ
+        self.read_only = False
+        self.section_name = "global"
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        layout.addWidget(splitter)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 4, 0)
+        left_layout.addWidget(QLabel("<b>Sections</b>"))
+        self.sections = QListWidget()
+        self.sections.setObjectName("formSections")
+        self.sections.currentItemChanged.connect(self._section_chosen)
+        left_layout.addWidget(self.sections, 1)
+        add_row = QHBoxLayout()
+        self.new_share = QLineEdit()
+        self.new_share.setObjectName("newShareName")
+        self.new_share.setPlaceholderText("share name")
+        self.new_share.returnPressed.connect(self._add_share)
+        add_row.addWidget(self.new_share, 1)
+        self.add_share_button = QPushButton("Add share")
+        self.add_share_button.clicked.connect(self._add_share)
+        add_row.addWidget(self.add_share_button)
+        left_layout.addLayout(add_row)
+        self.remove_share_button = QPushButton("Remove this share")
+        self.remove_share_button.setObjectName("removeShareButton")
+        self.remove_share_button.clicked.connect(self._remove_share)
+        left_layout.addWidget(self.remove_share_button)
+        splitter.addWidget(left)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(4, 0, 0, 0)
+        self.title = QLabel()
+        self.title.setObjectName("formTitle")
+        self.title.setWordWrap(True)
+        right_layout.addWidget(self.title)
+        self.table = QTableWidget(0, 4)
+        self.table.setObjectName("formTable")
+        self.table.setHorizontalHeaderLabels(["Parameter", "Value", "Notes", ""])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(VALUE, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(NOTES, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(REMOVE, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setColumnWidth(VALUE, 220)
+        self.table.cellDoubleClicked.connect(self._row_double_clicked)
+        self.table.cellClicked.connect(self._row_clicked)
+        right_layout.addWidget(self.table, 1)
+        adder = QHBoxLayout()
+        adder.addWidget(QLabel("Add:"))
+        self.new_name = QLineEdit()
+        self.new_name.setObjectName("newParameterName")
+        self.new_name.setPlaceholderText("parameter (type to search)")
+        self.name_completer = QCompleter(self)
+        self.name_completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.name_completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.new_name.setCompleter(self.name_completer)
+        adder.addWidget(self.new_name, 2)
+        adder.addWidget(QLabel("="))
+        self.new_value = QLineEdit()
+        self.new_value.setObjectName("newParameterValue")
+        self.new_value.setPlaceholderText("value")
+        self.new_value.returnPressed.connect(self._add_parameter)
+        adder.addWidget(self.new_value, 2)
+        self.add_button = QPushButton("Add to section")
+        self.add_button.setObjectName("addParameterButton")
+        self.add_button.clicked.connect(self._add_parameter)
+        adder.addWidget(self.add_button)
+        right_layout.addLayout(adder)
+        self.status = QLabel()
+        self.status.setObjectName("formStatus")
+        self.status.setWordWrap(True)
+        right_layout.addWidget(self.status)
+        splitter.addWidget(right)
+        splitter.setSizes([220, 600])
+
+    # -- data in --------------------------------------------------------------------------
+    def set_catalog(self, catalog: ParameterCatalog, hints: ParameterHints) -> None:
+        from PySide6.QtCore import QStringListModel
+
+        self.catalog = catalog
+        self.hints = hints
+        names = [choice.written for choice in parameter_names(catalog)]
+        self.name_completer.setModel(QStringListModel(names, self.name_completer))
+
+    def set_read_only(self, read_only: bool) -> None:
+        self.read_only = read_only
+        for widget in (self.new_share, self.add_share_button, self.remove_share_button,
+                       self.new_name, self.new_value, self.add_button):
+            widget.setEnabled(not read_only)
+
+    def show_view(self, view: EffectiveConfig, label: str) -> None:
+        """Show what ``view`` (the effective view of the text as it is now) says."""
+        self.view = view
+        self.label = label
+        wanted = view.section(self.section_name)
+        self.sections.blockSignals(True)
+        self.sections.clear()
+        current = None
+        for section in view.sections.values():
+            item = QListWidgetItem("[global]" if section.is_global else f"[{section.name}]")
+            item.setData(Qt.ItemDataRole.UserRole, section.name)
+            count = len(section.own_settings())
+            item.setToolTip(f"{count} setting(s)")
+            self.sections.addItem(item)
+            if wanted is not None and section.key == wanted.key:
+                current = item
+        self.sections.blockSignals(False)
+        self.sections.setCurrentItem(current or self.sections.item(0))
+        self._fill_table()
+
+    def select_section(self, name: str) -> None:
+        for row in range(self.sections.count()):
+            item = self.sections.item(row)
+            if str(item.data(Qt.ItemDataRole.UserRole)).lower() == name.lower():
+                self.sections.setCurrentItem(item)
+                return
+
+    def _section_chosen(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            return
+        self.section_name = str(item.data(Qt.ItemDataRole.UserRole))
+        self._fill_table()
+
+    def _section(self) -> Section | None:
+        return self.view.section(self.section_name) if self.view is not None else None
+
+    # -- the table ---------------------------------------------------------------------------
+    def _fill_table(self) -> None:
+        section = self._section()
+        table = self.table
+        table.setRowCount(0)
+        if section is None:
+            self.title.setText("")
+            return
+        is_global = section.is_global
+        self.remove_share_button.setEnabled(not is_global and not self.read_only)
+        settings = sorted(section.own_settings().values(), key=lambda s: (s.file != self.label,
+                                                                          s.file, s.line))
+        self.title.setText(
+            "<b>[global]</b> — server-wide settings, and defaults for every share defined "
+            "below them." if is_global else
+            f"<b>[{section.name}]</b> — what this share sets itself; everything else comes "
+            "from [global] or Samba's defaults.")
+        table.setRowCount(len(settings))
+        for row, setting in enumerate(settings):
+            self._fill_row(row, section, setting)
+        table.resizeRowsToContents()
+
+    def _fill_row(self, row: int, section: Section, setting: Setting) -> None:
+        table = self.table
+        lookup = self.catalog.lookup(setting.written_name) if self.catalog else None
+        name_item = QTableWidgetItem(setting.written_name)
+        name_item.setData(Qt.ItemDataRole.UserRole, setting.line)
+        elsewhere = setting.file != self.label
+        tip = f"line {setting.line}" + (f" of {setting.file}" if elsewhere else "")
+        name_item.setToolTip(tip + " — double-click to show it in the text")
+        table.setItem(row, NAME, name_item)
+        note = self.hints.hint(setting.written_name, setting.written_value) if self.hints else ""
+        if elsewhere:
+            note = f"set in {setting.file}, line {setting.line}" + (f" · {note}" if note else "")
+        notes = QTableWidgetItem(note)
+        notes.setForeground(Qt.GlobalColor.darkGray)
+        table.setItem(row, NOTES, notes)
+        editable = not self.read_only and not elsewhere
+        parameter = lookup.parameter if lookup is not None else None
+        inverse = lookup.inverse if lookup is not None else False
+        editor = self._editor(section.name, setting, parameter, inverse, editable)
+        editor.setProperty("parameter", setting.written_name)
+        editor.installEventFilter(self)
+        table.setCellWidget(row, VALUE, editor)
+        if editable:
+            remove = QToolButton()
+            remove.setText("✕")
+            remove.setToolTip(f"Remove {setting.written_name} from this section (Samba's "
+                              "default applies again)")
+            remove.clicked.connect(
+                lambda _checked=False, name=setting.written_name: self._remove(name))
+            table.setCellWidget(row, REMOVE, remove)
+
+    def _editor(self, section: str, setting: Setting, parameter: Parameter | None,
+                inverse: bool, editable: bool) -> QWidget:
+        written = setting.written_value
+        name = setting.written_name
+        kind = parameter.type if parameter is not None else "string"
+
+        def commit(value: str) -> None:
+            if value != written:
+                self._set(section, name, value)
+
+        flag = parse_boolean(written)
+        if (kind in ("boolean", "boolean-rev") or inverse) and flag is not None:
+            box = QCheckBox("yes" if flag else "no")
+            box.setChecked(flag)
+            box.setEnabled(editable)
+
+            def toggled(on: bool) -> None:
+                box.setText("yes" if on else "no")
+                commit("yes" if on else "no")
+
+            box.toggled.connect(toggled)
+            return box
+        if kind == "enum" and parameter is not None:
+            combo = QComboBox()
+            choices = value_choices(parameter)
+            combo.addItems(choices)
+            shown = enum_form(parameter, written)
+            if shown is None or shown not in choices:
+                combo.insertItem(0, written)
+                shown = written
+            combo.setCurrentText(shown)
+            combo.setEnabled(editable)
+            combo.activated.connect(lambda _index: commit(
+                combo.currentText() if enum_form(parameter, written) != combo.currentText()
+                else written))
+            return combo
+        if kind == "integer" and integer_is_clean(written):
+            spin = QSpinBox()
+            spin.setRange(-INT_MAX - 1, INT_MAX)
+            spin.setValue(parse_integer(written))
+            spin.setEnabled(editable)
+            spin.editingFinished.connect(lambda: commit(
+                str(spin.value()) if spin.value() != parse_integer(written) else written))
+            return spin
+        field = QLineEdit(written)
+        field.setEnabled(editable)
+        field.editingFinished.connect(lambda: commit(field.text().strip()))
+        return field
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.FocusIn:
+            name = watched.property("parameter")
+            if name:
+                self.parameter_focused.emit(str(name))
+        return False
+
+    def _row_clicked(self, row: int, _column: int) -> None:
+        item = self.table.item(row, NAME)
+        if item is not None:
+            self.parameter_focused.emit(item.text())
+
+    def _row_double_clicked(self, row: int, _column: int) -> None:
+        item = self.table.item(row, NAME)
+        if item is not None:
+            self.line_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    # -- edits out ---------------------------------------------------------------------------
+    def _set(self, section: str, name: str, value: str) -> None:
+        catalog = self.catalog
+        self.status.setText("")
+        self.edit_requested.emit(
+            lambda document: edits.set_parameter(document, section, name, value, catalog))
+
+    def _remove(self, name: str) -> None:
+        section, catalog = self.section_name, self.catalog
+        self.edit_requested.emit(
+            lambda document: edits.unset_parameter(document, section, name, catalog))
+
+    def _add_parameter(self) -> None:
+        name = self.new_name.text().strip()
+        if not name:
+            self.status.setText("Type the name of the parameter to add.")
+            return
+        value = self.new_value.text().strip()
+        self._set(self.section_name, name, value)
+        self.new_name.clear()
+        self.new_value.clear()
+
+    def _add_share(self) -> None:
+        name = self.new_share.text().strip()
+        if not name:
+            self.status.setText("Type the name of the new share first.")
+            return
+        self.section_name = name
+        self.edit_requested.emit(lambda document: edits.add_section(document, name))
+        self.new_share.clear()
+
+    def _remove_share(self) -> None:
+        section = self._section()
+        if section is None or section.is_global:
+            return
+        name = section.name
+        self.section_name = "global"
+        self.edit_requested.emit(lambda document: edits.remove_section(document, name))
+        self.status.setText(f"Removed [{name}]. Undo (Ctrl+Z) brings it back.")
+
+    def show_error(self, message: str) -> None:
+        self.status.setText(message)
+        self.status.setStyleSheet("color: #cf222e;")

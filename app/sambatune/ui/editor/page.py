@@ -1,0 +1,658 @@
+"""One smb.conf in the editor: text and form views, findings, explanations, save and apply.
+
+The page reads its file off the GUI thread (a local file, or a server's config
+over the session's transport), checks it after every pause in typing, and either
+saves it (local files, atomically) or applies it to the server through the safe
+apply dialog, with the bytes read at opening as the original so that a change
+someone else made meanwhile is caught.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.cancellation import CancelToken
+from sambatune.conf.catalog import ParameterCatalog
+from sambatune.conf.document import PARAMETER, SECTION
+from sambatune.conf.effective import IncludeLink
+from sambatune.conf.hints import ParameterHints
+from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.ui.editor.buffer import ConfBuffer
+from sambatune.ui.editor.completion import ConfCompletion
+from sambatune.ui.editor.explanation_panel import ExplanationPanel
+from sambatune.ui.editor.find_bar import FindBar
+from sambatune.ui.editor.findings_list import FindingsList
+from sambatune.ui.editor.form_view import FormEdit, FormView
+from sambatune.ui.editor.lint_runner import LintResult, LintRunner
+from sambatune.ui.editor.sources import ConfSource, IncludedFile, Opened
+from sambatune.ui.editor.text_edit import ConfTextEdit, Marker
+from sambatune.ui.tasks import Task, TaskRunner
+
+TEXT_VIEW, FORM_VIEW = 0, 1
+ORIGINS = {"live": "from its testparm", "cache": "from its testparm, cached",
+           "bundled": "bundled with SambaTune"}
+
+
+class ConfEditorPage(QWidget):
+    #: Unsaved edits appeared or went away.
+    dirty_changed = Signal(bool)
+    #: A file was loaded (first time or reload).
+    opened = Signal()
+    #: A change was applied to the server (the history has a new entry).
+    applied = Signal(object)
+    #: An error for the message bar.
+    failed = Signal(object)
+    #: The title (file name and dirty mark) changed.
+    title_changed = Signal(str)
+
+    def __init__(self, source: ConfSource, runner: TaskRunner, *, session: Any = None,
+                 read_only: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("confEditorPage")
+        self.source = source
+        self.runner = runner
+        self.session = session
+        self.read_only = read_only
+        self.catalog: ParameterCatalog | None = None
+        self.loaded = False
+        self.task: Task | None = None
+        self.apply_dialog: Any = None
+        self.windows: list[QWidget] = []
+        self._testparm: list[tuple[int | None, str]] = []
+        self._tasks: list[Task] = []
+        self.buffer = ConfBuffer(self)
+        self._build()
+        self._connect()
+
+    # -- building -----------------------------------------------------------------------------
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 4)
+        layout.setSpacing(4)
+
+        top = QHBoxLayout()
+        self.title = QLabel()
+        self.title.setObjectName("editorTitle")
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        top.addWidget(self.title, 1)
+        self.view_buttons = QButtonGroup(self)
+        for index, name in ((TEXT_VIEW, "Text"), (FORM_VIEW, "Form")):
+            button = QPushButton(name)
+            button.setObjectName(f"{name.lower()}ViewButton")
+            button.setCheckable(True)
+            button.setChecked(index == TEXT_VIEW)
+            self.view_buttons.addButton(button, index)
+            top.addWidget(button)
+        self.view_buttons.idClicked.connect(self.show_view)
+        top.addSpacing(12)
+        self.reload_button = QPushButton("Reload")
+        self.reload_button.setToolTip("Read the file again (unsaved edits are lost after asking)")
+        self.reload_button.clicked.connect(self.reload)
+        top.addWidget(self.reload_button)
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("saveButton")
+        self.save_button.clicked.connect(self.save)
+        top.addWidget(self.save_button)
+        self.save_as_button = QPushButton("Save a copy…" if self.source.can_apply else "Save as…")
+        self.save_as_button.setObjectName("saveAsButton")
+        self.save_as_button.clicked.connect(self.ask_save_as)
+        top.addWidget(self.save_as_button)
+        self.apply_button = QPushButton("Apply to server…")
+        self.apply_button.setObjectName("applyToServerButton")
+        self.apply_button.setToolTip("Review the changes, then validate, back up, swap, reload "
+                                     "and check, with automatic rollback")
+        self.apply_button.clicked.connect(self.apply_to_server)
+        top.addWidget(self.apply_button)
+        layout.addLayout(top)
+
+        self.loading = QWidget()
+        loading_layout = QHBoxLayout(self.loading)
+        loading_layout.setContentsMargins(0, 0, 0, 0)
+        self.loading_label = QLabel()
+        self.loading_label.setObjectName("editorLoading")
+        loading_layout.addWidget(self.loading_label)
+        self.loading_bar = QProgressBar()
+        self.loading_bar.setRange(0, 0)
+        self.loading_bar.setMaximumWidth(240)
+        loading_layout.addWidget(self.loading_bar)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_loading)
+        loading_layout.addWidget(self.cancel_button)
+        loading_layout.addStretch(1)
+        self.loading.hide()
+        layout.addWidget(self.loading)
+
+        self.includes = QLabel()
+        self.includes.setObjectName("includesBar")
+        self.includes.setWordWrap(True)
+        self.includes.linkActivated.connect(self._open_include)
+        self.includes.hide()
+        layout.addWidget(self.includes)
+
+        self.editor = ConfTextEdit(self.buffer)
+        self.editor.setReadOnly(self.read_only)
+        self.completion = ConfCompletion(self.editor)
+        self.form = FormView()
+        self.form.set_read_only(self.read_only)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.editor)
+        self.stack.addWidget(self.form)
+        self.panel = ExplanationPanel()
+        self.find_bar = FindBar(self.editor)
+        self.find_bar.hide()
+        editor_column = QWidget()
+        column_layout = QVBoxLayout(editor_column)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.setSpacing(2)
+        column_layout.addWidget(self.stack, 1)
+        column_layout.addWidget(self.find_bar)
+        self.sides = QSplitter(Qt.Orientation.Horizontal)
+        self.sides.addWidget(editor_column)
+        self.sides.addWidget(self.panel)
+        self.sides.setStretchFactor(0, 3)
+        self.sides.setStretchFactor(1, 2)
+        self.sides.setSizes([560, 340])
+        self.findings = FindingsList()
+        self.rows = QSplitter(Qt.Orientation.Vertical)
+        self.rows.addWidget(self.sides)
+        self.rows.addWidget(self.findings)
+        self.rows.setStretchFactor(0, 4)
+        self.rows.setStretchFactor(1, 1)
+        self.rows.setSizes([520, 130])
+        layout.addWidget(self.rows, 1)
+
+        self.status = QLabel()
+        self.status.setObjectName("editorStatus")
+        self.status.setStyleSheet("color: #57606a;")
+        layout.addWidget(self.status)
+
+        self.lint = LintRunner(self.buffer, self.runner, self)
+        self.lint.read_include = self.source.include_reader if not self.read_only else (
+            lambda: None)
+        self._include_reader: Any = None
+        self._make_actions()
+        self._update_buttons()
+        self._update_title()
+
+    def _make_actions(self) -> None:
+        def action(text: str, shortcut: Any, slot: Any) -> QAction:
+            made = QAction(text, self)
+            made.setShortcut(shortcut)
+            made.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            made.triggered.connect(slot)
+            self.addAction(made)
+            return made
+
+        self.find_action = action("Find…", QKeySequence.StandardKey.Find, self.open_find)
+        self.find_next_action = action("Find next", QKeySequence.StandardKey.FindNext,
+                                       self.find_bar.find_next)
+        self.find_previous_action = action("Find previous", QKeySequence.StandardKey.FindPrevious,
+                                           self.find_bar.find_previous)
+        self.goto_action = action("Go to line…", QKeySequence("Ctrl+G"), self.ask_go_to_line)
+        self.save_action = action("Save", QKeySequence.StandardKey.Save, self.save)
+        self.save_as_action = action("Save as…", QKeySequence.StandardKey.SaveAs,
+                                     self.ask_save_as)
+        # The text view and form fields handle Ctrl+Z themselves; elsewhere on the page
+        # (the form's table, checkboxes) these undo the document.
+        self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, self.buffer.undo)
+        self.redo_action = action("Redo", QKeySequence.StandardKey.Redo, self.buffer.redo)
+
+    def _connect(self) -> None:
+        buffer = self.buffer
+        buffer.changed.connect(self._text_changed)
+        buffer.dirty_changed.connect(self._dirty_changed)
+        self.editor.line_changed.connect(self._cursor_line_changed)
+        self.editor.cursorPositionChanged.connect(self._update_status)
+        self.lint.finished.connect(self._linted)
+        self.lint.failed.connect(self.failed.emit)
+        self.form.edit_requested.connect(self.apply_form_edit)
+        self.form.line_requested.connect(self.go_to_line)
+        self.findings.line_requested.connect(self.go_to_line)
+        self.panel.man_page_requested.connect(self._read_man_page)
+        self.completion.highlighted.connect(self.panel.show_parameter)
+        self.form.parameter_focused.connect(self.panel.show_parameter)
+        self._explain_timer = QTimer(self)
+        self._explain_timer.setSingleShot(True)
+        self._explain_timer.setInterval(120)
+        self._explain_timer.timeout.connect(self._explain_cursor)
+
+    # -- state shown ---------------------------------------------------------------------------
+    @property
+    def dirty(self) -> bool:
+        return self.buffer.dirty
+
+    def tab_title(self) -> str:
+        return "smb.conf" + (" •" if self.dirty else "")
+
+    def _update_title(self) -> None:
+        source = self.source
+        mark = "  <span style='color:#9a6700'>● unsaved changes</span>" if self.dirty else ""
+        read_only = "  <span style='color:#57606a'>(read-only)</span>" if self.read_only else ""
+        self.title.setText(f"<b>{html.escape(source.title)}</b> "
+                           f"<span style='color:#57606a'>on {html.escape(source.where)}</span>"
+                           f"{read_only}{mark}")
+        self.title_changed.emit(self.tab_title())
+
+    def _update_buttons(self) -> None:
+        source = self.source
+        ready = self.loaded
+        self.save_button.setVisible(source.can_save and not self.read_only)
+        self.save_button.setEnabled(ready and self.dirty)
+        self.save_as_button.setEnabled(ready)
+        self.apply_button.setVisible(source.can_apply and not self.read_only)
+        self.apply_button.setEnabled(ready and self.session is not None)
+        self.reload_button.setEnabled(not isinstance(source, IncludedFile))
+
+    def _dirty_changed(self, dirty: bool) -> None:
+        self._update_title()
+        self._update_buttons()
+        self.dirty_changed.emit(dirty)
+
+    def _update_status(self) -> None:
+        if not self.loaded:
+            self.status.setText("")
+            return
+        cursor = self.editor.textCursor()
+        text = self.buffer.text
+        document = text.document
+        parts = [f"Line {cursor.blockNumber() + 1}, column {cursor.positionInBlock() + 1}",
+                 f"{text.line_count:,} lines",
+                 "CRLF" if text.default_eol == "\r\n" else "LF"]
+        if not document.final_newline and document.line_count:
+            parts.append("no newline at the end")
+        if not document.utf8:
+            parts.append("some lines Latin-1")
+        if self.catalog is not None:
+            origin = ORIGINS.get(self.catalog.origin, self.catalog.origin)
+            where = "this computer" if self.source.where == "this computer" else "the server"
+            parts.append(f"parameters of Samba {self.catalog.version_label} "
+                         f"({origin if self.catalog.origin == 'bundled' else where + ', ' + origin})")
+        self.status.setText(" · ".join(parts))
+
+    # -- background work ------------------------------------------------------------------------
+    def _start(self, work: Any, **callbacks: Any) -> Task:
+        """Start work for this page; :meth:`stop_tasks` cancels what is still running."""
+        task = self.runner.start(work, **callbacks)
+        self._tasks = [t for t in self._tasks if t.running] + [task]
+        return task
+
+    def stop_tasks(self) -> None:
+        """Cancel the page's background work (its window is closing)."""
+        for task in self._tasks:
+            task.cancel()
+        self.lint.stop()
+
+    # -- opening ---------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Read the file (off the GUI thread) and show it."""
+        source = self.source
+        self._show_loading(f"Reading {source.title} on {source.where}…")
+
+        def work(report: Any, cancel: CancelToken) -> Opened:
+            return source.open(cancel)
+
+        self.task = self._start(work, name=f"Opening {source.title}", on_done=self._opened,
+                                on_failed=self._open_failed,
+                                on_cancelled=lambda: self._show_loading(None))
+
+    def _show_loading(self, text: str | None) -> None:
+        self.loading.setVisible(text is not None)
+        self.loading_label.setText(text or "")
+
+    def cancel_loading(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+    def _opened(self, opened: Opened) -> None:
+        self.task = None
+        self._show_loading(None)
+        self._include_reader = None
+        self.lint.read_include = self._reader
+        self.buffer.load(opened.data, self.source.path)
+        self.loaded = True
+        self._testparm = []
+        self.editor.set_anchored([])
+        self.findings.show_testparm([])
+        self.set_catalog(opened.catalog)
+        self._update_buttons()
+        self._update_title()
+        self._cursor_line_changed(self.editor.current_line())
+        self.opened.emit()
+        if not opened.catalog_is_final:
+            self._fetch_live_catalog()
+
+    def _open_failed(self, error: SambaTuneError) -> None:
+        self.task = None
+        self._show_loading(None)
+        self.loading_label.setText(error.message)
+        self.status.setText(f"Could not open: {error.message}")
+        self.failed.emit(error)
+
+    def _reader(self) -> Any:
+        """One include reader per opening: each included file is read once."""
+        if self.read_only:
+            return None
+        if self._include_reader is None:
+            self._include_reader = self.source.include_reader()
+        return self._include_reader
+
+    def forget(self) -> None:
+        """Drop the text (the connection it came from is going away)."""
+        self.loaded = False
+        self.buffer.load(b"", None)
+        self.editor.set_markers({})
+        self.findings.show_findings([])
+        self.includes.hide()
+        self._update_buttons()
+        self._update_title()
+        self._update_status()
+
+    def reload(self) -> None:
+        if self.dirty:
+            self._ask_discard("Reload the file and lose your unsaved changes?", self.open)
+        else:
+            self.open()
+
+    def _ask_discard(self, question: str, then: Any) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes", question,
+                          QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                          self)
+        box.setObjectName("discardChangesBox")
+
+        def answered(button: int) -> None:
+            if button == QMessageBox.StandardButton.Discard:
+                then()
+
+        box.finished.connect(answered)
+        box.open()
+
+    def confirm_close(self, then: Any) -> None:
+        """Run ``then`` now when nothing is unsaved, else after the user agrees to lose it."""
+        if not self.dirty:
+            then()
+            return
+        what = ("apply them to the server" if self.source.can_apply else "save them")
+        self._ask_discard(f"{self.source.title} has unsaved changes. Discard them? (Cancel, "
+                          f"then {what} to keep them.)", then)
+
+    # -- the catalog ---------------------------------------------------------------------------
+    def set_catalog(self, catalog: ParameterCatalog) -> None:
+        self.catalog = catalog
+        hints = ParameterHints(catalog)
+        self.editor.hints = hints
+        self.editor.viewport().update()
+        self.completion.set_catalog(catalog)
+        self.panel.set_catalog(catalog)
+        self.form.set_catalog(catalog, hints)
+        self.lint.catalog = catalog
+        self.lint.run_now()
+        self._update_status()
+
+    def _fetch_live_catalog(self) -> None:
+        source = self.source
+        self.status.setText(self.status.text() + " · reading the parameter list from testparm…")
+
+        def work(report: Any, cancel: CancelToken) -> ParameterCatalog | None:
+            return source.live_catalog(cancel)
+
+        def done(catalog: ParameterCatalog | None) -> None:
+            if catalog is not None:
+                self.set_catalog(catalog)
+            else:
+                self._update_status()
+
+        def failed(error: SambaTuneError) -> None:
+            # The bundled catalog keeps answering; say why it is not the server's own.
+            self._update_status()
+            self.status.setText(self.status.text() + f" · {error.message}")
+
+        self._start(work, name="Reading the parameter list", on_done=done, on_failed=failed)
+
+    # -- following the text --------------------------------------------------------------------
+    def _text_changed(self) -> None:
+        self._explain_timer.start()
+        self._update_status()
+
+    def _cursor_line_changed(self, _line: int) -> None:
+        self._explain_timer.start()
+
+    def _explain_cursor(self) -> None:
+        if not self.loaded:
+            return
+        line = self.editor.current_line()
+        document = self.buffer.document
+        entry = document.entry_at(line) if line <= document.line_count else None
+        if entry is None:
+            self.panel.show_nothing()
+        elif entry.kind == PARAMETER:
+            self.panel.show_parameter(entry.name)
+        elif entry.kind == SECTION:
+            result = self.lint.current
+            section = result.view.section(entry.name) if result is not None else None
+            self.panel.show_section(entry.name, len(section.own_settings()) if section else None)
+        else:
+            self.panel.show_nothing()
+
+    def _linted(self, result: LintResult) -> None:
+        label = self.buffer.document.path or "<document>"
+        self.editor.set_markers(result.markers)
+        self.findings.show_findings(result.findings)
+        self._show_includes(result.view.includes)
+        if self.stack.currentIndex() == FORM_VIEW:
+            self.form.show_view(result.view, label)
+
+    def _show_includes(self, links: list[IncludeLink]) -> None:
+        if not links:
+            self.includes.hide()
+            return
+        parts = []
+        for number, link in enumerate(links):
+            path = html.escape(link.path)
+            if link.status == "followed" and link.document is not None:
+                parts.append(f"<a href='{number}'>{path}</a>")
+            else:
+                parts.append(f"{path} <span style='color:#9a6700'>({html.escape(link.status)}"
+                             "</span>)")
+        self._include_links = links
+        self.includes.setText("Includes: " + " · ".join(parts) +
+                              " <span style='color:#57606a'>— click to open read-only</span>")
+        self.includes.show()
+
+    def _open_include(self, target: str) -> None:
+        from sambatune.ui.editor.file_window import ConfFileWindow
+
+        link = self._include_links[int(target)]
+        if link.document is None or self.catalog is None:
+            return
+        source = IncludedFile(link.path, link.document.render(), self.source.where, self.catalog,
+                              self.source.man_page_entry)
+        window = ConfFileWindow(source, read_only=True, parent_page=self)
+        self.windows.append(window)
+        window.show()
+
+    # -- views -----------------------------------------------------------------------------
+    def show_view(self, index: int) -> None:
+        self.view_buttons.button(index).setChecked(True)
+        self.stack.setCurrentIndex(index)
+        if index == FORM_VIEW:
+            result = self.lint.current
+            if result is not None:
+                self.form.show_view(result.view, self.buffer.document.path or "<document>")
+            else:
+                self.lint.run_now()
+            self.find_bar.hide()
+
+    def go_to_line(self, line: int) -> None:
+        self.show_view(TEXT_VIEW)
+        self.editor.go_to_line(line)
+
+    def open_find(self) -> None:
+        self.show_view(TEXT_VIEW)
+        self.find_bar.open_bar()
+
+    def ask_go_to_line(self) -> None:
+        dialog = QInputDialog(self)
+        dialog.setObjectName("goToLineDialog")
+        dialog.setWindowTitle("Go to line")
+        dialog.setLabelText(f"Line (1 to {self.buffer.text.line_count}):")
+        dialog.setInputMode(QInputDialog.InputMode.IntInput)
+        dialog.setIntRange(1, self.buffer.text.line_count)
+        dialog.setIntValue(self.editor.current_line())
+        dialog.intValueSelected.connect(self.go_to_line)
+        dialog.open()
+
+    # -- form edits ----------------------------------------------------------------------------
+    def apply_form_edit(self, edit: FormEdit) -> None:
+        """Make a conf-engine edit on a copy, then put it in the text as one undoable edit."""
+        if self.read_only or not self.loaded:
+            return
+        copy = self.buffer.document.copy()
+        try:
+            changes = edit(copy)
+        except InvalidInput as error:
+            self.form.show_error(error.message)
+            return
+        self.buffer.apply_changes(changes)
+        self.lint.run_now()
+
+    # -- saving (local files) --------------------------------------------------------------------
+    def save(self) -> None:
+        if not self.loaded or not self.source.can_save or self.read_only:
+            return
+        self._save_to(None)
+
+    def ask_save_as(self) -> None:
+        if not self.loaded:
+            return
+        dialog = QFileDialog(self, "Save smb.conf as")
+        dialog.setObjectName("saveAsDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.fileSelected.connect(self.save_as)
+        dialog.open()
+
+    def save_as(self, path: str) -> None:
+        """Save the text to ``path`` (a local file). A local file then continues as that file."""
+        if path:
+            self._save_to(path)
+
+    def _save_to(self, path: str | None) -> None:
+        from sambatune.ui.editor.sources import LocalFile
+
+        data = self.buffer.render()
+        target = LocalFile(path) if path else self.source
+        if not isinstance(target, LocalFile):
+            return
+        becomes_source = path is None or isinstance(self.source, LocalFile)
+
+        def work(report: Any, cancel: CancelToken) -> str:
+            return target.save(data)
+
+        def done(saved: str) -> None:
+            if becomes_source:
+                if path is not None:
+                    self.source = LocalFile(saved)
+                    self.buffer.document.path = saved
+                self.buffer.mark_saved(data)
+            self.status.setText(f"Saved {saved}.")
+            self._update_title()
+            self._update_buttons()
+
+        self.runner.start(work, name="Saving", on_done=done, on_failed=self.failed.emit)
+
+    # -- applying (server configs) ---------------------------------------------------------------
+    def apply_to_server(self) -> None:
+        if not self.loaded or not self.source.can_apply or self.session is None:
+            return
+        result = self.lint.current
+        errors = [f for f in (result.findings if result else []) if f.severity == "error"]
+        if not errors:
+            self._open_apply_dialog()
+            return
+        first = errors[0]
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "Samba may refuse this file",
+            f"SambaTune found {len(errors)} problem(s) that make Samba refuse the file, "
+            f"for example line {first.line}: {first.message}\n\ntestparm on the server has the "
+            "final word and nothing is installed if it refuses. Continue to the review?",
+            QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("lintErrorsBox")
+        go_on = box.addButton("Review and apply", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def answered(_result: int) -> None:
+            if box.clickedButton() is go_on:
+                self._open_apply_dialog()
+
+        box.finished.connect(answered)
+        box.open()
+
+    def _open_apply_dialog(self) -> None:
+        from sambatune.ui.apply_dialog import ApplyDialog
+
+        candidate = self.buffer.render()
+        dialog = ApplyDialog(self.session, path=self.source.path, original=self.buffer.baseline,
+                             candidate=candidate, summary="edited in the smb.conf editor",
+                             parent=self.window())
+        self.apply_dialog = dialog
+        dialog.finished_outcome.connect(lambda outcome: self._applied(outcome, candidate))
+        dialog.open()
+
+    def _applied(self, outcome: Any, candidate: bytes) -> None:
+        if outcome.live == "new":
+            self.buffer.mark_saved(candidate)
+            self._testparm = []
+            self.editor.set_anchored([])
+            self.findings.show_testparm([])
+            self.applied.emit(outcome)
+        elif outcome.testparm is not None and not outcome.testparm.ok:
+            self.show_testparm_errors(outcome.testparm.errors)
+        self._update_buttons()
+
+    def show_testparm_errors(self, errors: list[str]) -> None:
+        """testparm's complaints at the lines they are about (gutter and list)."""
+        from sambatune.conf.testparm_messages import locate_messages
+
+        if self.catalog is None:
+            return
+        located = locate_messages(self.buffer.document, self.catalog, errors)
+        anchored: list[tuple[int, Marker]] = []
+        listed: list[tuple[int | None, str]] = []
+        for item in located:
+            for line in item.lines:
+                anchored.append((line, Marker("error", item.message, "testparm")))
+            listed.append((item.lines[0] if item.lines else None, item.message))
+        self._testparm = listed
+        self.editor.set_anchored(anchored)
+        self.findings.show_testparm(listed)
+        if anchored:
+            self.go_to_line(anchored[0][0])
+
+    # -- the man page --------------------------------------------------------------------------
+    def _read_man_page(self, name: str) -> None:
+        source = self.source
+
+        def work(report: Any, cancel: CancelToken) -> str | None:
+            return source.man_page_entry(name)
+
+        self._start(work, name="Reading the man page",
+                          on_done=lambda text: self.panel.show_man_page(name, text),
+                          on_failed=lambda error: self.panel.show_man_page_failed(
+                              name, error.message))

@@ -1,0 +1,327 @@
+"""The smb.conf editor on local files, driven like a user: type, complete, form, undo, save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QPainter, QPixmap, QTextCursor
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QCheckBox, QComboBox, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from sambatune.ui.editor.file_window import ConfFileWindow
+from sambatune.ui.editor.form_view import NAME, VALUE
+from sambatune.ui.editor.page import FORM_VIEW, TEXT_VIEW, ConfEditorPage
+from sambatune.ui.editor.sources import LocalFile
+from sambatune.ui.main_window import MainWindow
+
+SAMPLE = """\
+# Samba configuration of the file server
+[global]
+   workgroup = EXAMPLE
+   server string = Samba %v on %h
+   server min protocol = SMB2_02
+   socket options = TCP_NODELAY SO_RCVBUF=8192 SO_SNDBUF=8192
+   max xmit = 65535
+   log level = 3
+   read prediction = yes
+
+[projects]
+   path = /srv/projects
+   writable = yes
+   guest ok = no
+   oplocks = maybe
+   vfs objects = acl_xattr \\
+       streams_xattr
+   strict sync = yes
+   sync always = yes
+   case sensitive = auto
+"""
+OPLOCKS_LINE = 15
+SOCKET_LINE = 6
+AWKWARD = (b"# caf\xe9 au lait\r\n[global]\r\n\tworkgroup = EXAMPLE   \r\n"
+           b"[share]\r\n   path = /srv/share\r\n   read only = yes")
+
+
+def _open(qtbot: QtBot, path: Path) -> ConfFileWindow:
+    window = ConfFileWindow(LocalFile(str(path)))
+    qtbot.addWidget(window)
+    window.resize(1180, 780)
+    window.show()
+    page = window.page
+    qtbot.waitUntil(lambda: page.loaded and page.lint.current is not None, timeout=20000)
+    return window
+
+
+def _checked(qtbot: QtBot, page: ConfEditorPage) -> None:
+    """Wait until the check of the text as it is now has come back."""
+    qtbot.waitUntil(lambda: page.lint.current is not None and not page.lint.busy, timeout=20000)
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    path = tmp_path / "smb.conf"
+    path.write_text(SAMPLE)
+    return path
+
+
+def test_text_view_shows_hints_markers_and_the_explanation_under_the_cursor(
+    qtbot: QtBot, sample: Path, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    window = _open(qtbot, sample)
+    page = window.page
+    editor = page.editor
+    assert page.buffer.render() == sample.read_bytes()
+    # Lint markers sit on the lines they are about.
+    assert [m.severity for m in editor.markers_at(OPLOCKS_LINE)] == ["error"]
+    assert "socket-buffer" not in editor.marker_text(SOCKET_LINE)
+    assert "autotuning" in editor.marker_text(SOCKET_LINE)
+    assert editor.markers_at(3) == []
+    assert page.findings.row_count() >= 5
+    # Hints come from this version's catalog and our notes.
+    assert editor.hints is not None
+    assert "SMB1 only" in editor.hints.hint("max xmit", "65535")
+    # Hovering a line shows its whole hint and its findings.
+    tip = editor.line_tooltip(SOCKET_LINE)
+    assert "default TCP_NODELAY" in tip and "autotuning" in tip
+    # The explanation panel follows the cursor.
+    editor.go_to_line(SOCKET_LINE)
+    qtbot.waitUntil(lambda: page.panel.parameter == "socket options", timeout=5000)
+    assert "autotuning" in page.panel.browser.toPlainText()
+    editor.go_to_line(13)
+    qtbot.waitUntil(lambda: page.panel.parameter == "read only", timeout=5000)
+    assert "synonym" in page.panel.browser.toPlainText()
+    editor.go_to_line(SOCKET_LINE)
+    qtbot.waitUntil(lambda: page.panel.parameter == "socket options", timeout=5000)
+    qtbot.wait(100)
+    screenshot(window, "editor-text")
+    # Clicking a finding jumps to its line.
+    row = next(n for n in range(page.findings.row_count())
+               if page.findings.row(n).line == OPLOCKS_LINE)
+    page.findings.view.clicked.emit(page.findings.model.index(row, 2))
+    assert editor.current_line() == OPLOCKS_LINE
+
+
+def test_completion_offers_parameter_names_and_then_values(
+    qtbot: QtBot, sample: Path, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    window = _open(qtbot, sample)
+    page = window.page
+    editor = page.editor
+    editor.go_to_line(9)
+    editor.moveCursor(QTextCursor.MoveOperation.EndOfBlock)
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+    QTest.keyClicks(editor, "sock")
+    completion = page.completion
+    qtbot.waitUntil(lambda: completion.popup_visible, timeout=5000)
+    offered = [completion.matches.item(n).text() for n in range(completion.matches.rowCount())]
+    assert "socket options" in offered
+    assert offered[0].startswith("socket")  # names that start with it come first
+    _screenshot_with_popup(window, completion.completer.popup(), screenshot,
+                           "editor-completion")
+    # A synonym shows what it stands for.
+    for _ in range(4):
+        QTest.keyClick(editor, Qt.Key.Key_Backspace)
+    QTest.keyClicks(editor, "writa")
+    qtbot.waitUntil(lambda: completion.popup_visible, timeout=5000)
+    offered = [completion.matches.item(n).text() for n in range(completion.matches.rowCount())]
+    assert "writable → read only (inverted)" in offered
+    # Choosing a yes/no parameter goes on to its values.
+    for _ in range(5):
+        QTest.keyClick(editor, Qt.Key.Key_Backspace)
+    QTest.keyClicks(editor, "oplock")
+    qtbot.waitUntil(lambda: completion.popup_visible, timeout=5000)
+    completion.insert("oplocks")
+    qtbot.waitUntil(lambda: completion.popup_visible and completion.mode == "value",
+                    timeout=5000)
+    values = [completion.matches.item(n).text() for n in range(completion.matches.rowCount())]
+    assert values == ["yes   (default)", "no"]
+    completion.insert("no")
+    assert editor.textCursor().block().text() == "   oplocks = no"
+
+
+def test_form_edits_land_in_the_text_as_one_undoable_edit(
+    qtbot: QtBot, sample: Path, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    window = _open(qtbot, sample)
+    page = window.page
+    original = page.buffer.render()
+    page.show_view(FORM_VIEW)
+    form = page.form
+    qtbot.waitUntil(lambda: form.sections.count() == 2, timeout=5000)
+    form.select_section("projects")
+    row = _form_row(form, "guest ok")
+    box = form.table.cellWidget(row, VALUE)
+    assert isinstance(box, QCheckBox) and not box.isChecked()
+    box.setChecked(True)
+    assert b"   guest ok = yes\n" in page.buffer.render()
+    # Only that line changed.
+    assert page.buffer.render() == original.replace(b"guest ok = no", b"guest ok = yes")
+    _checked(qtbot, page)
+    combo = form.table.cellWidget(_form_row(form, "case sensitive"), VALUE)
+    assert isinstance(combo, QComboBox)
+    combo.setCurrentText("Yes")
+    combo.activated.emit(combo.currentIndex())
+    assert b"   case sensitive = Yes\n" in page.buffer.render()
+    _checked(qtbot, page)
+    form.new_name.setText("aio read size")
+    form.new_value.setText("1")
+    form.add_button.click()
+    assert b"   aio read size = 1\n" in page.buffer.render()
+    _checked(qtbot, page)
+    screenshot(window, "editor-form")
+    # Undo goes back through the form edits, one at a time, to the exact bytes.
+    page.buffer.undo()
+    assert b"aio read size" not in page.buffer.render()
+    page.buffer.undo()
+    page.buffer.undo()
+    assert page.buffer.render() == original
+    assert not page.dirty
+    page.buffer.redo()
+    assert b"guest ok = yes" in page.buffer.render()
+
+    # And the other way round: a text edit shows up in the form.
+    page.show_view(TEXT_VIEW)
+    editor = page.editor
+    editor.go_to_line(12)
+    editor.moveCursor(QTextCursor.MoveOperation.EndOfBlock)
+    QTest.keyClicks(editor, "/more")
+    page.show_view(FORM_VIEW)
+    _checked(qtbot, page)
+    qtbot.waitUntil(lambda: _form_value(form, "path") == "/srv/projects/more", timeout=5000)
+
+
+def _form_row(form, name: str) -> int:  # type: ignore[no-untyped-def]
+    for row in range(form.table.rowCount()):
+        if form.table.item(row, NAME).text() == name:
+            return row
+    raise AssertionError(f"{name} is not in the form")
+
+
+def _form_value(form, name: str) -> str:  # type: ignore[no-untyped-def]
+    try:
+        widget = form.table.cellWidget(_form_row(form, name), VALUE)
+    except AssertionError:
+        return ""
+    return str(widget.text())
+
+
+def test_a_file_with_crlf_latin1_and_no_final_newline_saves_byte_for_byte(
+    qtbot: QtBot, tmp_path: Path,
+) -> None:
+    path = tmp_path / "awkward.conf"
+    path.write_bytes(AWKWARD)
+    window = _open(qtbot, path)
+    page = window.page
+    assert page.editor.document().findBlockByNumber(0).text() == "# café au lait"
+    page.save_as(str(tmp_path / "copy.conf"))
+    qtbot.waitUntil(lambda: (tmp_path / "copy.conf").exists(), timeout=5000)
+    assert (tmp_path / "copy.conf").read_bytes() == AWKWARD
+    # Edit one line in the text, save: only that line differs.
+    editor = page.editor
+    editor.go_to_line(3)
+    editor.moveCursor(QTextCursor.MoveOperation.EndOfBlock)
+    for _ in range(10):
+        QTest.keyClick(editor, Qt.Key.Key_Backspace)
+    QTest.keyClicks(editor, "OTHER")
+    assert page.dirty
+    page.save()
+    expected = AWKWARD.replace(b"EXAMPLE   ", b"OTHER")
+    qtbot.waitUntil(lambda: (tmp_path / "copy.conf").read_bytes() == expected, timeout=5000)
+    assert not page.dirty
+    assert "•" not in window.windowTitle()
+    # The original file was left alone: after Save as, the window edits the copy.
+    assert path.read_bytes() == AWKWARD
+
+
+def test_find_counts_and_moves_between_matches(qtbot: QtBot, sample: Path) -> None:
+    window = _open(qtbot, sample)
+    page = window.page
+    page.find_action.trigger()
+    bar = page.find_bar
+    assert bar.isVisible()
+    QTest.keyClicks(bar.field, "sync")
+    assert bar.count == 2
+    assert page.editor.textCursor().selectedText() == "sync"
+    first = page.editor.current_line()
+    assert bar.count_label.text() == "1 of 2 matches"
+    QTest.keyClick(bar.field, Qt.Key.Key_Return)
+    assert page.editor.current_line() == first + 1
+    assert bar.count_label.text() == "2 of 2 matches"
+    QTest.keyClick(bar.field, Qt.Key.Key_Return)  # wraps around
+    assert page.editor.current_line() == first
+    QTest.keyClick(bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert page.editor.current_line() == first + 1
+    bar.field.setText("no such text")
+    assert bar.count_label.text() == "no matches"
+    QTest.keyClick(bar.field, Qt.Key.Key_Escape)
+    assert not bar.isVisible()
+    page.go_to_line(12)
+    assert page.editor.current_line() == 12
+
+
+def test_undo_and_redo_keys_in_the_text(qtbot: QtBot, sample: Path) -> None:
+    window = _open(qtbot, sample)
+    page = window.page
+    editor = page.editor
+    editor.go_to_line(3)
+    editor.moveCursor(QTextCursor.MoveOperation.EndOfBlock)
+    QTest.keyClicks(editor, "X")
+    assert b"EXAMPLEX" in page.buffer.render()
+    QTest.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert page.buffer.render() == sample.read_bytes()
+    QTest.keyClick(editor, Qt.Key.Key_Z,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert b"EXAMPLEX" in page.buffer.render()
+
+
+def test_closing_with_unsaved_changes_asks(qtbot: QtBot, sample: Path) -> None:
+    window = _open(qtbot, sample)
+    editor = window.page.editor
+    editor.go_to_line(3)
+    QTest.keyClicks(editor, "#")
+    window.close()
+    box = window.page.findChild(QMessageBox, "discardChangesBox")
+    assert box is not None and window.isVisible()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert window.isVisible()
+    window.close()
+    box = [b for b in window.page.findChildren(QMessageBox, "discardChangesBox") if b.isVisible()]
+    box[0].button(QMessageBox.StandardButton.Discard).click()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=5000)
+    assert sample.read_text() == SAMPLE
+
+
+def test_main_window_opens_a_local_file(qtbot: QtBot, sample: Path) -> None:
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.show()
+    window = main.open_conf_file(str(sample))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.page.loaded, timeout=20000)
+    assert window.page.buffer.render() == sample.read_bytes()
+    QTest.keyClicks(window.page.editor, "# note")
+    QTest.keyClick(window.page.editor, Qt.Key.Key_Return)
+    assert main.unsaved_pages() == [window.page]
+    main.close()  # asks first
+    box = main.findChild(QMessageBox, "quitUnsavedBox")
+    assert box is not None and main.isVisible()
+    box.button(QMessageBox.StandardButton.Discard).click()
+    qtbot.waitUntil(lambda: not main.isVisible() and not window.isVisible(), timeout=5000)
+
+
+def _screenshot_with_popup(window, popup, screenshot, name: str) -> None:  # type: ignore[no-untyped-def]
+    """A popup is a window of its own; paint it onto the window's picture where it shows."""
+    picture: QPixmap = window.grab()
+    painter = QPainter(picture)
+    where = window.mapFromGlobal(popup.mapToGlobal(QPoint(0, 0)))
+    painter.drawPixmap(where, popup.grab())
+    painter.end()
+
+    class Shot:
+        def grab(self) -> QPixmap:
+            return picture
+
+    screenshot(Shot(), name)
