@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from numbers import Real
 from typing import Any, Literal, NamedTuple
 
 from sambatune.errors import InvalidInput
@@ -130,6 +131,10 @@ def _json_number(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _checked_rate(value: float | None, what: str) -> float | None:
     if value is None:
         return None
@@ -137,7 +142,7 @@ def _checked_rate(value: float | None, what: str) -> float | None:
 
 
 def _required_rate(value: float, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not _is_number(value):
         raise InvalidInput(f"The {what} is not a usable number: {value!r}.")
     if value <= 0:
         raise InvalidInput(
@@ -255,7 +260,7 @@ def find_bottleneck(
     smb = _checked_rate(smb_bytes_per_s, "SMB throughput")
     link_bits = _checked_rate(link_bits_per_s, "link speed")
     for sample in cpu_busy_percent:
-        if not (isinstance(sample, (int, float)) and math.isfinite(sample) and 0 <= sample <= 100):
+        if not (_is_number(sample) and 0 <= sample <= 100):
             raise InvalidInput(f"A CPU busy sample must be a percentage from 0 to 100, not {sample!r}.")
     if direction not in ("read", "write"):
         raise InvalidInput(f"The direction must be read or write, not {direction!r}.")
@@ -430,7 +435,7 @@ def clients_supported(
     """
     ceiling = _required_rate(ceiling_bytes_per_s, "server's throughput ceiling")
     demand = _required_rate(per_client_bytes_per_s, "throughput each client needs")
-    if not (isinstance(headroom, (int, float)) and 0.0 <= headroom < 1.0):
+    if not (isinstance(headroom, Real) and 0.0 <= headroom < 1.0):
         raise InvalidInput(f"The headroom must be a share from 0 up to (not including) 1, not {headroom!r}.")
     usable = ceiling * (1.0 - headroom)
     # A hair of tolerance so that 0.7 * 100 / 7 counts as 10, not 9.999999.

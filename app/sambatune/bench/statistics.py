@@ -12,10 +12,10 @@ Thresholds, and why:
   find an odd run among a handful: the odd run inflates the deviation it is
   measured with, so with n runs no z-score can exceed (n - 1) / sqrt(n) (Shiffler
   1988), 1.8 for five runs, and "3 sigma" never fires. Median and MAD are not
-  moved by the odd run. When more than half the runs are identical the MAD is 0;
-  then the mean absolute deviation from the median, times 1.2533, stands in for it.
-  A run must also be at least 5% away from the median: two or three percent
-  between runs is normal on a quiet modern machine and not worth a re-run.
+  moved by the odd run. When more than half the runs are identical the MAD is 0
+  and every run that differs stands out. Either way a run must also be at least 5%
+  away from the median: two or three percent between runs is normal on a quiet
+  modern machine and not worth a re-run.
 * A series is quiet when its coefficient of variation is at most 5% and it has no
   odd run. The book's own worked table (B.9) varies by 1.7%; repeated sequential
   runs on an idle server today repeat within a few percent too. The figure that
@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from numbers import Real
 from typing import Any, Literal
 
 from sambatune.bench.distributions import t_quantile
@@ -54,7 +55,6 @@ QUIET_CV = 0.05
 OUTLIER_Z = 3.5
 OUTLIER_MIN_RELATIVE = 0.05
 _MAD_TO_SIGMA = 0.6745
-_MEAN_AD_TO_MAD = 1.2533
 
 
 def _checked(values: Sequence[float], what: str) -> tuple[float, ...]:
@@ -62,7 +62,7 @@ def _checked(values: Sequence[float], what: str) -> tuple[float, ...]:
     if not numbers:
         raise InvalidInput(f"There are no runs {what}.", "At least one measured value is needed.")
     for index, value in enumerate(numbers, start=1):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, Real):
             raise InvalidInput(f"Run {index} {what} is not a number: {value!r}.")
         if not math.isfinite(value):
             raise InvalidInput(
@@ -92,14 +92,14 @@ def _outliers(values: Sequence[float], median: float) -> tuple[int, ...]:
         return ()  # With two runs nobody can say which one is odd.
     deviations = [abs(v - median) for v in values]
     spread = _median(deviations)
-    if spread == 0.0:
-        spread = math.fsum(deviations) / len(deviations) * _MEAN_AD_TO_MAD
-    if spread == 0.0:
-        return ()
     odd = []
     for index, deviation in enumerate(deviations):
+        if deviation == 0.0:
+            continue
         large = median == 0.0 or deviation / abs(median) >= OUTLIER_MIN_RELATIVE
-        if large and _MAD_TO_SIGMA * deviation / spread > OUTLIER_Z:
+        # A zero MAD means most runs are identical: every run that differs stands out.
+        stands_out = spread == 0.0 or _MAD_TO_SIGMA * deviation / spread > OUTLIER_Z
+        if large and stands_out:
             odd.append(index)
     return tuple(odd)
 
