@@ -96,13 +96,20 @@ sample_values = st.floats(min_value=0.5, max_value=5000.0, allow_nan=False, allo
 samples = st.lists(sample_values, min_size=2, max_size=15)
 
 
-# scipy warns about its own precision when hypothesis makes runs that nearly coincide; our
-# sums are exact (math.fsum on scaled values), and the two still agree to 1e-6.
+def well_conditioned(values: list[float]) -> bool:
+    """Runs that are equal, or differ by more than rounding: numpy's plain sums lose runs that
+    differ in the last bit (it warns "Precision loss"), where our math.fsum does not, so such
+    samples cannot serve to compare the two."""
+    return len(set(values)) == 1 or max(values) - min(values) > 1e-9 * max(values)
+
+
+# scipy also warns ("Precision loss") when one side's runs are all equal: expected here.
 @pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")
 @settings(max_examples=300, deadline=None)
 @given(before=samples, after=samples)
 def test_welch_agrees_with_scipy(before: list[float], after: list[float]) -> None:
     assume(len(set(before)) > 1 or len(set(after)) > 1)
+    assume(well_conditioned(before) and well_conditioned(after))
     ours = welch_t_test(before, after)
     theirs = stats.ttest_ind(after, before, equal_var=False)
     interval = theirs.confidence_interval(0.95)
@@ -206,6 +213,7 @@ def test_incomplete_beta_agrees_with_scipy(a: float, b: float, x: float) -> None
 @settings(max_examples=200, deadline=None)
 @given(values=samples)
 def test_describe_agrees_with_scipy(values: list[float]) -> None:
+    assume(well_conditioned(values))
     result = describe(values)
     assert close(result.mean, stats.tmean(values))
     assert close(result.stdev, stats.tstd(values))
