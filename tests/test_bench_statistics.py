@@ -231,6 +231,8 @@ def test_describe_agrees_with_scipy(values: list[float]) -> None:
 def test_a_slow_run_among_steady_ones_is_named_in_plain_words() -> None:
     result = describe([100e6, 101e6, 60e6, 99e6, 100.5e6])
     assert result.outliers == (2,)
+    assert result.valid_mean == pytest.approx(100.125e6)
+    assert result.mean == pytest.approx(92.1e6)
     assert not result.quiet
     assert result.note is not None
     assert result.note.startswith("Run 3 was 40% slower than the others")

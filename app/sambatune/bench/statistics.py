@@ -151,6 +151,8 @@ class SeriesStats:
     ci95_high: float | None
     #: Indexes (from 0) of the odd runs.
     outliers: tuple[int, ...]
+    #: Mean of the runs that are not odd: the book's "average of the valid runs".
+    valid_mean: float
     #: True when the runs agree well enough to trust (see the module text); False
     #: with a single run, because one run cannot show it.
     quiet: bool
@@ -160,8 +162,9 @@ class SeriesStats:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["outliers"] = list(self.outliers)
-        for key in ("mean", "stdev", "minimum", "maximum", "median", "cv", "ci95_low", "ci95_high"):
-            data[key] = _json_number(data[key])
+        for key, value in data.items():
+            if isinstance(value, float):
+                data[key] = _json_number(value)
         return data
 
 
@@ -199,6 +202,7 @@ def describe(values: Sequence[float], *, unit: Unit = "bytes/s") -> SeriesStats:
         ci95_low=ci_low,
         ci95_high=ci_high,
         outliers=outliers,
+        valid_mean=sample_mean_and_stdev([v for i, v in enumerate(numbers) if i not in outliers])[0],
         quiet=n >= 2 and not outliers and not noisy,
         note=" ".join(notes) or None,
         unit=unit,
