@@ -98,11 +98,28 @@ def test_a_plan_for_windows_is_not_applied_on_linux(capsys: pytest.CaptureFixtur
     plan = tmp_path / "plan.json"
     run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-10",
             "-o", str(plan), "--json")
-    code = main(["client", "apply", str(plan), "--dry-run", "--json"])
+    code = main(["client", "apply", str(plan), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and data["error"]["code"] == "cannot-apply-here"
     code = main(["client", "apply", str(tmp_path / "missing.json"), "--json"])
     assert code == 1
+
+
+def test_dry_run_of_a_plan_for_another_machine_shows_its_writes(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-xp",
+            "-o", str(plan), "--json")
+    code, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--json")
+    assert code == 0 and data["ok"] and data["dry_run"]
+    assert "Windows XP" in data["message"] and "Nothing on" in data["message"]
+    assert {s["status"] for s in data["steps"]} == {"planned"}
+    operations = [op for s in data["steps"] for op in s["operations"]]
+    assert ("registry: set HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\"
+            "Parameters\\TcpWindowSize = REG_DWORD 0x00262974 (2500980)") in operations
+    assert data["restart_needed"] == "reboot" and data["backup"] is None
+    code, listed = run_cli(capsys, "backups", "--json")
+    assert listed["backups"] == []
 
 
 def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[str],

@@ -284,6 +284,15 @@ def test_refusals(tmp_path: Path) -> None:
         apply_plan(ProfileSystem(forced_profile("windows-10")), plan, store=BackupStore(tmp_path))
     with pytest.raises(CannotApplyHere):
         apply_plan(windows_system("windows-xp"), plan, store=BackupStore(tmp_path))
+    # A dry run of it still says what it would do on a Windows 10 machine, reading nothing.
+    xp_registry = InMemoryRegistry()
+    store = BackupStore(tmp_path / "backups")
+    elsewhere = apply_plan(windows_system("windows-xp", registry=xp_registry), plan,
+                           dry_run=True, store=store)
+    assert elsewhere.ok and {s.status for s in elsewhere.steps} == {"planned"}
+    assert ["netsh interface tcp set global autotuninglevel=normal"] in [
+        s.operations for s in elsewhere.steps]
+    assert not xp_registry.subkeys("HKEY_LOCAL_MACHINE") and not store.root.exists()
     # netsh cannot be read: the level could not be put back, so nothing is written.
     net = FakeWindowsNet(fail_when=lambda argv: "show" in argv and "global" in argv)
     system = windows_system("windows-10", net=net)
