@@ -59,6 +59,8 @@ def test_show_for_a_profile_labels_without_reading(capsys: pytest.CaptureFixture
     labels = {s["catalog_id"]: s["label"] for s in data["settings"]}
     assert labels["tcpip-tcpwindowsize"] == "ignored"
     assert labels["netsh-autotuninglevel"] == "honoured"
+    code, text = run_cli(capsys, "show", "--os", "windows-10")
+    assert "TcpWindowSize is ignored" in " ".join(text.split())
 
 
 @pytest.mark.parametrize(("profile", "ignored", "planned"), [
