@@ -7,6 +7,7 @@ tests that write settings run inside network namespaces (test_client_netns.py).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -207,3 +208,16 @@ def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str],
     code = main(["client", "apply", str(plan), "--dry-run", "--json"])
     error = json.loads(capsys.readouterr().out)["error"]
     assert code == 1 and "not SambaTune's own" in error["message"]
+
+
+def test_a_reader_that_goes_away_is_not_a_traceback(tmp_path: Path) -> None:
+    """``sambatune client show | head -1``: the pipe closes before everything is written."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sambatune", "client", "show", "--os", "windows-xp"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "SAMBATUNE_HOME": str(tmp_path)})
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
