@@ -333,3 +333,16 @@ def test_a_plan_may_only_touch_catalogued_settings(tmp_path: Path) -> None:
     bad = RegistryValueRef(IFACE + "\\..\\..\\Other", "MTU", REG_DWORD)
     assert out_of_scope(good, RegValue.dword(1400)) is None
     assert out_of_scope(bad, RegValue.dword(1400))
+
+
+def test_a_window_without_an_elevation_prompt_is_told_what_to_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from sambatune.client.elevation import graphical_elevation, rights_advice
+
+    # No display: pkexec could not show its password dialog, and sudo has no terminal.
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert graphical_elevation() is None
+    assert "sudo sambatune client apply PLAN.json" in rights_advice(None)
+    assert "elevation prompt" in rights_advice("uac")
+    assert "pkexec" in rights_advice("pkexec")
