@@ -120,6 +120,11 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     assert not page.banner.isVisible()
     assert page.plan_view.badge_text("linux-tcp-rmem") == "✔ honoured"
     shot(qtbot, screenshot, connected, "client-tuning-linux")
+    page.tabs.setCurrentWidget(page.system_view)
+    nics = page.system_view.nics
+    assert nics.rowCount() >= 1 and all(nics.item(r, 1).text() for r in range(nics.rowCount()))
+    shot(qtbot, screenshot, connected, "client-tuning-this-computer")
+    page.tabs.setCurrentWidget(page.plan_view)
 
     # Windows 10: TcpWindowSize is there, labelled ignored, and never planned.
     plan_with(qtbot, page, "windows-10", "1gbit", "20ms")

@@ -80,7 +80,10 @@ class SystemView(QWidget):
         summary = e(os_info.summary)
         self.heading.setText(f"{title} &nbsp; {admin}<br>{summary}{rights_line}")
 
-        shown = [n for n in snapshot.interfaces if not n.is_loopback] or snapshot.interfaces
+        # Loopback only when it is the way to the server (a server on this very computer).
+        shown = [n for n in snapshot.interfaces
+                 if not n.is_loopback or (towards is not None and n.name == towards.name)]
+        shown = shown or snapshot.interfaces
         self.nics.setRowCount(len(shown))
         bold = QFont()
         bold.setBold(True)

@@ -134,7 +134,9 @@ class ClientTuningPage(QWidget):
         self.runner = runner
         self.target_provider = target
         self.system_factory = system_factory or _default_factory
-        self.store = store or BackupStore()
+        # The default store makes its folder: that happens in a worker, not here.
+        self.store_factory: Callable[[], BackupStore] = (
+            (lambda: store) if store is not None else BackupStore)
         self.system: ClientSystem | None = None
         self.snapshot: ClientSnapshot | None = None
         self.elevation: str | None = None
@@ -204,7 +206,7 @@ class ClientTuningPage(QWidget):
         self.output.setPlaceholderText("Dry run shows here exactly what would be written or "
                                        "run; after Apply or Restore, what was done.")
         changes.addWidget(self.output)
-        changes.setSizes([220, 320])
+        changes.setSizes([170, 370])
         self.tabs.addTab(changes, "Changes and dry run")
         self.changes_tab = changes
         self.system_view = SystemView()
@@ -319,6 +321,7 @@ class ClientTuningPage(QWidget):
         def failed(error: SambaTuneError) -> None:
             if on_failed is not None:
                 on_failed(error)
+            self._set_notice("error", f"{name} failed: {error.message}")
             self.failed.emit(error)
 
         def cancelled() -> None:
@@ -507,12 +510,13 @@ class ClientTuningPage(QWidget):
     # -- dry run, apply ---------------------------------------------------------------
     def _apply_work(self, dry_run: bool) -> Callable[[Callable[[Any], None], CancelToken],
                                                       ApplyResult]:
-        system, plan, store = self.system, self.plan, self.store
+        system, plan, store_factory = self.system, self.plan, self.store_factory
         assert system is not None and plan is not None
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> ApplyResult:
             from sambatune.client.apply import apply_events
 
+            store = store_factory()
             if not dry_run and not system.is_admin():
                 return _elevated("apply", store, system, cancel, plan=plan.to_json())
             for event in apply_events(system, plan, dry_run=dry_run, store=store, cancel=cancel):
@@ -653,23 +657,24 @@ class ClientTuningPage(QWidget):
 
     # -- backups and restore ----------------------------------------------------------
     def load_backups(self) -> None:
-        store = self.store
+        store_factory = self.store_factory
 
-        def work(report: Callable[[Any], None], cancel: CancelToken) -> list[dict[str, Any]]:
-            return store.list()
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> tuple[
+                list[dict[str, Any]], str]:
+            store = store_factory()
+            return store.list(), str(store.root)
 
         self.runner.start(work, name="Listing backups",
-                          on_done=lambda entries: self.backups.show_entries(entries,
-                                                                            str(store.root)),
+                          on_done=lambda listed: self.backups.show_entries(*listed),
                           on_failed=self.failed.emit)
 
     def _load_backup_details(self, backup_id: str) -> None:
-        store = self.store
+        store_factory = self.store_factory
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> str:
             from sambatune.client.regfile import decode_reg_bytes
 
-            backup = store.load(backup_id)
+            backup = store_factory().load(backup_id)
             files = {}
             for name in backup.files:
                 try:
@@ -706,11 +711,12 @@ class ClientTuningPage(QWidget):
             self.confirm_box = box
             box.open()
             return
-        factory, store = self.system_factory, self.store
+        factory, store_factory = self.system_factory, self.store_factory
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> ApplyResult:
             from sambatune.client.apply import restore_events
 
+            store = store_factory()
             system = factory(None)
             if not dry_run and not system.is_admin():
                 return _elevated("restore", store, system, cancel, backup=backup_id)
