@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from sambatune.cli.main import main
+from testbed.iperf3 import iperf3_result
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
@@ -149,29 +149,8 @@ def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[s
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
 def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    # Wait for the server's own "listening" line instead of polling with clients: a probe
-    # that races the bind can leave the one-off server with a half-finished test.
-    # --forceflush because iperf3 block-buffers stdout into a pipe.
-    server = subprocess.Popen(["iperf3", "-s", "-1", "--forceflush", "-p", str(port),
-                               "-B", "127.0.0.1"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert server.stdout is not None
-        for line in server.stdout:
-            if "listening" in line.lower():
-                break
-        client = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1",
-                                 "-J"], capture_output=True, text=True, timeout=30)
-        assert client.returncode == 0, client.stdout + client.stderr
-        result = tmp_path / "iperf3.json"
-        result.write_text(client.stdout)
-    finally:
-        server.kill()
-        server.wait()
-    end = json.loads(client.stdout)["end"]
+    result = iperf3_result(tmp_path)
+    end = json.loads(result.read_text())["end"]
     measured = next(end[key]["bits_per_second"] for key in ("sum_received", "sum", "sum_sent")
                     if key in end)
     code, data = run_cli(capsys, "plan", "--bandwidth-from", str(result), "--rtt", "10ms",

@@ -20,6 +20,7 @@ from pytestqt.qtbot import QtBot
 from client_doubles import FakeWindowsNet, windows_system
 from sambatune.client.backups import BackupStore
 from sambatune.client.linux_system import LinuxSystem
+from sambatune.client.plan import ClientPlan
 from sambatune.client.registry import InMemoryRegistry
 from sambatune.client.regvalue import RegValue
 from sambatune.client.system import ClientSystem, system_for
@@ -164,6 +165,11 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     assert page.plan is not None
     regfile = page.plan.reg_file()
     assert regfile is not None and reg.read_bytes() == regfile.encode()
+    saved = tmp_path / "xp-plan.json"
+    page.save_plan(saved)
+    qtbot.waitUntil(lambda: saved.exists() and not page.busy, timeout=10000)
+    assert ClientPlan.from_json(json.loads(saved.read_text())).id == page.plan.id
+    assert "sambatune client apply" in page.notice.text()
 
     page.tabs.setCurrentWidget(page.calculator)
     page.calculator.set_inputs("1gbit", "10ms")
@@ -312,6 +318,42 @@ def test_without_administrator_rights_apply_says_how_to_get_them(
         assert page.apply_button.text() == "Apply as administrator…"
     run_and_wait(qtbot, page, page.dry_run_button.click)  # a dry run needs no rights
     assert page.last_result is not None and page.last_result.ok
+
+
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
+def test_the_bandwidth_comes_from_a_real_iperf3_result(qtbot: QtBot, tmp_path: Path,
+                                                       runner: TaskRunner) -> None:
+    from testbed.iperf3 import iperf3_result
+
+    page = ClientTuningPage(runner, system_factory=system_for,
+                            store=BackupStore(tmp_path / "backups"))
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitUntil(lambda: page.snapshot is not None and not page.busy, timeout=30000)
+
+    broken = tmp_path / "broken.json"
+    broken.write_text("{\"start\": {}}")
+    page.load_bandwidth_file(broken)
+    qtbot.waitUntil(lambda: not page.busy, timeout=10000)
+    assert page.inputs.bandwidth.error.isVisible()
+    assert "No throughput" in page.inputs.bandwidth.error.text()
+
+    result = iperf3_result(tmp_path)
+    end = json.loads(result.read_text())["end"]
+    measured = end["sum_received"]["bits_per_second"]
+    page.load_bandwidth_file(result)
+    qtbot.waitUntil(lambda: bool(page.inputs.bandwidth.text()) and not page.busy,
+                    timeout=10000)
+    assert not page.inputs.bandwidth.error.isVisible()
+    page.profile.setCurrentIndex(page.profile.findData("windows-10"))
+    qtbot.waitUntil(lambda: not page.busy, timeout=30000)
+    page.inputs.rtt.edit.setText("10ms")
+    with qtbot.waitSignal(page.plan_shown, timeout=30000):
+        page.inputs.plan_button.click()
+    assert page.plan is not None
+    assert page.plan.measurements["bandwidth_bps"] == measured
+    assert "iperf3 end.sum_received.bits_per_second in iperf3.json" in (
+        page.plan.measurements["bandwidth_source"])
 
 
 # -- for real, inside a network namespace (root) ---------------------------------------------
