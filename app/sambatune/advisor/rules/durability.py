@@ -23,7 +23,7 @@ def _strict_sync(inputs: AdvisorInput, section: str) -> tuple[bool, Evidence]:
     origin = inputs.config.where_set(section, "strict sync")
     note = "" if origin in (None, section) else f"from [{origin}]"
     if origin is None:
-        note = "the default"
+        note = "in effect; the default value"
     assert value is not None
     return bool(as_bool(value)), Evidence.setting(section, "strict sync", value, note=note)
 
