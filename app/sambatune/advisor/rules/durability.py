@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sambatune.advisor.config_view import as_bool
-from sambatune.advisor.findings import INFO, SUGGESTION, WARNING, ConfigChange, Evidence, Finding
+from sambatune.advisor.findings import INFO, SUGGESTION, WARNING, Evidence, Finding
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.knowledge import Version
-from sambatune.advisor.rule import rule
+from sambatune.advisor.rule import back_to_default, rule
 
 #: `strict sync` defaults to yes from 4.7 on (no before).
 STRICT_SYNC_BY_DEFAULT: Version = (4, 7, 0)
@@ -54,7 +54,7 @@ def sync_always(inputs: AdvisorInput) -> Iterator[Finding]:
             title="Every write waits for the disk (sync always with strict sync)",
             subject=origin,
             evidence=(Evidence.setting(origin, "sync always", value), strict),
-            change=ConfigChange(origin, "sync always", "unset"),
+            change=back_to_default(inputs, origin, "sync always", "no"),
             expected_effect=(
                 "Writes are acknowledged once they are in the server's page cache instead of "
                 "after a flush to stable storage each time; write throughput rises, most on "
@@ -91,7 +91,7 @@ def sync_always_without_strict_sync(inputs: AdvisorInput) -> Iterator[Finding]:
             title="sync always does nothing while strict sync is off",
             subject=origin,
             evidence=(Evidence.setting(origin, "sync always", value), strict),
-            change=ConfigChange(origin, "sync always", "unset"),
+            change=back_to_default(inputs, origin, "sync always", "no"),
             expected_effect=(
                 "No speed change today. Removing the line avoids a surprise: whoever later "
                 "turns strict sync back on would also get a flush after every write."
@@ -126,7 +126,7 @@ def strict_sync_off(inputs: AdvisorInput) -> Iterator[Finding]:
             title="Clients' flush requests are ignored (strict sync = no)",
             subject=section,
             evidence=(Evidence.setting(section, "strict sync", value),),
-            change=ConfigChange(section, "strict sync", "unset"),
+            change=back_to_default(inputs, section, "strict sync", "yes"),
             expected_effect=(
                 "Flushes that applications ask for reach the disk again. Current clients flush "
                 "only when an application requests it, and smbd handles SMB2/3 flushes "

@@ -9,13 +9,12 @@ from sambatune.advisor.findings import (
     PROBLEM,
     SUGGESTION,
     WARNING,
-    ConfigChange,
     Evidence,
     Finding,
 )
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.knowledge import Version
-from sambatune.advisor.rule import rule
+from sambatune.advisor.rule import back_to_default, rule
 
 #: SMB2 leases are offered by default from 4.5 on (and ride on `oplocks`).
 LEASES_BY_DEFAULT: Version = (4, 5, 0)
@@ -52,7 +51,7 @@ def oplocks_off(inputs: AdvisorInput) -> Iterator[Finding]:
             title=f"Clients may not cache files on {_where(section)} (oplocks = no)",
             subject=section,
             evidence=tuple(evidence),
-            change=ConfigChange(section, "oplocks", "unset"),
+            change=back_to_default(inputs, section, "oplocks", "yes"),
             expected_effect=(
                 "Clients keep reads, writes and repeated opens of files nobody else is using in "
                 "their own cache, which saves round trips; SMB2/3 clients get leases back too, "
@@ -85,7 +84,7 @@ def level2_oplocks_off(inputs: AdvisorInput) -> Iterator[Finding]:
             title=f"Shared read caching is off on {_where(section)} (level2 oplocks = no)",
             subject=section,
             evidence=(Evidence.setting(section, "level2 oplocks", value),),
-            change=ConfigChange(section, "level2 oplocks", "unset"),
+            change=back_to_default(inputs, section, "level2 oplocks", "yes"),
             expected_effect=(
                 "Several clients reading the same file (program files, templates) can each "
                 "cache it at once instead of going back to the server for every read."
@@ -108,7 +107,7 @@ def fake_oplocks_on(inputs: AdvisorInput) -> Iterator[Finding]:
             title=f"fake oplocks on {_where(section)}: clients cache without any protection",
             subject=section,
             evidence=(Evidence.setting(section, "fake oplocks", value),),
-            change=ConfigChange(section, "fake oplocks", "unset"),
+            change=back_to_default(inputs, section, "fake oplocks", "no"),
             expected_effect=(
                 "Caching is granted by real oplocks and leases again, which are withdrawn when a "
                 "second client needs the file. A single user may notice no difference; files "
@@ -131,7 +130,7 @@ def kernel_oplocks_on(inputs: AdvisorInput) -> Iterator[Finding]:
             title=f"kernel oplocks on {_where(section)} withhold most client caching",
             subject=section,
             evidence=(Evidence.setting(section, "kernel oplocks", value),),
-            change=ConfigChange(section, "kernel oplocks", "unset"),
+            change=back_to_default(inputs, section, "kernel oplocks", "no"),
             expected_effect=(
                 "Clients get Level II oplocks, SMB2 leases and durable handles again, which "
                 "Samba refuses while kernel oplocks are on; fewer round trips for repeated "
@@ -160,7 +159,7 @@ def smb2_leases_off(inputs: AdvisorInput) -> Iterator[Finding]:
             title="SMB2 leases are off",
             subject=section,
             evidence=(Evidence.setting(section, "smb2 leases", value),),
-            change=ConfigChange(section, "smb2 leases", "unset"),
+            change=back_to_default(inputs, section, "smb2 leases", "yes"),
             expected_effect=(
                 "SMB2/3 clients can keep one cache for a file they open several times, instead "
                 "of the weaker per-handle oplocks."
@@ -182,7 +181,7 @@ def strict_locking_on(inputs: AdvisorInput) -> Iterator[Finding]:
             title=f"strict locking = yes on {_where(section)} checks locks on every read and write",
             subject=section,
             evidence=(Evidence.setting(section, "strict locking", value),),
-            change=ConfigChange(section, "strict locking", "unset"),
+            change=back_to_default(inputs, section, "strict locking", "Auto"),
             expected_effect=(
                 "Back at Auto, smbd skips the lock-database lookup for files a client holds "
                 "cached (that client enforces its own locks), so ordinary I/O does less work."

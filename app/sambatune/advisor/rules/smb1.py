@@ -8,7 +8,7 @@ from sambatune.advisor.config_view import as_bool, as_bytes
 from sambatune.advisor.findings import INFO, SUGGESTION, WARNING, ConfigChange, Evidence, Finding
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.protocols import smb1_enabled, smb1_reason
-from sambatune.advisor.rule import rule
+from sambatune.advisor.rule import back_to_default, rule
 
 #: SMB1-only, but also decides whether `wide links` works, so it is never "no effect".
 _HAS_SIDE_EFFECTS = {"smb1 unix extensions", "unix extensions"}
@@ -65,7 +65,7 @@ def smb1_raw_disabled(inputs: AdvisorInput) -> Iterator[Finding]:
                 subject=section,
                 evidence=(Evidence.setting(section, name, value),
                           Evidence("version", smb1_reason(inputs))),
-                change=ConfigChange(section, name, "unset"),
+                change=back_to_default(inputs, section, name, "yes"),
                 expected_effect=(
                     "SMB1 clients can move up to 64 KiB per raw request again instead of many "
                     "smaller ones. SMB2/3 clients are not affected either way."
