@@ -2,13 +2,17 @@
 
 The advisor's log-level finding quotes the 1999 book (about 5% at level 3) and our own
 figures; this script re-measures them on the machine at hand. It starts the test bed's
-smbd on loopback, then alternates blocks at level 0 and level 3 (A B A B, so drift on a
-shared machine hits both), each block with warm-up runs and counted runs of:
+smbd on loopback (logging to files, as in production) and alternates the two levels run
+by run (restarting smbd in between), so drift on a shared machine hits both alike:
 
 - a sequential read: smbclient `get` of a FILE_MIB MiB file to /dev/null, MiB/s as
   smbclient reports it;
-- a metadata workload: wall time of one smbclient session listing a directory of
-  LISTING_FILES files three times.
+- a metadata workload: one smbclient session listing a directory of LISTING_FILES
+  files three times, as wall time.
+
+For both it also records the CPU time smbd spent serving the session (the serving
+child's user+system time, which the parent collects when it reaps it): on a busy machine
+that shows the logging cost more steadily than wall time does.
 
 Prints one JSON object: mean and deviation per level, and level 3 relative to level 0.
 Run from the repository: .venv/bin/python bench/log_level_cost.py [--runs 5]
@@ -61,18 +65,40 @@ def smbclient(server: SmbServer, command: str) -> subprocess.CompletedProcess[st
     return result
 
 
-def read_mib_per_s(server: SmbServer) -> float:
-    result = smbclient(server, "get big.bin /dev/null")
+def children_cpu_seconds(server: SmbServer) -> float:
+    """User+system time of smbd's reaped children (fields 16 and 17 of /proc/PID/stat)."""
+    assert server.process is not None
+    stat = Path(f"/proc/{server.process.pid}/stat").read_text()
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def served(server: SmbServer, command: str) -> tuple[subprocess.CompletedProcess[str], float,
+                                                      float]:
+    """Run one smbclient session: its result, wall seconds and smbd CPU seconds."""
+    before = children_cpu_seconds(server)
+    started = time.perf_counter()
+    result = smbclient(server, command)
+    wall = time.perf_counter() - started
+    deadline = time.monotonic() + 2.0
+    cpu = children_cpu_seconds(server) - before
+    while cpu == 0 and time.monotonic() < deadline:  # the parent reaps its child soon after
+        time.sleep(0.05)
+        cpu = children_cpu_seconds(server) - before
+    return result, wall, cpu
+
+
+def read_run(server: SmbServer) -> tuple[float, float]:
+    result, _, cpu = served(server, "get big.bin /dev/null")
     found = _RATE.search(result.stdout + result.stderr)
     if not found:
         raise RuntimeError(f"no rate in smbclient's output: {result.stdout}{result.stderr}")
-    return float(found.group(1)) / 1024
+    return float(found.group(1)) / 1024, cpu
 
 
-def listing_seconds(server: SmbServer) -> float:
-    started = time.perf_counter()
-    smbclient(server, "ls many/*; ls many/*; ls many/*")
-    return time.perf_counter() - started
+def listing_run(server: SmbServer) -> tuple[float, float]:
+    _, wall, cpu = served(server, "ls many/*; ls many/*; ls many/*")
+    return wall, cpu
 
 
 def config_at(server: SmbServer, level: str) -> str:
@@ -87,9 +113,8 @@ def summary(values: list[float]) -> dict[str, float | int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="counted runs per block")
-    parser.add_argument("--warmup", type=int, default=2, help="warm-up runs per block")
-    parser.add_argument("--blocks", type=int, default=2, help="A/B block pairs")
+    parser.add_argument("--runs", type=int, default=8, help="counted runs per level")
+    parser.add_argument("--warmup", type=int, default=2, help="warm-up runs per level")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="sambatune-bench-") as scratch:
@@ -101,41 +126,46 @@ def main() -> int:
         many.mkdir()
         for index in range(LISTING_FILES):
             (many / f"file{index:05d}.txt").write_bytes(b"x")
-        reads: dict[str, list[float]] = {level: [] for level in LEVELS}
-        listings: dict[str, list[float]] = {level: [] for level in LEVELS}
+        figures: dict[str, dict[str, list[float]]] = {
+            level: {"read_mib_per_s": [], "read_smbd_cpu_s": [], "listing_s": [],
+                    "listing_smbd_cpu_s": []} for level in LEVELS}
         log_bytes: dict[str, int] = dict.fromkeys(LEVELS, 0)
         try:
-            for _ in range(args.blocks):
+            for run in range(args.warmup + args.runs):
                 for level in LEVELS:
                     server.stop()
                     for old in (server.dir / "log").glob("log.*"):
                         old.unlink()
                     server.start(config_at(server, level))
-                    for _ in range(args.warmup):
-                        read_mib_per_s(server)
-                        listing_seconds(server)
-                    for _ in range(args.runs):
-                        reads[level].append(read_mib_per_s(server))
-                        listings[level].append(listing_seconds(server))
+                    rate, read_cpu = read_run(server)
+                    wall, listing_cpu = listing_run(server)
+                    if run < args.warmup:
+                        continue
+                    own = figures[level]
+                    own["read_mib_per_s"].append(rate)
+                    own["read_smbd_cpu_s"].append(read_cpu)
+                    own["listing_s"].append(wall)
+                    own["listing_smbd_cpu_s"].append(listing_cpu)
                     log_bytes[level] += sum(p.stat().st_size
                                             for p in (server.dir / "log").glob("log.*"))
         finally:
             server.stop()
 
     version = subprocess.run(["smbd", "-V"], capture_output=True, text=True).stdout.strip()
-    read = {level: summary(values) for level, values in reads.items()}
-    listing = {level: summary(values) for level, values in listings.items()}
+    results = {f"log_level_{level}": {name: summary(values) for name, values in measured.items()}
+               for level, measured in figures.items()}
+
+    def ratio(name: str) -> float:
+        return float(results["log_level_3"][name]["mean"] / results["log_level_0"][name]["mean"])
+
     print(json.dumps({
         "samba": version,
-        "method": f"{args.blocks} x (level 0, level 3) blocks, {args.warmup} warm-up and "
-                  f"{args.runs} counted runs each; smbclient on loopback",
-        "read_mib_per_s": {f"log_level_{k}": v for k, v in read.items()},
-        "listing_seconds": {f"log_level_{k}": v for k, v in listing.items()},
+        "method": f"levels 0 and 3 alternated run by run, smbd restarted each time; "
+                  f"{args.warmup} warm-up and {args.runs} counted runs per level; "
+                  f"smbclient on loopback; {FILE_MIB} MiB read, {LISTING_FILES}-file listing x3",
+        "results": results,
         "log_bytes_written": {f"log_level_{k}": v for k, v in log_bytes.items()},
-        "level3_vs_level0": {
-            "read_throughput_ratio": read["3"]["mean"] / read["0"]["mean"],
-            "listing_time_ratio": listing["3"]["mean"] / listing["0"]["mean"],
-        },
+        "level3_vs_level0": {name: ratio(name) for name in figures["0"]},
     }, indent=2))
     return 0
 

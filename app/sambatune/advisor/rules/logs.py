@@ -16,11 +16,12 @@ HEAVY_LEVEL = 5
 PRODUCTION_LEVEL = "1"
 
 _MEASURED = (
-    "SambaTune measurement on Samba 4.17.12, loopback: three listings of a 5,000-entry "
-    "directory took about 535 ms at level 0-1, 600 ms at 3 (+11%), 800 ms at 5 (+50%) and "
-    "1,380 ms at 10 (+157%); a 512 MiB sequential read showed no change beyond noise. The "
-    "1999 book's figure (about 5% less throughput at level 3, 645.3 to 622.2 KB/s) still "
-    "holds in direction; the cost follows the number of requests, not the bytes moved."
+    "SambaTune measurements on Samba 4.17.12, loopback: listing a 5,000-entry directory "
+    "three times cost smbd about 36% more CPU at level 3 than at level 0 (two runs of "
+    "bench/log_level_cost.py; wall time +11% to +40% on a shared machine), and level 5 and 10 "
+    "took +50% and +157% wall time; a 256-512 MiB sequential read showed no change beyond "
+    "noise. The 1999 book's figure (about 5% less throughput at level 3, 645.3 to 622.2 KB/s) "
+    "holds in direction: the cost follows the number of requests, not the bytes moved."
 )
 
 
