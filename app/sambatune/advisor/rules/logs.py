@@ -17,8 +17,8 @@ PRODUCTION_LEVEL = "1"
 
 _MEASURED = (
     "SambaTune measurements on Samba 4.17.12, loopback: listing a 5,000-entry directory "
-    "three times cost smbd about 36% more CPU at level 3 than at level 0 (two runs of "
-    "bench/log_level_cost.py; wall time +11% to +40% on a shared machine), and level 5 and 10 "
+    "three times cost smbd about 36% more CPU at level 3 than at level 0 (two runs of the "
+    "log-level benchmark; wall time +11% to +40% on a shared machine), and level 5 and 10 "
     "took +50% and +157% wall time; a 256-512 MiB sequential read showed no change beyond "
     "noise. The 1999 book's figure (about 5% less throughput at level 3, 645.3 to 622.2 KB/s) "
     "holds in direction: the cost follows the number of requests, not the bytes moved."
