@@ -4,8 +4,10 @@ known problems, judged on this computer and over real SSH."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,8 @@ from sambatune.advisor.gather import explicit_from_testparm, gather_inputs, line
 from sambatune.remote.connection import ConnectionOptions
 from sambatune.remote.local import LocalTransport
 from testbed.smbd import SmbServer
+from testbed.sshd import SshServer
+from testbed.sudo_user import SudoUser
 
 PROBLEMS_GLOBAL = """\
   log level = 3
@@ -220,3 +224,28 @@ def test_lines_testparm_omits_follows_the_line_rules() -> None:
         ("global", "log level", "4 auth:5"),
         ("data", "log level", "9"),
     ]
+
+
+def test_a_file_only_root_can_read_is_read_with_sudo(
+    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
+) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="sambatune-advise-"))
+    try:
+        folder.chmod(0o755)
+        config = folder / "smb.conf"
+        config.write_text("[global]\n  log level = 5\n  read raw = no\n")
+        config.chmod(0o600)
+        secret = sudo_user.password + "\n"
+        result = sambatune_cli(
+            "advise", "--host", f"{sudo_user.name}@127.0.0.1:{sshd_password.port}",
+            "--known-hosts", str(tmp_path / "kh"), "--accept-new-host-key",
+            "--password-stdin", "--sudo-password-stdin", "--config-path", str(config), "--json",
+            stdin=secret + secret,
+        )
+    finally:
+        shutil.rmtree(folder)
+    assert result.returncode == 0, result.stderr
+    found = by_id(json.loads(result.stdout))
+    assert found["log-level-high"][0]["severity"] == "problem"
+    assert found["smb1-parameter-without-smb1"][0]["evidence"][0]["parameter"] == "read raw"
+    assert sudo_user.password not in result.stdout + result.stderr
