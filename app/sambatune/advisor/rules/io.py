@@ -130,7 +130,7 @@ def sendfile_worth_trying(inputs: AdvisorInput) -> Iterator[Finding]:
                      + (f" ({smb.source})" if smb.source else "")),
             Evidence("measurement", limit.evidence),
             Evidence.setting(GLOBAL, "use sendfile", inputs.config.global_value("use sendfile")
-                             or "no", note="the default"),
+                             or "no", note="in effect"),
         ),
         change=ConfigChange(GLOBAL, "use sendfile", "set", "yes"),
         expected_effect=(
