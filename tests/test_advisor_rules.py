@@ -397,8 +397,8 @@ CASES = [
          dict(measurements=throughput(smb_read=30, network=117)), "warning", None),
     Case("smb-throughput-vs-ceiling", "at the disk's limit",
          dict(measurements=throughput(smb_write=95, disk_write=100, network=117)), "info", None),
-    Case("smb-throughput-vs-ceiling", "the 1999 book's range",
-         dict(measurements=throughput(smb_read=80, network=117)), None),
+    Case("smb-throughput-vs-ceiling", "between low and the limit",
+         dict(measurements=throughput(smb_read=90, network=117)), None),
     Case("smb-throughput-vs-ceiling", "link speed as the ceiling",
          dict(nics=(nic(speed=1000),), measurements=throughput(smb_read=20)), "warning", None),
     # what to measure next

@@ -23,9 +23,9 @@ from sambatune.client.window import MAX_UNSCALED_WINDOW, size_window, throughput
 from sambatune.units import format_bits, format_bytes, format_rate
 
 GIGABIT = 1000
-#: SMB below this share of the slower of disk and network deserves a look; the 1999 book
-#: saw Samba at 68-80% of FTP, and current Samba gets closer than that.
-SMB_SHARE_LOW = 0.6
+#: SMB below this share of the slower of disk and network deserves a look: the low end of
+#: the 1999 book's 68-80% of FTP (normal for SMB1 then); SMB2/3 gets closer.
+SMB_SHARE_LOW = 0.70
 #: At or above this share the hardware, not Samba, is the limit.
 SMB_SHARE_AT_LIMIT = 0.85
 #: Round trips to show a window's cost with when none was measured.
