@@ -16,6 +16,7 @@ from collections.abc import Sequence
 VERB_MODULES = (
     "sambatune.cli.survey",
     "sambatune.cli.client",
+    "sambatune.cli.advise",
 )
 
 
