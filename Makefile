@@ -13,7 +13,7 @@ run: $(VENV)/.installed
 test: system-packages $(VENV)/.installed lint typecheck pytest
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check app tests bench ssh_agents
+	$(BIN)/ruff check app tests bench ssh_agents installer
 
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy

@@ -217,10 +217,18 @@ class MainWindow(QMainWindow):
 
 
 def app_icon() -> QIcon:
+    """The app icon from the PNGs installer/make_icons.py renders: Qt picks the
+    nearest size, so title bars and taskbars get the drawing made for small sizes."""
+    import re
+
     from PySide6.QtGui import QPixmap
 
-    from sambatune.packaged import resource_bytes
+    from sambatune.packaged import resource
 
-    pixmap = QPixmap()
-    pixmap.loadFromData(resource_bytes("icons", "sambatune.svg"), "SVG")
-    return QIcon(pixmap)
+    icon = QIcon()
+    for entry in resource("icons").iterdir():
+        if re.fullmatch(r"sambatune-\d+\.png", entry.name):
+            pixmap = QPixmap()
+            pixmap.loadFromData(entry.read_bytes(), "PNG")
+            icon.addPixmap(pixmap)
+    return icon
