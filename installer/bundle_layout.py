@@ -16,7 +16,8 @@ GUI_NAME = "SambaTune"
 #: it cannot be plain "sambatune" next to "SambaTune").
 WINDOWS_CLI_NAME = "sambatune-cli"
 BUNDLE_ID = "io.github.sambatune.SambaTune"
-#: The oldest macOS that PySide6 6.6 and later support.
+#: The oldest macOS any PySide6 we allow (6.6 and later) runs on; the spec raises it
+#: to what the bundled Qt was built for.
 MACOS_MINIMUM = "11.0"
 #: The freedesktop desktop-file id; ui/app.py sets the same name on the application.
 DESKTOP_ID = "sambatune"
