@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,7 @@ class Installed:
 
     def env(self, **extra: str) -> dict[str, str]:
         return {"PATH": SYSTEM_PATH, "HOME": str(self.home), "LANG": "C.UTF-8",
-                "SAMBATUNE_HOME": str(self.home / "sambatune"),
+                "SAMBATUNE_HOME": str(self.home / "sambatune-home"),
                 "QT_QPA_PLATFORM": "offscreen", **extra}
 
     def run(self, *args: str, timeout: float = 120,
@@ -92,7 +93,7 @@ def install(unpacked: Path, prefix: Path, home: Path, *extra: str) -> subprocess
 
 
 @pytest.fixture(scope="session")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     root = tmp_path_factory.mktemp("bundle")
     tarball = build_tarball(root)
     unpacked = unpack(tarball, root / "unpacked")
@@ -100,7 +101,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     home.mkdir()
     result = install(unpacked, root / "prefix", home)
     assert result.returncode == 0, result.stdout + result.stderr
-    return Installed(tarball, unpacked, root / "prefix", home)
+    yield Installed(tarball, unpacked, root / "prefix", home)
+    shutil.rmtree(root)  # some 600 MB: not worth keeping with pytest's last runs
 
 
 def test_tarball_is_named_and_laid_out_for_an_admin(installed: Installed) -> None:
@@ -246,3 +248,6 @@ def test_install_leaves_another_sambatune_command_alone(installed: Installed, tm
     assert "left as it is" in result.stdout
     assert theirs.read_text() == "#!/bin/sh\necho pip's sambatune\n"
     assert shutil.which("sambatune", path=str(prefix / "lib" / "sambatune" / "sambatune"))
+    assert install(installed.unpacked, prefix, installed.home, "--uninstall").returncode == 0
+    assert theirs.read_text() == "#!/bin/sh\necho pip's sambatune\n"
+    assert not (prefix / "lib" / "sambatune").exists()
