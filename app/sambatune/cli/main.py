@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from sambatune.frozen_interpreter import run_python_command_line
+
+    if run_python_command_line(argv):
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.self_check:
