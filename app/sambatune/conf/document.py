@@ -294,11 +294,11 @@ class SmbConfDocument:
         spans = self._entry_spans(head_index)
         name_span, value_span = spans[index - head_index] if spans else (None, None)
         raw = self._lines[index]
-        if raw.endswith("\r"):
+        newline = index < len(self._lines) - 1 or self.final_newline
+        if raw.endswith("\r") and newline:
             text, eol = raw[:-1], "\r\n"
         else:
-            text = raw
-            eol = "\n" if index < len(self._lines) - 1 or self.final_newline else ""
+            text, eol = raw, "\n" if newline else ""
         row = self._rows[index]
         kind = row if isinstance(row, str) else row[0]
         return Line(index + 1, text, eol, kind, name_span, value_span, head_index + 1)
@@ -360,7 +360,8 @@ class SmbConfDocument:
             if kind == SECTION:
                 if index == head_index:
                     close = text.find("]", start + 1)
-                    spans.append(((start + 1, close if close >= 0 else end), None))
+                    stop = close if close >= 0 else end
+                    spans.append(((start + 1, stop) if stop > start + 1 else None, None))
                 else:
                     spans.append((None, None))
                 continue

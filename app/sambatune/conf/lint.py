@@ -371,11 +371,15 @@ class _Linter:
 
     def _smb1_only(self) -> None:
         smb1 = {name for name, entry in explanations().items() if entry["applies_to"] == "smb1"}
-        minimum = self.view.resolve("global", "server min protocol").value or "default"
+        resolved = self.view.resolve("global", "server min protocol")
+        minimum = (resolved.value or "default") if resolved.source != "default" else "default"
         rank = _PROTOCOL_RANK.get(minimum.upper())
-        if rank is None:  # "default": SMB2_02 since 4.11, LANMAN1 before
-            rank = _PROTOCOL_RANK["SMB2_02"] if self.catalog.version >= (4, 11, 0) else 2
-            minimum = f"default, i.e. {'SMB2_02' if rank == 5 else 'LANMAN1'}"
+        if rank is None:
+            # The default: SMB2_02 since 4.11, LANMAN1 before (a stand-in catalog carries
+            # the newer default, so it is decided by the version here).
+            modern = self.catalog.version >= (4, 11, 0)
+            rank = _PROTOCOL_RANK["SMB2_02" if modern else "LANMAN1"]
+            minimum = f"default, i.e. {'SMB2_02' if modern else 'LANMAN1'}"
         if rank <= _PROTOCOL_RANK["NT1"]:
             return
         for section in self.view.sections.values():
@@ -392,8 +396,7 @@ def name_of(setting: Setting) -> str:
 
 
 def _enum_choices(parameter: Parameter) -> str:
-    printed = list(dict.fromkeys(parameter.enum_print.values())) or list(parameter.enum_values)
-    return ", ".join(printed)
+    return ", ".join(parameter.enum_choices)
 
 
 _RESOLVE_METHODS = frozenset({"lmhosts", "host", "wins", "bcast"})

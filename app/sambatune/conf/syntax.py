@@ -81,9 +81,9 @@ def join_continued(lines: list[str], start: int, newline_after_last: bool) -> tu
             buffer = buffer[:-2]
         else:
             break
+        if index == last:
+            break  # the newline was the file's last byte: nothing more to join
         index += 1
-        if index > last:
-            break
         segment = collapse_blanks(lines[index])
         if buffer and buffer[-1] in BLANKS:
             segment = segment.lstrip(BLANKS)
