@@ -166,7 +166,8 @@ def scan(
                 logical = logical.split("\0", 1)[0]
             logical = logical.rstrip(blanks)
             first = logical[:1]
-        elif irregular:
+        elif irregular and not logical.isprintable():
+            # A tab, CR, VT, FF or NUL inside the line (indentation is already gone).
             if "\0" in logical:
                 logical = logical.split("\0", 1)[0].rstrip(blanks)
                 first = logical[:1]

@@ -31,7 +31,7 @@ from typing import Literal, NamedTuple
 
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument, paused_gc
-from sambatune.conf.normalize import list_uses_edits, testparm_form
+from sambatune.conf.normalize import list_uses_edits, stored_form, testparm_form
 from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import boolean_text, parse_boolean
 
@@ -59,6 +59,10 @@ class Setting(NamedTuple):
     def origin(self) -> Origin:
         return Origin(self.file, self.line)
 
+
+# What the loader does with a parameter beyond storing it.
+_PLAIN, _LIST, _INCLUDE, _COPY = 0, 1, 2, 3
+_SPECIAL = {"include": _INCLUDE, "copy": _COPY}
 
 # Settings are made once per parameter line of a file; tuple.__new__ skips the
 # generated keyword-handling constructor, which halves the cost on large files.
@@ -262,11 +266,15 @@ class _Walker:
         # Share-level values set in [global] so far: new shares start from these.
         self.share_defaults: dict[str, Setting] = {}
         self.stack: list[str] = []
-        # written name -> (canonical name, scope, inverse, kind, is a list) where kind is
-        # "known", "parametric", "unknown" or "removed"
-        self.names: dict[str, tuple[str, str, bool, str, bool]] = {}
+        # written name -> what classify() says about it
+        self.names: dict[str, tuple[str, bool, bool, str, int]] = {}
 
-    def classify(self, written: str) -> tuple[str, str, bool, str, bool]:
+    def classify(self, written: str) -> tuple[str, bool, bool, str, int]:
+        """(canonical name, global only, inverse, kind, special) for a written name.
+
+        kind: "known", "parametric", "unknown" or "removed"; special: what the loader
+        must do beyond storing the value (see the _PLAIN.. constants).
+        """
         found = self.names.get(written)
         if found is not None:
             return found
@@ -274,14 +282,15 @@ class _Walker:
         lookup = self.catalog.lookup_key(key)
         if lookup is not None:
             parameter = lookup.parameter
-            found = (parameter.name, parameter.scope, lookup.inverse, "known",
-                     parameter.type == "list")
+            special = _SPECIAL.get(parameter.name, _LIST if parameter.type == "list" else _PLAIN)
+            found = (parameter.name, parameter.scope == "global", lookup.inverse, "known",
+                     special)
         elif ":" in written:
-            found = (written.lower(), "share", False, "parametric", False)
+            found = (written.lower(), False, False, "parametric", _PLAIN)
         elif self.catalog.removed(written) is not None:
-            found = (written, "", False, "removed", False)
+            found = (written, False, False, "removed", _PLAIN)
         else:
-            found = (written, "", False, "unknown", False)
+            found = (written, False, False, "unknown", _PLAIN)
         self.names[written] = found
         return found
 
@@ -293,7 +302,7 @@ class _Walker:
         setting = section.settings.get(name)
         if setting is None and not section.is_global:
             setting = section.copied[name] if name in section.copied else section.inherited.get(name)
-        current = testparm_form(parameter, setting.value) if setting is not None else parameter.default
+        current = stored_form(parameter, setting.value) if setting is not None else parameter.default
         edited = testparm_form(parameter, text, current)
         return text if edited is None else edited
 
@@ -305,13 +314,19 @@ class _Walker:
         names = self.names
         classify = self.classify
         ignored = result.ignored
+        share_defaults = self.share_defaults
+        parameter_kind = PARAMETER
+        section_kind = SECTION
+        new_setting = _new_setting
+        current = self.current
         for index, row in enumerate(document.rows):
             if row.__class__ is str:
                 continue
             kind = row[0]
-            if kind is PARAMETER:
+            if kind is parameter_kind:
                 written = row[1]
-                canonical, scope, inverse, known, is_list = names.get(written) or classify(written)
+                canonical, global_only, inverse, known, special = (
+                    names.get(written) or classify(written))
                 value: str = row[2]  # type: ignore[assignment]  # a parameter always has one
                 if known != "known":
                     origin = Origin(label, index + 1)
@@ -319,10 +334,9 @@ class _Walker:
                         self._parametric(canonical, written, value, origin)
                     else:
                         reason: IgnoreReason = known  # type: ignore[assignment]
-                        ignored.append(Ignored(reason, self.current.name, written, value, origin))
+                        ignored.append(Ignored(reason, current.name, written, value, origin))
                     continue
-                current = self.current
-                if scope == "global" and not current.is_global:
+                if global_only and not current.is_global:
                     ignored.append(Ignored("global-in-share", current.name, written, value,
                                            Origin(label, index + 1)))
                     continue
@@ -331,41 +345,41 @@ class _Walker:
                     flag = parse_boolean(value)
                     if flag is not None:
                         stored = boolean_text(not flag)
-                elif is_list:
+                elif special == _LIST:
                     stored = self._edited_list(current, canonical, value)
-                setting: Setting = _new_setting(
+                setting: Setting = new_setting(
                     Setting, (canonical, stored, written, value, label, index + 1, inverse))
                 settings = current.settings
                 previous = settings.get(canonical)
                 if previous is not None:
                     current.overridden.append(previous)
                 settings[canonical] = setting
-                if current.is_global and scope == "share":
-                    self.share_defaults[canonical] = setting
-                if canonical == "include" or canonical == "copy":
-                    if canonical == "include":
-                        self._include(value, setting.origin)
-                    else:
-                        self._copy(value, setting.origin)
-            elif kind is SECTION:
-                self._section(row[1], Origin(label, index + 1))
+                if current.is_global and not global_only:
+                    share_defaults[canonical] = setting
+                if special == _INCLUDE:
+                    self._include(value, setting.origin)
+                    current = self.current  # an included file may open other sections
+                elif special == _COPY:
+                    self._copy(value, setting.origin)
+            elif kind is section_kind:
+                current = self._section(row[1], Origin(label, index + 1))
             elif kind == "text":
                 if row[1]:
                     ignored.append(Ignored(
-                        "no-equals", self.current.name, row[1], None, Origin(label, index + 1)))
+                        "no-equals", current.name, row[1], None, Origin(label, index + 1)))
             elif kind == "bad-section":
                 result.problems.append(LoadProblem(
-                    "bad-section", self.current.name,
+                    "bad-section", current.name,
                     f"The section header [{row[1]} has no closing bracket.",
                     Origin(label, index + 1)))
             elif kind == "empty-name":
                 result.problems.append(LoadProblem(
-                    "empty-name", self.current.name,
+                    "empty-name", current.name,
                     "A line starts with '=': the parameter name is missing.",
                     Origin(label, index + 1)))
         self.stack.pop()
 
-    def _section(self, name: str, origin: Origin) -> None:
+    def _section(self, name: str, origin: Origin) -> Section:
         result = self.result
         if is_global_section(name):
             section = result.global_section
@@ -385,6 +399,7 @@ class _Walker:
                 section.parametric = {}
         section.headers.append(origin)
         self.current = section
+        return section
 
     def _parametric(self, canonical: str, written: str, value: str, origin: Origin) -> None:
         current = self.current
