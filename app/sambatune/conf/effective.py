@@ -221,13 +221,16 @@ class EffectiveConfig:
         in effect when the share was first defined, else the version's default. A
         global-only parameter always resolves in [global].
         """
-        lookup = self.catalog.lookup(name)
-        canonical = lookup.parameter.name if lookup else name.lower()
-        default = lookup.parameter.default if lookup else None
+        parameter = self.catalog.parameters.get(name)  # canonical names: no folding needed
+        if parameter is None:
+            lookup = self.catalog.lookup(name)
+            parameter = lookup.parameter if lookup else None
+        canonical = parameter.name if parameter else name.lower()
+        default = parameter.default if parameter else None
         section = self.section(section_name)
         if section is None:
             raise KeyError(section_name)
-        if lookup is not None and lookup.parameter.scope == "global":
+        if parameter is not None and parameter.scope == "global":
             section = self.global_section
         setting = section.settings.get(canonical) or section.parametric.get(canonical)
         if setting is not None:

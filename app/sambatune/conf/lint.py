@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sambatune.conf.catalog import Parameter, ParameterCatalog
+from sambatune.conf.catalog import Lookup, Parameter, ParameterCatalog
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import (
     EffectiveConfig,
@@ -117,6 +117,12 @@ class _Linter:
         self.root = document.path or "<document>"
         self.findings: list[Finding] = []
         self.version = ".".join(str(part) for part in catalog.version)
+        self._lookups: dict[str, Lookup | None] = {}
+
+    def lookup(self, written: str) -> Lookup | None:
+        if written not in self._lookups:
+            self._lookups[written] = self.catalog.lookup(written)
+        return self._lookups[written]
 
     def add(self, file: str, line: int, section: str, parameter: str | None,
             severity: Severity, code: str, message: str) -> None:
@@ -198,7 +204,7 @@ class _Linter:
         winners = {setting.name: setting for setting in section.settings.values()}
         winners.update(section.parametric)
         for setting in assignments:
-            lookup = self.catalog.lookup(setting.written_name)
+            lookup = self.lookup(setting.written_name)
             if lookup is None:
                 continue
             parameter = lookup.parameter
