@@ -286,3 +286,24 @@ def test_apply_without_yes_off_a_terminal_is_refused(fresh_smbd: SmbServer,
     result = sambatune_cli("conf", "apply", "--file", str(candidate), "--remote-path",
                            str(fresh_smbd.config))
     assert_clean_error(result, "confirm with --yes")
+
+
+def test_the_read_verbs_stay_light(sample: Path) -> None:
+    """No Qt, no SSH stack, no package metadata scan: what keeps `conf effective` fast."""
+    probe = (
+        "import sys, io, contextlib\n"
+        "from sambatune.cli.main import main\n"
+        "for verb in ('effective', 'lint'):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"        main(['conf', verb, {str(sample)!r}, '--json', '--samba-version', '4.17'])\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=120)
+    loaded = set(result.stdout.split())
+    assert "sambatune.conf.document" in loaded, result.stderr
+    heavy = {"PySide6", "paramiko", "importlib.metadata", "importlib.resources", "zipfile",
+             "sambatune.remote.transport", "sambatune.remote.ssh"}
+    if sys.platform.startswith("linux"):
+        heavy.add("platformdirs")
+    assert not loaded & heavy
