@@ -112,6 +112,7 @@ def test_what_samba_refuses_is_an_error(line: str, code: str, tmp_path: Path) ->
     ("[global]\nname resolve order = hosts\n", "invalid-resolve-order"),
     ("[global]\nsmb ports = 445 99999\n", "invalid-port"),
     ("[s\npath = /x\n", "bad-section"),
+    ("[]\npath = /x\n", "empty-section"),
     ("[s]\n= x\n", "empty-name"),
     ("[s]\npath = /x\ncopy = s\n", "copy-self"),
     ("[global]\ncopy = s\n", "copy-in-global"),
@@ -172,3 +173,16 @@ def test_includes_through_a_transport(any_transport: Transport, tmp_path: Path) 
     assert reader(str(included)).__class__ is SmbConfDocument
     assert reader(str(tmp_path / "nope.conf")) == ("missing", reader(
         str(tmp_path / "nope.conf"))[1])
+
+
+def test_a_byte_order_mark_hides_the_first_header(tmp_path: Path) -> None:
+    """Samba reads the BOM's bytes as part of the line, so "[data]" is no header to it."""
+    text = "\ufeff[data]\npath = /tmp\ncomment = x\n"
+    found = findings(text)
+    assert [(f.line, f.code) for f in found] == [(1, "no-equals")]
+    assert "byte order mark" in found[0].message
+    config = tmp_path / "smb.conf"
+    config.write_text(text, encoding="utf-8")
+    dumped = subprocess.run(["testparm", "-s", str(config)], capture_output=True,
+                            text=True).stdout
+    assert "[data]" not in dumped and "\tcomment = x" in dumped

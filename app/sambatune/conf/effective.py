@@ -90,6 +90,7 @@ class Ignored(NamedTuple):
 
 ProblemCode = Literal[
     "bad-section",  # [name without ]: Samba refuses the file
+    "empty-section",  # []: Samba refuses the file
     "empty-name",  # "= value": Samba refuses the file
     "copy-missing",  # copy = a share not defined before: Samba refuses the file
     "copy-self",  # copy = the share itself: Samba refuses the file
@@ -384,6 +385,9 @@ class _Walker:
 
     def _section(self, name: str, origin: Origin) -> Section:
         result = self.result
+        if not name:
+            result.problems.append(LoadProblem(
+                "empty-section", self.current.name, "A section header [] has no name.", origin))
         if is_global_section(name):
             section = result.global_section
         else:

@@ -43,6 +43,7 @@ Severity = Literal["error", "warning", "info"]
 
 CODES: dict[str, str] = {
     "bad-section": "a section header without its closing bracket; Samba refuses the file",
+    "empty-section": "a section header [] without a name; Samba refuses the file",
     "empty-name": "a line that starts with '='; Samba refuses the file",
     "copy-missing": "copy = names no share defined above; Samba refuses the file",
     "copy-self": "a share copies itself; Samba refuses the file",
@@ -171,6 +172,11 @@ class _Linter:
                 self.add(file, line, item.section, canonical, "warning", "global-in-share",
                          f"'{canonical}' only works in [global]; in [{item.section}] Samba "
                          "ignores it.")
+            elif item.reason == "no-equals" and name.startswith("\ufeff"):
+                self.add(file, line, item.section, None, "warning", "no-equals",
+                         "The file starts with a byte order mark (an editor's UTF-8 marker), "
+                         f"so Samba does not see {name[1:]!r} as written and ignores the line. "
+                         "Save the file without BOM.")
             elif item.reason == "no-equals":
                 self.add(file, line, item.section, None, "warning", "no-equals",
                          f"Samba ignores this line: it has no '=' and is not a comment "
