@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
 from sambatune.conf.catalog import ParameterCatalog
-from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument, paused_gc
+from sambatune.conf.document import PARAMETER, SECTION, Head, SmbConfDocument, paused_gc
 from sambatune.conf.normalize import list_uses_edits, stored_form, testparm_form
 from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import boolean_text, parse_boolean
@@ -60,8 +60,10 @@ class Setting(NamedTuple):
         return Origin(self.file, self.line)
 
 
-# What the loader does with a parameter beyond storing it.
-_PLAIN, _LIST, _INCLUDE, _COPY = 0, 1, 2, 3
+# What the loader must do with a name beyond storing its value (bit flags; 0: nothing).
+_LIST, _INCLUDE, _COPY, _GLOBAL_ONLY, _INVERSE = 1, 2, 4, 8, 16
+_PARAMETRIC, _REMOVED, _UNKNOWN = 32, 64, 128
+_NOT_APPLIED = _PARAMETRIC | _REMOVED | _UNKNOWN
 _SPECIAL = {"include": _INCLUDE, "copy": _COPY}
 
 # Settings are made once per parameter line of a file; tuple.__new__ skips the
@@ -271,14 +273,10 @@ class _Walker:
         self.share_defaults: dict[str, Setting] = {}
         self.stack: list[str] = []
         # written name -> what classify() says about it
-        self.names: dict[str, tuple[str, bool, bool, str, int]] = {}
+        self.names: dict[str, tuple[str, int]] = {}
 
-    def classify(self, written: str) -> tuple[str, bool, bool, str, int]:
-        """(canonical name, global only, inverse, kind, special) for a written name.
-
-        kind: "known", "parametric", "unknown" or "removed"; special: what the loader
-        must do beyond storing the value (see the _PLAIN.. constants).
-        """
+    def classify(self, written: str) -> tuple[str, int]:
+        """(canonical name, flags) for a written name; flags 0 is the common, plain case."""
         found = self.names.get(written)
         if found is not None:
             return found
@@ -286,15 +284,18 @@ class _Walker:
         lookup = self.catalog.lookup_key(key)
         if lookup is not None:
             parameter = lookup.parameter
-            special = _SPECIAL.get(parameter.name, _LIST if parameter.type == "list" else _PLAIN)
-            found = (parameter.name, parameter.scope == "global", lookup.inverse, "known",
-                     special)
+            flags = _SPECIAL.get(parameter.name, _LIST if parameter.type == "list" else 0)
+            if parameter.scope == "global":
+                flags |= _GLOBAL_ONLY
+            if lookup.inverse:
+                flags |= _INVERSE
+            found = (parameter.name, flags)
         elif ":" in written:
-            found = (written.lower(), False, False, "parametric", _PLAIN)
+            found = (written.lower(), _PARAMETRIC)
         elif self.catalog.removed(written) is not None:
-            found = (written, False, False, "removed", _PLAIN)
+            found = (written, _REMOVED)
         else:
-            found = (written, False, False, "unknown", _PLAIN)
+            found = (written, _UNKNOWN)
         self.names[written] = found
         return found
 
@@ -314,74 +315,100 @@ class _Walker:
         label = document.path or "<document>"
         self.result.documents.append(document)
         self.stack.append(label)
-        result = self.result
         names = self.names
         classify = self.classify
-        ignored = result.ignored
         share_defaults = self.share_defaults
         parameter_kind = PARAMETER
-        section_kind = SECTION
         new_setting = _new_setting
         current = self.current
+        settings, overridden, in_global = current.settings, current.overridden, current.is_global
         for index, row in enumerate(document.rows):
-            if row.__class__ is str:
+            if isinstance(row, str):
                 continue
-            kind = row[0]
-            if kind is parameter_kind:
+            if row[0] is parameter_kind:
                 written = row[1]
-                canonical, global_only, inverse, known, special = (
-                    names.get(written) or classify(written))
-                value: str = row[2]  # type: ignore[assignment]  # a parameter always has one
-                if known != "known":
-                    origin = Origin(label, index + 1)
-                    if known == "parametric":
-                        self._parametric(canonical, written, value, origin)
-                    else:
-                        reason: IgnoreReason = known  # type: ignore[assignment]
-                        ignored.append(Ignored(reason, current.name, written, value, origin))
+                canonical, flags = names.get(written) or classify(written)
+                if flags:
+                    self._special(canonical, flags, row, label, index)
+                    if self.current is not current:  # an include opened another section
+                        current = self.current
+                        settings, overridden = current.settings, current.overridden
+                        in_global = current.is_global
                     continue
-                if global_only and not current.is_global:
-                    ignored.append(Ignored("global-in-share", current.name, written, value,
-                                           Origin(label, index + 1)))
-                    continue
-                stored = value
-                if inverse:
-                    flag = parse_boolean(value)
-                    if flag is not None:
-                        stored = boolean_text(not flag)
-                elif special == _LIST:
-                    stored = self._edited_list(current, canonical, value)
+                # The common case, kept short: a plain parameter, stored as written.
+                value = row[2]
                 setting: Setting = new_setting(
-                    Setting, (canonical, stored, written, value, label, index + 1, inverse))
-                settings = current.settings
+                    Setting, (canonical, value, written, value, label, index + 1, False))
                 previous = settings.get(canonical)
                 if previous is not None:
-                    current.overridden.append(previous)
+                    overridden.append(previous)
                 settings[canonical] = setting
-                if current.is_global and not global_only:
+                if in_global:
                     share_defaults[canonical] = setting
-                if special == _INCLUDE:
-                    self._include(value, setting.origin)
-                    current = self.current  # an included file may open other sections
-                elif special == _COPY:
-                    self._copy(value, setting.origin)
-            elif kind is section_kind:
-                current = self._section(row[1], Origin(label, index + 1))
-            elif kind == "text":
-                if row[1]:
-                    ignored.append(Ignored(
-                        "no-equals", current.name, row[1], None, Origin(label, index + 1)))
-            elif kind == "bad-section":
-                result.problems.append(LoadProblem(
-                    "bad-section", current.name,
-                    f"The section header [{row[1]} has no closing bracket.",
-                    Origin(label, index + 1)))
-            elif kind == "empty-name":
-                result.problems.append(LoadProblem(
-                    "empty-name", current.name,
-                    "A line starts with '=': the parameter name is missing.",
-                    Origin(label, index + 1)))
+            else:
+                self._structure(row, label, index)
+                current = self.current
+                settings, overridden = current.settings, current.overridden
+                in_global = current.is_global
         self.stack.pop()
+
+    def _special(self, canonical: str, flags: int, row: Head, label: str, index: int) -> None:
+        """A parameter that is unknown, parametric, global-only, inverse, a list, include or copy."""
+        result = self.result
+        current = self.current
+        written = row[1]
+        value: str = row[2]  # type: ignore[assignment]  # a parameter always has one
+        if flags & _NOT_APPLIED:
+            origin = Origin(label, index + 1)
+            if flags & _PARAMETRIC:
+                self._parametric(canonical, written, value, origin)
+            else:
+                reason: IgnoreReason = "removed" if flags & _REMOVED else "unknown"
+                result.ignored.append(Ignored(reason, current.name, written, value, origin))
+            return
+        if flags & _GLOBAL_ONLY and not current.is_global:
+            result.ignored.append(Ignored("global-in-share", current.name, written, value,
+                                          Origin(label, index + 1)))
+            return
+        stored = value
+        if flags & _INVERSE:
+            flag = parse_boolean(value)
+            if flag is not None:
+                stored = boolean_text(not flag)
+        elif flags & _LIST:
+            stored = self._edited_list(current, canonical, value)
+        inverse = bool(flags & _INVERSE)
+        setting = Setting(canonical, stored, written, value, label, index + 1, inverse)
+        previous = current.settings.get(canonical)
+        if previous is not None:
+            current.overridden.append(previous)
+        current.settings[canonical] = setting
+        if current.is_global and not flags & _GLOBAL_ONLY:
+            self.share_defaults[canonical] = setting
+        if flags & _INCLUDE:
+            self._include(value, setting.origin)
+        elif flags & _COPY:
+            self._copy(value, setting.origin)
+
+    def _structure(self, row: Head, label: str, index: int) -> None:
+        """A section header, or a line Samba ignores or refuses."""
+        kind = row[0]
+        result = self.result
+        origin = Origin(label, index + 1)
+        if kind == SECTION:
+            self._section(row[1], origin)
+        elif kind == "text":
+            if row[1]:
+                result.ignored.append(Ignored("no-equals", self.current.name, row[1], None,
+                                              origin))
+        elif kind == "bad-section":
+            result.problems.append(LoadProblem(
+                "bad-section", self.current.name,
+                f"The section header [{row[1]} has no closing bracket.", origin))
+        elif kind == "empty-name":
+            result.problems.append(LoadProblem(
+                "empty-name", self.current.name,
+                "A line starts with '=': the parameter name is missing.", origin))
 
     def _section(self, name: str, origin: Origin) -> Section:
         result = self.result
