@@ -123,3 +123,16 @@ def test_a_large_file_parses_with_every_entry() -> None:
     document = SmbConfDocument(text)
     assert document.line_count == 20000
     assert sum(1 for _ in document.entries()) == 15000
+
+
+def test_copy_is_independent_and_set_text_reloads() -> None:
+    document = SmbConfDocument(b"[a]\npath = /a\n", "f.conf")
+    snapshot = document.copy()
+    document.replace_lines(2, 1, ["path = /b"])
+    assert snapshot.render() == b"[a]\npath = /a\n"
+    assert document.render() == b"[a]\npath = /b\n"
+    assert document.generation == snapshot.generation + 1
+    document.set_text(b"[z]\r\nx = 1")
+    assert [e.name for e in document.entries()] == ["z", "x"]
+    assert document.generation == snapshot.generation + 2
+    assert document.render() == b"[z]\r\nx = 1" and document.path == "f.conf"

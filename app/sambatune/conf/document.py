@@ -43,9 +43,6 @@ TEXT: LineKind = "text"
 BAD_SECTION: LineKind = "bad-section"
 EMPTY_NAME: LineKind = "empty-name"
 
-#: Kinds of the first line of an entry (what ``entries()`` yields).
-HEAD_KINDS = frozenset({SECTION, PARAMETER, TEXT, BAD_SECTION, EMPTY_NAME})
-
 
 #: What Samba reads from a logical line, kept on the entry's first line (a plain tuple
 #: because a file has tens of thousands of them): kind, name (section name, parameter
@@ -337,9 +334,6 @@ class SmbConfDocument:
             return None
         return Entry(row[0], index + 1, index + 1 + row[3], row[1], row[2])
 
-    def logical_text(self, number: int) -> str:
-        """What Samba reads from the entry starting at line ``number``, before splitting."""
-        return join_continued(self._lines, self._index(number), self.final_newline)[0]
 
     # -- spans ------------------------------------------------------------------
     def _entry_spans(self, head_index: int) -> list[tuple[Span | None, Span | None]]:
