@@ -307,3 +307,19 @@ def test_the_read_verbs_stay_light(sample: Path) -> None:
     if sys.platform.startswith("linux"):
         heavy.add("platformdirs")
     assert not loaded & heavy
+
+
+def test_catalog_verb_regenerates_the_bundled_snapshot(tmp_path: Path) -> None:
+    output = tmp_path / "catalog.json"
+    result = sambatune_cli("conf", "catalog", "--refresh", "--output", str(output))
+    assert result.returncode == 0, result.stderr
+    assert "parameters" in result.stdout and str(output) in result.stdout
+    made = json.loads(output.read_text())
+    series = ".".join(made["samba_version"].split(".")[:2])
+    bundled = Path(__file__).parents[1] / "resources" / "parameters" / f"catalog-{series}.json"
+    if not bundled.exists():
+        pytest.skip(f"no snapshot bundled for {made['samba_version']}")
+    shipped = json.loads(bundled.read_text())
+    for data in (made, shipped):
+        data["parameters"].pop("max open files")  # follows the process's rlimit
+    assert made == shipped

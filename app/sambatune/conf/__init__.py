@@ -20,8 +20,10 @@ Document (:mod:`sambatune.conf.document`)
 
     Re-parsing while typing: ``doc.replace_lines(first, count, new_lines)`` swaps
     physical lines and re-scans only the entries around them (microseconds, whatever
-    the file's size); ``doc.generation`` increases with every change; a full parse of
-    50,000 lines takes about 30 ms (bench/conf_parse.py).
+    the file's size); ``doc.set_text(data)`` reloads everything; ``doc.copy()`` is an
+    independent snapshot (hand it to a worker thread); ``doc.generation`` increases with
+    every change. A full parse of 50,000 lines takes about 30 ms, the effective view as
+    much again, lint about 80 ms (bench/conf_parse.py).
 
 Edits (:mod:`sambatune.conf.edits`), all returning ``[LineChange(first, removed, inserted)]``
     ``set_parameter(doc, section, name, value, catalog)`` replaces the occurrence that
