@@ -6,19 +6,55 @@ works away from the checkout.
 
 from __future__ import annotations
 
-from importlib import resources
-from importlib.resources.abc import Traversable
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 AGENTS_PACKAGE = "sambatune.ssh_agents"
 RESOURCES_PACKAGE = "sambatune.resources"
 
 
 def agents_root() -> Traversable:
+    from importlib import resources
+
     return resources.files(AGENTS_PACKAGE)
 
 
 def resources_root() -> Traversable:
+    from importlib import resources
+
     return resources.files(RESOURCES_PACKAGE)
+
+
+def resource_directory() -> str | None:
+    """The resources as a plain folder on disk, when installed that way (the usual case).
+
+    importlib.resources costs ~15 ms of imports (zipfile, tempfile); the CLI reads
+    its data files through this path instead and falls back to it only for zips.
+    """
+    import sambatune.resources as package
+
+    folder = os.path.dirname(package.__file__ or "")
+    return folder if os.path.isdir(os.path.join(folder, "parameters")) else None
+
+
+def read_resource(*parts: str) -> bytes:
+    """A resource file's bytes, by the fastest way that works for this installation."""
+    folder = resource_directory()
+    if folder is not None:
+        with open(os.path.join(folder, *parts), "rb") as handle:
+            return handle.read()
+    return resource_bytes(*parts)
+
+
+def list_resources(*parts: str) -> list[str]:
+    """The names of the entries in a resource folder."""
+    folder = resource_directory()
+    if folder is not None:
+        return sorted(os.listdir(os.path.join(folder, *parts)))
+    return sorted(entry.name for entry in resource(*parts).iterdir())
 
 
 def agent_source(name: str) -> str:

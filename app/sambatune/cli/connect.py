@@ -6,12 +6,16 @@ import argparse
 import getpass
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sambatune.cancellation import CancelToken
-from sambatune.remote.connection import ConnectionOptions
-from sambatune.remote.hostkeys import HostKeyQuestion
-from sambatune.remote.prompts import SecretRequest
-from sambatune.remote.transport import Transport
+if TYPE_CHECKING:
+    # Only for annotations: importing the SSH stack (paramiko) at parser-building time
+    # would slow down every verb, including the ones that never connect.
+    from sambatune.cancellation import CancelToken
+    from sambatune.remote.connection import ConnectionOptions
+    from sambatune.remote.hostkeys import HostKeyQuestion
+    from sambatune.remote.prompts import SecretRequest
+    from sambatune.remote.transport import Transport
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +71,8 @@ class TerminalPrompts:
 
 
 def options_from_args(args: argparse.Namespace) -> ConnectionOptions:
+    from sambatune.remote.connection import ConnectionOptions
+
     password = sudo_password = None
     if getattr(args, "password_stdin", False):
         password = _read_stdin_line()

@@ -1,0 +1,543 @@
+"""What an smb.conf sets, read the way Samba reads it, with where each value came from.
+
+:func:`effective_view` walks a document (and the files it includes) in order, as
+Samba's loader does, and keeps per section the winning setting of each parameter
+under its canonical name:
+
+- names ignore case and blanks, synonyms map to their parameter, an inverse
+  synonym stores the opposite boolean (``writable = yes`` is ``read only = No``);
+- the last occurrence wins; parameters before the first section are global;
+  ``[Global]``, ``[ global ]`` and ``[globals]`` are the global section; a section
+  that appears again adds to the first one (and, as in Samba, forgets the
+  parametric ``x:y`` options the earlier block set);
+- a global-only parameter inside a share is ignored, as are unknown and removed
+  names (all recorded in ``ignored``);
+- ``include =`` reads the file at that point (the current section carries on
+  into and out of it); ``copy =`` copies an earlier share's settings at that point;
+- a share starts from the share-level defaults set in [global] *so far*: Samba
+  copies them when it creates the share, so a [global] block after the share does
+  not reach it. :meth:`EffectiveConfig.resolve` answers "what value does this
+  share really get" with that rule.
+
+Values are the text Samba stored: continuation lines joined, blank runs collapsed,
+``%`` macros left as written. Compare them with testparm through
+:func:`sambatune.conf.normalize.testparm_form`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Literal, NamedTuple
+
+from sambatune.conf.catalog import ParameterCatalog
+from sambatune.conf.document import PARAMETER, SECTION, Head, SmbConfDocument, paused_gc
+from sambatune.conf.normalize import list_uses_edits, stored_form, testparm_form
+from sambatune.conf.syntax import is_global_section, name_key, section_key
+from sambatune.conf.values import boolean_text, parse_boolean
+
+GLOBAL = "global"
+MAX_INCLUDE_DEPTH = 100  # Samba's limit; deeper is a load error
+
+
+class Origin(NamedTuple):
+    file: str  # the document's path (or label)
+    line: int  # 1-based physical line the entry starts on
+
+
+class Setting(NamedTuple):
+    """One parameter assignment Samba applied."""
+
+    name: str  # canonical (a parametric name: lower-cased as first written)
+    value: str  # the stored value as text; an inverse synonym's is the flipped Yes/No
+    written_name: str
+    written_value: str
+    file: str  # where it was written: the document's path (or label)...
+    line: int  # ...and the 1-based line the entry starts on
+    inverse: bool  # written with an inverse synonym
+
+    @property
+    def origin(self) -> Origin:
+        return Origin(self.file, self.line)
+
+
+# What the loader must do with a name beyond storing its value (bit flags; 0: nothing).
+_LIST, _INCLUDE, _COPY, _GLOBAL_ONLY, _INVERSE = 1, 2, 4, 8, 16
+_PARAMETRIC, _REMOVED, _UNKNOWN = 32, 64, 128
+_NOT_APPLIED = _PARAMETRIC | _REMOVED | _UNKNOWN
+_SPECIAL = {"include": _INCLUDE, "copy": _COPY}
+
+# Settings are made once per parameter line of a file; tuple.__new__ skips the
+# generated keyword-handling constructor, which halves the cost on large files.
+_new_setting = tuple.__new__
+
+
+IgnoreReason = Literal[
+    "unknown",  # not a parameter of this Samba version
+    "removed",  # a parameter older versions had
+    "global-in-share",  # a global-only parameter inside a share
+    "no-equals",  # a line without "=" (not a comment either)
+    "parametric-dropped",  # a share's x:y option forgotten when its section was opened again
+]
+
+
+class Ignored(NamedTuple):
+    """A line Samba reads and then ignores."""
+
+    reason: IgnoreReason
+    section: str
+    written_name: str
+    written_value: str | None
+    origin: Origin
+
+
+ProblemCode = Literal[
+    "bad-section",  # [name without ]: Samba refuses the file
+    "empty-section",  # []: Samba refuses the file
+    "empty-name",  # "= value": Samba refuses the file
+    "copy-missing",  # copy = a share not defined before: Samba refuses the file
+    "copy-self",  # copy = the share itself: Samba refuses the file
+    "copy-in-global",  # copy in [global]: Samba refuses the file
+    "include-loop",  # a file includes itself: Samba fails at depth 100
+    "include-registry-in-share",  # include = registry outside [global]: Samba refuses the file
+]
+
+
+class LoadProblem(NamedTuple):
+    """Something that makes Samba refuse to load the configuration."""
+
+    code: ProblemCode
+    section: str
+    message: str
+    origin: Origin
+
+
+IncludeStatus = Literal[
+    "followed",  # read and applied at this point
+    "missing",  # no such file (Samba skips it silently)
+    "unreadable",  # exists but could not be read
+    "macro",  # the path has %-macros: resolved per client, not followed
+    "relative",  # relative path: resolved against smbd's working directory, not followed
+    "registry",  # include = registry: settings live in the registry
+    "loop",  # the file is already being read
+    "not-followed",  # following includes was switched off
+]
+
+
+class IncludeLink(NamedTuple):
+    origin: Origin
+    section: str
+    path: str
+    status: IncludeStatus
+    document: SmbConfDocument | None
+    detail: str = ""
+
+
+#: Reads an include: given the path, returns its document, or (status, detail).
+IncludeReader = Callable[[str], "SmbConfDocument | tuple[IncludeStatus, str]"]
+
+
+class Section:
+    """One section as Samba ends up with it. Shares list what they set themselves."""
+
+    __slots__ = (
+        "copied",
+        "headers",
+        "inherited",
+        "is_global",
+        "key",
+        "name",
+        "overridden",
+        "parametric",
+        "settings",
+    )
+
+    def __init__(self, name: str, is_global: bool, inherited: dict[str, Setting]) -> None:
+        self.name = name  # as first written ("global" for the global section)
+        self.key = GLOBAL if is_global else section_key(name)
+        self.is_global = is_global
+        self.headers: list[Origin] = []  # every [name] line that opened it
+        #: Canonical name -> the winning assignment made in this section.
+        self.settings: dict[str, Setting] = {}
+        #: Parametric options (``vfs_module:option``), by their lower-cased name.
+        self.parametric: dict[str, Setting] = {}
+        #: Assignments a later one in this section replaced, in file order.
+        self.overridden: list[Setting] = []
+        #: (shares) Share-level values from [global] in effect when the share was created.
+        self.inherited = inherited
+        #: (shares) What ``copy =`` brought in; None stands for the source's default.
+        self.copied: dict[str, Setting | None] = {}
+
+    def value(self, name: str) -> str | None:
+        """What this section itself sets for ``name`` (a canonical name), or None."""
+        setting = self.settings.get(name) or self.parametric.get(name)
+        return setting.value if setting else None
+
+    def own_settings(self) -> dict[str, Setting]:
+        """Everything the section sets itself, parameters then parametric options."""
+        if not self.parametric:
+            return self.settings
+        return {**self.settings, **self.parametric}
+
+    def __repr__(self) -> str:
+        return f"Section({self.name!r}, {len(self.settings)} settings)"
+
+
+class Resolved(NamedTuple):
+    """The value a section really gets for a parameter, and why."""
+
+    value: str | None  # None: the catalog does not know the default
+    source: Literal["set", "copied", "global", "default"]
+    setting: Setting | None  # the assignment it comes from ("default": None)
+
+
+class EffectiveConfig:
+    """The result of :func:`effective_view`. See the module docstring for the rules."""
+
+    def __init__(self, catalog: ParameterCatalog) -> None:
+        self.catalog = catalog
+        self.sections: dict[str, Section] = {}
+        self.ignored: list[Ignored] = []
+        self.problems: list[LoadProblem] = []
+        self.includes: list[IncludeLink] = []
+        self.documents: list[SmbConfDocument] = []
+        self.global_section = Section(GLOBAL, True, {})
+        self.sections[GLOBAL] = self.global_section
+
+    def section(self, name: str) -> Section | None:
+        """A section by name as Samba finds it (case-insensitive; any spelling of global)."""
+        if is_global_section(name):
+            return self.global_section
+        return self.sections.get(section_key(name))
+
+    def shares(self) -> Iterator[Section]:
+        return (section for section in self.sections.values() if not section.is_global)
+
+    @property
+    def loads(self) -> bool:
+        """False when the structure alone makes Samba refuse the file (lint finds value errors)."""
+        return not self.problems
+
+    def resolve(self, section_name: str, name: str) -> Resolved:
+        """What ``section_name`` gets for parameter ``name``: set, copied, from [global], default.
+
+        A share-level parameter a share does not set comes from the [global] values
+        in effect when the share was first defined, else the version's default. A
+        global-only parameter always resolves in [global].
+        """
+        parameter = self.catalog.parameters.get(name)  # canonical names: no folding needed
+        if parameter is None:
+            lookup = self.catalog.lookup(name)
+            parameter = lookup.parameter if lookup else None
+        canonical = parameter.name if parameter else name.lower()
+        default = parameter.default if parameter else None
+        section = self.section(section_name)
+        if section is None:
+            raise KeyError(section_name)
+        if parameter is not None and parameter.scope == "global":
+            section = self.global_section
+        setting = section.settings.get(canonical) or section.parametric.get(canonical)
+        if setting is not None:
+            return Resolved(setting.value, "set", setting)
+        if not section.is_global:
+            if canonical in section.copied:
+                copied = section.copied[canonical]
+                if copied is None:
+                    return Resolved(default, "default", None)
+                return Resolved(copied.value, "copied", copied)
+            inherited = section.inherited.get(canonical)
+            if inherited is not None:
+                return Resolved(inherited.value, "global", inherited)
+        return Resolved(default, "default", None)
+
+    def to_json(self) -> dict[str, dict[str, str]]:
+        """{section: {canonical name: value}} for what each section sets itself."""
+        with paused_gc():
+            return self._values()
+
+    def _values(self) -> dict[str, dict[str, str]]:
+        return {
+            section.name: {name: setting.value for name, setting in section.own_settings().items()}
+            for section in self.sections.values()
+        }
+
+
+class _Walker:
+    """Samba's loader, step by step (lp_do_section / lp_do_parameter)."""
+
+    def __init__(self, result: EffectiveConfig, read_include: IncludeReader | None) -> None:
+        self.result = result
+        self.catalog = result.catalog
+        self.read_include = read_include
+        self.current = result.global_section
+        # Share-level values set in [global] so far: new shares start from these.
+        self.share_defaults: dict[str, Setting] = {}
+        self.stack: list[str] = []
+        # written name -> what classify() says about it
+        self.names: dict[str, tuple[str, int]] = {}
+
+    def classify(self, written: str) -> tuple[str, int]:
+        """(canonical name, flags) for a written name; flags 0 is the common, plain case."""
+        found = self.names.get(written)
+        if found is not None:
+            return found
+        key = name_key(written)
+        lookup = self.catalog.lookup_key(key)
+        if lookup is not None:
+            parameter = lookup.parameter
+            flags = _SPECIAL.get(parameter.name, _LIST if parameter.type == "list" else 0)
+            if parameter.scope == "global":
+                flags |= _GLOBAL_ONLY
+            if lookup.inverse:
+                flags |= _INVERSE
+            found = (parameter.name, flags)
+        elif ":" in written:
+            found = (written.lower(), _PARAMETRIC)
+        elif self.catalog.removed(written) is not None:
+            found = (written, _REMOVED)
+        else:
+            found = (written, _UNKNOWN)
+        self.names[written] = found
+        return found
+
+    def _edited_list(self, section: Section, name: str, text: str) -> str:
+        """A list value written as +item/-item edits, applied to what the section has now."""
+        parameter = self.catalog.get(name)
+        if parameter is None or not list_uses_edits(text):
+            return text
+        setting = section.settings.get(name)
+        if setting is None and not section.is_global:
+            setting = section.copied[name] if name in section.copied else section.inherited.get(name)
+        current = stored_form(parameter, setting.value) if setting is not None else parameter.default
+        edited = testparm_form(parameter, text, current)
+        return text if edited is None else edited
+
+    def walk(self, document: SmbConfDocument) -> None:
+        label = document.path or "<document>"
+        self.result.documents.append(document)
+        self.stack.append(label)
+        names = self.names
+        classify = self.classify
+        share_defaults = self.share_defaults
+        parameter_kind = PARAMETER
+        new_setting = _new_setting
+        current = self.current
+        settings, overridden, in_global = current.settings, current.overridden, current.is_global
+        for index, row in enumerate(document.rows):
+            if isinstance(row, str):
+                continue
+            if row[0] is parameter_kind:
+                written = row[1]
+                canonical, flags = names.get(written) or classify(written)
+                if flags:
+                    self._special(canonical, flags, row, label, index)
+                    if self.current is not current:  # an include opened another section
+                        current = self.current
+                        settings, overridden = current.settings, current.overridden
+                        in_global = current.is_global
+                    continue
+                # The common case, kept short: a plain parameter, stored as written.
+                value = row[2]
+                setting: Setting = new_setting(
+                    Setting, (canonical, value, written, value, label, index + 1, False))
+                previous = settings.get(canonical)
+                if previous is not None:
+                    overridden.append(previous)
+                settings[canonical] = setting
+                if in_global:
+                    share_defaults[canonical] = setting
+            else:
+                self._structure(row, label, index)
+                current = self.current
+                settings, overridden = current.settings, current.overridden
+                in_global = current.is_global
+        self.stack.pop()
+
+    def _special(self, canonical: str, flags: int, row: Head, label: str, index: int) -> None:
+        """A parameter that is unknown, parametric, global-only, inverse, a list, include or copy."""
+        result = self.result
+        current = self.current
+        written = row[1]
+        value: str = row[2]  # type: ignore[assignment]  # a parameter always has one
+        if flags & _NOT_APPLIED:
+            origin = Origin(label, index + 1)
+            if flags & _PARAMETRIC:
+                self._parametric(canonical, written, value, origin)
+            else:
+                reason: IgnoreReason = "removed" if flags & _REMOVED else "unknown"
+                result.ignored.append(Ignored(reason, current.name, written, value, origin))
+            return
+        if flags & _GLOBAL_ONLY and not current.is_global:
+            result.ignored.append(Ignored("global-in-share", current.name, written, value,
+                                          Origin(label, index + 1)))
+            return
+        stored = value
+        if flags & _INVERSE:
+            flag = parse_boolean(value)
+            if flag is not None:
+                stored = boolean_text(not flag)
+        elif flags & _LIST:
+            stored = self._edited_list(current, canonical, value)
+        inverse = bool(flags & _INVERSE)
+        setting = Setting(canonical, stored, written, value, label, index + 1, inverse)
+        previous = current.settings.get(canonical)
+        if previous is not None:
+            current.overridden.append(previous)
+        current.settings[canonical] = setting
+        if current.is_global and not flags & _GLOBAL_ONLY:
+            self.share_defaults[canonical] = setting
+        if flags & _INCLUDE:
+            self._include(value, setting.origin)
+        elif flags & _COPY:
+            self._copy(value, setting.origin)
+
+    def _structure(self, row: Head, label: str, index: int) -> None:
+        """A section header, or a line Samba ignores or refuses."""
+        kind = row[0]
+        result = self.result
+        origin = Origin(label, index + 1)
+        if kind == SECTION:
+            self._section(row[1], origin)
+        elif kind == "text":
+            if row[1]:
+                result.ignored.append(Ignored("no-equals", self.current.name, row[1], None,
+                                              origin))
+        elif kind == "bad-section":
+            result.problems.append(LoadProblem(
+                "bad-section", self.current.name,
+                f"The section header [{row[1]} has no closing bracket.", origin))
+        elif kind == "empty-name":
+            result.problems.append(LoadProblem(
+                "empty-name", self.current.name,
+                "A line starts with '=': the parameter name is missing.", origin))
+
+    def _section(self, name: str, origin: Origin) -> Section:
+        result = self.result
+        if not name:
+            result.problems.append(LoadProblem(
+                "empty-section", self.current.name, "A section header [] has no name.", origin))
+        if is_global_section(name):
+            section = result.global_section
+        else:
+            key = section_key(name)
+            section = result.sections.get(key)  # type: ignore[assignment]
+            if section is None:
+                # The dict copy is what makes a later [global] block miss this share.
+                section = Section(name, False, dict(self.share_defaults))
+                result.sections[key] = section
+            elif section.parametric:
+                # Samba frees a share's parametric options when its section reopens.
+                for setting in section.parametric.values():
+                    result.ignored.append(Ignored(
+                        "parametric-dropped", section.name, setting.written_name,
+                        setting.written_value, setting.origin))
+                section.parametric = {}
+        section.headers.append(origin)
+        self.current = section
+        return section
+
+    def _parametric(self, canonical: str, written: str, value: str, origin: Origin) -> None:
+        current = self.current
+        key = name_key(canonical)
+        previous = None
+        for name, setting in current.parametric.items():
+            if name_key(name) == key:
+                previous, canonical = setting, name  # the first spelling is kept
+                break
+        setting = Setting(canonical, value, written, value, origin.file, origin.line, False)
+        if previous is not None:
+            current.overridden.append(previous)
+        current.parametric[canonical] = setting
+
+    def _copy(self, source_name: str, origin: Origin) -> None:
+        current = self.current
+        result = self.result
+        if current.is_global:
+            result.problems.append(LoadProblem(
+                "copy-in-global", current.name, "copy = only works inside a share.", origin))
+            return
+        source = result.sections.get(section_key(source_name))
+        if source is None or source.is_global:
+            result.problems.append(LoadProblem(
+                "copy-missing", current.name,
+                f"copy = {source_name}: no share of that name is defined above this line.",
+                origin))
+            return
+        if source is current:
+            result.problems.append(LoadProblem(
+                "copy-self", current.name, f"[{current.name}] cannot copy itself.", origin))
+            return
+        # Samba copies every share-level value the source has, except the ones this
+        # share set itself before the copy line (its "copymap").
+        names = set(source.settings) | set(source.copied) | set(source.inherited)
+        names |= set(current.inherited) | set(current.copied)
+        for name in names:
+            if name in current.settings:
+                continue
+            if name in source.settings:
+                current.copied[name] = source.settings[name]
+            elif name in source.copied:
+                current.copied[name] = source.copied[name]
+            else:
+                current.copied[name] = source.inherited.get(name)
+        for name, setting in source.parametric.items():
+            current.parametric[name] = setting
+
+    def _include(self, path: str, origin: Origin) -> None:
+        result = self.result
+        section = self.current.name
+        if name_key(path) == "registry":
+            if not self.current.is_global:
+                result.problems.append(LoadProblem(
+                    "include-registry-in-share", section,
+                    "include = registry only works in [global].", origin))
+            result.includes.append(IncludeLink(origin, section, path, "registry", None,
+                                               "settings stored in the registry are not read"))
+            return
+        if "%" in path:
+            result.includes.append(IncludeLink(
+                origin, section, path, "macro", None,
+                "the path depends on %-substitutions Samba makes per connection"))
+            return
+        if not path.startswith("/"):
+            result.includes.append(IncludeLink(
+                origin, section, path, "relative", None,
+                "a relative path is resolved against smbd's working directory"))
+            return
+        if path in self.stack:
+            result.includes.append(IncludeLink(origin, section, path, "loop", None,
+                                               "the file is already being read"))
+            result.problems.append(LoadProblem(
+                "include-loop", section,
+                f"{path} includes itself (directly or through other files).", origin))
+            return
+        if self.read_include is None:
+            result.includes.append(IncludeLink(origin, section, path, "not-followed", None))
+            return
+        if len(self.stack) >= MAX_INCLUDE_DEPTH:
+            result.includes.append(IncludeLink(origin, section, path, "loop", None,
+                                               "includes nest more than 100 deep"))
+            return
+        found = self.read_include(path)
+        if isinstance(found, tuple):
+            status, detail = found
+            result.includes.append(IncludeLink(origin, section, path, status, None, detail))
+            return
+        result.includes.append(IncludeLink(origin, section, path, "followed", found))
+        self.walk(found)
+
+
+def effective_view(
+    document: SmbConfDocument,
+    catalog: ParameterCatalog,
+    *,
+    read_include: IncludeReader | None = None,
+) -> EffectiveConfig:
+    """Read ``document`` as Samba would, with ``catalog``'s names and scopes.
+
+    ``read_include`` fetches included files (see :mod:`sambatune.conf.includes`);
+    without it includes are listed but not followed.
+    """
+    result = EffectiveConfig(catalog)
+    with paused_gc():
+        _Walker(result, read_include).walk(document)
+    return result

@@ -1,0 +1,446 @@
+"""Findings about an smb.conf, with line numbers and stable codes, for one Samba version.
+
+:func:`lint` reports, in file order:
+
+- what makes Samba refuse the file (severity ``error``): a section header without
+  ``]``, a line starting with ``=``, a boolean, enum, size, octal or list value
+  Samba cannot read, ``copy =`` of a share not defined above, an include loop;
+- what Samba silently ignores or reads differently from what the line suggests
+  (``warning``): unknown, removed or deprecated names, a global parameter in a
+  share, a line without ``=``, a value that carries an "inline comment" (Samba has
+  none), a parameter set twice in a section (saying which line wins), a number with
+  a tail Samba drops, a [global] value that shares defined above it never see,
+  includes that cannot be followed;
+- performance findings: fixed socket buffers, a high log level, strict sync with
+  sync always, long hide/veto pattern lists, SMB1-only parameters while SMB1 is off.
+
+Every finding has ``line`` (1-based), ``section``, ``parameter`` (canonical name
+when known, else as written, or None), ``severity``, ``code`` and ``message``, and
+``file`` when it is about an included file rather than the one linted. The codes
+are listed in :data:`CODES` and never change meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sambatune.conf.catalog import Lookup, Parameter, ParameterCatalog
+from sambatune.conf.document import SmbConfDocument
+from sambatune.conf.effective import (
+    EffectiveConfig,
+    IncludeReader,
+    Section,
+    Setting,
+    effective_view,
+)
+from sambatune.conf.knowledge import explanations
+from sambatune.conf.normalize import enum_form, stored_form, testparm_form
+from sambatune.conf.values import integer_is_clean, parse_boolean, parse_bytes, parse_octal
+
+Severity = Literal["error", "warning", "info"]
+
+CODES: dict[str, str] = {
+    "bad-section": "a section header without its closing bracket; Samba refuses the file",
+    "empty-section": "a section header [] without a name; Samba refuses the file",
+    "empty-name": "a line that starts with '='; Samba refuses the file",
+    "copy-missing": "copy = names no share defined above; Samba refuses the file",
+    "copy-self": "a share copies itself; Samba refuses the file",
+    "copy-in-global": "copy = in [global]; Samba refuses the file",
+    "include-loop": "a file includes itself; Samba refuses the file",
+    "include-registry-in-share": "include = registry outside [global]; Samba refuses the file",
+    "invalid-boolean": "not yes/no/true/false/on/off/1/0; Samba refuses the file",
+    "invalid-enum": "not one of the values the parameter accepts; Samba refuses the file",
+    "invalid-size": "not a size Samba reads (digits, optional K/M/G/T/P, at most 2 GiB-1)",
+    "invalid-octal": "not an octal number; Samba refuses the file",
+    "invalid-list": "a plain item after +item/-item edits; Samba refuses the file",
+    "invalid-port": "smb ports must be numbers from 1 to 65535; Samba refuses the file",
+    "invalid-resolve-order": "name resolve order takes lmhosts, host, wins, bcast; else refused",
+    "unknown-parameter": "not a parameter of this Samba version; ignored",
+    "removed-parameter": "a parameter this Samba version no longer has; ignored",
+    "deprecated-parameter": "still works but is going away",
+    "global-in-share": "a global-only parameter inside a share; ignored",
+    "no-equals": "a line without '=' that is not a comment; ignored",
+    "parametric-dropped": "a share's x:y option forgotten when the section is opened again",
+    "inline-comment": "the value contains what looks like a comment; Samba keeps it in the value",
+    "duplicate-parameter": "set more than once in a section; the last one wins",
+    "integer-not-clean": "a number followed by text, or no number; Samba reads what strtol reads",
+    "global-after-share": "a share-level default in [global] below shares that never see it",
+    "include-missing": "the included file does not exist; Samba skips it silently",
+    "include-unreadable": "the included file could not be read",
+    "include-not-followed": "an include whose target depends on the client or the registry",
+    "include-relative": "a relative include path, resolved against smbd's working directory",
+    "socket-buffer-fixed": "SO_RCVBUF/SO_SNDBUF in socket options turn off Linux TCP autotuning",
+    "log-level-high": "log level 3 or more: much logging on every request",
+    "strict-sync-sync-always": "strict sync with sync always: every write waits for the disk",
+    "many-hide-veto-patterns": "many hide/veto patterns, checked against every directory entry",
+    "smb1-only-parameter": "only affects SMB1, which this server refuses",
+}
+
+# Protocols in the order Samba ranks them (lib/param/param_table.c enum_protocol).
+_PROTOCOL_RANK = {
+    "CORE": 0, "COREPLUS": 1, "LANMAN1": 2, "LANMAN2": 3, "NT1": 4, "SMB2_02": 5,
+    "SMB2": 6, "SMB2_10": 6, "SMB3_00": 7, "SMB3_02": 8, "SMB3": 9, "SMB3_11": 9,
+}
+_INLINE_COMMENT = re.compile(r"[ \t][#;]")
+_BUFFER_OPTION = re.compile(r"\bSO_(RCV|SND)BUF\s*=", re.IGNORECASE)
+PATTERN_LIMIT = 10
+LOG_LEVEL_LIMIT = 3
+_NO_DUPLICATE_WARNING = frozenset({"include", "copy"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    line: int
+    section: str
+    parameter: str | None
+    severity: Severity
+    code: str
+    message: str
+    file: str | None = None  # set when the line is in an included file
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "line": self.line, "section": self.section, "parameter": self.parameter,
+            "severity": self.severity, "code": self.code, "message": self.message,
+        }
+        if self.file is not None:
+            data["file"] = self.file
+        return data
+
+
+class _Linter:
+    def __init__(self, document: SmbConfDocument, catalog: ParameterCatalog,
+                 view: EffectiveConfig) -> None:
+        self.catalog = catalog
+        self.view = view
+        self.root = document.path or "<document>"
+        self.findings: list[Finding] = []
+        self.version = ".".join(str(part) for part in catalog.version)
+        self._lookups: dict[str, Lookup | None] = {}
+
+    def lookup(self, written: str) -> Lookup | None:
+        if written not in self._lookups:
+            self._lookups[written] = self.catalog.lookup(written)
+        return self._lookups[written]
+
+    def add(self, file: str, line: int, section: str, parameter: str | None,
+            severity: Severity, code: str, message: str) -> None:
+        self.findings.append(Finding(line, section, parameter, severity, code, message,
+                                     None if file == self.root else file))
+
+    def run(self) -> list[Finding]:
+        view = self.view
+        for problem in view.problems:
+            self.add(problem.origin.file, problem.origin.line, problem.section, None, "error",
+                     problem.code, problem.message)
+        self._ignored()
+        self._includes()
+        for section in view.sections.values():
+            self._section(section)
+        self._global_after_share()
+        self._smb1_only()
+        self._socket_options()
+        self._log_level()
+        order = {doc.path or "<document>": index for index, doc in enumerate(view.documents)}
+        self.findings.sort(key=lambda f: (order.get(f.file or self.root, 0), f.line))
+        return self.findings
+
+    # -- what Samba ignores ----------------------------------------------------------
+    def _ignored(self) -> None:
+        for item in self.view.ignored:
+            file, line = item.origin
+            name = item.written_name
+            if item.reason == "unknown":
+                suggestions = self.catalog.suggest(name)
+                hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+                self.add(file, line, item.section, name, "warning", "unknown-parameter",
+                         f"'{name}' is not a parameter of Samba {self.version}; Samba ignores "
+                         f"this line.{hint}")
+            elif item.reason == "removed":
+                removed = self.catalog.removed(name)
+                assert removed is not None
+                replacement = (f" Use '{removed.replacement}' instead."
+                               if removed.replacement else "")
+                self.add(file, line, item.section, removed.name, "warning", "removed-parameter",
+                         f"'{removed.name}' was removed in Samba {removed.removed_in_text}; "
+                         f"Samba {self.version} ignores it. {removed.note}{replacement}")
+            elif item.reason == "global-in-share":
+                lookup = self.catalog.lookup(name)
+                canonical = lookup.parameter.name if lookup else name
+                self.add(file, line, item.section, canonical, "warning", "global-in-share",
+                         f"'{canonical}' only works in [global]; in [{item.section}] Samba "
+                         "ignores it.")
+            elif item.reason == "no-equals" and name.startswith("\ufeff"):
+                self.add(file, line, item.section, None, "warning", "no-equals",
+                         "The file starts with a byte order mark (an editor's UTF-8 marker), "
+                         f"so Samba does not see {name[1:]!r} as written and ignores the line. "
+                         "Save the file without BOM.")
+            elif item.reason == "no-equals":
+                self.add(file, line, item.section, None, "warning", "no-equals",
+                         f"Samba ignores this line: it has no '=' and is not a comment "
+                         f"(comments start with # or ;): {name!r}")
+            elif item.reason == "parametric-dropped":
+                self.add(file, line, item.section, name.lower(), "warning", "parametric-dropped",
+                         f"[{item.section}] is opened again further down, and Samba then "
+                         f"forgets '{name}' set here; set it in the last block.")
+
+    def _includes(self) -> None:
+        for link in self.view.includes:
+            file, line = link.origin
+            if link.status == "missing":
+                self.add(file, line, link.section, "include", "warning", "include-missing",
+                         f"{link.path} does not exist; Samba skips the include silently.")
+            elif link.status == "unreadable":
+                self.add(file, line, link.section, "include", "warning", "include-unreadable",
+                         f"{link.path} could not be read: {link.detail}")
+            elif link.status in ("macro", "registry", "not-followed"):
+                self.add(file, line, link.section, "include", "info", "include-not-followed",
+                         f"Not followed: {link.path} ({link.detail or 'includes were not read'}).")
+            elif link.status == "relative":
+                self.add(file, line, link.section, "include", "warning", "include-relative",
+                         f"{link.path} is relative: smbd resolves it against its own working "
+                         "directory, not this file's folder. Use an absolute path.")
+
+    # -- every assignment Samba applied --------------------------------------------------
+    def _section(self, section: Section) -> None:
+        assignments = sorted([*section.settings.values(), *section.overridden],
+                             key=lambda s: (s.file, s.line))
+        winners = {setting.name: setting for setting in section.settings.values()}
+        winners.update(section.parametric)
+        for setting in assignments:
+            lookup = self.lookup(setting.written_name)
+            if lookup is None:
+                continue
+            parameter = lookup.parameter
+            self._value(section, setting, parameter, lookup.inverse)
+            if parameter.deprecated:
+                self.add(setting.file, setting.line, section.name, parameter.name, "warning",
+                         "deprecated-parameter",
+                         f"'{parameter.name}' is deprecated in Samba {self.version}: it still "
+                         "works but a later release drops it.")
+            winner = winners.get(setting.name)
+            if winner is not None and winner is not setting and (
+                setting.name not in _NO_DUPLICATE_WARNING
+            ):
+                spelled = ("" if name_of(winner) == name_of(setting)
+                           else f" (as '{winner.written_name}')")
+                self.add(setting.file, setting.line, section.name, parameter.name, "warning",
+                         "duplicate-parameter",
+                         f"'{parameter.name}' is set again in [{section.name}] on line "
+                         f"{winner.line}{spelled}; that later value wins and this line has "
+                         "no effect.")
+        self._patterns(section)
+        self._sync(section)
+
+    def _value(self, section: Section, setting: Setting, parameter: Parameter,
+               inverse: bool) -> None:
+        text = setting.written_value
+        kind = parameter.type
+        where = (setting.file, setting.line, section.name, parameter.name)
+        comment = _INLINE_COMMENT.search(text)
+        if comment:
+            self.add(*where, "warning", "inline-comment",
+                     f"Samba has no inline comments: the value of '{setting.written_name}' is "
+                     f"{text!r}, including {text[comment.start():].strip()!r}. Put the "
+                     "comment on its own line.")
+        if kind in ("boolean", "boolean-rev") or inverse:
+            if parse_boolean(text) is None:
+                self.add(*where, "error", "invalid-boolean",
+                         f"'{setting.written_name}' needs yes or no (true/false, on/off, 1/0), "
+                         f"not {text!r}; Samba refuses to load the file.")
+        elif kind == "enum":
+            if enum_form(parameter, text) is None:
+                self.add(*where, "error", "invalid-enum",
+                         f"{text!r} is not a value of '{parameter.name}'; it accepts "
+                         f"{_enum_choices(parameter)}. Samba refuses to load the file.")
+        elif kind == "bytes":
+            if parse_bytes(text) is None:
+                self.add(*where, "error", "invalid-size",
+                         f"{text!r} is not a size Samba reads for '{parameter.name}': digits "
+                         "with an optional K, M or G, at most 2147483647 bytes. Samba refuses "
+                         "to load the file.")
+        elif kind == "octal":
+            if parse_octal(text) is None:
+                self.add(*where, "error", "invalid-octal",
+                         f"'{parameter.name}' needs an octal number such as 0644, not {text!r}; "
+                         "Samba refuses to load the file.")
+        elif kind == "integer":
+            if not integer_is_clean(text):
+                read = testparm_form(parameter, text)
+                self.add(*where, "warning", "integer-not-clean",
+                         f"{text!r} is not a plain number; Samba reads it as {read}.")
+        elif kind == "list" and (
+            testparm_form(parameter, text, self._current_list(section, setting)) is None
+        ):
+            self.add(*where, "error", "invalid-list",
+                         f"'{parameter.name}' mixes +item/-item edits with a plain item "
+                         f"({text!r}); Samba refuses to load the file.")
+        if parameter.name == "name resolve order" and not _valid_resolve_order(text):
+            self.add(*where, "error", "invalid-resolve-order",
+                     f"name resolve order lists lmhosts, host, wins or bcast (lower case), not "
+                     f"{text!r}; Samba refuses to load the file.")
+        if parameter.name == "smb ports" and not _valid_ports(text):
+            self.add(*where, "error", "invalid-port",
+                     f"smb ports must list port numbers from 1 to 65535, not {text!r}; "
+                     "Samba refuses to load the file.")
+
+    def _current_list(self, section: Section, setting: Setting) -> str | None:
+        """The list value in force just before ``setting`` (for +item/-item checks)."""
+        parameter = self.catalog.parameters[setting.name]
+        earlier = [s for s in [*section.overridden, *section.settings.values()]
+                   if s.name == setting.name and (s.file, s.line) < (setting.file, setting.line)]
+        if earlier:
+            return stored_form(parameter, max(earlier, key=lambda s: s.line).value)
+        if not section.is_global:
+            inherited = section.inherited.get(setting.name)
+            if inherited is not None:
+                return stored_form(parameter, inherited.value)
+        return parameter.default
+
+    # -- ordering traps -------------------------------------------------------------------
+    def _global_after_share(self) -> None:
+        view = self.view
+        shares = list(view.shares())
+        for setting in view.global_section.settings.values():
+            parameter = self.catalog.parameters.get(setting.name)
+            if parameter is None or parameter.scope != "share" or setting.name == "include":
+                continue
+            missed = [
+                share.name for share in shares
+                if setting.name not in share.settings and setting.name not in share.copied
+                and share.inherited.get(setting.name) is not setting
+            ]
+            if missed:
+                listed = ", ".join(f"[{name}]" for name in missed[:5])
+                more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+                self.add(setting.file, setting.line, "global", setting.name, "warning",
+                         "global-after-share",
+                         f"{listed}{more} {'is' if len(missed) == 1 else 'are'} defined above "
+                         f"this line and keep{'s' if len(missed) == 1 else ''} the earlier "
+                         f"value of '{setting.name}': Samba copies the [global] defaults into a "
+                         "share when it reads the share's header. Move this line into the "
+                         "[global] section at the top.")
+
+    # -- performance ----------------------------------------------------------------------
+    def _socket_options(self) -> None:
+        setting = self.view.global_section.settings.get("socket options")
+        if setting is None:
+            return
+        fixed = sorted({match.group(0).rstrip("= ").upper()
+                        for match in _BUFFER_OPTION.finditer(setting.value)})
+        if fixed:
+            self.add(setting.file, setting.line, "global", "socket options", "warning",
+                     "socket-buffer-fixed",
+                     f"{' and '.join(fixed)} fix the socket buffer size, which turns off the "
+                     "Linux kernel's TCP buffer autotuning for every SMB connection; on fast or "
+                     "long links that lowers throughput. Remove them and measure.")
+
+    def _log_level(self) -> None:
+        setting = self.view.global_section.settings.get("log level")
+        if setting is None:
+            return
+        levels = []
+        for token in setting.value.replace(",", " ").split():
+            level = token.rpartition(":")[2].partition("@")[0]
+            if level.isdigit():
+                levels.append(int(level))
+        if levels and max(levels) >= LOG_LEVEL_LIMIT:
+            self.add(setting.file, setting.line, "global", "log level", "warning",
+                     "log-level-high",
+                     f"log level {setting.value!r} makes smbd write detailed logs for every "
+                     "request, which costs CPU and disk time. Use 1 (or 0) outside debugging.")
+
+    def _sync(self, section: Section) -> None:
+        if "sync always" not in section.settings:
+            return
+        resolved_always = self.view.resolve(section.name, "sync always")
+        resolved_strict = self.view.resolve(section.name, "strict sync")
+        if parse_boolean(resolved_always.value or "") and parse_boolean(resolved_strict.value or ""):
+            setting = section.settings["sync always"]
+            self.add(setting.file, setting.line, section.name, "sync always", "warning",
+                     "strict-sync-sync-always",
+                     "With strict sync on, sync always makes every write wait until the data "
+                     "is on disk, which slows writes a lot. Turn sync always off unless that "
+                     "guarantee is needed.")
+
+    def _patterns(self, section: Section) -> None:
+        names = ("hide files", "veto files", "veto oplock files")
+        count = 0
+        first: Setting | None = None
+        for name in names:
+            value = self.view.resolve(section.name, name).value or ""
+            count += sum(1 for part in value.split("/") if part.strip())
+            if first is None and name in section.settings:
+                first = section.settings[name]
+        if first is not None and count >= PATTERN_LIMIT:
+            self.add(first.file, first.line, section.name, first.name, "info",
+                     "many-hide-veto-patterns",
+                     f"[{section.name}] has {count} hide/veto patterns; smbd checks each one "
+                     "against every name in every directory listing, which slows large "
+                     "directories.")
+
+    def _smb1_only(self) -> None:
+        smb1 = {name for name, entry in explanations().items() if entry["applies_to"] == "smb1"}
+        resolved = self.view.resolve("global", "server min protocol")
+        minimum = (resolved.value or "default") if resolved.source != "default" else "default"
+        rank = _PROTOCOL_RANK.get(minimum.upper())
+        if rank is None:
+            # The default: SMB2_02 since 4.11, LANMAN1 before (a stand-in catalog carries
+            # the newer default, so it is decided by the version here).
+            modern = self.catalog.version >= (4, 11, 0)
+            rank = _PROTOCOL_RANK["SMB2_02" if modern else "LANMAN1"]
+            minimum = f"default, i.e. {'SMB2_02' if modern else 'LANMAN1'}"
+        if rank <= _PROTOCOL_RANK["NT1"]:
+            return
+        for section in self.view.sections.values():
+            for setting in section.settings.values():
+                if setting.name in smb1:
+                    self.add(setting.file, setting.line, section.name, setting.name, "info",
+                             "smb1-only-parameter",
+                             f"'{setting.name}' only affects SMB1 connections, and this server "
+                             f"refuses SMB1 (server min protocol = {minimum}); it has no effect.")
+
+
+def name_of(setting: Setting) -> str:
+    return " ".join(setting.written_name.lower().split())
+
+
+def _enum_choices(parameter: Parameter) -> str:
+    return ", ".join(parameter.enum_choices)
+
+
+_RESOLVE_METHODS = frozenset({"lmhosts", "host", "wins", "bcast"})
+
+
+def _valid_resolve_order(text: str) -> bool:
+    from sambatune.conf.values import split_list
+
+    methods = split_list(text)
+    return bool(methods) and all(method in _RESOLVE_METHODS for method in methods)
+
+
+def _valid_ports(text: str) -> bool:
+    from sambatune.conf.values import split_list
+
+    ports = split_list(text)
+    return bool(ports) and all(port.isdigit() and 0 < int(port) <= 65535 for port in ports)
+
+
+def lint(
+    document: SmbConfDocument,
+    catalog: ParameterCatalog,
+    *,
+    view: EffectiveConfig | None = None,
+    read_include: IncludeReader | None = None,
+) -> list[Finding]:
+    """Every finding for ``document`` read by ``catalog``'s Samba version, in file order.
+
+    Pass ``view`` when the effective view is already at hand (it must come from the
+    same document and catalog); ``read_include`` follows includes like
+    :func:`effective_view` does.
+    """
+    if view is None:
+        view = effective_view(document, catalog, read_include=read_include)
+    return _Linter(document, catalog, view).run()
