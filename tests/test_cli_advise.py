@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sambatune.advisor.gather import explicit_from_testparm, gather_inputs, lines_testparm_omits
+from sambatune.advisor.gather import explicit_from_file, gather_inputs
 from sambatune.remote.connection import ConnectionOptions
 from sambatune.remote.local import LocalTransport
 from testbed.smbd import SmbServer
@@ -90,8 +90,8 @@ def assert_known_problems_found(report: dict[str, Any], server: SmbServer) -> No
     assert syncing["change"] == {"kind": "smb.conf", "section": server.share,
                                  "parameter": "sync always", "action": "unset", "value": None}
     texts = " ".join(e["text"] for e in syncing["evidence"])
-    assert f"sync always = Yes in [{server.share}]" in texts
-    assert "strict sync = Yes" in texts
+    assert f"sync always = yes in [{server.share}]" in texts
+    assert "strict sync = yes" in texts
 
     # Most urgent first.
     order = ["problem", "warning", "suggestion", "info"]
@@ -189,11 +189,11 @@ def test_gathering_reads_what_testparm_cannot_report(tmp_path: Path) -> None:
         "  read prediction = \\\n"
         "     yes\n"
     )
-    explicit = explicit_from_testparm(LocalTransport(), str(config))
+    explicit = explicit_from_file(LocalTransport(), str(config))
     assert explicit["global"]["log level"] == "2"
     assert explicit["global"]["read size"] == "16384"
     assert explicit["global"]["share modes"] == "no"
-    assert explicit["global"]["strict sync"] == "No"
+    assert explicit["global"]["strict sync"] == "no"
     assert explicit["data"]["read prediction"] == "yes"
     assert explicit["data"]["path"] == "/tmp"
 
@@ -203,27 +203,26 @@ def test_gathered_inputs_hold_the_files_log_level_and_the_server(fresh_smbd: Smb
     inputs = gather_inputs(LocalTransport(), config_path=str(fresh_smbd.config))
     assert inputs.config.global_value("log level") == "3"
     assert inputs.config.effective["global"]["log level"] == "3"
-    assert inputs.config.value(fresh_smbd.share, "sync always") == "Yes"
-    assert inputs.config.value(fresh_smbd.share, "strict sync") == "Yes"
+    assert inputs.config.value(fresh_smbd.share, "sync always") == "yes"
+    assert inputs.config.value(fresh_smbd.share, "strict sync") == "yes"
     assert inputs.server.samba_version is not None
     assert inputs.server.os_system == "Linux"
     assert "net.ipv4.tcp_rmem" in inputs.server.tcp
 
 
-def test_lines_testparm_omits_follows_the_line_rules() -> None:
-    text = ("log level = 1\n"
-            "[Globals]\n"
-            "; debuglevel = 7\n"
-            "Debug Level = 4 \\\n"
-            "  auth:5\n"
-            "[Data]\n"
-            "log level = 9\n")
-    wanted = {"loglevel": "log level", "debuglevel": "log level"}
-    assert list(lines_testparm_omits(text, wanted)) == [
-        ("global", "log level", "1"),
-        ("global", "log level", "4 auth:5"),
-        ("data", "log level", "9"),
-    ]
+def test_gathering_follows_includes_and_samba_s_line_rules(tmp_path: Path) -> None:
+    extra = tmp_path / "extra.conf"
+    extra.write_text("[Data]\n  log level = 9\n")
+    config = tmp_path / "smb.conf"
+    config.write_text("log level = 1\n"
+                      "[Globals]\n"
+                      "; debuglevel = 7\n"
+                      "Debug Level = 4 \\\n"
+                      "  auth:5\n"
+                      f"include = {extra}\n")
+    explicit = explicit_from_file(LocalTransport(), str(config))
+    assert explicit["global"]["log level"] == "4 auth:5"
+    assert "log level" not in explicit.get("Data", explicit.get("data", {}))
 
 
 def test_a_file_only_root_can_read_is_read_with_sudo(

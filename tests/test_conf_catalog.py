@@ -26,8 +26,12 @@ from sambatune.conf.catalog import (
 from sambatune.conf.catalog_build import build_catalog, live_catalog
 from sambatune.conf.testparm_output import TYPE_NAMES, parse_dump
 from sambatune.errors import CommandFailed
+from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
+from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
+from testbed.sshd import SshServer
+from testbed.sudo_user import SudoUser
 
 LINE = re.compile(r"^(?P<name>[^=]+)=(?P<type>P_[A-Z]+),(?P<rest>.*)$")
 
@@ -104,6 +108,26 @@ def test_catalog_over_ssh_matches_testparm(any_transport: Transport) -> None:
     catalog = live_catalog(any_transport, refresh=True)
     assert_matches_installed_samba(catalog)
     assert load_cached(catalog.version_text) is not None
+
+
+def test_catalog_read_by_an_account_that_is_not_root(
+    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path, built_here: ParameterCatalog,
+) -> None:
+    """Most admins connect as themselves; testparm cannot open Samba's registry then."""
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text(sshd_password.known_hosts_line)
+    target = open_target(ConnectionOptions(
+        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
+        password=sudo_user.password, known_hosts=known_hosts), NoPrompts())
+    try:
+        catalog = build_catalog(target)
+    finally:
+        target.close()
+    assert_matches_installed_samba(catalog)
+    ours = built_here.to_json()["parameters"]
+    theirs = catalog.to_json()["parameters"]
+    # Only the registry spelling of `config backend` cannot be probed without root.
+    assert {name for name in ours if ours[name] != theirs[name]} <= {"config backend"}
 
 
 def test_bundled_snapshot_matches_the_installed_samba() -> None:

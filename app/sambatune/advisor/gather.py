@@ -2,24 +2,25 @@
 
 The rules never touch a transport; everything they judge is collected here first.
 
-``explicit`` (what the file sets) comes from ``testparm -s`` until the smb.conf engine
-(``sambatune.conf``) is on main: :func:`explicit_from_testparm` is the one function to
-replace with the engine's ``conf effective`` view then. testparm drops two kinds of
-lines the advisor needs, so for those names only the file's own lines are read:
-``log level`` (testparm substitutes its own level while it runs) and parameters this
-Samba no longer knows (which is exactly what old tuning guides leave behind).
+``explicit`` (what the file sets) is the smb.conf engine's effective view
+(:mod:`sambatune.conf`), which also keeps what testparm cannot report: the file's own
+``log level`` (testparm substitutes its own while it runs) and parameters this Samba
+no longer knows. ``effective`` (every value, defaults included) is ``testparm -sv``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from sambatune.advisor.config_view import GLOBAL, ConfigView, canonical_section, fold
+from sambatune.advisor.config_view import GLOBAL, ConfigView, canonical_section
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.measurements import Measurements
 from sambatune.advisor.server_facts import ServerFacts
 from sambatune.cancellation import CancelToken
+from sambatune.conf.catalog_build import live_catalog
+from sambatune.conf.document import SmbConfDocument
+from sambatune.conf.effective import effective_view
+from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.remote.agents import AgentEvent
 from sambatune.remote.samba_ops import TestparmReport, parse_dump, run_testparm
@@ -30,9 +31,6 @@ Config = dict[str, dict[str, str]]
 
 #: What smbd uses when no log level is set (testparm cannot say: it reports its own).
 DEFAULT_LOG_LEVEL = "0"
-#: Spellings of `log level` in a file, folded the way Samba compares names.
-_LOG_LEVEL_NAMES = {"loglevel": "log level", "debuglevel": "log level"}
-_UNKNOWN = re.compile(r'Unknown parameter encountered:\s*"([^"]+)"')
 
 
 def gather_inputs(
@@ -60,7 +58,7 @@ def gather_inputs(
     if sudo:
         transport.check_sudo()
     verbose = _checked(run_testparm(transport, path, sudo=sudo, verbose=True, cancel=cancel))
-    explicit = explicit_from_testparm(transport, path, sudo=sudo, cancel=cancel)
+    explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel)
     effective = parse_dump(verbose.dump)
     effective.setdefault(GLOBAL, {})["log level"] = (
         explicit.get(GLOBAL, {}).get("log level", DEFAULT_LOG_LEVEL))
@@ -71,48 +69,28 @@ def gather_inputs(
     )
 
 
-def explicit_from_testparm(
+def explicit_from_file(
     transport: Transport, path: str, *, sudo: bool = False, cancel: CancelToken | None = None,
 ) -> Config:
-    """What the file sets, ``{section: {canonical name: value}}``, from ``testparm -s``.
+    """What the file sets, ``{section: {canonical name: value}}``, read by the smb.conf engine.
 
-    Stands in for the smb.conf engine's view until that is on main (see the module text).
+    The engine reads the file (and its includes) as Samba does, with this server's own
+    parameter catalog. Names Samba ignores because this version no longer has them (or
+    never had) are kept too: they are what old tuning guides leave behind, and the
+    advisor says so.
     """
-    report = _checked(run_testparm(transport, path, sudo=sudo, cancel=cancel))
-    explicit = parse_dump(report.dump)
-    wanted = dict(_LOG_LEVEL_NAMES)
-    for message in report.warnings:
-        for name in _UNKNOWN.findall(message):
-            wanted[fold(name)] = " ".join(name.split()).lower()
-    text = transport.read_file(path, sudo=sudo).decode("utf-8", "replace")
-    for section, name, value in lines_testparm_omits(text, wanted):
-        explicit.setdefault(section, {})[name] = value
+    catalog = live_catalog(transport, cancel=cancel)
+    document = SmbConfDocument(transport.read_file(path, sudo=sudo), path)
+    view = effective_view(document, catalog, read_include=TransportIncludes(transport, sudo=sudo))
+    explicit = view.to_json()
+    for ignored in view.ignored:
+        if ignored.reason not in ("unknown", "removed") or ignored.written_value is None:
+            continue
+        removed = catalog.removed(ignored.written_name)
+        name = removed.name if removed else " ".join(ignored.written_name.split()).lower()
+        section = canonical_section(ignored.section)
+        explicit.setdefault(section, {})[name] = " ".join(ignored.written_value.split())
     return explicit
-
-
-def lines_testparm_omits(text: str, wanted: dict[str, str]) -> Iterator[tuple[str, str, str]]:
-    """(section, name, value) of the file's lines for the folded names in ``wanted``.
-
-    Only for the few names testparm cannot report; everything else comes from testparm.
-    Follows smb.conf's line rules (comments, continuation lines, last value wins when the
-    caller stores them in order) but not ``include``: the smb.conf engine will.
-    """
-    section = GLOBAL
-    pending = ""
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if not pending and stripped.startswith(("#", ";")):
-            continue
-        if stripped.endswith("\\"):
-            pending += stripped[:-1] + " "
-            continue
-        line, pending = pending + stripped, ""
-        if line.startswith("["):
-            section = canonical_section(line[1:].split("]", 1)[0])
-            continue
-        name, equals, value = line.partition("=")
-        if equals and fold(name) in wanted:
-            yield section, wanted[fold(name)], " ".join(value.split())
 
 
 def _checked(report: TestparmReport) -> TestparmReport:
