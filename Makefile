@@ -2,8 +2,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# What the test bed and the benchmarks need from the system (Debian names).
-SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps
+# What the test bed and the benchmarks need from the system (Debian names). The
+# bundle test needs binutils (PyInstaller's objcopy), desktop-file-utils (the
+# validator) and the libraries Qt's xcb plugin loads on a real X server.
+SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps \
+	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0
 
 .PHONY: run test lint typecheck pytest system-packages venv clean
 
@@ -13,7 +16,7 @@ run: $(VENV)/.installed
 test: system-packages $(VENV)/.installed lint typecheck pytest
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check app tests bench ssh_agents
+	$(BIN)/ruff check app tests bench ssh_agents installer
 
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy

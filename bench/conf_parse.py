@@ -11,7 +11,9 @@ Prints one JSON object with:
   is the same with ``PYTHONDONTWRITEBYTECODE=1``, as some shells set it;
 - ``edit_reparse_ms``: re-scanning after a one-line edit in the middle
   (``SmbConfDocument.replace_lines``), what an editor pays per keystroke;
-- the ratios against testparm and the goals (in-process <= 0.5, CLI <= 1.0).
+  ``lint_ms``: lint of the whole file given its effective view (for the editor);
+- the ratios against testparm and the goals (in-process <= 0.5, CLI <= 1.0), by wall
+  time and, because the machine may be busy with other work, by CPU time too.
 
 Run: ``.venv/bin/python bench/conf_parse.py [--lines N] [--runs N]``.
 """
@@ -22,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -89,11 +92,15 @@ def median_ms(samples: list[float]) -> float:
     return round(statistics.median(samples) * 1000, 1)
 
 
-def timed_run(argv: list[str], env: dict[str, str] | None = None) -> float:
+def timed_run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of a command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                    check=False)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def measure(path: Path, testparm: list[str], cli: list[str], env: dict[str, str],
@@ -107,21 +114,34 @@ def measure(path: Path, testparm: list[str], cli: list[str], env: dict[str, str]
     catalog = cached_local_catalog() or load_bundled()
     data = path.read_bytes()
     samples: dict[str, list[float]] = {
-        "testparm": [], "cli": [], "cli_uncompiled": [], "parse": [], "effective": [],
-        "in_process": []}
+        name: [] for name in ("testparm", "cli", "cli_uncompiled", "parse", "effective",
+                              "in_process", "testparm_cpu", "cli_cpu", "in_process_cpu")}
     document = SmbConfDocument(data, str(path))
     for _ in range(runs):
-        samples["testparm"].append(timed_run(testparm))
-        samples["cli"].append(timed_run(cli, env))
-        samples["cli_uncompiled"].append(timed_run(cli, no_bytecode_env))
+        for key, argv, environment in (("testparm", testparm, None), ("cli", cli, env),
+                                       ("cli_uncompiled", cli, no_bytecode_env)):
+            wall, cpu = timed_run(argv, environment)
+            samples[key].append(wall)
+            if key != "cli_uncompiled":
+                samples[key + "_cpu"].append(cpu)
+        cpu_start = time.process_time()
         start = time.perf_counter()
         document = SmbConfDocument(data, str(path))
         middle = time.perf_counter()
         effective_view(document, catalog)
         end = time.perf_counter()
+        samples["in_process_cpu"].append(time.process_time() - cpu_start)
         samples["parse"].append(middle - start)
         samples["effective"].append(end - middle)
         samples["in_process"].append(end - start)
+    from sambatune.conf.lint import lint
+
+    view = effective_view(document, catalog)
+    linting = []
+    for _ in range(max(3, runs // 2)):
+        start = time.perf_counter()
+        lint(document, catalog, view=view)
+        linting.append(time.perf_counter() - start)
     edits = []
     line = document.line_count // 2
     for step in range(runs * 5):
@@ -137,6 +157,10 @@ def measure(path: Path, testparm: list[str], cli: list[str], env: dict[str, str]
         "cli_ms": median_ms(samples["cli"]),
         "cli_ms_compiling_every_module": median_ms(samples["cli_uncompiled"]),
         "edit_reparse_ms": round(statistics.median(edits) * 1000, 3),
+        "lint_ms": median_ms(linting),
+        "cpu_ms": {"testparm": median_ms(samples["testparm_cpu"]),
+                   "cli": median_ms(samples["cli_cpu"]),
+                   "in_process": median_ms(samples["in_process_cpu"])},
         "catalog": catalog.version_label,
     }
 
@@ -186,6 +210,10 @@ def main() -> int:
         **figures,
         "ratio_in_process_vs_testparm": round(figures["in_process_ms"] / reference, 3),
         "ratio_cli_vs_testparm": round(figures["cli_ms"] / reference, 3),
+        "cpu_ratio_in_process_vs_testparm": round(
+            figures["cpu_ms"]["in_process"] / figures["cpu_ms"]["testparm"], 3),
+        "cpu_ratio_cli_vs_testparm": round(
+            figures["cpu_ms"]["cli"] / figures["cpu_ms"]["testparm"], 3),
         "goal_in_process": 0.5,
         "goal_cli": 1.0,
     }

@@ -30,7 +30,7 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conf_parse import generate  # noqa: E402
+from conf_parse import generate
 
 TYPED = "   comment = measured while typing in the middle of a big file"
 WORD_PAUSE_S = 0.45  # longer than the 300 ms lint delay: checks start while we type on

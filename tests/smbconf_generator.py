@@ -190,7 +190,7 @@ class ConfigGenerator:
         return [r.choice((
             "", "# a comment", "; another = comment", "   # indented comment \\",
             "just some words", "\t", "#", ";", "  ",
-        )) if r.random() > 0.01 else "[[ not a header, and Samba refuses the file = no"]
+        )) if r.random() > 0.01 else r.choice(("[[ not a header, Samba refuses it = no", "[]"))]
 
     def generate(self, catalog_types: dict[str, str]) -> GeneratedConfig:
         r = self.random

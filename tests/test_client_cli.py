@@ -7,8 +7,8 @@ tests that write settings run inside network namespaces (test_client_netns.py).
 from __future__ import annotations
 
 import json
+import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from sambatune.cli.main import main
+from testbed.iperf3 import iperf3_result
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
@@ -59,6 +60,8 @@ def test_show_for_a_profile_labels_without_reading(capsys: pytest.CaptureFixture
     labels = {s["catalog_id"]: s["label"] for s in data["settings"]}
     assert labels["tcpip-tcpwindowsize"] == "ignored"
     assert labels["netsh-autotuninglevel"] == "honoured"
+    code, text = run_cli(capsys, "show", "--os", "windows-10")
+    assert "TcpWindowSize is ignored" in " ".join(text.split())
 
 
 @pytest.mark.parametrize(("profile", "ignored", "planned"), [
@@ -98,11 +101,28 @@ def test_a_plan_for_windows_is_not_applied_on_linux(capsys: pytest.CaptureFixtur
     plan = tmp_path / "plan.json"
     run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-10",
             "-o", str(plan), "--json")
-    code = main(["client", "apply", str(plan), "--dry-run", "--json"])
+    code = main(["client", "apply", str(plan), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and data["error"]["code"] == "cannot-apply-here"
     code = main(["client", "apply", str(tmp_path / "missing.json"), "--json"])
     assert code == 1
+
+
+def test_dry_run_of_a_plan_for_another_machine_shows_its_writes(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-xp",
+            "-o", str(plan), "--json")
+    code, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--json")
+    assert code == 0 and data["ok"] and data["dry_run"]
+    assert "Windows XP" in data["message"] and "Nothing on" in data["message"]
+    assert {s["status"] for s in data["steps"]} == {"planned"}
+    operations = [op for s in data["steps"] for op in s["operations"]]
+    assert ("registry: set HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\"
+            "Parameters\\TcpWindowSize = REG_DWORD 0x00262974 (2500980)") in operations
+    assert data["restart_needed"] == "reboot" and data["backup"] is None
+    code, listed = run_cli(capsys, "backups", "--json")
+    assert listed["backups"] == []
 
 
 def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[str],
@@ -129,29 +149,8 @@ def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[s
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
 def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    # Wait for the server's own "listening" line instead of polling with clients: a probe
-    # that races the bind can leave the one-off server with a half-finished test.
-    # --forceflush because iperf3 block-buffers stdout into a pipe.
-    server = subprocess.Popen(["iperf3", "-s", "-1", "--forceflush", "-p", str(port),
-                               "-B", "127.0.0.1"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert server.stdout is not None
-        for line in server.stdout:
-            if "listening" in line.lower():
-                break
-        client = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1",
-                                 "-J"], capture_output=True, text=True, timeout=30)
-        assert client.returncode == 0, client.stdout + client.stderr
-        result = tmp_path / "iperf3.json"
-        result.write_text(client.stdout)
-    finally:
-        server.kill()
-        server.wait()
-    end = json.loads(client.stdout)["end"]
+    result = iperf3_result(tmp_path)
+    end = json.loads(result.read_text())["end"]
     measured = next(end[key]["bits_per_second"] for key in ("sum_received", "sum", "sum_sent")
                     if key in end)
     code, data = run_cli(capsys, "plan", "--bandwidth-from", str(result), "--rtt", "10ms",
@@ -188,3 +187,16 @@ def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str],
     code = main(["client", "apply", str(plan), "--dry-run", "--json"])
     error = json.loads(capsys.readouterr().out)["error"]
     assert code == 1 and "not SambaTune's own" in error["message"]
+
+
+def test_a_reader_that_goes_away_is_not_a_traceback(tmp_path: Path) -> None:
+    """``sambatune client show | head -1``: the pipe closes before everything is written."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sambatune", "client", "show", "--os", "windows-xp"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "SAMBATUNE_HOME": str(tmp_path)})
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr

@@ -85,6 +85,11 @@ def test_mtu_decisions() -> None:
     jumbo = decide_mtu(nic, None, 9000)
     assert jumbo.target == 9000 and "every hop" in jumbo.reason
     assert decide_mtu(nic, None, 1500).target is None
+    # Loopback: 65,536 bytes, but an IPv4 packet (and so the probe) stops at 65,535.
+    loopback = NetworkInterface("lo", 65536, kind="loopback")
+    whole = probe_path_mtu("127.0.0.1", 65536, [PathOf(65535, icmp=False)])
+    full = decide_mtu(loopback, whole, None)
+    assert full.target is None and "Full-size packets" in full.reason
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from sambatune.client.window import (
     MAX_UNSCALED_WINDOW,
     RFC7323_WINDOW_LIMIT,
     bdp_bytes,
+    format_rtt,
     largest_window,
     required_window,
     round_up_to_multiple,
@@ -131,3 +132,12 @@ def test_bad_bandwidths_are_refused_with_a_message(text: str) -> None:
 def test_bad_durations_are_refused(text: str) -> None:
     with pytest.raises(InvalidInput):
         parse_duration(text)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.020, "20 ms"), (0.0005, "500 µs"), (0.000015112, "15.1 µs"), (0.0015, "1.5 ms"),
+     (1.25, "1.25 s")],
+)
+def test_rtts_read_as_people_write_them(seconds: float, text: str) -> None:
+    assert format_rtt(seconds) == text

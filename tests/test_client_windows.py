@@ -284,6 +284,15 @@ def test_refusals(tmp_path: Path) -> None:
         apply_plan(ProfileSystem(forced_profile("windows-10")), plan, store=BackupStore(tmp_path))
     with pytest.raises(CannotApplyHere):
         apply_plan(windows_system("windows-xp"), plan, store=BackupStore(tmp_path))
+    # A dry run of it still says what it would do on a Windows 10 machine, reading nothing.
+    xp_registry = InMemoryRegistry()
+    store = BackupStore(tmp_path / "backups")
+    elsewhere = apply_plan(windows_system("windows-xp", registry=xp_registry), plan,
+                           dry_run=True, store=store)
+    assert elsewhere.ok and {s.status for s in elsewhere.steps} == {"planned"}
+    assert ["netsh interface tcp set global autotuninglevel=normal"] in [
+        s.operations for s in elsewhere.steps]
+    assert not xp_registry.subkeys("HKEY_LOCAL_MACHINE") and not store.root.exists()
     # netsh cannot be read: the level could not be put back, so nothing is written.
     net = FakeWindowsNet(fail_when=lambda argv: "show" in argv and "global" in argv)
     system = windows_system("windows-10", net=net)
@@ -324,3 +333,16 @@ def test_a_plan_may_only_touch_catalogued_settings(tmp_path: Path) -> None:
     bad = RegistryValueRef(IFACE + "\\..\\..\\Other", "MTU", REG_DWORD)
     assert out_of_scope(good, RegValue.dword(1400)) is None
     assert out_of_scope(bad, RegValue.dword(1400))
+
+
+def test_a_window_without_an_elevation_prompt_is_told_what_to_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from sambatune.client.elevation import graphical_elevation, rights_advice
+
+    # No display: pkexec could not show its password dialog, and sudo has no terminal.
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert graphical_elevation() is None
+    assert "sudo sambatune client apply PLAN.json" in rights_advice(None)
+    assert "elevation prompt" in rights_advice("uac")
+    assert "pkexec" in rights_advice("pkexec")

@@ -24,6 +24,7 @@ from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.catalog_build import build_catalog
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import effective_view
+from sambatune.conf.includes import LocalIncludes
 from sambatune.conf.lint import lint
 from sambatune.conf.normalize import NOT_SHOWN_BY_TESTPARM, stored_form
 from sambatune.conf.testparm_output import parse_dump
@@ -62,7 +63,7 @@ def disagreements(text: str, path: Path) -> list[str]:
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
     catalog = installed_catalog()
     document = SmbConfDocument.read(str(path))
-    view = effective_view(document, catalog)
+    view = effective_view(document, catalog, read_include=LocalIncludes())
     findings = lint(document, catalog, view=view)
     we_refuse = [f for f in findings if f.severity == "error"]
     result = dump_of(path)
@@ -138,3 +139,19 @@ def test_any_seed_reads_like_testparm(seed: int, tmp_path: Path) -> None:
     config = generator(seed).generate(catalog_types())
     problems = disagreements(config.text, tmp_path / "hypothesis.conf")
     assert not problems, f"{config.text}\n--> " + "\n--> ".join(problems[:5])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_includes_read_like_testparm(seed: int, tmp_path: Path) -> None:
+    """Included files are read in place: sections carry on into and out of them."""
+    types = catalog_types()
+    pieces = [generator(seed * 7 + part).generate(types).text for part in range(3)]
+    main_lines = pieces[0].replace("\r\n", "\n").split("\n")
+    rng = generator(seed).random
+    for number, piece in enumerate(pieces[1:]):
+        included = tmp_path / f"inc{number}.conf"
+        included.write_text(piece)
+        main_lines.insert(rng.randrange(len(main_lines) + 1), f"include = {included}")
+    main_lines.insert(rng.randrange(len(main_lines) + 1), f"include = {tmp_path}/missing.conf")
+    problems = disagreements("\n".join(main_lines) + "\n", tmp_path / "main.conf")
+    assert not problems, "\n--> ".join(problems[:5])

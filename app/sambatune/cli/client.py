@@ -127,6 +127,8 @@ def handle_show(args: argparse.Namespace) -> int:
     os_info = data["os"]
     print(f"{os_info['name']} ({os_info['version'] or os_info['profile']}), "
           f"generation {os_info['generation']}; admin: {'yes' if data['admin'] else 'no'}")
+    print(textwrap.fill(snapshot.system.os.summary, 92, initial_indent="  ",
+                        subsequent_indent="  "))
     for nic in data["interfaces"]:
         print(f"  interface {nic['name']}: MTU {nic['mtu']}, {' '.join(nic['addresses'])}")
     for item in data["settings"]:

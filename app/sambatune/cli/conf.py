@@ -162,10 +162,16 @@ def _write_json(value: Any) -> None:
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
-        data = _shown(text).encode("utf-8")
+        text = _shown(text)
+        data = text.encode("utf-8")
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is None:  # stdout replaced by a text stream (embedding, tests)
+        sys.stdout.write(text)
+        return
+    # UTF-8 whatever the console's encoding, as JSON requires.
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    binary.write(data)
+    binary.flush()
 
 
 def _shown(text: str) -> str:

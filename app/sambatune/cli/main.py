@@ -16,6 +16,7 @@ from collections.abc import Sequence
 VERB_MODULES = (
     "sambatune.cli.survey",
     "sambatune.cli.client",
+    "sambatune.cli.advise",
     "sambatune.cli.conf",
 )
 
@@ -101,6 +102,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from sambatune.frozen_interpreter import run_python_command_line
+
+    if run_python_command_line(argv):
+        return 0
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.self_check:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -29,6 +30,11 @@ def run_verb(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         report_error(Cancelled("Interrupted."), wants_json)
         return EXIT_CANCELLED
+    except BrokenPipeError:
+        # The reader went away (``| head``): nothing more to say, and Python must not
+        # complain again when it flushes stdout on the way out.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
     except SambaTuneError as error:
         report_error(error, wants_json, verbose=getattr(args, "verbose", False))
         return EXIT_CANCELLED if isinstance(error, Cancelled) else EXIT_ERROR

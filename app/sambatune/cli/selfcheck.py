@@ -88,11 +88,11 @@ def check_gui() -> Check:
     try:
         from sambatune.ui.app import open_main_window_once
 
-        title = open_main_window_once()
+        title, platform_plugin = open_main_window_once()
     except Exception as exc:
         return Check("gui", False, f"the main window did not open: {exc}")
     return Check("gui", True, f"main window opened ({title}) with the "
-                 f"{os.environ['QT_QPA_PLATFORM']} platform plugin")
+                 f"{platform_plugin} platform plugin")
 
 
 def run_self_check(*, json_output: bool, gui: bool) -> int:

@@ -48,8 +48,9 @@ class StepResult:
     operations: list[str]
     before: Observed
     wanted: SettingValue | None
-    #: "would-change" (dry run), "unchanged" (already so), "changed", "failed",
-    #: "not-attempted" (after a failure), "rolled-back", "rollback-failed".
+    #: "would-change" (dry run), "planned" (dry run of a plan for another machine),
+    #: "unchanged" (already so), "changed", "failed", "not-attempted" (after a failure),
+    #: "rolled-back", "rollback-failed".
     status: str
     after: Observed | None = None
     message: str = ""
@@ -130,7 +131,17 @@ def apply_events(
     force: bool = False,
     cancel: CancelToken | None = None,
 ) -> Iterator[ApplyProgress | ApplyDone]:
-    """Apply ``plan`` to ``system``; yields progress, then ``ApplyDone``."""
+    """Apply ``plan`` to ``system``; yields progress, then ``ApplyDone``.
+
+    A dry run of a plan for another machine (a forced profile, or a plan file brought
+    from elsewhere) still says exactly what the plan would write or run *there*.
+    """
+    elsewhere = (plan.os.family != system.os.family
+                 or plan.os.generation != system.os.generation
+                 or system.apply_blocker() is not None)
+    if dry_run and elsewhere:
+        yield ApplyDone(preview_elsewhere(plan, system))
+        return
     if plan.os.family != system.os.family or plan.os.generation != system.os.generation:
         raise CannotApplyHere(
             f"This plan is for {plan.os.name} ({plan.os.generation}); this computer is "
@@ -147,6 +158,38 @@ def apply_events(
     yield from _execute(system, writes, action="apply", plan_id=plan.id, dry_run=dry_run,
                         store=store or BackupStore(), force=force, cancel=cancel,
                         summary=_summary(plan))
+
+
+def preview_elsewhere(plan: ClientPlan, system: ClientSystem) -> ApplyResult:
+    """The dry run of a plan this computer cannot apply: the writes it makes on its machine.
+
+    Nothing is read here (these are not this computer's settings): each step shows
+    what the plan saw, and the exact registry write or command it carries.
+    """
+    changes = [c for c in plan.actionable() if c.ref is not None]
+    for change in changes:
+        assert change.ref is not None
+        problem = out_of_scope(change.ref, change.target)
+        if problem:
+            raise InvalidInput(f"Refusing the whole plan: {problem}",
+                               details="A plan may only touch the settings in SambaTune's "
+                               "catalog.")
+    steps = [
+        StepResult(c.id, c.ref.label(), list(c.operations), c.current, c.target, "planned")
+        for c in changes if c.ref is not None
+    ]
+    where = ("a profile, not a machine SambaTune has read" if not plan.os.detected
+             else "another computer")
+    here = system.os.name if system.os.detected else "this computer"
+    message = (f"Dry run of a plan for {plan.os.name} ({where}): {len(steps)} setting(s) "
+               f"would change there. Nothing on {here} was read or written.")
+    warnings = [f"To apply it, run 'sambatune client apply PLAN.json' on the {plan.os.name} "
+                "machine itself; it reads the real values there and takes a backup first."]
+    if plan.os.is_windows and plan.reg_file() is not None:
+        warnings.append("Its registry part is also in the plan as a .reg file "
+                        "('sambatune client plan ... --reg-file FILE.reg').")
+    return ApplyResult("apply", True, True, steps, restart_needed=plan.restart_needed(),
+                       message=message if steps else "Nothing to change.", warnings=warnings)
 
 
 def apply_plan(system: ClientSystem, plan: ClientPlan, **kwargs: Any) -> ApplyResult:

@@ -190,6 +190,32 @@ def _wait_for(path: Path, cancel: CancelToken | None, timeout: float) -> None:
             raise ElevationFailed("The elevated helper did not finish in time.")
 
 
+def graphical_elevation() -> str | None:
+    """How a window (no terminal to type a sudo password in) gets rights for one apply.
+
+    "uac" on Windows (the elevation prompt), "pkexec" where polkit can show a password
+    dialog, None where only a terminal can (sudo): then the user is told what to run.
+    """
+    if sys.platform == "win32":
+        return "uac"
+    if (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and shutil.which(
+            "pkexec"):
+        return "pkexec"
+    return None
+
+
+def rights_advice(route: str | None) -> str:
+    """One sentence for people: how the change will get administrator rights."""
+    if route == "uac":
+        return ("Apply asks Windows for administrator rights (the elevation prompt) and runs a "
+                "one-shot helper with them; SambaTune itself stays unprivileged.")
+    if route == "pkexec":
+        return ("Apply asks for the administrator password (pkexec) and runs a one-shot helper "
+                "with root rights; SambaTune itself stays unprivileged.")
+    return ("Changing these settings needs root: start SambaTune as root, or save the plan and "
+            "run 'sudo sambatune client apply PLAN.json' in a terminal.")
+
+
 def _run_posix_elevated(argv: list[str], cancel: CancelToken | None, timeout: float) -> None:
     if os.geteuid() == 0:
         prefix: list[str] = []

@@ -31,6 +31,25 @@ VER_PLATFORM_WIN32_NT = 2
 _SERVER_BUILDS = {14393: "2016", 17763: "2019", 20348: "2022", 26100: "2025"}
 
 
+#: What decides the TCP window on each generation, in one sentence for people.
+GENERATION_SUMMARY = {
+    "win9x": "Windows 95/98/ME: the TCP settings are text values under VxD\\MSTCP, read when "
+             "the stack loads (a reboot).",
+    "nt5": "Windows 2000/XP/2003: TcpWindowSize, GlobalMaxTcpWindowSize and Tcp1323Opts in "
+           "the registry size the window; changes need a reboot.",
+    "vista7": "Vista, 7 and Server 2008: receive-window auto-tuning sizes the window and "
+              "TcpWindowSize is ignored; netsh sets the auto-tuning level and the MTU.",
+    "win8plus": "Windows 8 and later (10, 11, Server 2012+): auto-tuning sizes the window and "
+                "TcpWindowSize is ignored; netsh or PowerShell set the level and the MTU, and "
+                "the SMB client has its own settings under LanmanWorkstation.",
+    "linux": "Linux: the kernel auto-tunes each connection's buffers up to the tcp_rmem / "
+             "tcp_wmem ceilings; sysctl sets them, /etc/sysctl.d keeps them, ip link sets "
+             "the MTU.",
+    "macos": "macOS: sysctl sets the window scale factor and the auto-tuning ceilings (until "
+             "the next restart); networksetup sets the MTU.",
+}
+
+
 @dataclass(frozen=True)
 class OsInfo:
     family: str  # "windows", "linux", "macos"
@@ -47,6 +66,11 @@ class OsInfo:
     @property
     def is_windows(self) -> bool:
         return self.family == "windows"
+
+    @property
+    def summary(self) -> str:
+        """What decides the TCP window here (see :data:`GENERATION_SUMMARY`)."""
+        return GENERATION_SUMMARY[self.generation]
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

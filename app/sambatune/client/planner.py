@@ -29,6 +29,8 @@ from sambatune.units import format_bits, format_seconds
 DEFAULT_MTU = 1500
 #: IPv4 (20) + TCP (20) headers: the MSS is the MTU minus this.
 TCP_IP_HEADERS = 40
+#: The IPv4 total-length field is 16 bits: no probe can be larger.
+MAX_IPV4_PACKET = 65535
 
 
 @dataclass
@@ -210,7 +212,8 @@ def decide_mtu(
                            "No server was given to probe, so the MTU is left as it is.")
     if not probe.probed or probe.path_mtu is None:
         return MtuDecision(current, None, probe.note or "The path MTU was not probed.")
-    if current is None or probe.path_mtu >= current:
+    # An IPv4 packet is at most 65,535 bytes, so that is full size on a 65,536-byte loopback.
+    if current is None or probe.path_mtu >= min(current, MAX_IPV4_PACKET):
         return MtuDecision(current, None,
                            f"Full-size packets ({probe.path_mtu} bytes) reach the server; "
                            "nothing to change.")

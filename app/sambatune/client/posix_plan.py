@@ -20,7 +20,12 @@ from sambatune.client.linux_system import (
 from sambatune.client.plan import PlannedChange
 from sambatune.client.planner import PlanContext
 from sambatune.client.settings import FileRef, InterfaceMtuRef, Observed, SysctlRef
-from sambatune.client.window import MAX_SCALED_WINDOW, MAX_UNSCALED_WINDOW, largest_window
+from sambatune.client.window import (
+    MAX_SCALED_WINDOW,
+    MAX_UNSCALED_WINDOW,
+    format_rtt,
+    largest_window,
+)
 from sambatune.units import format_bits, format_bytes
 
 #: The kernel counts per-packet bookkeeping against the socket buffer, so the buffer must
@@ -31,7 +36,7 @@ BUFFER_PER_WINDOW = 2
 
 def _need_text(ctx: PlanContext) -> str:
     s = ctx.sizing
-    return (f"{format_bits(s.bandwidth_bps)} x {s.rtt_seconds * 1000:g} ms needs a "
+    return (f"{format_bits(s.bandwidth_bps)} x {format_rtt(s.rtt_seconds)} needs a "
             f"{s.required_window:,}-byte window")
 
 

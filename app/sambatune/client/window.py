@@ -134,6 +134,15 @@ def size_window(
     )
 
 
+def format_rtt(seconds: float) -> str:
+    """A round-trip time as people write it: "20 ms", "0.5 ms", "15.1 µs", "1.25 s"."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3g} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
 def _ceil_bytes(value: float) -> int:
     # Binary floating point makes 1e9 * 0.01 / 8 land a hair above 1,250,000; a
     # byte count that is whole to a millionth of a byte is that whole number.

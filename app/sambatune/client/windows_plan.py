@@ -23,6 +23,7 @@ from sambatune.client.settings import (
 from sambatune.client.window import (
     MAX_SCALED_WINDOW,
     MAX_UNSCALED_WINDOW,
+    format_rtt,
     largest_window,
     round_up_to_multiple,
 )
@@ -89,7 +90,7 @@ def _number_text(observed: Observed) -> int | None:
 
 def _need_text(ctx: PlanContext) -> str:
     s = ctx.sizing
-    return (f"{format_bits(s.bandwidth_bps)} x {s.rtt_seconds * 1000:g} ms needs a "
+    return (f"{format_bits(s.bandwidth_bps)} x {format_rtt(s.rtt_seconds)} needs a "
             f"{s.required_window:,}-byte window")
 
 
@@ -509,7 +510,7 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
         have = _dword(current)
         if rtt < HIGH_LATENCY_SECONDS:
             items.append(ctx.item(catalog_id, ref, current, "keep", None,
-                                  f"RTT {rtt * 1000:g} ms: a metadata round trip is cheap on this "
+                                  f"RTT {format_rtt(rtt)}: a metadata round trip is cheap on this "
                                   "path, so the default cache size is fine."))
         elif have is not None and have >= want:
             items.append(ctx.item(catalog_id, ref, current, "keep", None,
@@ -517,7 +518,7 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
         else:
             items.append(ctx.item(
                 catalog_id, ref, current, "set", RegValue.dword(want),
-                f"RTT {rtt * 1000:g} ms: every metadata question the cache cannot answer costs a "
+                f"RTT {format_rtt(rtt)}: every metadata question the cache cannot answer costs a "
                 f"round trip. {want:,} is the value in Microsoft's client tuning example for "
                 "high-latency networks.",
                 alternative=f"PowerShell: Set-SmbClientConfiguration -{name} {want}"

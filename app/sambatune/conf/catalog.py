@@ -54,6 +54,13 @@ class Parameter(NamedTuple):
     def status(self) -> Status:
         return "deprecated" if self.deprecated else "current"
 
+    @property
+    def enum_choices(self) -> list[str]:
+        """The distinct values an enum takes, as testparm prints them, in Samba's order."""
+        printed = [self.enum_print.get(name_key(spelling), spelling)
+                   for spelling in self.enum_values]
+        return list(dict.fromkeys(printed))
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type, "scope": self.scope, "default": self.default}
         if self.synonyms:

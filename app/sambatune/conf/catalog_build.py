@@ -163,7 +163,12 @@ def _probe_rounds(
     def attempt(group: list[tuple[ListedParameter, str]]) -> list[tuple[ListedParameter, str, str]] | None:
         config = "[global]\n" + "".join(f"{entry.name} = {value}\n" for entry, value in group)
         config += f"{_SENTINEL[0]} = {_SENTINEL[1]}\n"
-        dump = _global_dump(transport, testparm, config.encode(), cancel)
+        try:
+            dump = _global_dump(transport, testparm, config.encode(), cancel)
+        except CommandFailed:
+            # As a user other than root, `config backend = registry` makes testparm
+            # fail outright (it cannot open the registry): that spelling goes unprobed.
+            return None
         if dump.get(_SENTINEL[0]) != _SENTINEL[1]:
             return None
         return [(entry, value, dump[entry.name]) for entry, value in group if entry.name in dump]

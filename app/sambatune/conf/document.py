@@ -43,9 +43,6 @@ TEXT: LineKind = "text"
 BAD_SECTION: LineKind = "bad-section"
 EMPTY_NAME: LineKind = "empty-name"
 
-#: Kinds of the first line of an entry (what ``entries()`` yields).
-HEAD_KINDS = frozenset({SECTION, PARAMETER, TEXT, BAD_SECTION, EMPTY_NAME})
-
 
 #: What Samba reads from a logical line, kept on the entry's first line (a plain tuple
 #: because a file has tens of thousands of them): kind, name (section name, parameter
@@ -166,7 +163,8 @@ def scan(
                 logical = logical.split("\0", 1)[0]
             logical = logical.rstrip(blanks)
             first = logical[:1]
-        elif irregular:
+        elif irregular and not logical.isprintable():
+            # A tab, CR, VT, FF or NUL inside the line (indentation is already gone).
             if "\0" in logical:
                 logical = logical.split("\0", 1)[0].rstrip(blanks)
                 first = logical[:1]
@@ -294,11 +292,11 @@ class SmbConfDocument:
         spans = self._entry_spans(head_index)
         name_span, value_span = spans[index - head_index] if spans else (None, None)
         raw = self._lines[index]
-        if raw.endswith("\r"):
+        newline = index < len(self._lines) - 1 or self.final_newline
+        if raw.endswith("\r") and newline:
             text, eol = raw[:-1], "\r\n"
         else:
-            text = raw
-            eol = "\n" if index < len(self._lines) - 1 or self.final_newline else ""
+            text, eol = raw, "\n" if newline else ""
         row = self._rows[index]
         kind = row if isinstance(row, str) else row[0]
         return Line(index + 1, text, eol, kind, name_span, value_span, head_index + 1)
@@ -336,9 +334,6 @@ class SmbConfDocument:
             return None
         return Entry(row[0], index + 1, index + 1 + row[3], row[1], row[2])
 
-    def logical_text(self, number: int) -> str:
-        """What Samba reads from the entry starting at line ``number``, before splitting."""
-        return join_continued(self._lines, self._index(number), self.final_newline)[0]
 
     # -- spans ------------------------------------------------------------------
     def _entry_spans(self, head_index: int) -> list[tuple[Span | None, Span | None]]:
@@ -360,7 +355,8 @@ class SmbConfDocument:
             if kind == SECTION:
                 if index == head_index:
                     close = text.find("]", start + 1)
-                    spans.append(((start + 1, close if close >= 0 else end), None))
+                    stop = close if close >= 0 else end
+                    spans.append(((start + 1, stop) if stop > start + 1 else None, None))
                 else:
                     spans.append((None, None))
                 continue

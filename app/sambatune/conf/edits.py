@@ -104,6 +104,8 @@ def _occurrences(document: SmbConfDocument, blocks: list[_Block], name: str,
 def _line_ending(document: SmbConfDocument) -> str:
     """"\\r" when most lines end in CRLF (the CR is part of the stored line), else ""."""
     lines = document.raw_lines
+    if not document.final_newline:
+        lines = lines[:-1]  # the last line has no ending to learn from
     crlf = sum(1 for line in lines if line.endswith("\r"))
     return "\r" if lines and crlf * 2 > len(lines) else ""
 
@@ -174,9 +176,10 @@ def _check_value(value: str) -> str:
 
 
 def _check_section(name: str) -> str:
-    if not name or any(c in name for c in "\n\r]") or name.strip(BLANKS) != name:
-        raise InvalidInput(f"{name!r} cannot be a section name (no ], line breaks, or blanks at "
-                           "either end).")
+    # Blanks at either end are part of a Samba section name ("[ a ]" is not "[a]").
+    if not name.strip(BLANKS) or any(c in name for c in "\n\r]"):
+        raise InvalidInput(f"{name!r} cannot be a section name (it needs a character other "
+                           "than blanks, and no ] or line break).")
     return name
 
 
@@ -218,25 +221,32 @@ def set_parameter(
         change = LineChange(index + 1, 1 + row[3], (line,))
         document.replace_lines(change.first, change.removed, change.inserted)
         return [change]
-    if not blocks:
+    block = _target_block(document, blocks, section, name, catalog) if blocks else None
+    if block is None:
         return _add_section_with(document, section, name, value, eol)
-    block = _target_block(document, blocks, section)
     near = [i for i in range(block.start, block.end) if not isinstance(document.rows[i], str)]
     indent, equals = _style(document, near)
     insert_at = _block_content_end(document, block)
     return [_insert(document, insert_at, [f"{indent}{name}{equals}{value}{eol}"], eol)]
 
 
-def _target_block(document: SmbConfDocument, blocks: list[_Block], section: str) -> _Block:
+def _target_block(document: SmbConfDocument, blocks: list[_Block], section: str, name: str,
+                  catalog: ParameterCatalog | None) -> _Block | None:
+    """Where a new line for ``name`` goes; None: in a new [global] above the first share."""
     if not is_global_section(section):
         return blocks[-1]
-    # A share copies the [global] defaults when it is defined, so a new global line
-    # must come before every share: the first global block that precedes one.
+    # A share copies the [global] defaults when Samba reads its header, so a share-level
+    # default must come before every share: in a global block that precedes them all.
     first_share = next((block.header for block in _blocks(document)
                         if block.key != "global" and block.header is not None), None)
     before = [block for block in blocks
               if first_share is None or (block.header or 0) < first_share]
-    return before[-1] if before else blocks[-1]
+    if before:
+        return before[-1]
+    lookup = catalog.lookup(name) if catalog is not None else None
+    if lookup is not None and lookup.parameter.scope == "global":
+        return blocks[-1]
+    return None
 
 
 def _block_content_end(document: SmbConfDocument, block: _Block) -> int:

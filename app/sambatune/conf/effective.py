@@ -31,8 +31,8 @@ from typing import Literal, NamedTuple
 
 from sambatune.cancellation import CancelToken, checked
 from sambatune.conf.catalog import ParameterCatalog
-from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument, paused_gc
-from sambatune.conf.normalize import list_uses_edits, testparm_form
+from sambatune.conf.document import PARAMETER, SECTION, Head, SmbConfDocument, paused_gc
+from sambatune.conf.normalize import list_uses_edits, stored_form, testparm_form
 from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import boolean_text, parse_boolean
 
@@ -61,6 +61,12 @@ class Setting(NamedTuple):
         return Origin(self.file, self.line)
 
 
+# What the loader must do with a name beyond storing its value (bit flags; 0: nothing).
+_LIST, _INCLUDE, _COPY, _GLOBAL_ONLY, _INVERSE = 1, 2, 4, 8, 16
+_PARAMETRIC, _REMOVED, _UNKNOWN = 32, 64, 128
+_NOT_APPLIED = _PARAMETRIC | _REMOVED | _UNKNOWN
+_SPECIAL = {"include": _INCLUDE, "copy": _COPY}
+
 # Settings are made once per parameter line of a file; tuple.__new__ skips the
 # generated keyword-handling constructor, which halves the cost on large files.
 _new_setting = tuple.__new__
@@ -87,6 +93,7 @@ class Ignored(NamedTuple):
 
 ProblemCode = Literal[
     "bad-section",  # [name without ]: Samba refuses the file
+    "empty-section",  # []: Samba refuses the file
     "empty-name",  # "= value": Samba refuses the file
     "copy-missing",  # copy = a share not defined before: Samba refuses the file
     "copy-self",  # copy = the share itself: Samba refuses the file
@@ -218,13 +225,16 @@ class EffectiveConfig:
         in effect when the share was first defined, else the version's default. A
         global-only parameter always resolves in [global].
         """
-        lookup = self.catalog.lookup(name)
-        canonical = lookup.parameter.name if lookup else name.lower()
-        default = lookup.parameter.default if lookup else None
+        parameter = self.catalog.parameters.get(name)  # canonical names: no folding needed
+        if parameter is None:
+            lookup = self.catalog.lookup(name)
+            parameter = lookup.parameter if lookup else None
+        canonical = parameter.name if parameter else name.lower()
+        default = parameter.default if parameter else None
         section = self.section(section_name)
         if section is None:
             raise KeyError(section_name)
-        if lookup is not None and lookup.parameter.scope == "global":
+        if parameter is not None and parameter.scope == "global":
             section = self.global_section
         setting = section.settings.get(canonical) or section.parametric.get(canonical)
         if setting is not None:
@@ -265,11 +275,11 @@ class _Walker:
         # Share-level values set in [global] so far: new shares start from these.
         self.share_defaults: dict[str, Setting] = {}
         self.stack: list[str] = []
-        # written name -> (canonical name, scope, inverse, kind, is a list) where kind is
-        # "known", "parametric", "unknown" or "removed"
-        self.names: dict[str, tuple[str, str, bool, str, bool]] = {}
+        # written name -> what classify() says about it
+        self.names: dict[str, tuple[str, int]] = {}
 
-    def classify(self, written: str) -> tuple[str, str, bool, str, bool]:
+    def classify(self, written: str) -> tuple[str, int]:
+        """(canonical name, flags) for a written name; flags 0 is the common, plain case."""
         found = self.names.get(written)
         if found is not None:
             return found
@@ -277,14 +287,18 @@ class _Walker:
         lookup = self.catalog.lookup_key(key)
         if lookup is not None:
             parameter = lookup.parameter
-            found = (parameter.name, parameter.scope, lookup.inverse, "known",
-                     parameter.type == "list")
+            flags = _SPECIAL.get(parameter.name, _LIST if parameter.type == "list" else 0)
+            if parameter.scope == "global":
+                flags |= _GLOBAL_ONLY
+            if lookup.inverse:
+                flags |= _INVERSE
+            found = (parameter.name, flags)
         elif ":" in written:
-            found = (written.lower(), "share", False, "parametric", False)
+            found = (written.lower(), _PARAMETRIC)
         elif self.catalog.removed(written) is not None:
-            found = (written, "", False, "removed", False)
+            found = (written, _REMOVED)
         else:
-            found = (written, "", False, "unknown", False)
+            found = (written, _UNKNOWN)
         self.names[written] = found
         return found
 
@@ -296,7 +310,7 @@ class _Walker:
         setting = section.settings.get(name)
         if setting is None and not section.is_global:
             setting = section.copied[name] if name in section.copied else section.inherited.get(name)
-        current = testparm_form(parameter, setting.value) if setting is not None else parameter.default
+        current = stored_form(parameter, setting.value) if setting is not None else parameter.default
         edited = testparm_form(parameter, text, current)
         return text if edited is None else edited
 
@@ -304,72 +318,106 @@ class _Walker:
         label = document.path or "<document>"
         self.result.documents.append(document)
         self.stack.append(label)
-        result = self.result
         names = self.names
         classify = self.classify
-        ignored = result.ignored
+        share_defaults = self.share_defaults
+        parameter_kind = PARAMETER
+        new_setting = _new_setting
+        current = self.current
+        settings, overridden, in_global = current.settings, current.overridden, current.is_global
         for index, row in enumerate(checked(document.rows, self.cancel)):
-            if row.__class__ is str:
+            if isinstance(row, str):
                 continue
-            kind = row[0]
-            if kind is PARAMETER:
+            if row[0] is parameter_kind:
                 written = row[1]
-                canonical, scope, inverse, known, is_list = names.get(written) or classify(written)
-                value: str = row[2]  # type: ignore[assignment]  # a parameter always has one
-                if known != "known":
-                    origin = Origin(label, index + 1)
-                    if known == "parametric":
-                        self._parametric(canonical, written, value, origin)
-                    else:
-                        reason: IgnoreReason = known  # type: ignore[assignment]
-                        ignored.append(Ignored(reason, self.current.name, written, value, origin))
+                canonical, flags = names.get(written) or classify(written)
+                if flags:
+                    self._special(canonical, flags, row, label, index)
+                    if self.current is not current:  # an include opened another section
+                        current = self.current
+                        settings, overridden = current.settings, current.overridden
+                        in_global = current.is_global
                     continue
-                current = self.current
-                if scope == "global" and not current.is_global:
-                    ignored.append(Ignored("global-in-share", current.name, written, value,
-                                           Origin(label, index + 1)))
-                    continue
-                stored = value
-                if inverse:
-                    flag = parse_boolean(value)
-                    if flag is not None:
-                        stored = boolean_text(not flag)
-                elif is_list:
-                    stored = self._edited_list(current, canonical, value)
-                setting: Setting = _new_setting(
-                    Setting, (canonical, stored, written, value, label, index + 1, inverse))
-                settings = current.settings
+                # The common case, kept short: a plain parameter, stored as written.
+                value = row[2]
+                setting: Setting = new_setting(
+                    Setting, (canonical, value, written, value, label, index + 1, False))
                 previous = settings.get(canonical)
                 if previous is not None:
-                    current.overridden.append(previous)
+                    overridden.append(previous)
                 settings[canonical] = setting
-                if current.is_global and scope == "share":
-                    self.share_defaults[canonical] = setting
-                if canonical == "include" or canonical == "copy":
-                    if canonical == "include":
-                        self._include(value, setting.origin)
-                    else:
-                        self._copy(value, setting.origin)
-            elif kind is SECTION:
-                self._section(row[1], Origin(label, index + 1))
-            elif kind == "text":
-                if row[1]:
-                    ignored.append(Ignored(
-                        "no-equals", self.current.name, row[1], None, Origin(label, index + 1)))
-            elif kind == "bad-section":
-                result.problems.append(LoadProblem(
-                    "bad-section", self.current.name,
-                    f"The section header [{row[1]} has no closing bracket.",
-                    Origin(label, index + 1)))
-            elif kind == "empty-name":
-                result.problems.append(LoadProblem(
-                    "empty-name", self.current.name,
-                    "A line starts with '=': the parameter name is missing.",
-                    Origin(label, index + 1)))
+                if in_global:
+                    share_defaults[canonical] = setting
+            else:
+                self._structure(row, label, index)
+                current = self.current
+                settings, overridden = current.settings, current.overridden
+                in_global = current.is_global
         self.stack.pop()
 
-    def _section(self, name: str, origin: Origin) -> None:
+    def _special(self, canonical: str, flags: int, row: Head, label: str, index: int) -> None:
+        """A parameter that is unknown, parametric, global-only, inverse, a list, include or copy."""
         result = self.result
+        current = self.current
+        written = row[1]
+        value: str = row[2]  # type: ignore[assignment]  # a parameter always has one
+        if flags & _NOT_APPLIED:
+            origin = Origin(label, index + 1)
+            if flags & _PARAMETRIC:
+                self._parametric(canonical, written, value, origin)
+            else:
+                reason: IgnoreReason = "removed" if flags & _REMOVED else "unknown"
+                result.ignored.append(Ignored(reason, current.name, written, value, origin))
+            return
+        if flags & _GLOBAL_ONLY and not current.is_global:
+            result.ignored.append(Ignored("global-in-share", current.name, written, value,
+                                          Origin(label, index + 1)))
+            return
+        stored = value
+        if flags & _INVERSE:
+            flag = parse_boolean(value)
+            if flag is not None:
+                stored = boolean_text(not flag)
+        elif flags & _LIST:
+            stored = self._edited_list(current, canonical, value)
+        inverse = bool(flags & _INVERSE)
+        setting = Setting(canonical, stored, written, value, label, index + 1, inverse)
+        previous = current.settings.get(canonical)
+        if previous is not None:
+            current.overridden.append(previous)
+        current.settings[canonical] = setting
+        if current.is_global and not flags & _GLOBAL_ONLY:
+            self.share_defaults[canonical] = setting
+        if flags & _INCLUDE:
+            self._include(value, setting.origin)
+        elif flags & _COPY:
+            self._copy(value, setting.origin)
+
+    def _structure(self, row: Head, label: str, index: int) -> None:
+        """A section header, or a line Samba ignores or refuses."""
+        kind = row[0]
+        result = self.result
+        origin = Origin(label, index + 1)
+        if kind == SECTION:
+            self._section(row[1], origin)
+        elif kind == "text":
+            if row[1]:
+                result.ignored.append(Ignored("no-equals", self.current.name, row[1], None,
+                                              origin))
+        elif kind == "bad-section":
+            result.problems.append(LoadProblem(
+                "bad-section", self.current.name,
+                f"The section header [{row[1]} has no closing bracket.", origin))
+        elif kind == "empty-name":
+            result.problems.append(LoadProblem(
+                "empty-name", self.current.name,
+                "A line starts with '=': the parameter name is missing.", origin))
+
+    def _section(self, name: str, origin: Origin) -> Section:
+        result = self.result
+        if not name:
+            result.problems.append(LoadProblem(
+                "empty-section", self.current.name, "A section header [] has no name.", origin))
         if is_global_section(name):
             section = result.global_section
         else:
@@ -388,6 +436,7 @@ class _Walker:
                 section.parametric = {}
         section.headers.append(origin)
         self.current = section
+        return section
 
     def _parametric(self, canonical: str, written: str, value: str, origin: Origin) -> None:
         current = self.current

@@ -88,8 +88,7 @@ def explain(name: str, catalog: ParameterCatalog) -> Explanation:
                 parameter.name if lookup.synonym else None),
             inverse=lookup.inverse, type=parameter.type, scope=parameter.scope,
             default=parameter.default,
-            values=list(dict.fromkeys(parameter.enum_print.values()))
-            or list(parameter.enum_values),
+            values=parameter.enum_choices,
             synonyms=[{"name": s.name, "inverse": s.inverse} for s in parameter.synonyms],
         )
     elif removed is not None:
@@ -147,4 +146,7 @@ def _judge(facts: dict[str, Any], version: tuple[int, int, int]) -> str:
     elif facts.get("summary") is None:
         parts.append("We have no notes of our own on it; the catalog facts above are the "
                      "server's own.")
+    else:
+        parts.append(f"No classic tuning advice about it is on record; what is said above "
+                     f"holds for Samba {label}.")
     return " ".join(parts)

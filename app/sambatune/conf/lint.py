@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sambatune.cancellation import CancelToken, checked
-from sambatune.conf.catalog import Parameter, ParameterCatalog
+from sambatune.conf.catalog import Lookup, Parameter, ParameterCatalog
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import (
     EffectiveConfig,
@@ -44,6 +44,7 @@ Severity = Literal["error", "warning", "info"]
 
 CODES: dict[str, str] = {
     "bad-section": "a section header without its closing bracket; Samba refuses the file",
+    "empty-section": "a section header [] without a name; Samba refuses the file",
     "empty-name": "a line that starts with '='; Samba refuses the file",
     "copy-missing": "copy = names no share defined above; Samba refuses the file",
     "copy-self": "a share copies itself; Samba refuses the file",
@@ -119,6 +120,12 @@ class _Linter:
         self.root = document.path or "<document>"
         self.findings: list[Finding] = []
         self.version = ".".join(str(part) for part in catalog.version)
+        self._lookups: dict[str, Lookup | None] = {}
+
+    def lookup(self, written: str) -> Lookup | None:
+        if written not in self._lookups:
+            self._lookups[written] = self.catalog.lookup(written)
+        return self._lookups[written]
 
     def add(self, file: str, line: int, section: str, parameter: str | None,
             severity: Severity, code: str, message: str) -> None:
@@ -167,6 +174,11 @@ class _Linter:
                 self.add(file, line, item.section, canonical, "warning", "global-in-share",
                          f"'{canonical}' only works in [global]; in [{item.section}] Samba "
                          "ignores it.")
+            elif item.reason == "no-equals" and name.startswith("\ufeff"):
+                self.add(file, line, item.section, None, "warning", "no-equals",
+                         "The file starts with a byte order mark (an editor's UTF-8 marker), "
+                         f"so Samba does not see {name[1:]!r} as written and ignores the line. "
+                         "Save the file without BOM.")
             elif item.reason == "no-equals":
                 self.add(file, line, item.section, None, "warning", "no-equals",
                          f"Samba ignores this line: it has no '=' and is not a comment "
@@ -200,7 +212,7 @@ class _Linter:
         winners = {setting.name: setting for setting in section.settings.values()}
         winners.update(section.parametric)
         for setting in assignments:
-            lookup = self.catalog.lookup(setting.written_name)
+            lookup = self.lookup(setting.written_name)
             if lookup is None:
                 continue
             parameter = lookup.parameter
@@ -373,11 +385,15 @@ class _Linter:
 
     def _smb1_only(self) -> None:
         smb1 = {name for name, entry in explanations().items() if entry["applies_to"] == "smb1"}
-        minimum = self.view.resolve("global", "server min protocol").value or "default"
+        resolved = self.view.resolve("global", "server min protocol")
+        minimum = (resolved.value or "default") if resolved.source != "default" else "default"
         rank = _PROTOCOL_RANK.get(minimum.upper())
-        if rank is None:  # "default": SMB2_02 since 4.11, LANMAN1 before
-            rank = _PROTOCOL_RANK["SMB2_02"] if self.catalog.version >= (4, 11, 0) else 2
-            minimum = f"default, i.e. {'SMB2_02' if rank == 5 else 'LANMAN1'}"
+        if rank is None:
+            # The default: SMB2_02 since 4.11, LANMAN1 before (a stand-in catalog carries
+            # the newer default, so it is decided by the version here).
+            modern = self.catalog.version >= (4, 11, 0)
+            rank = _PROTOCOL_RANK["SMB2_02" if modern else "LANMAN1"]
+            minimum = f"default, i.e. {'SMB2_02' if modern else 'LANMAN1'}"
         if rank <= _PROTOCOL_RANK["NT1"]:
             return
         for section in self.view.sections.values():
@@ -394,8 +410,7 @@ def name_of(setting: Setting) -> str:
 
 
 def _enum_choices(parameter: Parameter) -> str:
-    printed = list(dict.fromkeys(parameter.enum_print.values())) or list(parameter.enum_values)
-    return ", ".join(printed)
+    return ", ".join(parameter.enum_choices)
 
 
 _RESOLVE_METHODS = frozenset({"lmhosts", "host", "wins", "bcast"})

@@ -42,9 +42,10 @@ _ESCAPES = [
 ]
 
 
-def read_man_page(transport: Transport | None = None) -> str | None:
+def read_man_page(transport: Transport | None = None,
+                  paths: tuple[str, ...] = MAN_PAGE_PATHS) -> str | None:
     """The roff source of smb.conf(5) on the target (this computer without a transport)."""
-    for path in MAN_PAGE_PATHS:
+    for path in paths:
         data = _read(path, transport)
         if data is None:
             continue
@@ -142,9 +143,10 @@ def render_entry(source: list[str]) -> str:
     return f"{title}\n\n{body}".strip()
 
 
-def parameter_entry(name: str, transport: Transport | None = None) -> str | None:
+def parameter_entry(name: str, transport: Transport | None = None,
+                    paths: tuple[str, ...] = MAN_PAGE_PATHS) -> str | None:
     """``name``'s entry in the target's smb.conf(5) as text; None without page or entry."""
-    page = read_man_page(transport)
+    page = read_man_page(transport, paths)
     if page is None:
         return None
     source = entry_source(page, name)

@@ -17,9 +17,6 @@ import re
 
 #: What C's isspace() accepts in the C locale, without the newline that ends a line.
 BLANKS = " \t\r\x0b\x0c"
-#: The same plus newline.
-WHITESPACE = BLANKS + "\n"
-COMMENT_MARKERS = "#;"
 
 # A run of two or more blanks; Samba keeps the run's first character.
 _BLANK_RUN = re.compile(r"([ \t\r\x0b\x0c])[ \t\r\x0b\x0c]+")
@@ -56,11 +53,6 @@ def section_key(name: str) -> str:
     return name.lower()
 
 
-def is_continued(content: str) -> bool:
-    """Does a (non-comment) line continue onto the next? It ends in ``\\`` plus optional blanks."""
-    return content.rstrip(BLANKS).endswith("\\")
-
-
 def join_continued(lines: list[str], start: int, newline_after_last: bool) -> tuple[str, int]:
     """Samba's logical line that begins at physical line ``start``, and the index of its last line.
 
@@ -81,28 +73,11 @@ def join_continued(lines: list[str], start: int, newline_after_last: bool) -> tu
             buffer = buffer[:-2]
         else:
             break
+        if index == last:
+            break  # the newline was the file's last byte: nothing more to join
         index += 1
-        if index > last:
-            break
         segment = collapse_blanks(lines[index])
         if buffer and buffer[-1] in BLANKS:
             segment = segment.lstrip(BLANKS)
         buffer += segment
     return buffer, index
-
-
-def split_parameter(logical: str) -> tuple[str, str] | None:
-    """(name, value) of a logical line as Samba splits it, or None when it has no ``=``.
-
-    Only the first ``=`` counts, and one blank is trimmed from each end of both
-    parts; since blanks were already collapsed this equals stripping them.
-    """
-    equals = logical.find("=")
-    if equals < 0:
-        return None
-    return logical[:equals].strip(BLANKS), logical[equals + 1:].strip(BLANKS)
-
-
-def looks_like_inline_comment(value: str) -> bool:
-    """A value with `` #`` or `` ;`` in it: written as a comment, read as part of the value."""
-    return " #" in value or " ;" in value or "\t#" in value or "\t;" in value

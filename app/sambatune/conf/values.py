@@ -28,7 +28,9 @@ LIST_SEPARATORS = " \t,;\n\r"
 
 def parse_boolean(text: str) -> bool | None:
     """yes/no, true/false, on/off, 1/0 in any case and with any blanks; None otherwise."""
-    key = name_key(text)
+    key = text.lower()
+    if key not in _TRUE and key not in _FALSE:
+        key = name_key(text)  # the slower, exact rule: blanks anywhere are ignored too
     if key in _TRUE:
         return True
     if key in _FALSE:

@@ -41,7 +41,7 @@ class TestparmReport:
     exit_code: int
     errors: list[str]
     warnings: list[str]
-    dump: str  # testparm -s output: canonical names, normalised values
+    dump: str  # testparm -s output: canonical names, normalised values (-v: defaults too)
 
     @property
     def ok(self) -> bool:
@@ -53,11 +53,12 @@ class TestparmReport:
 
 
 def run_testparm(
-    transport: Transport, path: str, *, sudo: bool = False, cancel: CancelToken | None = None
+    transport: Transport, path: str, *, sudo: bool = False, verbose: bool = False,
+    cancel: CancelToken | None = None,
 ) -> TestparmReport:
-    result = transport.run(
-        ["testparm", "-s", "--suppress-prompt", path], sudo=sudo, timeout=120, cancel=cancel
-    )
+    """``testparm -s`` on ``path``; with ``verbose`` (``-v``) the dump has every default too."""
+    argv = ["testparm", "-s", *(["-v"] if verbose else []), "--suppress-prompt", path]
+    result = transport.run(argv, sudo=sudo, timeout=120, cancel=cancel)
     if result.exit_code == 127:
         raise CommandFailed(
             f"testparm is not installed on {transport.label}: SambaTune will not install a "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -22,17 +23,24 @@ def _application() -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     from sambatune.logfile import start_file_log
     from sambatune.ui.main_window import MainWindow, app_icon
+    from sambatune.ui.startup_probe import STARTUP_PROBE_ENV, FirstPaintProbe
 
     start_file_log()
     app = _application()
     app.setWindowIcon(app_icon())
     window = MainWindow()
+    probe = os.environ.get(STARTUP_PROBE_ENV)
+    if probe:
+        FirstPaintProbe(probe, window)
     window.show()
     return int(app.exec())
 
 
-def open_main_window_once() -> str:
-    """Open the main window, let it paint, close it; for --self-check --gui."""
+def open_main_window_once() -> tuple[str, str]:
+    """Open the main window, let it paint, close it; for --self-check --gui.
+
+    Returns the window title and the name of the Qt platform plugin that showed it.
+    """
     from PySide6.QtCore import QTimer
 
     from sambatune.ui.main_window import MainWindow, app_icon
@@ -44,4 +52,4 @@ def open_main_window_once() -> str:
     QTimer.singleShot(200, window.close)
     QTimer.singleShot(400, app.quit)
     app.exec()
-    return window.windowTitle()
+    return window.windowTitle(), app.platformName()

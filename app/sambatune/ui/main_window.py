@@ -270,11 +270,25 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
+#: Larger renderings are for the macOS .icns and Linux icon themes; as a window icon
+#: they only cost start-up time (decoding) and X11 traffic (Qt sends every size).
+WINDOW_ICON_MAX = 256
+
+
 def app_icon() -> QIcon:
+    """The app icon from the PNGs installer/make_icons.py renders: Qt picks the
+    nearest size, so title bars and taskbars get the drawing made for small sizes."""
+    import re
+
     from PySide6.QtGui import QPixmap
 
-    from sambatune.packaged import resource_bytes
+    from sambatune.packaged import resource
 
-    pixmap = QPixmap()
-    pixmap.loadFromData(resource_bytes("icons", "sambatune.svg"), "SVG")
-    return QIcon(pixmap)
+    icon = QIcon()
+    for entry in resource("icons").iterdir():
+        match = re.fullmatch(r"sambatune-(\d+)\.png", entry.name)
+        if match and int(match.group(1)) <= WINDOW_ICON_MAX:
+            pixmap = QPixmap()
+            pixmap.loadFromData(entry.read_bytes(), "PNG")
+            icon.addPixmap(pixmap)
+    return icon

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
+from sambatune.ui.client_tuning_page import ClientTuningPage, PlanTarget
 from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.editor.sources import ServerConfig
 from sambatune.ui.history_page import HistoryPage
@@ -87,6 +90,24 @@ class ConnectPanel(QWidget):
             self.progress_label.setText("")
 
 
+def plan_target(session: ServerSession) -> PlanTarget | None:
+    """Where "Tune this computer" measures to: the server as this computer reaches it.
+
+    None for the local profile: the Samba server is this computer, so there is no path
+    to measure; the RTT is entered for the link to plan for.
+    """
+    profile = session.profile
+    if profile.is_local:
+        return None
+    host = profile.host.strip()
+    peer = getattr(session.transport, "peer_address", None)
+    if callable(peer):
+        with contextlib.suppress(OSError):
+            host = peer()
+    ports = tuple(dict.fromkeys((445, profile.port or 22, 139)))
+    return PlanTarget(host=host, label=profile.name, ports=ports)
+
+
 class ServerWorkspace(QWidget):
     def __init__(self, session: ServerSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,6 +144,9 @@ class ServerWorkspace(QWidget):
         self.history = HistoryPage(session)
         self.tabs.addTab(self.history, "smb.conf history")
         self.editor.applied.connect(lambda _outcome: self.history.refresh())
+        self.client_tuning = ClientTuningPage(session.runner, lambda: plan_target(session))
+        self.client_tuning.failed.connect(session.failed.emit)
+        self.tabs.addTab(self.client_tuning, "Tune this computer")
         self.tabs.currentChanged.connect(self._tab_changed)
         connected_layout.addWidget(self.tabs)
         self.stack.addWidget(self.connected_view)

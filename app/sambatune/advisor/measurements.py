@@ -1,0 +1,217 @@
+"""Measured figures the advisor can judge with. All optional: the benchmarks fill them in.
+
+The JSON form (``Measurements.from_json``) is what ``sambatune advise --measurements
+FILE`` reads, so a benchmark run, or a person, can hand figures to the advisor:
+
+    {"throughput": {"smb_read": {"mean_bytes_per_second": 1.1e8, "source": "..."}},
+     "metadata": {"ops_per_second": 2400, "source": "..."},
+     "dirscale": [{"share": "data", "files": 20000, "open_seconds": 0.7,
+                   "list_seconds": 1.2, "case_sensitive": false}],
+     "client_window": {"bytes": 65535, "source": "..."},
+     "path": {"bandwidth_bps": 1e9, "rtt_seconds": 0.0005, "path_mtu": 1500,
+              "client_mtu": 1500}}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from sambatune.client.window import bdp_bytes
+from sambatune.errors import InvalidInput
+
+THROUGHPUT_KINDS = ("disk_read", "disk_write", "network", "smb_read", "smb_write")
+
+
+def _number(data: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> float | None:
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value <= 0:
+        raise InvalidInput(f"Measurements: {where}.{key} must be a positive number, not {value!r}.")
+    return float(value)
+
+
+def _mapping(data: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise InvalidInput(f"Measurements: {where} must be an object.")
+    return data
+
+
+@dataclass(frozen=True)
+class Throughput:
+    mean_bytes_per_second: float
+    source: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> Throughput:
+        data = _mapping(data, where)
+        mean = _number(data, "mean_bytes_per_second", where)
+        assert mean is not None
+        return cls(mean, str(data.get("source", "")))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mean_bytes_per_second": self.mean_bytes_per_second, "source": self.source}
+
+
+@dataclass(frozen=True)
+class ThroughputSummary:
+    """Mean throughput of the benchmark kinds: raw disk, raw network, and over SMB."""
+
+    disk_read: Throughput | None = None
+    disk_write: Throughput | None = None
+    network: Throughput | None = None
+    smb_read: Throughput | None = None
+    smb_write: Throughput | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> ThroughputSummary:
+        data = _mapping(data, "throughput")
+        unknown = set(data) - set(THROUGHPUT_KINDS)
+        if unknown:
+            raise InvalidInput(f"Measurements: unknown throughput kinds {sorted(unknown)}; "
+                               f"known: {', '.join(THROUGHPUT_KINDS)}.")
+        return cls(**{k: Throughput.from_json(v, f"throughput.{k}")
+                      for k, v in data.items() if v is not None})
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name).to_json() for f in fields(self)
+                if getattr(self, f.name) is not None}
+
+
+@dataclass(frozen=True)
+class MetadataRate:
+    ops_per_second: float
+    source: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ops_per_second": self.ops_per_second, "source": self.source}
+
+
+@dataclass(frozen=True)
+class DirscalePoint:
+    """One directory-scaling run: a directory of ``files`` files on ``share``."""
+
+    share: str
+    files: int
+    #: Seconds to open (look up) the benchmark's batch of names in that directory.
+    open_seconds: float
+    #: Seconds to list the directory once.
+    list_seconds: float
+    #: Whether the share ran with ``case sensitive = yes`` for this run.
+    case_sensitive: bool
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> DirscalePoint:
+        data = _mapping(data, where)
+        files = data.get("files")
+        if not isinstance(files, int) or isinstance(files, bool) or files <= 0:
+            raise InvalidInput(f"Measurements: {where}.files must be a positive whole number.")
+        if not isinstance(data.get("share"), str) or not data["share"]:
+            raise InvalidInput(f"Measurements: {where}.share must name the share measured.")
+        open_seconds = _number(data, "open_seconds", where)
+        list_seconds = _number(data, "list_seconds", where)
+        assert open_seconds is not None and list_seconds is not None
+        return cls(data["share"], files, open_seconds, list_seconds,
+                   bool(data.get("case_sensitive", False)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"share": self.share, "files": self.files, "open_seconds": self.open_seconds,
+                "list_seconds": self.list_seconds, "case_sensitive": self.case_sensitive}
+
+
+@dataclass(frozen=True)
+class ClientWindow:
+    """The largest TCP receive window the client computer can advertise, in bytes."""
+
+    bytes: int
+    source: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bytes": self.bytes, "source": self.source}
+
+
+@dataclass(frozen=True)
+class NetworkPath:
+    """Bandwidth and round-trip time between the clients and the server."""
+
+    bandwidth_bps: float
+    rtt_seconds: float
+    bandwidth_source: str = ""
+    rtt_source: str = ""
+    #: The largest packet that crossed the path (a path-MTU probe), and the MTU of the
+    #: client's interface it was probed from.
+    path_mtu: int | None = None
+    client_mtu: int | None = None
+
+    @property
+    def bdp_bytes(self) -> float:
+        return bdp_bytes(self.bandwidth_bps, self.rtt_seconds)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bandwidth_bps": self.bandwidth_bps, "rtt_seconds": self.rtt_seconds,
+                "bandwidth_source": self.bandwidth_source, "rtt_source": self.rtt_source,
+                "path_mtu": self.path_mtu, "client_mtu": self.client_mtu,
+                "bdp_bytes": self.bdp_bytes}
+
+
+@dataclass(frozen=True)
+class Measurements:
+    throughput: ThroughputSummary = field(default_factory=ThroughputSummary)
+    metadata: MetadataRate | None = None
+    dirscale: tuple[DirscalePoint, ...] = ()
+    client_window: ClientWindow | None = None
+    path: NetworkPath | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> Measurements:
+        data = _mapping(data, "the file")
+        known = {"throughput", "metadata", "dirscale", "client_window", "path"}
+        unknown = set(data) - known
+        if unknown:
+            raise InvalidInput(f"Measurements: unknown keys {sorted(unknown)}; "
+                               f"known: {', '.join(sorted(known))}.")
+        metadata = path = window = None
+        if data.get("metadata") is not None:
+            entry = _mapping(data["metadata"], "metadata")
+            rate = _number(entry, "ops_per_second", "metadata")
+            assert rate is not None
+            metadata = MetadataRate(rate, str(entry.get("source", "")))
+        if data.get("client_window") is not None:
+            entry = _mapping(data["client_window"], "client_window")
+            size = _number(entry, "bytes", "client_window")
+            assert size is not None
+            window = ClientWindow(int(size), str(entry.get("source", "")))
+        if data.get("path") is not None:
+            entry = _mapping(data["path"], "path")
+            bandwidth = _number(entry, "bandwidth_bps", "path")
+            rtt = _number(entry, "rtt_seconds", "path")
+            mtu = _number(entry, "path_mtu", "path", required=False)
+            client_mtu = _number(entry, "client_mtu", "path", required=False)
+            assert bandwidth is not None and rtt is not None
+            path = NetworkPath(bandwidth, rtt, str(entry.get("bandwidth_source", "")),
+                               str(entry.get("rtt_source", "")), int(mtu) if mtu else None,
+                               int(client_mtu) if client_mtu else None)
+        points = data.get("dirscale") or []
+        if not isinstance(points, list):
+            raise InvalidInput("Measurements: dirscale must be a list of runs.")
+        return cls(
+            throughput=ThroughputSummary.from_json(data.get("throughput") or {}),
+            metadata=metadata,
+            dirscale=tuple(DirscalePoint.from_json(p, f"dirscale[{i}]")
+                           for i, p in enumerate(points)),
+            client_window=window,
+            path=path,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "throughput": self.throughput.to_json(),
+            "metadata": self.metadata.to_json() if self.metadata else None,
+            "dirscale": [p.to_json() for p in self.dirscale],
+            "client_window": self.client_window.to_json() if self.client_window else None,
+            "path": self.path.to_json() if self.path else None,
+        }

@@ -1,0 +1,325 @@
+"""``sambatune conf ...`` as a user runs it: a real process, real files, real smbd and sshd."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sambatune.remote.connection import ConnectionOptions
+from testbed.smbd import SmbServer
+
+SAMPLE = """\
+# sample
+workgroup = W
+[Global]
+   Max  XMIT = 64k
+   log level = 3
+[data]
+   path = /srv/data
+   writable = yes
+   comment = first \\
+      and second
+   oplocks = no # off
+[DATA]
+   comment = again
+"""
+
+
+def sambatune_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sambatune", *args],
+        input=stdin, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    path = tmp_path / "smb.conf"
+    path.write_text(SAMPLE)
+    return path
+
+
+def assert_clean_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert fragment in result.stderr
+
+
+# -- effective ----------------------------------------------------------------------------
+
+
+def test_effective_json(sample: Path) -> None:
+    result = sambatune_cli("conf", "effective", str(sample), "--json",
+                           "--samba-version", "4.17")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "global": {"workgroup": "W", "max xmit": "64k", "log level": "3"},
+        "data": {"path": "/srv/data", "read only": "No", "comment": "again",
+                 "oplocks": "no # off"},
+    }
+
+
+def test_effective_text_and_testparm_values(sample: Path) -> None:
+    result = sambatune_cli("conf", "effective", str(sample), "--testparm-values")
+    assert result.returncode == 0, result.stderr
+    assert "[global]\n\tworkgroup = W\n\tmax xmit = 65536\n" in result.stdout
+    assert "\tread only = No\n" in result.stdout
+
+
+def test_effective_uses_this_computers_catalog_by_default(sample: Path) -> None:
+    first = sambatune_cli("conf", "effective", str(sample), "--json")
+    assert first.returncode == 0, first.stderr
+    home = Path(os.environ["SAMBATUNE_HOME"])
+    assert list((home / "data" / "catalogs").glob("catalog-4.*.json"))
+    again = sambatune_cli("conf", "effective", str(sample), "--json")
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+
+
+def test_effective_bad_input(tmp_path: Path) -> None:
+    assert_clean_error(sambatune_cli("conf", "effective", str(tmp_path / "none.conf")),
+                       "Cannot read")
+    missing = sambatune_cli("conf", "effective", str(tmp_path / "none.conf"), "--json")
+    assert json.loads(missing.stdout)["error"]["code"] == "invalid-input"
+    assert_clean_error(sambatune_cli("conf", "effective", str(tmp_path)), "is a directory")
+    config = tmp_path / "smb.conf"
+    config.write_text("[s]\n")
+    assert_clean_error(sambatune_cli("conf", "effective", str(config), "--samba-version",
+                                     "banana"), "not a Samba version")
+
+
+def test_effective_survives_binary_garbage(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.conf"
+    path.write_bytes(b"[s]\ncomment = caf\xe9\x00\xff\npath = /x\n\xfe\xfe\n")
+    result = sambatune_cli("conf", "effective", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["s"]["comment"] == "caf\ufffd"
+
+
+# -- lint ----------------------------------------------------------------------------------
+
+
+def test_lint_json_findings(sample: Path) -> None:
+    result = sambatune_cli("conf", "lint", str(sample), "--json", "--samba-version", "4.17")
+    findings = json.loads(result.stdout)
+    assert result.returncode == 1  # "no # off" is not a boolean: an error
+    for finding in findings:
+        assert set(finding) == {"line", "section", "parameter", "severity", "code", "message"}
+    got = {(f["line"], f["code"]) for f in findings}
+    assert {(4, "smb1-only-parameter"), (5, "log-level-high"), (11, "inline-comment"),
+            (11, "invalid-boolean"), (9, "duplicate-parameter")} <= got
+
+
+def test_lint_text_and_versions(tmp_path: Path) -> None:
+    path = tmp_path / "smb.conf"
+    path.write_text("[global]\ndirectory name cache size = 100\n")
+    clean = sambatune_cli("conf", "lint", str(path), "--samba-version", "4.17")
+    assert clean.returncode == 0
+    assert "read as Samba 4.17" in clean.stderr
+    later = sambatune_cli("conf", "lint", str(path), "--samba-version", "4.19")
+    assert later.returncode == 0
+    assert f"{path}:2: warning: [global]" in later.stdout and "(removed-parameter)" in later.stdout
+
+
+# -- explain --------------------------------------------------------------------------------
+
+
+def test_explain_json_and_text() -> None:
+    result = sambatune_cli("conf", "explain", "Max XMIT", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["name"] == "max xmit" and data["type"] == "bytes" and data["explained"]
+    assert data["applies_to"] == "smb1"
+    text = sambatune_cli("conf", "explain", "writable", "--man")
+    assert text.returncode == 0
+    assert "inverse synonym of 'read only'" in text.stdout
+    assert "read only (S)" in text.stdout  # the man page entry of the canonical name
+
+
+def test_explain_unknown_name() -> None:
+    result = sambatune_cli("conf", "explain", "oplcks", "--json")
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert data["status"] == "unknown" and "oplocks" in data["suggestions"]
+
+
+# -- set / unset ---------------------------------------------------------------------------
+
+
+def test_set_and_unset_edit_in_place_keeping_the_mode(sample: Path) -> None:
+    sample.chmod(0o640)
+    inode = sample.stat().st_ino
+    before = sample.read_text().splitlines()
+    result = sambatune_cli("conf", "set", str(sample), "data", "oplocks", "yes",
+                           "--samba-version", "4.17")
+    assert result.returncode == 0, result.stderr
+    assert "data" in result.stdout and "oplocks = yes" in result.stdout
+    after = sample.read_text().splitlines()
+    assert [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b] == [10]
+    assert after[10] == "   oplocks = yes"
+    assert stat.S_IMODE(sample.stat().st_mode) == 0o640
+    assert sample.stat().st_ino != inode  # written to a temporary file and renamed over
+    assert not list(sample.parent.glob(".smb.conf.sambatune.*"))
+
+    result = sambatune_cli("conf", "unset", str(sample), "DATA", "read only", "--json")
+    data = json.loads(result.stdout)
+    assert data["ok"] and data["changes"] == [{"line": 8, "removed": 1, "inserted": []}]
+    assert "writable" not in sample.read_text()
+    nothing = sambatune_cli("conf", "unset", str(sample), "data", "read only")
+    assert nothing.returncode == 0 and "nothing changed" in nothing.stdout
+
+
+def test_set_result_is_what_testparm_reads(tmp_path: Path) -> None:
+    path = tmp_path / "smb.conf"
+    path.write_text("[s]\npath = /tmp\n")
+    assert sambatune_cli("conf", "set", str(path), "s", "max connections", "7").returncode == 0
+    assert sambatune_cli("conf", "set", str(path), "global", "writable", "yes").returncode == 0
+    out = subprocess.run(["testparm", "-s", "-v", str(path)], capture_output=True,
+                         text=True).stdout
+    shares = out.split("\n[s]\n")
+    assert "\tmax connections = 7\n" in shares[1]
+    assert "\tread only = No\n" in shares[0]
+
+
+def test_set_bad_input(sample: Path, tmp_path: Path) -> None:
+    original = sample.read_bytes()
+    assert_clean_error(sambatune_cli("conf", "set", str(sample), "data", "path", "a\nb"),
+                       "one line")
+    assert_clean_error(sambatune_cli("conf", "set", str(sample), "da]ta", "path", "/x"),
+                       "cannot be a section name")
+    assert_clean_error(sambatune_cli("conf", "set", str(sample), "data", "a=b", "x"),
+                       "cannot be a parameter name")
+    assert sample.read_bytes() == original
+    assert_clean_error(sambatune_cli("conf", "set", str(tmp_path / "no.conf"), "s", "a", "b"),
+                       "Cannot read")
+    readonly_dir = tmp_path / "locked"
+    readonly_dir.mkdir()
+    locked = readonly_dir / "smb.conf"
+    locked.write_text("[s]\n")
+    readonly_dir.chmod(0o500)
+    try:
+        if os.geteuid() != 0:
+            assert_clean_error(sambatune_cli("conf", "set", str(locked), "s", "a", "b"),
+                               "Cannot write")
+    finally:
+        readonly_dir.chmod(0o700)
+
+
+def test_usage_errors_are_argparse_errors() -> None:
+    result = sambatune_cli("conf")
+    assert result.returncode == 2 and "SUBVERB" in result.stderr
+    assert sambatune_cli("conf", "set", "only-a-file").returncode == 2
+
+
+# -- apply / history / restore against a real smbd -------------------------------------------
+
+
+def connection_args(request: pytest.FixtureRequest) -> list[str]:
+    if request.param == "local":
+        return []
+    options: ConnectionOptions = request.getfixturevalue("ssh_options")
+    return ["--host", "127.0.0.1", "--port", str(options.port), "--user", str(options.user),
+            "--identity", str(options.identity_file), "--known-hosts", str(options.known_hosts)]
+
+
+@pytest.fixture(params=["local", "ssh"])
+def target(request: pytest.FixtureRequest) -> list[str]:
+    return connection_args(request)
+
+
+def test_apply_history_restore(fresh_smbd: SmbServer, target: list[str], tmp_path: Path) -> None:
+    original = fresh_smbd.config.read_bytes()
+    candidate = tmp_path / "new.conf"
+    candidate.write_bytes(original)
+    edited = sambatune_cli("conf", "set", str(candidate), "fresh", "path",
+                           str(fresh_smbd.share_path))
+    assert edited.returncode == 0, edited.stderr
+    assert sambatune_cli("conf", "set", str(candidate), "fresh", "guest ok", "yes").returncode == 0
+    remote = ["--remote-path", str(fresh_smbd.config)]
+
+    applied = sambatune_cli("conf", "apply", "--file", str(candidate), *remote, *target,
+                            "--summary", "add [fresh]", "--yes", "--json")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    outcome = json.loads(applied.stdout)
+    assert outcome["status"] == "applied" and outcome["live"] == "new"
+    assert "+[fresh]" in outcome["diff"]
+    assert fresh_smbd.config.read_bytes() == candidate.read_bytes()
+    assert "fresh" in fresh_smbd.list_shares()
+
+    history = sambatune_cli("conf", "history", *remote, *target, "--json")
+    assert history.returncode == 0, history.stderr
+    backups = json.loads(history.stdout)["backups"]
+    assert backups and backups[0]["summary"] == "add [fresh]"
+
+    text = sambatune_cli("conf", "history", *remote, *target)
+    assert backups[0]["id"] in text.stdout
+
+    restored = sambatune_cli("conf", "restore", backups[0]["id"], *remote, *target, "--yes",
+                             "--json")
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert json.loads(restored.stdout)["status"] == "applied"
+    assert fresh_smbd.config.read_bytes() == original
+    assert "fresh" not in fresh_smbd.list_shares()
+
+
+def test_apply_refuses_what_testparm_refuses(fresh_smbd: SmbServer, target: list[str],
+                                             tmp_path: Path) -> None:
+    original = fresh_smbd.config.read_bytes()
+    candidate = tmp_path / "bad.conf"
+    candidate.write_bytes(original + b"\n[broken\n")
+    result = sambatune_cli("conf", "apply", "--file", str(candidate), "--remote-path",
+                           str(fresh_smbd.config), *target, "--yes", "--json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["status"] == "refused"
+    assert fresh_smbd.config.read_bytes() == original
+
+
+def test_apply_without_yes_off_a_terminal_is_refused(fresh_smbd: SmbServer,
+                                                     tmp_path: Path) -> None:
+    candidate = tmp_path / "new.conf"
+    candidate.write_bytes(fresh_smbd.config.read_bytes() + b"\n[x]\npath = /tmp\n")
+    result = sambatune_cli("conf", "apply", "--file", str(candidate), "--remote-path",
+                           str(fresh_smbd.config))
+    assert_clean_error(result, "confirm with --yes")
+
+
+def test_the_read_verbs_stay_light(sample: Path) -> None:
+    """No Qt, no SSH stack, no package metadata scan: what keeps `conf effective` fast."""
+    probe = (
+        "import sys, io, contextlib\n"
+        "from sambatune.cli.main import main\n"
+        "for verb in ('effective', 'lint'):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"        main(['conf', verb, {str(sample)!r}, '--json', '--samba-version', '4.17'])\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=120)
+    loaded = set(result.stdout.split())
+    assert "sambatune.conf.document" in loaded, result.stderr
+    heavy = {"PySide6", "paramiko", "importlib.metadata", "importlib.resources", "zipfile",
+             "sambatune.remote.transport", "sambatune.remote.ssh"}
+    if sys.platform.startswith("linux"):
+        heavy.add("platformdirs")
+    assert not loaded & heavy
+
+
+def test_catalog_verb_regenerates_the_bundled_snapshot(tmp_path: Path) -> None:
+    output = tmp_path / "catalog.json"
+    result = sambatune_cli("conf", "catalog", "--refresh", "--output", str(output))
+    assert result.returncode == 0, result.stderr
+    assert "parameters" in result.stdout and str(output) in result.stdout
+    made = json.loads(output.read_text())
+    series = ".".join(made["samba_version"].split(".")[:2])
+    bundled = Path(__file__).parents[1] / "resources" / "parameters" / f"catalog-{series}.json"
+    if not bundled.exists():
+        pytest.skip(f"no snapshot bundled for {made['samba_version']}")
+    shipped = json.loads(bundled.read_text())
+    for data in (made, shipped):
+        data["parameters"].pop("max open files")  # follows the process's rlimit
+    assert made == shipped

@@ -1,0 +1,188 @@
+"""Lint findings: stable codes, the right line, what Samba really does, for the right version."""
+
+from __future__ import annotations
+
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from sambatune.conf.catalog import ParameterCatalog, load_bundled
+from sambatune.conf.document import SmbConfDocument
+from sambatune.conf.includes import LocalIncludes, TransportIncludes
+from sambatune.conf.lint import CODES, Finding, lint
+from sambatune.remote.transport import Transport
+
+
+@cache
+def catalog() -> ParameterCatalog:
+    return load_bundled("4.17")
+
+
+def findings(text: str, version: str = "4.17", path: str = "smb.conf") -> list[Finding]:
+    return lint(SmbConfDocument(text, path), load_bundled(version))
+
+
+def codes(found: list[Finding]) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in found]
+
+
+CONFIG = """\
+workgroup = W
+[global]
+   Max  XMIT = 65535
+   read size = 16384
+   socket options = TCP_NODELAY SO_RCVBUF=65536 SO_SNDBUF=65536
+   log level = 3 passdb:5
+   oplocks = no # off
+   oplcks = no
+   blocking locks = yes
+just words
+[data]
+   path = /srv/data
+   strict sync = yes
+   sync always = yes
+   read only = yes
+   writable = yes
+   workgroup = X
+   max connections = 12abc
+   hide files = /a/b/c/d/e/f/
+   veto files = /g/h/i/j/k/
+[data]
+   x:y = 1
+[data]
+   path = /srv/data2
+"""
+
+
+def test_each_finding_on_its_line() -> None:
+    found = findings(CONFIG)
+    assert set(codes(found)) >= {
+        (3, "smb1-only-parameter"),
+        (4, "removed-parameter"),
+        (5, "socket-buffer-fixed"),
+        (6, "log-level-high"),
+        (7, "inline-comment"),
+        (8, "unknown-parameter"),
+        (9, "deprecated-parameter"),
+        (10, "no-equals"),
+        (14, "strict-sync-sync-always"),
+        (15, "duplicate-parameter"),
+        (17, "global-in-share"),
+        (18, "integer-not-clean"),
+        (19, "many-hide-veto-patterns"),
+        (22, "parametric-dropped"),
+        (12, "duplicate-parameter"),
+    }
+    by_line = {finding.line: finding for finding in found if finding.severity != "error"}
+    assert "Did you mean 'oplocks'" in by_line[8].message
+    assert "3.2.0" in by_line[4].message
+    assert "line 16 (as 'writable')" in by_line[15].message
+    assert by_line[7].severity == "warning" and "'no # off'" in by_line[7].message
+    assert by_line[17].section == "data" and by_line[17].parameter == "workgroup"
+    assert all(finding.code in CODES for finding in found)
+    # Samba has no inline comments, so "no # off" is not a boolean: the file is refused.
+    assert [(f.line, f.code) for f in found if f.severity == "error"] == [(7, "invalid-boolean")]
+    assert [f.line for f in found] == sorted(f.line for f in found)
+    assert "SO_RCVBUF and SO_SNDBUF" in by_line[5].message
+
+
+@pytest.mark.parametrize(("line", "code"), [
+    ("guest ok = maybe", "invalid-boolean"),
+    ("writable = sure", "invalid-boolean"),
+    ("strict locking = off", "invalid-enum"),
+    ("block size = 1kb", "invalid-size"),
+    ("create mask = rw", "invalid-octal"),
+    ("ntvfs handler = +x, y", "invalid-list"),
+    ("copy = nowhere", "copy-missing"),
+])
+def test_what_samba_refuses_is_an_error(line: str, code: str, tmp_path: Path) -> None:
+    text = f"[s]\npath = /tmp\n{line}\n"
+    found = findings(text)
+    assert (3, code) in codes(found)
+    assert [f.severity for f in found if f.code == code] == ["error"]
+    config = tmp_path / "smb.conf"
+    config.write_text(text)
+    result = subprocess.run(["testparm", "-s", str(config)], capture_output=True, text=True)
+    assert result.returncode != 0, "testparm accepted what lint calls an error"
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("[global]\nname resolve order = hosts\n", "invalid-resolve-order"),
+    ("[global]\nsmb ports = 445 99999\n", "invalid-port"),
+    ("[s\npath = /x\n", "bad-section"),
+    ("[]\npath = /x\n", "empty-section"),
+    ("[s]\n= x\n", "empty-name"),
+    ("[s]\npath = /x\ncopy = s\n", "copy-self"),
+    ("[global]\ncopy = s\n", "copy-in-global"),
+    ("[s]\npath = /x\ninclude = registry\n", "include-registry-in-share"),
+])
+def test_structural_and_handler_errors(text: str, code: str, tmp_path: Path) -> None:
+    assert code in [f.code for f in findings(text) if f.severity == "error"]
+    config = tmp_path / "smb.conf"
+    config.write_text(text)
+    assert subprocess.run(["testparm", "-s", str(config)], capture_output=True).returncode != 0
+
+
+def test_smb1_findings_depend_on_version_and_min_protocol() -> None:
+    text = "[global]\nread raw = no\nmax xmit = 65535\n"
+    assert "smb1-only-parameter" in [f.code for f in findings(text)]
+    assert "smb1-only-parameter" not in [f.code for f in findings(text, "4.10")]
+    lowered = "[global]\nserver min protocol = NT1\nread raw = no\n"
+    assert "smb1-only-parameter" not in [f.code for f in findings(lowered)]
+
+
+def test_removed_depends_on_the_version() -> None:
+    text = "[global]\ndirectory name cache size = 100\n"
+    assert not [f for f in findings(text, "4.17") if f.code != "smb1-only-parameter"]
+    assert "removed-parameter" in [f.code for f in findings(text, "4.19")]
+
+
+def test_global_after_share_names_the_shares_that_miss_it() -> None:
+    found = findings("[a]\npath = /a\n[global]\nread only = no\nworkgroup = W\n[b]\npath = /b\n")
+    after = [f for f in found if f.code == "global-after-share"]
+    assert [(f.line, f.parameter) for f in after] == [(4, "read only")]
+    assert "[a]" in after[0].message and "[b]" not in after[0].message
+
+
+def test_includes_are_linted_with_their_own_file_and_line(tmp_path: Path) -> None:
+    included = tmp_path / "shares.conf"
+    included.write_text("[inc]\npath = /x\noplocks = maybe\n")
+    main = tmp_path / "smb.conf"
+    main.write_text(f"[global]\ninclude = {included}\ninclude = {tmp_path}/missing.conf\n"
+                    f"include = {tmp_path}/%m.conf\ninclude = relative.conf\n"
+                    f"include = {main}\n")
+    document = SmbConfDocument(main.read_bytes(), str(main))
+    found = lint(document, catalog(), read_include=LocalIncludes())
+    assert [(f.file, f.line, f.code) for f in found if f.file] == [
+        (str(included), 3, "invalid-boolean")]
+    assert [(f.line, f.code) for f in found if not f.file] == [
+        (3, "include-missing"), (4, "include-not-followed"), (5, "include-relative"),
+        (6, "include-loop")]
+
+
+def test_includes_through_a_transport(any_transport: Transport, tmp_path: Path) -> None:
+    included = tmp_path / "inc.conf"
+    included.write_text("workgroup = FROMINC\n")
+    tmp_path.chmod(0o755)
+    document = SmbConfDocument(f"[global]\ninclude = {included}\n", "main.conf")
+    reader = TransportIncludes(any_transport)
+    found = lint(document, catalog(), read_include=reader)
+    assert not found
+    assert reader(str(included)).__class__ is SmbConfDocument
+    assert reader(str(tmp_path / "nope.conf")) == ("missing", reader(
+        str(tmp_path / "nope.conf"))[1])
+
+
+def test_a_byte_order_mark_hides_the_first_header(tmp_path: Path) -> None:
+    """Samba reads the BOM's bytes as part of the line, so "[data]" is no header to it."""
+    text = "\ufeff[data]\npath = /tmp\ncomment = x\n"
+    found = findings(text)
+    assert [(f.line, f.code) for f in found] == [(1, "no-equals")]
+    assert "byte order mark" in found[0].message
+    config = tmp_path / "smb.conf"
+    config.write_text(text, encoding="utf-8")
+    dumped = subprocess.run(["testparm", "-s", str(config)], capture_output=True,
+                            text=True).stdout
+    assert "[data]" not in dumped and "\tcomment = x" in dumped
