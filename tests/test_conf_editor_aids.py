@@ -101,3 +101,19 @@ def test_a_check_stops_when_cancelled(catalog: ParameterCatalog) -> None:
     token.cancel()
     with pytest.raises(Cancelled):
         lint(document, catalog, cancel=token)
+
+
+def test_a_change_is_described_as_samba_sees_it(catalog: ParameterCatalog) -> None:
+    from sambatune.conf.change_summary import describe_changes
+    from sambatune.conf.effective import effective_view
+
+    before = SmbConfDocument(b"[global]\n log level = 3\n max xmit = 65535\n[a]\n path = /a\n")
+    after = SmbConfDocument(b"# tuned\n[global]\n log level = 1\n[a]\n path = /a\n"
+                            b" writable = yes\n[b]\n path = /b\n")
+    text = describe_changes(effective_view(before, catalog), effective_view(after, catalog))
+    assert text == ("add [b]; log level 3 → 1 in [global]; unset max xmit in [global]; "
+                    "set read only = No in [a]")
+    same = SmbConfDocument(b"[global]\n  log level = 3   # no\n")
+    spaced = SmbConfDocument(b"[global]\n\n log level = 3   # no\n")
+    assert describe_changes(effective_view(same, catalog), effective_view(spaced, catalog)) == (
+        "comments or layout only (nothing Samba reads changed)")
