@@ -288,8 +288,9 @@ def test_closing_with_unsaved_changes_asks(qtbot: QtBot, sample: Path) -> None:
     box.button(QMessageBox.StandardButton.Cancel).click()
     assert window.isVisible()
     window.close()
-    box = [b for b in window.page.findChildren(QMessageBox, "discardChangesBox") if b.isVisible()]
-    box[0].button(QMessageBox.StandardButton.Discard).click()
+    box = next(b for b in window.page.findChildren(QMessageBox, "discardChangesBox")
+               if b.isVisible())
+    box.button(QMessageBox.StandardButton.Discard).click()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5000)
     assert sample.read_text() == SAMPLE
 

@@ -241,6 +241,11 @@ class MainWindow(QMainWindow):
     def show_error(self, error: SambaTuneError) -> None:
         self.message_bar.show_error(error)
 
+    def quit_without_asking(self) -> None:
+        """Close even with unsaved smb.conf edits (the user already agreed to lose them)."""
+        self._quit_confirmed = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         unsaved = self.unsaved_pages()
         if unsaved and not self._quit_confirmed:
@@ -252,11 +257,11 @@ class MainWindow(QMainWindow):
                 "lose them?",
                 QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, self)
             box.setObjectName("quitUnsavedBox")
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
             def answered(button: int) -> None:
                 if button == QMessageBox.StandardButton.Discard:
-                    self._quit_confirmed = True
-                    self.close()
+                    self.quit_without_asking()
 
             box.finished.connect(answered)
             box.open()

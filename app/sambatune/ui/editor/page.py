@@ -13,7 +13,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFileDialog,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -49,6 +50,17 @@ from sambatune.ui.tasks import Task, TaskRunner
 TEXT_VIEW, FORM_VIEW = 0, 1
 ORIGINS = {"live": "from its testparm", "cache": "from its testparm, cached",
            "bundled": "bundled with SambaTune"}
+
+
+def _fit_path(path: str, room: int, width: Any) -> str:
+    """``path`` in ``room`` pixels: the file name whole, the folders cut from the left."""
+    if width(path) <= room:
+        return path
+    folder, _, name = path.rpartition("/")
+    kept = folder
+    while kept and width(f"…{kept}/{name}") > room:
+        kept = kept[1:]
+    return f"…{kept}/{name}" if kept else f"…/{name}"
 
 
 class ConfEditorPage(QWidget):
@@ -92,6 +104,10 @@ class ConfEditorPage(QWidget):
         self.title = QLabel()
         self.title.setObjectName("editorTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A long path must not widen the window: the label shrinks and the path is cut
+        # in the middle (the whole of it is in the tooltip).
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setMinimumWidth(120)
         top.addWidget(self.title, 1)
         self.view_buttons = QButtonGroup(self)
         for index, name in ((TEXT_VIEW, "Text"), (FORM_VIEW, "Form")):
@@ -182,6 +198,7 @@ class ConfEditorPage(QWidget):
         self.status = QLabel()
         self.status.setObjectName("editorStatus")
         self.status.setStyleSheet("color: #57606a;")
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.status)
 
         self.lint = LintRunner(self.buffer, self.runner, self)
@@ -244,12 +261,22 @@ class ConfEditorPage(QWidget):
 
     def _update_title(self) -> None:
         source = self.source
-        mark = "  <span style='color:#9a6700'>● unsaved changes</span>" if self.dirty else ""
-        read_only = "  <span style='color:#57606a'>(read-only)</span>" if self.read_only else ""
-        self.title.setText(f"<b>{html.escape(source.title)}</b> "
-                           f"<span style='color:#57606a'>on {html.escape(source.where)}</span>"
-                           f"{read_only}{mark}")
+        mark = "  ● unsaved changes" if self.dirty else ""
+        read_only = "  (read-only)" if self.read_only else ""
+        tail = f" on {source.where}{read_only}{mark}"
+        metrics = self.title.fontMetrics()
+        room = max(80, self.title.width() - metrics.horizontalAdvance(tail) - 24)
+        path = _fit_path(source.title, room, metrics.horizontalAdvance)
+        mark_html = "  <span style='color:#9a6700'>● unsaved changes</span>" if self.dirty else ""
+        self.title.setText(
+            f"<b>{html.escape(path)}</b> <span style='color:#57606a'>on "
+            f"{html.escape(source.where)}{html.escape(read_only)}</span>{mark_html}")
+        self.title.setToolTip(f"{source.title} on {source.where}")
         self.title_changed.emit(self.tab_title())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._update_title()
 
     def _update_buttons(self) -> None:
         source = self.source
@@ -376,6 +403,7 @@ class ConfEditorPage(QWidget):
                           QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
                           self)
         box.setObjectName("discardChangesBox")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def answered(button: int) -> None:
             if button == QMessageBox.StandardButton.Discard:
@@ -594,6 +622,7 @@ class ConfEditorPage(QWidget):
             "final word and nothing is installed if it refuses. Continue to the review?",
             QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("lintErrorsBox")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         go_on = box.addButton("Review and apply", QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
@@ -605,12 +634,31 @@ class ConfEditorPage(QWidget):
         box.open()
 
     def _open_apply_dialog(self) -> None:
+        """Describe the change (what Samba will read differently), then show the review."""
+        candidate = self.buffer.render()
+        original = self.buffer.baseline
+        catalog = self.catalog
+        self.apply_button.setEnabled(False)
+
+        def work(report: Any, cancel: CancelToken) -> str:
+            from sambatune.conf.change_summary import describe_changes
+            from sambatune.conf.document import SmbConfDocument
+            from sambatune.conf.effective import effective_view
+
+            assert catalog is not None
+            return describe_changes(effective_view(SmbConfDocument(original), catalog),
+                                    effective_view(SmbConfDocument(candidate), catalog))
+
+        self._start(work, name="Describing the change",
+                    on_done=lambda summary: self._show_apply_dialog(original, candidate, summary),
+                    on_failed=lambda _error: self._show_apply_dialog(original, candidate, ""),
+                    on_finished=self._update_buttons)
+
+    def _show_apply_dialog(self, original: bytes, candidate: bytes, summary: str) -> None:
         from sambatune.ui.apply_dialog import ApplyDialog
 
-        candidate = self.buffer.render()
-        dialog = ApplyDialog(self.session, path=self.source.path, original=self.buffer.baseline,
-                             candidate=candidate, summary="edited in the smb.conf editor",
-                             parent=self.window())
+        dialog = ApplyDialog(self.session, path=self.source.path, original=original,
+                             candidate=candidate, summary=summary, parent=self.window())
         self.apply_dialog = dialog
         dialog.finished_outcome.connect(lambda outcome: self._applied(outcome, candidate))
         dialog.open()
@@ -632,7 +680,8 @@ class ConfEditorPage(QWidget):
 
         if self.catalog is None:
             return
-        located = locate_messages(self.buffer.document, self.catalog, errors)
+        specific = [e for e in errors if not e.lower().startswith("error loading services")]
+        located = locate_messages(self.buffer.document, self.catalog, specific or errors)
         anchored: list[tuple[int, Marker]] = []
         listed: list[tuple[int | None, str]] = []
         for item in located:
