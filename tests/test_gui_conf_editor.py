@@ -326,3 +326,41 @@ def _screenshot_with_popup(window, popup, screenshot, name: str) -> None:  # typ
             return picture
 
     screenshot(Shot(), name)
+
+
+def test_included_files_open_read_only(qtbot: QtBot, tmp_path: Path) -> None:
+    shares = tmp_path / "shares.conf"
+    shares.write_text("[data]\n   path = /srv/data\n   oplocks = maybe\n")
+    main_file = tmp_path / "smb.conf"
+    main_file.write_text(f"[global]\n   workgroup = X\n   include = {shares}\n"
+                         f"   include = {tmp_path / 'missing.conf'}\n")
+    window = _open(qtbot, main_file)
+    page = window.page
+    assert page.includes.isVisible()
+    assert "missing.conf" in page.includes.text() and "(missing)" in page.includes.text()
+    # The included file's problem is listed with its file, not put in this file's gutter.
+    assert any(page.findings.row(n).where == f"{shares}:3"
+               for n in range(page.findings.row_count()))
+    assert page.editor.markers_at(3) == []
+    page.includes.linkActivated.emit("0")
+    included = page.windows[-1]
+    qtbot.addWidget(included)
+    qtbot.waitUntil(lambda: included.page.loaded, timeout=10000)
+    assert included.page.buffer.render() == shares.read_bytes()
+    assert included.page.editor.isReadOnly()
+    assert "(read-only)" in included.windowTitle()
+    QTest.keyClicks(included.page.editor, "x")
+    assert included.page.buffer.render() == shares.read_bytes()
+
+
+def test_go_to_line_asks_for_a_number(qtbot: QtBot, sample: Path) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
+    window = _open(qtbot, sample)
+    page = window.page
+    page.goto_action.trigger()
+    dialog = page.findChild(QInputDialog, "goToLineDialog")
+    assert dialog is not None and dialog.intMaximum() == SAMPLE.count("\n")
+    dialog.setIntValue(14)
+    dialog.accept()
+    assert page.editor.current_line() == 14

@@ -497,8 +497,8 @@ class ConfEditorPage(QWidget):
             if link.status == "followed" and link.document is not None:
                 parts.append(f"<a href='{number}'>{path}</a>")
             else:
-                parts.append(f"{path} <span style='color:#9a6700'>({html.escape(link.status)}"
-                             "</span>)")
+                parts.append(f"{path} <span style='color:#9a6700'>({html.escape(link.status)})"
+                             "</span>")
         self._include_links = links
         self.includes.setText("Includes: " + " · ".join(parts) +
                               " <span style='color:#57606a'>— click to open read-only</span>")
