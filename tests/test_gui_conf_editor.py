@@ -61,8 +61,8 @@ def _checked(qtbot: QtBot, page: ConfEditorPage) -> None:
 
 
 @pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    path = tmp_path / "smb.conf"
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("samba") / "smb.conf"
     path.write_text(SAMPLE)
     return path
 

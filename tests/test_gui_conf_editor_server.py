@@ -106,7 +106,7 @@ def test_the_servers_smb_conf_opens_over_ssh_with_its_own_catalog(
     if page.panel.man_pages["map to guest"] is not None:
         assert "smb.conf(5)" in page.panel.browser.toPlainText()
     else:
-        assert "no smb.conf(5)" in page.panel.man_status.text()
+        assert "no smb.conf(5) entry" in page.panel.man_status.text()
 
 
 def test_apply_from_the_editor_then_history_and_restore(

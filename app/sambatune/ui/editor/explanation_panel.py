@@ -71,6 +71,10 @@ class ExplanationPanel(QWidget):
         layout.addWidget(self.man_status)
         self.show_nothing()
 
+    def set_man_page_owner(self, owner: str) -> None:
+        """Whose man page the button reads: "the server's" or "this computer's"."""
+        self.man_button.setText(f"Show {owner} man page entry")
+
     def set_catalog(self, catalog: ParameterCatalog) -> None:
         self.catalog = catalog
         if self.written is not None:
@@ -117,15 +121,15 @@ class ExplanationPanel(QWidget):
             return
         self.man_button.setEnabled(True)
         if text is None:
-            self.man_status.setText("The server has no smb.conf(5) man page entry for "
-                                    f"'{name}' (or no man page installed).")
+            self.man_status.setText(f"There is no smb.conf(5) entry for '{name}' (or no man "
+                                    "page installed).")
             self.man_status.show()
             return
         self.man_status.hide()
         current = self.browser.toHtml()
         paragraphs = "".join(f"<p>{html.escape(part)}</p>" for part in text.split("\n\n")[1:])
         self.browser.setHtml(current.replace("</body>", "") + (
-            "<h4>The server's man page, smb.conf(5)</h4>"
+            "<h4>The man page, smb.conf(5)</h4>"
             f"<div class='muted'>{paragraphs}</div></body>"))
 
     def show_man_page_failed(self, name: str, message: str) -> None:
@@ -141,7 +145,7 @@ class ExplanationPanel(QWidget):
             self.show_man_page(self.parameter, self.man_pages[self.parameter])
             return
         self.man_button.setEnabled(False)
-        self.man_status.setText("Reading the man page on the server…")
+        self.man_status.setText("Reading the man page…")
         self.man_status.show()
         self.man_page_requested.emit(self.parameter)
 

@@ -172,6 +172,8 @@ class ConfEditorPage(QWidget):
         self.stack.addWidget(self.editor)
         self.stack.addWidget(self.form)
         self.panel = ExplanationPanel()
+        self.panel.set_man_page_owner("this computer's" if self.source.where == "this computer"
+                                      else "the server's")
         self.find_bar = FindBar(self.editor)
         self.find_bar.hide()
         editor_column = QWidget()
