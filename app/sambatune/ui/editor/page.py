@@ -36,6 +36,7 @@ from sambatune.conf.document import PARAMETER, SECTION
 from sambatune.conf.effective import IncludeLink
 from sambatune.conf.hints import ParameterHints
 from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.ui.editor.apply_flow import ServerApplyFlow
 from sambatune.ui.editor.buffer import ConfBuffer
 from sambatune.ui.editor.completion import ConfCompletion
 from sambatune.ui.editor.explanation_panel import ExplanationPanel
@@ -44,7 +45,7 @@ from sambatune.ui.editor.findings_list import FindingsList
 from sambatune.ui.editor.form_view import FormEdit, FormView
 from sambatune.ui.editor.lint_runner import LintResult, LintRunner
 from sambatune.ui.editor.sources import ConfSource, IncludedFile, Opened
-from sambatune.ui.editor.text_edit import ConfTextEdit, Marker
+from sambatune.ui.editor.text_edit import ConfTextEdit
 from sambatune.ui.tasks import Task, TaskRunner
 
 TEXT_VIEW, FORM_VIEW = 0, 1
@@ -86,9 +87,7 @@ class ConfEditorPage(QWidget):
         self.catalog: ParameterCatalog | None = None
         self.loaded = False
         self.task: Task | None = None
-        self.apply_dialog: Any = None
         self.windows: list[QWidget] = []
-        self._testparm: list[tuple[int | None, str]] = []
         self._tasks: list[Task] = []
         self.buffer = ConfBuffer(self)
         self._build()
@@ -204,11 +203,12 @@ class ConfEditorPage(QWidget):
         layout.addWidget(self.status)
 
         self.lint = LintRunner(self.buffer, self.runner, self)
+        self.apply_flow = ServerApplyFlow(self)
         self.lint.read_include = self.source.include_reader if not self.read_only else (
             lambda: None)
         self._include_reader: Any = None
         self._make_actions()
-        self._update_buttons()
+        self.update_buttons()
         self._update_title()
 
     def _make_actions(self) -> None:
@@ -280,7 +280,7 @@ class ConfEditorPage(QWidget):
         super().resizeEvent(event)
         self._update_title()
 
-    def _update_buttons(self) -> None:
+    def update_buttons(self) -> None:
         source = self.source
         ready = self.loaded
         self.save_button.setVisible(source.can_save and not self.read_only)
@@ -292,7 +292,7 @@ class ConfEditorPage(QWidget):
 
     def _dirty_changed(self, dirty: bool) -> None:
         self._update_title()
-        self._update_buttons()
+        self.update_buttons()
         self.dirty_changed.emit(dirty)
 
     def _update_status(self) -> None:
@@ -317,7 +317,7 @@ class ConfEditorPage(QWidget):
         self.status.setText(" · ".join(parts))
 
     # -- background work ------------------------------------------------------------------------
-    def _start(self, work: Any, **callbacks: Any) -> Task:
+    def start_task(self, work: Any, **callbacks: Any) -> Task:
         """Start work for this page; :meth:`stop_tasks` cancels what is still running."""
         task = self.runner.start(work, **callbacks)
         self._tasks = [t for t in self._tasks if t.running] + [task]
@@ -338,7 +338,7 @@ class ConfEditorPage(QWidget):
         def work(report: Any, cancel: CancelToken) -> Opened:
             return source.open(cancel)
 
-        self.task = self._start(work, name=f"Opening {source.title}", on_done=self._opened,
+        self.task = self.start_task(work, name=f"Opening {source.title}", on_done=self._opened,
                                 on_failed=self._open_failed,
                                 on_cancelled=lambda: self._show_loading(None))
 
@@ -357,11 +357,9 @@ class ConfEditorPage(QWidget):
         self.lint.read_include = self._reader
         self.buffer.load(opened.data, self.source.path)
         self.loaded = True
-        self._testparm = []
-        self.editor.set_anchored([])
-        self.findings.show_testparm([])
+        self.clear_testparm_errors()
         self.set_catalog(opened.catalog)
-        self._update_buttons()
+        self.update_buttons()
         self._update_title()
         self._cursor_line_changed(self.editor.current_line())
         self.opened.emit()
@@ -390,7 +388,7 @@ class ConfEditorPage(QWidget):
         self.editor.set_markers({})
         self.findings.show_findings([])
         self.includes.hide()
-        self._update_buttons()
+        self.update_buttons()
         self._update_title()
         self._update_status()
 
@@ -454,7 +452,7 @@ class ConfEditorPage(QWidget):
             self._update_status()
             self.status.setText(self.status.text() + f" · {error.message}")
 
-        self._start(work, name="Reading the parameter list", on_done=done, on_failed=failed)
+        self.start_task(work, name="Reading the parameter list", on_done=done, on_failed=failed)
 
     # -- following the text --------------------------------------------------------------------
     def _text_changed(self) -> None:
@@ -603,98 +601,23 @@ class ConfEditorPage(QWidget):
                 self.buffer.mark_saved(data)
             self.status.setText(f"Saved {saved}.")
             self._update_title()
-            self._update_buttons()
+            self.update_buttons()
 
-        self.runner.start(work, name="Saving", on_done=done, on_failed=self.failed.emit)
+        self.start_task(work, name="Saving", on_done=done, on_failed=self.failed.emit)
 
     # -- applying (server configs) ---------------------------------------------------------------
     def apply_to_server(self) -> None:
-        if not self.loaded or not self.source.can_apply or self.session is None:
-            return
-        result = self.lint.current
-        errors = [f for f in (result.findings if result else []) if f.severity == "error"]
-        if not errors:
-            self._open_apply_dialog()
-            return
-        first = errors[0]
-        box = QMessageBox(
-            QMessageBox.Icon.Warning, "Samba may refuse this file",
-            f"SambaTune found {len(errors)} problem(s) that make Samba refuse the file, "
-            f"for example line {first.line}: {first.message}\n\ntestparm on the server has the "
-            "final word and nothing is installed if it refuses. Continue to the review?",
-            QMessageBox.StandardButton.Cancel, self)
-        box.setObjectName("lintErrorsBox")
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        go_on = box.addButton("Review and apply", QMessageBox.ButtonRole.AcceptRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        if self.loaded and self.source.can_apply and self.session is not None:
+            self.apply_flow.start()
 
-        def answered(_result: int) -> None:
-            if box.clickedButton() is go_on:
-                self._open_apply_dialog()
+    @property
+    def apply_dialog(self) -> Any:
+        """The review-and-apply dialog of the last Apply to server… (None before)."""
+        return self.apply_flow.dialog
 
-        box.finished.connect(answered)
-        box.open()
-
-    def _open_apply_dialog(self) -> None:
-        """Describe the change (what Samba will read differently), then show the review."""
-        candidate = self.buffer.render()
-        original = self.buffer.baseline
-        catalog = self.catalog
-        self.apply_button.setEnabled(False)
-
-        def work(report: Any, cancel: CancelToken) -> str:
-            from sambatune.conf.change_summary import describe_changes
-            from sambatune.conf.document import SmbConfDocument
-            from sambatune.conf.effective import effective_view
-
-            assert catalog is not None
-            return describe_changes(effective_view(SmbConfDocument(original), catalog),
-                                    effective_view(SmbConfDocument(candidate), catalog))
-
-        self._start(work, name="Describing the change",
-                    on_done=lambda summary: self._show_apply_dialog(original, candidate, summary),
-                    on_failed=lambda _error: self._show_apply_dialog(original, candidate, ""),
-                    on_finished=self._update_buttons)
-
-    def _show_apply_dialog(self, original: bytes, candidate: bytes, summary: str) -> None:
-        from sambatune.ui.apply_dialog import ApplyDialog
-
-        dialog = ApplyDialog(self.session, path=self.source.path, original=original,
-                             candidate=candidate, summary=summary, parent=self.window())
-        self.apply_dialog = dialog
-        dialog.finished_outcome.connect(lambda outcome: self._applied(outcome, candidate))
-        dialog.open()
-
-    def _applied(self, outcome: Any, candidate: bytes) -> None:
-        if outcome.live == "new":
-            self.buffer.mark_saved(candidate)
-            self._testparm = []
-            self.editor.set_anchored([])
-            self.findings.show_testparm([])
-            self.applied.emit(outcome)
-        elif outcome.testparm is not None and not outcome.testparm.ok:
-            self.show_testparm_errors(outcome.testparm.errors)
-        self._update_buttons()
-
-    def show_testparm_errors(self, errors: list[str]) -> None:
-        """testparm's complaints at the lines they are about (gutter and list)."""
-        from sambatune.conf.testparm_messages import locate_messages
-
-        if self.catalog is None:
-            return
-        specific = [e for e in errors if not e.lower().startswith("error loading services")]
-        located = locate_messages(self.buffer.document, self.catalog, specific or errors)
-        anchored: list[tuple[int, Marker]] = []
-        listed: list[tuple[int | None, str]] = []
-        for item in located:
-            for line in item.lines:
-                anchored.append((line, Marker("error", item.message, "testparm")))
-            listed.append((item.lines[0] if item.lines else None, item.message))
-        self._testparm = listed
-        self.editor.set_anchored(anchored)
-        self.findings.show_testparm(listed)
-        if anchored:
-            self.go_to_line(anchored[0][0])
+    def clear_testparm_errors(self) -> None:
+        self.editor.set_anchored([])
+        self.findings.show_testparm([])
 
     # -- the man page --------------------------------------------------------------------------
     def _read_man_page(self, name: str) -> None:
@@ -703,7 +626,7 @@ class ConfEditorPage(QWidget):
         def work(report: Any, cancel: CancelToken) -> str | None:
             return source.man_page_entry(name)
 
-        self._start(work, name="Reading the man page",
+        self.start_task(work, name="Reading the man page",
                           on_done=lambda text: self.panel.show_man_page(name, text),
                           on_failed=lambda error: self.panel.show_man_page_failed(
                               name, error.message))
