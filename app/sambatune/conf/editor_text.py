@@ -284,8 +284,11 @@ class EditorText:
         remembered = self._removed.get(text) if restoring else None
         if remembered is not None:
             stored, flag, eol_before = remembered
-            if not last:
-                eol = eol_before or eol or self.default_eol
+            # Its own ending, unless it is now the last line of a file without one.
+            if eol_before and (eol or not last):
+                eol = eol_before
+            elif not eol and not last:
+                eol = self.default_eol
             return (stored + "\r" if eol == "\r\n" else stored), flag
         if not eol and not last:
             eol = self.default_eol

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QTextBlock, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
@@ -115,9 +115,34 @@ class ConfBuffer(QObject):
             self.text.replace(1, self.text.line_count,
                               _block_texts(qdocument.firstBlock(), count - 1),
                               restoring=self._restoring)
+            first_number, lines = 0, _block_texts(qdocument.firstBlock(), count - 1)
         else:
             self.text.replace(first_number + 1, old_count, lines, restoring=self._restoring)
+        display_line = self.text.display_line
+        if any(text != display_line(first_number + offset + 1)
+               for offset, text in enumerate(lines)):
+            # The bytes read back differently from what was typed (a stand-in for a lone
+            # CR left at the end of a line now reads as a CRLF ending): show what the
+            # file says, as part of the same undo step, once Qt is done with this change.
+            QTimer.singleShot(0, self._show_what_the_file_says)
         self.changed.emit()
+
+    def _show_what_the_file_says(self) -> None:
+        cursor = QTextCursor(self.qdocument)
+        cursor.joinPreviousEditBlock()
+        try:
+            block = self.qdocument.firstBlock()
+            number = 1
+            while block.isValid():
+                shown = self.text.display_line(number)
+                if block.text() != shown:
+                    cursor.setPosition(block.position())
+                    cursor.setPosition(_end_of(block), QTextCursor.MoveMode.KeepAnchor)
+                    cursor.insertText(shown)
+                block = block.next()
+                number += 1
+        finally:
+            cursor.endEditBlock()
 
     # -- undo and redo ------------------------------------------------------------------------
     def undo(self) -> None:
