@@ -91,3 +91,57 @@ def test_random_edits_keep_widget_and_document_in_step(
     assert _blocks(buffer) == buffer.text.display_lines()
     assert buffer.render() == data
     assert not buffer.dirty
+
+
+conf_edits = st.lists(st.tuples(
+    st.sampled_from(["set", "unset", "add", "remove"]),
+    st.sampled_from(["global", "share", "new"]),
+    st.sampled_from(["oplocks", "writable", "comment", "log level"]),
+    st.sampled_from(["yes", "no", "a b", "3"]),
+), max_size=6)
+conf_files = st.sampled_from([
+    b"[global]\r\n\tworkgroup = X\r\n[share]\r\n path = /a\r\n oplocks = no\r\n",
+    b"[global]\n   log level = 1\n\n[share]\n   path = /srv\n   writeable = no",
+    b"",
+    b"# only a comment\n",
+])
+
+
+@settings(max_examples=200, deadline=None)
+@given(conf_files, conf_edits)
+def test_conf_engine_edits_land_in_the_text_exactly(
+    qapp: QApplication, data: bytes, changes: list[tuple[str, str, str, str]],
+) -> None:
+    from sambatune.conf import edits
+    from sambatune.conf.catalog import load_bundled
+    from sambatune.errors import InvalidInput
+
+    catalog = load_bundled((4, 17, 12))
+    buffer = ConfBuffer()
+    buffer.load(data, "form.conf")
+    for kind, section, name, value in changes:
+        copy = buffer.document.copy()
+        try:
+            if kind == "set":
+                made = edits.set_parameter(copy, section, name, value, catalog)
+            elif kind == "unset":
+                made = edits.unset_parameter(copy, section, name, catalog)
+            elif kind == "add":
+                made = edits.add_section(copy, section)
+            else:
+                made = edits.remove_section(copy, section)
+        except InvalidInput:
+            continue
+        was_empty = buffer.document.line_count == 0
+        buffer.apply_changes(made)
+        assert _blocks(buffer) == buffer.text.display_lines()
+        if was_empty:
+            # Text put into an emptied file keeps the file's line endings and whether
+            # it ended with one (the engine, seeing no lines, would use LF and end with it).
+            mine = buffer.render().replace(b"\r\n", b"\n")
+            assert mine.rstrip(b"\n") == copy.render().rstrip(b"\n")
+        else:
+            assert buffer.render() == copy.render()
+    while buffer.qdocument.isUndoAvailable():
+        buffer.undo()
+    assert buffer.render() == data
