@@ -16,6 +16,8 @@ from collections.abc import Sequence
 VERB_MODULES = (
     "sambatune.cli.survey",
     "sambatune.cli.client",
+    "sambatune.cli.bench",
+    "sambatune.cli.results",
 )
 
 
