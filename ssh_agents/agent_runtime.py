@@ -51,6 +51,7 @@ class Agent(object):
         self._processes = []
         self._callbacks = []
         self._cleaned = False
+        self._cleanup_finished = threading.Event()
         self.stopping = threading.Event()
         self.main_done = threading.Event()
 
@@ -144,11 +145,20 @@ class Agent(object):
         return self.own_path(path)
 
     def cleanup(self):
+        """Remove everything registered; a second caller waits for the first to finish."""
         with self._cleanup_lock:
-            if self._cleaned:
-                return
+            first = not self._cleaned
             self._cleaned = True
             processes, paths, callbacks = self._processes, self._paths, self._callbacks
+        if not first:
+            self._cleanup_finished.wait(120)
+            return
+        try:
+            self._remove(processes, paths, callbacks)
+        finally:
+            self._cleanup_finished.set()
+
+    def _remove(self, processes, paths, callbacks):
         for process in processes:
             if process.poll() is None:
                 try:
@@ -467,30 +477,35 @@ def run(name, main):
     watcher.start()
     code = 0
     started = time.time()
+    last = None
     try:
         result = main(agent, params)
-        agent.emit("result", data=result, seconds=round(time.time() - started, 3))
+        last = {"type": "result", "data": result, "seconds": round(time.time() - started, 3)}
     except Stop:
-        agent.emit("error", code="stopped", message="The agent was stopped.")
+        last = {"type": "error", "code": "stopped", "message": "The agent was stopped."}
         code = 5
     except AgentFailure as exc:
-        agent.emit("error", code=exc.code, message=exc.message, details=exc.details)
+        last = {"type": "error", "code": exc.code, "message": exc.message, "details": exc.details}
         code = 2
     except Exception as exc:  # report, never leave a bare traceback
         import traceback
 
-        agent.emit(
-            "error",
-            code="agent-crashed",
-            message="%s: %s" % (type(exc).__name__, exc),
-            details=traceback.format_exc(),
-        )
+        last = {
+            "type": "error",
+            "code": "agent-crashed",
+            "message": "%s: %s" % (type(exc).__name__, exc),
+            "details": traceback.format_exc(),
+        }
         code = 1
     finally:
         # Signals during cleanup must not interrupt it.
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, signal.SIG_IGN)
+        # Clean up before the last line: once the app reads the result, nothing the
+        # agent created is left on the server.
         agent.cleanup()
         agent.main_done.set()
+    if last is not None:
+        agent.emit(last.pop("type"), **last)
     sys.stdout.flush()
     os._exit(code)

@@ -120,6 +120,7 @@ class NetStreams:
         agent = AgentRun(bench.transport, "net", params, cancel=bench.cancel)
         lines = agent.events()
         stream: StreamThread | None = None
+        ports: dict[int, int] = {}
         unregister = bench.cancel.on_cancel(lambda: stream.abort() if stream else None)
         try:
             for event in lines:
@@ -127,6 +128,7 @@ class NetStreams:
                 index = int(data.get("run", 0))
                 planned = plan[index - 1] if 0 < index <= len(plan) else None
                 if event.type == "listening" and planned is not None:
+                    ports[index] = int(data["port"])
                     yield recorder.started(planned.series, planned.attempt)
                     sock = self._connect(str(data["address"]), int(data["port"]), planned.spec)
                     try:
@@ -142,7 +144,7 @@ class NetStreams:
                 elif event.type == "run" and planned is not None:
                     assert stream is not None
                     stream.join()
-                    yield self._record(recorder, planned, data, stream)
+                    yield self._record(recorder, planned, {**data, "port": ports.get(index)}, stream)
                     stream = None
                 elif event.type == "progress":
                     yield Progress(phase.scale(data.get("fraction")), str(data.get("message", "")))
@@ -174,7 +176,8 @@ class NetStreams:
             "direction": spec.direction,
             "requested": {"sndbuf": spec.sndbuf, "rcvbuf": spec.rcvbuf, "nodelay": spec.nodelay,
                           "buffers_on": self.options.buffers_on},
-            "server": {"role": server.get("role"), "bytes": server.get("bytes"),
+            "server": {"port": server.get("port"), "role": server.get("role"),
+                       "bytes": server.get("bytes"),
                        "seconds": server.get("seconds"), "sndbuf": server.get("sndbuf"),
                        "rcvbuf": server.get("rcvbuf"), "tcp_info": server.get("tcp_info")},
             "client": {"bytes": outcome.bytes, "seconds": outcome.seconds,
