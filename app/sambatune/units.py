@@ -55,3 +55,36 @@ def format_seconds(seconds: float | None) -> str:
         return f"{seconds:.2f} s"
     minutes, rest = divmod(int(seconds), 60)
     return f"{minutes} min {rest} s"
+
+
+def format_rate_pair(first: float, second: float) -> tuple[str, str]:
+    """Two throughputs in one unit, with enough decimals that different values look different.
+
+    Used where two figures are set side by side ("112.4 MB/s vs 98.1 MB/s"):
+    ``format_rate`` alone would print 112.3 and 112.4 MB/s both as "112 MB/s".
+    """
+    largest = max(abs(first), abs(second))
+    divisor, unit, decimals = next(
+        (step for step in ((1e9, "GB/s", 2), (1e6, "MB/s", 1), (1e3, "kB/s", 1)) if largest >= step[0]),
+        (1.0, "B/s", 0),
+    )
+    a, b = first / divisor, second / divisor
+    while decimals < 3 and a != b and f"{a:.{decimals}f}" == f"{b:.{decimals}f}":
+        decimals += 1
+    return f"{a:.{decimals}f} {unit}", f"{b:.{decimals}f} {unit}"
+
+
+def format_operations_rate(per_second: float | None) -> str:
+    """File or metadata operations per second: 12345.6 -> '12,346 ops/s'."""
+    if per_second is None:
+        return "?"
+    if abs(per_second) >= 100:
+        return f"{per_second:,.0f} ops/s"
+    return f"{per_second:.3g} ops/s"
+
+
+def format_percent(fraction: float | None, decimals: int = 1) -> str:
+    """0.146 -> '14.6%'."""
+    if fraction is None:
+        return "?"
+    return f"{fraction * 100:.{decimals}f}%"
