@@ -128,9 +128,12 @@ class SeriesResult:
         mean = stdev = None
         if stats is not None:
             mean, stdev = stats.mean, stats.stdev
+        valid = stats.valid_mean if stats is not None else None
         if self.unit == BYTES:
             data["mean_bytes_per_s"] = mean
             data["stdev_bytes_per_s"] = stdev
+            # The book's "average of the valid runs": odd runs left out.
+            data["valid_mean_bytes_per_s"] = valid
             data["mean_bits_per_s"] = None if mean is None else mean * 8
             links = {r.link_speed_bits for r in counted}
             link = links.pop() if len(links) == 1 else None
@@ -139,8 +142,10 @@ class SeriesResult:
         else:
             data["mean_bytes_per_s"] = None
             data["stdev_bytes_per_s"] = None
+            data["valid_mean_bytes_per_s"] = None
             data["mean_operations_per_s"] = mean
             data["stdev_operations_per_s"] = stdev
+            data["valid_mean_operations_per_s"] = valid
         data["mean_seconds_per_run"] = (
             sum(r.seconds for r in counted) / len(counted) if counted else None
         )

@@ -95,7 +95,9 @@ def format_series(series: SeriesResult) -> list[str]:
             spread = f" ({stats.cv:.1%})" if stats.cv is not None else ""
             lines.append(f"  {'Deviation':>32} {_number(stats.stdev, 1):>16}{spread}")
         if outliers:
-            lines.append("  * odd run")
+            valid = (format_rate(stats.valid_mean) if series.unit == BYTES
+                     else _ops(stats.valid_mean))
+            lines.append(f"  * odd run; the average of the other runs is {valid}")
         if stats.note:
             lines.append(f"  {stats.note}")
     return lines
