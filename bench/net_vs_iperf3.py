@@ -1,0 +1,116 @@
+"""The net agent against iperf3 on loopback, in the same run: is our TCP stream as fast?
+
+Rounds alternate between the two tools so machine noise hits both alike. The agent runs
+twice over: started on this computer, and started through a real sshd on loopback (the
+data then still streams over its own TCP connection, never through SSH, which would cap
+it near 350 MB/s). Prints one JSON object; the goal is a ratio of at least 0.95.
+
+    .venv/bin/python bench/net_vs_iperf3.py [--rounds 5] [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from sambatune.bench.net import NetBenchmark, NetOptions
+from sambatune.bench.runner import Method
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.local import LocalTransport
+from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.transport import Transport
+from testbed.ports import free_port, wait_for_port
+from testbed.processes import start_group, stop_group
+from testbed.sshd import SshServer, current_user, keygen
+
+
+def iperf3_bits(port: int, seconds: float, direction: str) -> float:
+    argv = ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds), "-J"]
+    if direction == "download":
+        argv.append("-R")  # the server sends, as our download does
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60, check=True)
+    return float(json.loads(done.stdout)["end"]["sum_received"]["bits_per_second"])
+
+
+def agent_bits(transport: Transport, seconds: float, direction: str) -> float:
+    result = NetBenchmark(transport, Method(runs=1, warmup=0),
+                          NetOptions(direction=direction, seconds=seconds)).run()
+    run = result.series[direction].counted[0]
+    assert run.bits_per_s is not None
+    return run.bits_per_s
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
+
+    work = Path(tempfile.mkdtemp(prefix="sambatune-net-bench-"))
+    iperf_port = free_port()
+    iperf = start_group(["iperf3", "-s", "-p", str(iperf_port)], work / "iperf3.log")
+    key = keygen(work / "id_ed25519")
+    sshd = SshServer(work, "sshd")
+    sshd.authorize(key.with_suffix(".pub"))
+    sshd.start()
+    known = work / "known_hosts"
+    known.write_text(sshd.known_hosts_line)
+    ssh = open_target(ConnectionOptions(host="127.0.0.1", port=sshd.port, user=current_user(),
+                                        identity_file=str(key), known_hosts=known), NoPrompts())
+    local = LocalTransport()
+    load_at_start = os.getloadavg()[0]
+    figures: dict[str, dict[str, list[float]]] = {}
+    try:
+        wait_for_port(iperf_port)
+        for direction in ("download", "upload"):
+            runs = figures[direction] = {"iperf3": [], "agent_local": [], "agent_over_ssh": []}
+            iperf3_bits(iperf_port, 1, direction)  # warm-up, not counted
+            agent_bits(local, 1, direction)
+            for _ in range(args.rounds):
+                runs["iperf3"].append(iperf3_bits(iperf_port, args.seconds, direction))
+                runs["agent_local"].append(agent_bits(local, args.seconds, direction))
+                runs["agent_over_ssh"].append(agent_bits(ssh, args.seconds, direction))
+                time.sleep(0.2)
+    finally:
+        ssh.close()
+        sshd.stop()
+        stop_group(iperf)
+
+    report: dict[str, object] = {
+        "benchmark": "net agent vs iperf3, one TCP stream on loopback",
+        "rounds": args.rounds, "seconds_per_run": args.seconds,
+        "load_average_at_start": load_at_start, "load_average_at_end": os.getloadavg()[0],
+        "goal": "agent >= 0.95 x iperf3",
+    }
+    ratios = []
+    for direction, runs in figures.items():
+        means = {tool: statistics.mean(values) for tool, values in runs.items()}
+        medians = {tool: statistics.median(values) for tool, values in runs.items()}
+        entry: dict[str, object] = {
+            f"{tool}_gbit_s": [round(v / 1e9, 2) for v in values] for tool, values in runs.items()
+        }
+        entry.update({f"{tool}_mean_gbit_s": round(m / 1e9, 2) for tool, m in means.items()})
+        for tool in ("agent_local", "agent_over_ssh"):
+            ratio = means[tool] / means["iperf3"]
+            entry[f"ratio_{tool}"] = round(ratio, 3)
+            entry[f"ratio_{tool}_of_medians"] = round(medians[tool] / medians["iperf3"], 3)
+            ratios.append(ratio)
+        report[direction] = entry
+    report["ratio_min"] = round(min(ratios), 3)
+    report["goal_met"] = min(ratios) >= 0.95
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
