@@ -49,6 +49,14 @@ def test_run_record_is_the_books_table_row() -> None:
     assert ops.unit == "operations" and ops.operations_per_s == 2000 and ops.bytes_per_s is None
 
 
+def test_client_planner_reads_a_net_result() -> None:
+    from sambatune.client.measure import bandwidth_from_result
+
+    data = json.loads(json.dumps(make_result([100.0, 102.0, 98.0]).to_json()))
+    bits, where = bandwidth_from_result(data)
+    assert bits == pytest.approx(800e6) and where == "summary.mean_bits_per_s"
+
+
 def test_method_refuses_nonsense() -> None:
     with pytest.raises(InvalidInput):
         Method(runs=0)
