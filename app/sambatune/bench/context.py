@@ -87,11 +87,13 @@ def collect_context(
     *,
     config_path: str | None = None,
     link_speed_bits: int | None = None,
+    survey: Survey | None = None,
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
 ) -> BenchContext:
-    """Survey the server and read its live smb.conf (the bytes, exactly)."""
-    survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
+    """Survey the server (unless ``survey`` is a fresh one) and read its live smb.conf bytes."""
+    if survey is None:
+        survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
     context = BenchContext(data_address=data_address(transport), survey=survey)
     context.link_speed_bits = link_speed_bits or survey.link_speed_bits(context.data_address)
     context.smb_conf_path = config_path or survey.config_path
