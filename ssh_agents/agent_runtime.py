@@ -9,6 +9,7 @@ file and process the agent registered, whatever ends the run: success, an
 exception, SIGTERM/SIGINT/SIGHUP, or stdin closing because the client went away.
 """
 
+import errno
 import json
 import os
 import platform
@@ -141,7 +142,18 @@ class Agent(object):
 
     def work_dir(self, parent=None):
         """A fresh directory for this run's files, removed when the agent ends."""
-        path = tempfile.mkdtemp(prefix="sambatune-%s-" % self.name, dir=parent)
+        try:
+            path = tempfile.mkdtemp(prefix="sambatune-%s-" % self.name, dir=parent)
+        except OSError as exc:
+            where = parent or tempfile.gettempdir()
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise AgentFailure(
+                    "no-permission",
+                    "This account (uid %d) may not create files in %s: %s."
+                    % (os.getuid(), where, exc.strerror),
+                ) from exc
+            raise AgentFailure("cannot-create", "Cannot create a directory in %s: %s"
+                               % (where, exc.strerror)) from exc
         return self.own_path(path)
 
     def cleanup(self):

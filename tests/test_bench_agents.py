@@ -458,3 +458,25 @@ def test_dirscale_refuses_more_files_than_free_inodes(
     with pytest.raises(AgentFailed, match="Not enough free inodes"):
         DirscaleBenchmark(transport, TWO_RUNS, options, context=context).run()
     assert list(small_tmpfs.iterdir()) == []
+
+
+def test_a_directory_the_account_cannot_write_is_named(
+    sshd_password: SshServer, sudo_user, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    from sambatune.remote.connection import ConnectionOptions, open_target
+    from sambatune.remote.prompts import FixedAnswers
+
+    locked = Path(tempfile.mkdtemp(prefix="sambatune-locked-"))
+    locked.chmod(0o755)  # root's: the user may look in, not write
+    options = ConnectionOptions(host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
+                                known_hosts=tmp_path / "kh", password=sudo_user.password)
+    target = open_target(options, FixedAnswers(accept_new_host_key=True))
+    try:
+        with pytest.raises(AgentFailed, match="may not create files in") as caught:
+            DiskBenchmark(target, Method(runs=1, warmup=0),
+                          DiskOptions(directory=str(locked), size=1 << 20)).run()
+        assert caught.value.code == "agent-no-permission"
+        assert list(locked.iterdir()) == []
+    finally:
+        target.close()
+        locked.rmdir()
