@@ -33,8 +33,10 @@ from testbed.processes import start_group, stop_group
 from testbed.sshd import SshServer, current_user, keygen
 
 
-def iperf3_bits(port: int, seconds: float, direction: str) -> float:
+def iperf3_bits(port: int, seconds: float, direction: str, length: str | None = None) -> float:
     argv = ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds), "-J"]
+    if length:
+        argv += ["-l", length]
     if direction == "download":
         argv.append("-R")  # the server sends, as our download does
     done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60, check=True)
@@ -53,6 +55,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--iperf3-length", metavar="BYTES",
+                        help="iperf3 -l (default: its own, 128K); the agent moves 1 MiB per call")
     args = parser.parse_args()
     os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
 
@@ -77,7 +81,8 @@ def main() -> int:
             iperf3_bits(iperf_port, 1, direction)  # warm-up, not counted
             agent_bits(local, 1, direction)
             for _ in range(args.rounds):
-                runs["iperf3"].append(iperf3_bits(iperf_port, args.seconds, direction))
+                runs["iperf3"].append(
+                    iperf3_bits(iperf_port, args.seconds, direction, args.iperf3_length))
                 runs["agent_local"].append(agent_bits(local, args.seconds, direction))
                 runs["agent_over_ssh"].append(agent_bits(ssh, args.seconds, direction))
                 time.sleep(0.2)
@@ -89,6 +94,7 @@ def main() -> int:
     report: dict[str, object] = {
         "benchmark": "net agent vs iperf3, one TCP stream on loopback",
         "rounds": args.rounds, "seconds_per_run": args.seconds,
+        "iperf3_length": args.iperf3_length or "default (128K)",
         "load_average_at_start": load_at_start, "load_average_at_end": os.getloadavg()[0],
         "goal": "agent >= 0.95 x iperf3",
     }
