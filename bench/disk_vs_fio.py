@@ -18,6 +18,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from sambatune.bench.disk import DiskBenchmark, DiskOptions
@@ -37,6 +38,9 @@ def fio_job(path: Path, size: int, rw: str, direct: bool) -> float:
         # The agent's buffer is an anonymous mmap (page-aligned, as O_DIRECT needs); fio's
         # default malloc'ed buffer copies from the page cache at half the speed here.
         "--mem=mmap",
+        # fio preallocates its file by default; the agent (like a client's upload)
+        # extends a new file as it writes.
+        "--fallocate=none",
         # fsync at the end of the write, as the agent does; and no dropping of the page
         # cache before the read, which fio does by default and the agent does not.
         "--end_fsync=1" if rw == "write" else "--invalidate=0",
@@ -65,11 +69,18 @@ def agent(directory: Path, size: int, direct: bool) -> dict[str, float]:
     return {op: result.series[op].counted[0].bytes_per_s or 0.0 for op in ("write", "read")}
 
 
+def settle(seconds: float) -> None:
+    os.sync()
+    time.sleep(seconds)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--directory", default="/var/tmp")
     parser.add_argument("--size", default="1GiB")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--settle", type=float, default=3.0,
+                        help="seconds of quiet before each tool's turn (default 3)")
     args = parser.parse_args()
     os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
     size = parse_size(args.size)
@@ -77,6 +88,7 @@ def main() -> int:
     report: dict[str, object] = {
         "benchmark": "disk agent vs fio, sequential 1 MiB blocks, write (fsync at end) then read",
         "directory": str(work), "size_bytes": size, "rounds": args.rounds,
+        "order": "alternating, each tool after a sync and a pause", "settle_seconds": args.settle,
         "load_average_at_start": os.getloadavg()[0],
         "goal": "agent within 10% of fio (ratio 0.9 to 1.1)",
     }
@@ -85,13 +97,15 @@ def main() -> int:
         for mode, direct in (("direct", True), ("buffered", False)):
             runs: dict[str, list[float]] = {"agent_write": [], "agent_read": [],
                                             "fio_write": [], "fio_read": []}
-            for _ in range(args.rounds):
-                mine = agent(work, size, direct)
-                runs["agent_write"].append(mine["write"])
-                runs["agent_read"].append(mine["read"])
-                theirs = fio(work, size, direct)
-                runs["fio_write"].append(theirs["write"])
-                runs["fio_read"].append(theirs["read"])
+            for round_number in range(args.rounds):
+                # Who goes first alternates, and each starts on a settled disk: on a
+                # virtual disk the host is still flushing the previous tool's gigabytes.
+                order = ("agent", "fio") if round_number % 2 == 0 else ("fio", "agent")
+                for tool in order:
+                    settle(args.settle)
+                    figures = agent(work, size, direct) if tool == "agent" else fio(work, size, direct)
+                    runs[f"{tool}_write"].append(figures["write"])
+                    runs[f"{tool}_read"].append(figures["read"])
             entry: dict[str, object] = {
                 f"{key}_mb_s": [round(v / 1e6, 1) for v in values] for key, values in runs.items()
             }
