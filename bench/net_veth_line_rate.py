@@ -88,8 +88,7 @@ def inside(args: argparse.Namespace) -> int:
     from sambatune.bench.runner import Method
     from sambatune.remote.connection import ConnectionOptions, open_target
     from sambatune.remote.prompts import NoPrompts
-    from testbed.ports import wait_for_port
-    from testbed.processes import start_group, stop_group
+    from testbed.iperf3 import Iperf3Server, iperf3_bits
     from testbed.sshd import SshServer, current_user, keygen
 
     os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
@@ -99,11 +98,9 @@ def inside(args: argparse.Namespace) -> int:
     sshd = SshServer(work, "sshd", port=SSH_PORT, listen_address=SERVER_IP, launcher=launcher)
     sshd.authorize(key.with_suffix(".pub"))
     sshd.start()
-    iperf = start_group([*launcher, "iperf3", "-s", "-B", SERVER_IP, "-p", str(IPERF_PORT)],
-                        work / "iperf3.log")
+    iperf = Iperf3Server(work / "iperf3.log", IPERF_PORT, SERVER_IP, launcher).start()
     known = work / "known_hosts"
     known.write_text(sshd.known_hosts_line)
-    wait_for_port(IPERF_PORT, host=SERVER_IP)
     line_rate = args.rate_mbit * 1_000_000
     figures: dict[str, dict[str, list[float]]] = {}
     try:
@@ -118,12 +115,13 @@ def inside(args: argparse.Namespace) -> int:
             counted = result.series[direction].counted
             agent = [r.bits_per_s or 0.0 for r in counted]
             percent = [r.percent_of_link or 0.0 for r in counted]
-            iperf3 = [_iperf3(direction, args.seconds) for _ in range(args.rounds)]
+            iperf3 = [iperf3_bits(SERVER_IP, IPERF_PORT, args.seconds, direction)
+                      for _ in range(args.rounds)]
             figures[direction] = {"agent": agent, "iperf3": iperf3, "percent_of_link": percent}
         ssh.close()
     finally:
         sshd.stop()
-        stop_group(iperf)
+        iperf.stop()
 
     report: dict[str, object] = {
         "benchmark": "net agent across a veth pair between two namespaces, tbf-limited",
@@ -150,14 +148,6 @@ def inside(args: argparse.Namespace) -> int:
     report["goal_met"] = worst >= 0.94
     print(json.dumps(report, indent=2))
     return 0
-
-
-def _iperf3(direction: str, seconds: float) -> float:
-    argv = ["iperf3", "-c", SERVER_IP, "-p", str(IPERF_PORT), "-t", str(seconds), "-J"]
-    if direction == "download":
-        argv.append("-R")
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60, check=True)
-    return float(json.loads(done.stdout)["end"]["sum_received"]["bits_per_second"])
 
 
 def main() -> int:

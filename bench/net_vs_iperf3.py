@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,19 +27,9 @@ from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
-from testbed.ports import free_port, wait_for_port
-from testbed.processes import start_group, stop_group
+from testbed.iperf3 import Iperf3Server, iperf3_bits
+from testbed.ports import free_port
 from testbed.sshd import SshServer, current_user, keygen
-
-
-def iperf3_bits(port: int, seconds: float, direction: str, length: str | None = None) -> float:
-    argv = ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds), "-J"]
-    if length:
-        argv += ["-l", length]
-    if direction == "download":
-        argv.append("-R")  # the server sends, as our download does
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60, check=True)
-    return float(json.loads(done.stdout)["end"]["sum_received"]["bits_per_second"])
 
 
 def agent_bits(transport: Transport, seconds: float, direction: str) -> float:
@@ -62,7 +51,7 @@ def main() -> int:
 
     work = Path(tempfile.mkdtemp(prefix="sambatune-net-bench-"))
     iperf_port = free_port()
-    iperf = start_group(["iperf3", "-s", "-p", str(iperf_port)], work / "iperf3.log")
+    iperf = Iperf3Server(work / "iperf3.log", iperf_port).start()
     key = keygen(work / "id_ed25519")
     sshd = SshServer(work, "sshd")
     sshd.authorize(key.with_suffix(".pub"))
@@ -75,21 +64,20 @@ def main() -> int:
     load_at_start = os.getloadavg()[0]
     figures: dict[str, dict[str, list[float]]] = {}
     try:
-        wait_for_port(iperf_port)
         for direction in ("download", "upload"):
             runs = figures[direction] = {"iperf3": [], "agent_local": [], "agent_over_ssh": []}
-            iperf3_bits(iperf_port, 1, direction)  # warm-up, not counted
+            iperf3_bits("127.0.0.1", iperf_port, 1, direction)  # warm-up, not counted
             agent_bits(local, 1, direction)
             for _ in range(args.rounds):
-                runs["iperf3"].append(
-                    iperf3_bits(iperf_port, args.seconds, direction, args.iperf3_length))
+                runs["iperf3"].append(iperf3_bits("127.0.0.1", iperf_port, args.seconds,
+                                                  direction, args.iperf3_length))
                 runs["agent_local"].append(agent_bits(local, args.seconds, direction))
                 runs["agent_over_ssh"].append(agent_bits(ssh, args.seconds, direction))
                 time.sleep(0.2)
     finally:
         ssh.close()
         sshd.stop()
-        stop_group(iperf)
+        iperf.stop()
 
     report: dict[str, object] = {
         "benchmark": "net agent vs iperf3, one TCP stream on loopback",
