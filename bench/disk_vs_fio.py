@@ -79,6 +79,7 @@ def main() -> int:
     parser.add_argument("--directory", default="/var/tmp")
     parser.add_argument("--size", default="1GiB")
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--modes", default="direct,buffered", help="direct, buffered or both")
     parser.add_argument("--settle", type=float, default=3.0,
                         help="seconds of quiet before each tool's turn (default 3)")
     args = parser.parse_args()
@@ -94,7 +95,10 @@ def main() -> int:
     }
     ratios = []
     try:
+        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         for mode, direct in (("direct", True), ("buffered", False)):
+            if mode not in modes:
+                continue
             runs: dict[str, list[float]] = {"agent_write": [], "agent_read": [],
                                             "fio_write": [], "fio_read": []}
             for round_number in range(args.rounds):
