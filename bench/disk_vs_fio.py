@@ -83,9 +83,9 @@ def main() -> int:
     parser.add_argument("--settle", type=float, default=3.0,
                         help="seconds of quiet before each tool's turn (default 3)")
     args = parser.parse_args()
-    os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
     size = parse_size(args.size)
     work = Path(tempfile.mkdtemp(prefix="sambatune-disk-bench-", dir=args.directory))
+    os.environ.setdefault("SAMBATUNE_HOME", str(work / "home"))
     report: dict[str, object] = {
         "benchmark": "disk agent vs fio, sequential 1 MiB blocks, write (fsync at end) then read",
         "directory": str(work), "size_bytes": size, "rounds": args.rounds,

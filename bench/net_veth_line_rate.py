@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -83,6 +84,14 @@ def outside(args: argparse.Namespace) -> int:
 
 
 def inside(args: argparse.Namespace) -> int:
+    work = Path(tempfile.mkdtemp(prefix="sambatune-veth-bench-"))
+    try:
+        return measure(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, work: Path) -> int:
     from sambatune.bench.context import collect_context
     from sambatune.bench.net import NetBenchmark, NetOptions
     from sambatune.bench.runner import Method
@@ -91,8 +100,7 @@ def inside(args: argparse.Namespace) -> int:
     from testbed.iperf3 import Iperf3Server, iperf3_bits
     from testbed.sshd import SshServer, current_user, keygen
 
-    os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
-    work = Path(tempfile.mkdtemp(prefix="sambatune-veth-bench-"))
+    os.environ.setdefault("SAMBATUNE_HOME", str(work / "home"))
     launcher = ("ip", "netns", "exec", args.server_ns)
     key = keygen(work / "id_ed25519")
     sshd = SshServer(work, "sshd", port=SSH_PORT, listen_address=SERVER_IP, launcher=launcher)

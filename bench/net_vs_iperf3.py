@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -47,9 +48,15 @@ def main() -> int:
     parser.add_argument("--iperf3-length", metavar="BYTES",
                         help="iperf3 -l (default: its own, 128K); the agent moves 1 MiB per call")
     args = parser.parse_args()
-    os.environ.setdefault("SAMBATUNE_HOME", tempfile.mkdtemp(prefix="sambatune-bench-"))
-
     work = Path(tempfile.mkdtemp(prefix="sambatune-net-bench-"))
+    try:
+        return measure(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, work: Path) -> int:
+    os.environ.setdefault("SAMBATUNE_HOME", str(work / "home"))
     iperf_port = free_port()
     iperf = Iperf3Server(work / "iperf3.log", iperf_port).start()
     key = keygen(work / "id_ed25519")
