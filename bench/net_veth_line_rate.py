@@ -97,7 +97,7 @@ def measure(args: argparse.Namespace, work: Path) -> int:
     from sambatune.bench.runner import Method
     from sambatune.remote.connection import ConnectionOptions, open_target
     from sambatune.remote.prompts import NoPrompts
-    from testbed.iperf3 import Iperf3Server, iperf3_bits
+    from testbed.iperf3_server import Iperf3Server, iperf3_bits
     from testbed.sshd import SshServer, current_user, keygen
 
     os.environ.setdefault("SAMBATUNE_HOME", str(work / "home"))

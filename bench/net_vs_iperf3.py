@@ -28,7 +28,7 @@ from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
-from testbed.iperf3 import Iperf3Server, iperf3_bits
+from testbed.iperf3_server import Iperf3Server, iperf3_bits
 from testbed.ports import free_port
 from testbed.sshd import SshServer, current_user, keygen
 
