@@ -85,20 +85,22 @@ class Recorded:
     sockbuf: int
 
 
-def record_sessions(database: ResultsDatabase) -> Recorded:
-    before = database.save(
-        throughput("net", "download", "Download (server to this computer)", [71.0, 72.5, 70.8, 71.9, 72.2],
-                   parameters={"direction": "download", "seconds": 2.0}),
-        context(BEFORE_CONF), note="before: fixed socket buffers")
-    after = database.save(
-        throughput("net", "download", "Download (server to this computer)",
-                   [111.2, 112.0, 111.6, 112.4, 111.9],
-                   parameters={"direction": "download", "seconds": 2.0}),
-        context(AFTER_CONF), note="after: socket options removed")
-    disk_id = database.save(disk(read_mb=180.0, write_mb=150.0, ops=2500.0), context(AFTER_CONF))
-    smb_client = database.save(
-        throughput("smb-client", "read", "SMB read from this computer (SambaTune's client)",
-                   [104.0, 105.1, 104.6], parameters={"client": "smbprotocol"}),
-        context(AFTER_CONF))
-    sockbuf_id = database.save(sockbuf(), context(AFTER_CONF))
-    return Recorded(before, after, disk_id, smb_client, sockbuf_id)
+def record_sessions(database: ResultsDatabase, server: str = SERVER) -> Recorded:
+    """Five sessions of ``server``: net before/after one change, disk, SMB client, buffer sweep."""
+
+    def save(result: BenchResult, conf: bytes, note: str = "") -> int:
+        result.target = server
+        return database.save(result, context(conf), note=note)
+
+    net = {"direction": "download", "seconds": 2.0}
+    label = "Download (server to this computer)"
+    return Recorded(
+        before=save(throughput("net", "download", label, [71.0, 72.5, 70.8, 71.9, 72.2], parameters=net),
+                    BEFORE_CONF, "before: fixed socket buffers"),
+        after=save(throughput("net", "download", label, [111.2, 112.0, 111.6, 112.4, 111.9], parameters=net),
+                   AFTER_CONF, "after: socket options removed"),
+        disk=save(disk(read_mb=180.0, write_mb=150.0, ops=2500.0), AFTER_CONF),
+        smb_client=save(throughput("smb-client", "read", "SMB read from this computer (SambaTune's client)",
+                                   [104.0, 105.1, 104.6], parameters={"client": "smbprotocol"}), AFTER_CONF),
+        sockbuf=save(sockbuf(), AFTER_CONF),
+    )

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
+from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
@@ -114,6 +115,8 @@ class ServerWorkspace(QWidget):
         self.overview = OverviewPage()
         self.overview.refresh_requested.connect(session.refresh_survey)
         self.tabs.addTab(self.overview, "Overview")
+        self.benchmarks = BenchmarksPage(session)
+        self.tabs.addTab(self.benchmarks, "Benchmarks")
         self.history = HistoryPage(session)
         self.tabs.addTab(self.history, "smb.conf history")
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -139,3 +142,4 @@ class ServerWorkspace(QWidget):
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             self.overview.show_survey(survey)
+            self.benchmarks.show_survey(survey)
