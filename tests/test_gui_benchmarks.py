@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from bench_sessions import record_sessions
@@ -185,6 +184,7 @@ def test_smb_from_this_computer_twice_then_compare(
     assert page.history.compare_button.isEnabled()
     page.history.compare_button.click()
     qtbot.waitUntil(lambda: bool(page.history.comparisons), timeout=10000)
+    qtbot.wait(150)
     sentence = page.history.sentence.text()
     assert "After the change" in sentence and "Welch" in sentence
     assert len(page.history.plot.getPlotItem().listDataItems()) == 2
@@ -237,11 +237,12 @@ def test_bottleneck_and_socket_buffer_views(
     assert "lots" in page.bottleneck.clients.text()
     page.bottleneck.demand.setText("2 MB/s")
     page.bottleneck.clients_button.click()
+    qtbot.wait(150)  # let the layout follow the new texts before the picture
     screenshot(window, "bench-bottleneck")
 
     page.views.setCurrentWidget(page.sockbuf)
     qtbot.waitUntil(lambda: len(page.sockbuf.points) == 6, timeout=10000)
     assert page.sockbuf.autotuned is not None
     assert "Autotuning reaches" in page.sockbuf.caption.text()
-    QApplication.processEvents()
+    qtbot.wait(150)
     screenshot(window, "bench-sockbuf")

@@ -100,12 +100,16 @@ class BenchForm(QWidget):
         self.form.setContentsMargins(0, 0, 0, 0)
         self.test = QComboBox()
         self.test.setObjectName("benchTest")
+        # Long test names must not widen the form beyond the page's left column.
+        self.test.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.test.setMinimumContentsLength(18)
         for key, label in TESTS.items():
             self.test.addItem(label, key)
         self.form.addRow("Test", self.test)
         self.share = QComboBox()
         self.share.setEditable(True)
         self.share.setObjectName("benchShare")
+        self.share.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.directory = QLineEdit()
         self.directory.setPlaceholderText("default: the share's path")
         self.server = QLineEdit()
@@ -117,9 +121,9 @@ class BenchForm(QWidget):
         self.user.setPlaceholderText("empty: guest")
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.remember = QCheckBox("Remember the password in the system keyring")
+        self.remember = QCheckBox("Remember it in the system keyring")
         self.path = QLineEdit()
-        self.path.setPlaceholderText("optional: mounted share or \\\\server\\share")
+        self.path.setPlaceholderText("optional: a mounted share")
         self.path.setToolTip("Measure through this computer's own SMB client: a directory on the "
                              "share as this computer mounted it. Empty: SambaTune's own client.")
         self.runs = QSpinBox()

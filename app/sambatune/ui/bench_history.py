@@ -61,10 +61,11 @@ class HistoryView(QWidget):
         self.comparisons: list[SessionComparison] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        bar = QHBoxLayout()
         hint = QLabel("Select two or more sessions of the same test (Ctrl+click), then Compare.")
         hint.setWordWrap(True)
-        bar.addWidget(hint, 1)
+        layout.addWidget(hint)
+        bar = QHBoxLayout()
+        bar.addStretch(1)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
         self.compare_button = QPushButton("Compare")
@@ -191,6 +192,9 @@ class HistoryView(QWidget):
                 line = pg.InfiniteLine(stats.mean / scale, angle=0,
                                        pen=pg.mkPen(color, style=Qt.PenStyle.DotLine))
                 self.plot.addItem(line)
+        most = max((len(s.result.series[series].counted) for s in sessions if series in s.result.series),
+                   default=1)
+        self.plot.getAxis("bottom").setTicks([[(n, str(n)) for n in range(1, most + 1)]])
         self.sentence.setText("<br>".join(self._comparison_html(c) for c in comparisons))
         self.compared.emit(sessions, comparisons)
 

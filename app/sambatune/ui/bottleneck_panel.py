@@ -40,7 +40,7 @@ class BottleneckPanel(QWidget):
         self.figures: BottleneckFigures | None = None
         self.report: BottleneckReport | None = None
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
         top.addWidget(QLabel("Transfers:"))
         self.direction = QComboBox()
@@ -62,6 +62,7 @@ class BottleneckPanel(QWidget):
         self.verdict = QLabel("")
         self.verdict.setObjectName("bottleneckVerdict")
         self.verdict.setWordWrap(True)
+        self.verdict.setMinimumWidth(200)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.verdict)
         demand_row = QHBoxLayout()
@@ -80,6 +81,7 @@ class BottleneckPanel(QWidget):
         self.clients = QLabel("")
         self.clients.setObjectName("clientsSupported")
         self.clients.setWordWrap(True)
+        self.clients.setMinimumWidth(200)
         layout.addWidget(self.clients)
         layout.addStretch(1)
 
@@ -112,9 +114,8 @@ class BottleneckPanel(QWidget):
                     item.setBackground(QBrush(LIMIT_ROW))
                     item.setFont(bold)
                 self.table.setItem(row, column, item)
-        height = self.table.horizontalHeader().height() + 6
-        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        self.table.setFixedHeight(height)
+        self.table.resizeRowsToContents()
+        self.table.setMinimumHeight(34 + 30 * len(report.rows))
         text = f"<b>Limit: {report.limiting}.</b> {report.reason}"
         if report.smb_vs_raw_meaning:
             text += f"<br>{report.smb_vs_raw_meaning}"

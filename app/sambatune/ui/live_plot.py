@@ -42,13 +42,15 @@ class _Line:
         self.curve.setData(self.x[: self.count], self.y[: self.count])
 
 
-def configure(plot: pg.PlotWidget, y_label: str = "MB/s", x_label: str = "seconds into the run") -> None:
+def configure(plot: pg.PlotWidget, y_label: str = "MB/s", x_label: str = "seconds into the run",
+              legend_offset: tuple[int, int] = (10, 10)) -> None:
     plot.setBackground("w")
     plot.showGrid(x=True, y=True, alpha=0.25)
     plot.setLabel("left", y_label)
     plot.setLabel("bottom", x_label)
     plot.getPlotItem().setMenuEnabled(False)
-    plot.addLegend(offset=(10, 10), labelTextSize="8pt")
+    plot.addLegend(offset=legend_offset, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 210),
+                   pen=pg.mkPen("#cccccc"))
 
 
 class LivePlot(QWidget):

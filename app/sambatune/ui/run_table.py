@@ -104,7 +104,7 @@ class RunTable(QWidget):
             for record in found.runs:
                 if not record.warmup:
                     number += 1
-                self.add_run(found.label, record, None if record.warmup else number)
+                self.add_run(found.name, record, None if record.warmup else number)
                 if record.attempt in odd:
                     for column in range(self.table.columnCount()):
                         item = self.table.item(self.table.rowCount() - 1, column)

@@ -32,7 +32,7 @@ class SockbufView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.plot = pg.PlotWidget(axisItems={"bottom": SizeAxis(orientation="bottom")})
         self.plot.setObjectName("sockbufPlot")
-        configure(self.plot, x_label="SO_SNDBUF = SO_RCVBUF (log scale)")
+        configure(self.plot, x_label="SO_SNDBUF = SO_RCVBUF (log scale)", legend_offset=(-10, -40))
         layout.addWidget(self.plot, 1)
         self.caption = QLabel("Run the socket buffer sweep to see the curve.")
         self.caption.setObjectName("sockbufCaption")
@@ -60,7 +60,7 @@ class SockbufView(QWidget):
             line = pg.InfiniteLine(
                 self.autotuned / 1e6, angle=0,
                 label=f"autotuned (no size set): {format_rate(self.autotuned)}",
-                labelOpts={"position": 0.15, "color": "#007a55", "fill": (255, 255, 255, 220)},
+                labelOpts={"position": 0.55, "color": "#007a55", "fill": (255, 255, 255, 220)},
                 pen=pg.mkPen("#009e73", width=2, style=Qt.PenStyle.DashLine))
             self.plot.addItem(line)
         self.caption.setText(self._caption())
