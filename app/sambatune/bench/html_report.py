@@ -59,12 +59,12 @@ def _figure(series: SeriesResult, value: float | None) -> str:
 
 
 def _table(headers: Sequence[str], rows: Sequence[tuple[Sequence[str], str]],
-           numeric_from: int = 1) -> str:
+           numeric_from: int = 1, numeric_to: int = 99) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = []
     for cells, css in rows:
         tds = "".join(
-            f'<td class="n">{escape(c)}</td>' if i >= numeric_from else f"<td>{escape(c)}</td>"
+            f'<td class="n">{escape(c)}</td>' if numeric_from <= i <= numeric_to else f"<td>{escape(c)}</td>"
             for i, c in enumerate(cells)
         )
         body.append(f'<tr class="{css}">{tds}</tr>' if css else f"<tr>{tds}</tr>")
@@ -195,7 +195,7 @@ def bottleneck_section(report: BottleneckReport, sources: dict[str, int | None])
                       row.source + ("" if row.counted else " (not counted)"),
                       "limits" if row.limits else ""], "limits" if row.limits else ""))
     html = [f"<h2>Bottleneck ({escape(report.direction)}, {escape(report.workload)})</h2>",
-            _table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows),
+            _table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows, numeric_to=3),
             f'<p class="verdict">Limit: {escape(report.limiting)}</p><p>{escape(report.reason)}</p>']
     if report.smb_vs_raw_meaning:
         html.append(f"<p>{escape(report.smb_vs_raw_meaning)}</p>")

@@ -59,7 +59,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 def render(chart: Chart) -> str:
     left, right, top, bottom = 88, 16, 34, 48
     legend_rows = math.ceil(len(chart.series) / 3) if len(chart.series) > 1 else 0
-    height = chart.height + legend_rows * 18
+    height = chart.height + legend_rows * 18 + (14 if legend_rows else 0)
     plot_w = chart.width - left - right
     plot_h = chart.height - top - bottom
     points = [p for s in chart.series for p in s.points if _finite(p) and (not chart.log_x or p[0] > 0)]
@@ -129,7 +129,7 @@ def render(chart: Chart) -> str:
         for index, series in enumerate(chart.series):
             color = series.color or PALETTE[index % len(PALETTE)]
             x = left + (index % 3) * (plot_w / 3)
-            y = chart.height + (index // 3) * 18 - 4
+            y = chart.height + 14 + (index // 3) * 18 - 4
             parts.append(f'<rect x="{x:.1f}" y="{y - 9}" width="14" height="4" fill="{color}"/>')
             parts.append(f'<text x="{x + 20:.1f}" y="{y - 4}">{escape(series.name[:48])}</text>')
     parts.append("</svg>")
