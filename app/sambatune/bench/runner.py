@@ -224,9 +224,14 @@ class Benchmark(abc.ABC):
     def primary_series(self, recorder: Recorder) -> str:
         """The series the summary is about."""
 
+    @property
+    def target_label(self) -> str:
+        """Whom the session is filed under: the server as the transport reached it."""
+        return self.transport.label
+
     def events(self) -> Iterator[BenchEvent]:
         params = {"runs": self.method.runs, "warmup": self.method.warmup, **self.parameters()}
-        recorder = Recorder(self.test, self.transport.label, params, self.method,
+        recorder = Recorder(self.test, self.target_label, params, self.method,
                             self.context.link_speed_bits)
         for message in self.context.notes:
             yield recorder.note(message)

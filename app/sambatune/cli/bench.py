@@ -5,6 +5,7 @@
     sambatune bench smb --host files1 --share data --smb-user alice --smb-password-stdin
     sambatune bench dirscale --host files1 --share data --files 1000,10000,100000
     sambatune bench sockbuf --host files1 --duration 2 --runs 3
+    sambatune bench smb-client --server files1 --share data --json   (from this computer)
 
 Every session is stored in the results database (``sambatune results ...``).
 """
@@ -23,7 +24,7 @@ TESTS = ("net", "disk", "smb", "dirscale", "sockbuf")
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "bench", help="measure a server: network, disk, SMB, directory scaling, socket buffers",
+        "bench", help="measure a server: network, disk, SMB, directories, socket buffers, SMB from here",
         description="Run a benchmark by the classic method: warm-up runs that are not counted, "
         "then counted runs, each recorded, with mean and deviation. Every session is saved "
         "with the smb.conf it ran with (see 'sambatune results').",
@@ -83,6 +84,10 @@ def register(subparsers: Any) -> None:
                          help="buffer sizes to try (default 4KiB,8KiB,...,4MiB)")
     sockbuf.add_argument("--no-autotuned", action="store_true",
                          help="leave out the run with no buffer size set")
+
+    from sambatune.cli.bench_smb_client import add_parser as add_smb_client
+
+    add_smb_client(tests)
 
 
 def _test_parser(tests: Any, name: str, help_text: str, *, default_seconds: float | None = None,

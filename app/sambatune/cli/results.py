@@ -4,6 +4,7 @@
     sambatune results show 12 [--config] [--json]
     sambatune results compare 12 15 [--series download] [--json]
     sambatune results export 12 15 [--samples] [-o runs.csv]
+    sambatune results export 12 15 --format html -o report.html
 """
 
 from __future__ import annotations
@@ -43,10 +44,14 @@ def register(subparsers: Any) -> None:
     add_json_flag(compare)
     compare.set_defaults(handler=handle_compare)
 
-    export = verbs.add_parser("export", help="sessions as CSV: one row per run (or per sample)")
+    export = verbs.add_parser(
+        "export", help="sessions as CSV (one row per run or per sample) or as an HTML report")
     export.add_argument("sessions", type=int, nargs="+", metavar="SESSION")
-    export.add_argument("--samples", action="store_true", help="the samples instead of the runs")
-    export.add_argument("-o", "--output", type=Path, metavar="FILE.csv",
+    export.add_argument("--format", choices=("csv", "html"), default="csv",
+                        help="csv (default), or html: one self-contained file with plots, the "
+                        "per-run tables, the comparison, the bottleneck table and each smb.conf")
+    export.add_argument("--samples", action="store_true", help="CSV: the samples instead of the runs")
+    export.add_argument("-o", "--output", type=Path, metavar="FILE",
                         help="write here instead of stdout")
     add_json_flag(export)
     export.set_defaults(handler=handle_export)
@@ -125,6 +130,8 @@ def handle_export(args: argparse.Namespace) -> int:
 
     database = ResultsDatabase()
     sessions = [database.load(number) for number in args.sessions]
+    if args.format == "html":
+        return _export_html(args, sessions)
     write = write_samples_csv if args.samples else write_runs_csv
     if args.output is None:
         write(sessions, sys.stdout)
@@ -135,4 +142,21 @@ def handle_export(args: argparse.Namespace) -> int:
         print_json({"ok": True, "file": str(args.output), "rows": rows})
     else:
         print(f"Wrote {rows} rows to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _export_html(args: argparse.Namespace, sessions: list[Any]) -> int:
+    from sambatune.bench.html_report import render_report
+    from sambatune.cli.output import print_json
+
+    text = render_report(sessions)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    args.output.write_text(text, encoding="utf-8")
+    if args.json:
+        print_json({"ok": True, "file": str(args.output), "bytes": len(text.encode("utf-8")),
+                    "sessions": [s.id for s in sessions]})
+    else:
+        print(f"Wrote the report of {len(sessions)} session(s) to {args.output}", file=sys.stderr)
     return 0

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
+from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.client_tuning_page import ClientTuningPage, PlanTarget
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
@@ -135,6 +136,8 @@ class ServerWorkspace(QWidget):
         self.overview = OverviewPage()
         self.overview.refresh_requested.connect(session.refresh_survey)
         self.tabs.addTab(self.overview, "Overview")
+        self.benchmarks = BenchmarksPage(session)
+        self.tabs.addTab(self.benchmarks, "Benchmarks")
         self.history = HistoryPage(session)
         self.tabs.addTab(self.history, "smb.conf history")
         self.client_tuning = ClientTuningPage(session.runner, lambda: plan_target(session))
@@ -163,3 +166,4 @@ class ServerWorkspace(QWidget):
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             self.overview.show_survey(survey)
+            self.benchmarks.show_survey(survey)
