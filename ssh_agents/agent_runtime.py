@@ -9,12 +9,14 @@ file and process the agent registered, whatever ends the run: success, an
 exception, SIGTERM/SIGINT/SIGHUP, or stdin closing because the client went away.
 """
 
+import errno
 import json
 import os
 import platform
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -50,6 +52,7 @@ class Agent(object):
         self._processes = []
         self._callbacks = []
         self._cleaned = False
+        self._cleanup_finished = threading.Event()
         self.stopping = threading.Event()
         self.main_done = threading.Event()
 
@@ -102,12 +105,72 @@ class Agent(object):
             self._processes.append(process)
         return process
 
-    def cleanup(self):
+    def call(self, argv, timeout=None, env=None, cwd=None):
+        """Run a command to its end and return a Completed; a stop kills it at once."""
+        started = time.monotonic()
+        process = self.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, cwd=cwd)
+        box = {}
+
+        def communicate():
+            try:
+                box["output"] = process.communicate()
+            except Exception as exc:  # reported below as an empty output
+                box["error"] = exc
+
+        reader = threading.Thread(target=communicate)
+        reader.daemon = True
+        reader.start()
+        deadline = None if timeout is None else started + timeout
+        try:
+            while reader.is_alive():
+                reader.join(0.05)
+                if self.stopping.is_set():
+                    raise Stop()
+                if deadline is not None and time.monotonic() > deadline:
+                    raise AgentFailure(
+                        "timeout", "%s did not finish within %g s" % (argv[0], timeout))
+        except BaseException:
+            _kill(process)
+            raise
+        seconds = time.monotonic() - started
         with self._cleanup_lock:
-            if self._cleaned:
-                return
+            if process in self._processes:
+                self._processes.remove(process)
+        out, err = box.get("output") or (b"", b"")
+        return Completed(process.returncode, out or b"", err or b"", seconds)
+
+    def work_dir(self, parent=None):
+        """A fresh directory for this run's files, removed when the agent ends."""
+        try:
+            path = tempfile.mkdtemp(prefix="sambatune-%s-" % self.name, dir=parent)
+        except OSError as exc:
+            where = parent or tempfile.gettempdir()
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise AgentFailure(
+                    "no-permission",
+                    "This account (uid %d) may not create files in %s: %s."
+                    % (os.getuid(), where, exc.strerror),
+                ) from exc
+            raise AgentFailure("cannot-create", "Cannot create a directory in %s: %s"
+                               % (where, exc.strerror)) from exc
+        return self.own_path(path)
+
+    def cleanup(self):
+        """Remove everything registered; a second caller waits for the first to finish."""
+        with self._cleanup_lock:
+            first = not self._cleaned
             self._cleaned = True
             processes, paths, callbacks = self._processes, self._paths, self._callbacks
+        if not first:
+            self._cleanup_finished.wait(120)
+            return
+        try:
+            self._remove(processes, paths, callbacks)
+        finally:
+            self._cleanup_finished.set()
+
+    def _remove(self, processes, paths, callbacks):
         for process in processes:
             if process.poll() is None:
                 try:
@@ -122,6 +185,78 @@ class Agent(object):
                 pass
         for path in reversed(paths):
             remove_tree(path)
+
+
+class Completed(object):
+    """What a finished child process left: exit code, output, and how long it took."""
+
+    def __init__(self, code, stdout, stderr, seconds):
+        self.code = code
+        self.stdout = stdout
+        self.stderr = stderr
+        self.seconds = seconds
+
+    @property
+    def text(self):
+        return self.stdout.decode("utf-8", "replace")
+
+    @property
+    def error_text(self):
+        return self.stderr.decode("utf-8", "replace")
+
+
+def _kill(process):
+    if process.poll() is None:
+        try:
+            process.kill()
+            process.wait(5)
+        except Exception:
+            pass
+
+
+class Sampler(object):
+    """Turns a running byte count into one ``sample`` line every ``interval`` seconds.
+
+    ``add`` is cheap enough for a loop moving megabytes per call; it is also where a
+    stop is noticed, so a long transfer ends within one interval of the order.
+    """
+
+    def __init__(self, agent, interval=0.5, **fields):
+        self.agent = agent
+        self.interval = float(interval)
+        self.fields = fields
+        self.bytes = 0
+        self.start = time.monotonic()
+        self._last_t = self.start
+        self._last_bytes = 0
+        self._next = self.start + self.interval
+
+    def restart(self):
+        self.bytes = 0
+        self.start = time.monotonic()
+        self._last_t = self.start
+        self._last_bytes = 0
+        self._next = self.start + self.interval
+
+    def add(self, count):
+        self.bytes += count
+        now = time.monotonic()
+        if now >= self._next:
+            self._emit(now)
+
+    def _emit(self, now):
+        elapsed = now - self._last_t
+        moved = self.bytes - self._last_bytes
+        self.agent.sample(
+            t=round(now - self.start, 4),
+            bytes=self.bytes,
+            bytes_per_s=(moved / elapsed) if elapsed > 0 else 0.0,
+            **self.fields
+        )
+        self._last_t = now
+        self._last_bytes = self.bytes
+        self._next = now + self.interval
+        self.agent.check()
 
 
 def remove_tree(path):
@@ -209,6 +344,138 @@ def require_free_space(path, needed, margin=0.05):
         )
 
 
+def require_free_inodes(path, needed, margin=0.05):
+    """Refuse to start when creating ``needed`` files would use up the inodes."""
+    try:
+        st = os.statvfs(path)
+    except OSError as exc:
+        raise AgentFailure("no-such-directory", "Cannot use %s: %s" % (path, exc)) from exc
+    if st.f_files == 0:
+        return  # no fixed inode table (btrfs, tmpfs without nr_inodes, ZFS)
+    keep = int(st.f_files * margin)
+    if needed + keep > st.f_favail:
+        raise AgentFailure(
+            "not-enough-space",
+            "Not enough free inodes in %s: the test creates %d files and keeps %d inodes "
+            "free, but only %d are free." % (path, needed, keep, st.f_favail),
+        )
+
+
+def filesystem_type(path):
+    """(mount point, type) of the filesystem holding ``path``, from /proc/mounts."""
+    best = ("", "")
+    real = os.path.realpath(path)
+    try:
+        with open("/proc/mounts", "r") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return best
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        mount_point = parts[1].replace("\\040", " ")
+        prefix = mount_point.rstrip("/") + "/"
+        inside = real == mount_point or real.startswith(prefix) or mount_point == "/"
+        if inside and len(mount_point) >= len(best[0]):
+            best = (mount_point, parts[2])
+    return best
+
+
+def which(name, extra_dirs=("/usr/bin", "/usr/local/bin", "/usr/local/samba/bin", "/bin")):
+    for directory in os.environ.get("PATH", "").split(os.pathsep) + list(extra_dirs):
+        candidate = os.path.join(directory, name)
+        if directory and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+# smbclient's NT_STATUS codes, turned into sentences for people.
+FAILURES = (
+    ("NT_STATUS_LOGON_FAILURE", "smb-login-failed",
+     "smbd refused the user name or password."),
+    ("NT_STATUS_ACCESS_DENIED", "smb-access-denied",
+     "smbd refused access to the share (read only, or not allowed for this user)."),
+    ("NT_STATUS_BAD_NETWORK_NAME", "smb-no-such-share",
+     "smbd has no share of that name."),
+    ("NT_STATUS_CONNECTION_REFUSED", "smb-connection-refused",
+     "Nothing accepts SMB connections on that address and port."),
+    ("NT_STATUS_IO_TIMEOUT", "smb-timeout", "smbd did not answer in time."),
+    ("NT_STATUS_DISK_FULL", "not-enough-space", "The share's disk filled up."),
+)
+
+
+class SmbClient(object):
+    """smbclient against one share, with the credentials kept out of every command line."""
+
+    def __init__(self, agent, params, work):
+        self.agent = agent
+        self.program = which("smbclient")
+        if not self.program:
+            raise AgentFailure(
+                "no-smbclient",
+                "smbclient is not installed on this server; the SMB tests need it "
+                "(Debian/Ubuntu: apt install smbclient; RHEL/Fedora: dnf install samba-client).",
+            )
+        self.share = params["share"]
+        self.address = params.get("address") or "127.0.0.1"
+        self.port = int(params.get("port") or 445)
+        self.protocol = params.get("protocol")
+        self.auth_args = ["-N"]
+        if params.get("user"):
+            if "\n" in params["user"] + params.get("password", "") + params.get("domain", ""):
+                raise AgentFailure("bad-parameter", "A user name or password cannot span lines.")
+            auth = agent.own_path(os.path.join(work, "auth"))
+            fd = os.open(auth, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as handle:
+                handle.write("username = %s\n" % params["user"])
+                handle.write("password = %s\n" % params.get("password", ""))
+                if params.get("domain"):
+                    handle.write("domain = %s\n" % params["domain"])
+            self.auth_args = ["-A", auth]
+
+    def argv(self, commands, directory=None):
+        argv = [self.program, "//%s/%s" % (self.address, self.share), "-p", str(self.port)]
+        argv += self.auth_args
+        if self.protocol:
+            argv += ["-m", self.protocol]
+        if directory:
+            argv += ["-D", directory]
+        return [*argv, "-c", commands]
+
+    def run(self, commands, directory=None, timeout=3600):
+        done = self.agent.call(self.argv(commands, directory), timeout=timeout,
+                               env=dict(os.environ, LC_ALL="C"))
+        self.check(done)
+        return done
+
+    def check(self, done):
+        if done.code != 0:
+            raise self.failure(done, "smbclient failed (exit code %d)." % done.code)
+
+    def failure(self, done, fallback):
+        """An AgentFailure that says what smbclient's NT_STATUS code means."""
+        text = done.text + done.error_text
+        for status, code, sentence in FAILURES:
+            if status in text:
+                return AgentFailure(
+                    code, "%s (//%s/%s, port %d)" % (sentence, self.address, self.share, self.port),
+                    details=text.strip()[-2000:])
+        return AgentFailure("smbclient-failed", fallback, details=text.strip()[-2000:])
+
+    def version(self):
+        done = self.agent.call([self.program, "--version"], timeout=30)
+        return done.text.strip()
+
+    def delete(self, name):
+        """Remove a file from the share; used during cleanup, so it never raises."""
+        try:
+            subprocess.call(self.argv("del %s" % name), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
+        except Exception:
+            pass
+
+
 def run(name, main):
     agent = Agent(name)
     params = PARAMS
@@ -222,30 +489,35 @@ def run(name, main):
     watcher.start()
     code = 0
     started = time.time()
+    last = None
     try:
         result = main(agent, params)
-        agent.emit("result", data=result, seconds=round(time.time() - started, 3))
+        last = {"type": "result", "data": result, "seconds": round(time.time() - started, 3)}
     except Stop:
-        agent.emit("error", code="stopped", message="The agent was stopped.")
+        last = {"type": "error", "code": "stopped", "message": "The agent was stopped."}
         code = 5
     except AgentFailure as exc:
-        agent.emit("error", code=exc.code, message=exc.message, details=exc.details)
+        last = {"type": "error", "code": exc.code, "message": exc.message, "details": exc.details}
         code = 2
     except Exception as exc:  # report, never leave a bare traceback
         import traceback
 
-        agent.emit(
-            "error",
-            code="agent-crashed",
-            message="%s: %s" % (type(exc).__name__, exc),
-            details=traceback.format_exc(),
-        )
+        last = {
+            "type": "error",
+            "code": "agent-crashed",
+            "message": "%s: %s" % (type(exc).__name__, exc),
+            "details": traceback.format_exc(),
+        }
         code = 1
     finally:
         # Signals during cleanup must not interrupt it.
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, signal.SIG_IGN)
+        # Clean up before the last line: once the app reads the result, nothing the
+        # agent created is left on the server.
         agent.cleanup()
         agent.main_done.set()
+    if last is not None:
+        agent.emit(last.pop("type"), **last)
     sys.stdout.flush()
     os._exit(code)

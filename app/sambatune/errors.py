@@ -36,6 +36,23 @@ class ConnectionFailed(SambaTuneError):
         self.command_sent = command_sent
 
 
+class PortUnreachable(ConnectionFailed):
+    """A benchmark's own TCP connection could not reach the agent's port.
+
+    The SSH connection works, so something lets port 22 through and not this one:
+    a firewall on the server or on the way, or an address translated by NAT.
+    ``host`` and ``port`` say what was tried; a network test can instead run through
+    an SSH forward, which then measures SSH rather than the network.
+    """
+
+    code = "port-unreachable"
+
+    def __init__(self, message: str, details: str = "", *, host: str = "", port: int = 0) -> None:
+        super().__init__(message, details)
+        self.host = host
+        self.port = port
+
+
 class AuthenticationFailed(SambaTuneError):
     code = "authentication-failed"
 

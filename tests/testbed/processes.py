@@ -105,3 +105,54 @@ class CommandLineWatch:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def processes_holding(prefix: str) -> list[int]:
+    """Live processes with a file, directory or working directory under ``prefix``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            links = [entry / "cwd", *(entry / "fd").iterdir()]
+        except OSError:
+            continue
+        for link in links:
+            try:
+                target = os.readlink(link)
+            except OSError:
+                continue
+            if target == prefix or target.startswith(prefix.rstrip("/") + "/"):
+                found.append(int(entry.name))
+                break
+    return found
+
+
+def processes_on_port(port: int) -> list[int]:
+    """Live processes (other than this one) with a TCP socket whose local port is ``port``."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            if len(parts) > 9 and int(parts[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{parts[9]}]")
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            fds = list((entry / "fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) in inodes:
+                    found.append(int(entry.name))
+                    break
+            except OSError:
+                continue
+    return found

@@ -41,6 +41,10 @@ class SshServer:
     port: int = 0
     process: subprocess.Popen | None = None
     authorized_keys: Path = field(init=False)
+    #: Where it listens; another address needs ``launcher`` to run it where that exists.
+    listen_address: str = "127.0.0.1"
+    #: A command prefix to start sshd with, e.g. ["ip", "netns", "exec", "ns1"].
+    launcher: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.dir = self.root / self.name
@@ -61,7 +65,7 @@ class SshServer:
     @property
     def known_hosts_line(self) -> str:
         kind, blob = self.host_key.with_suffix(".pub").read_text().split()[:2]
-        return f"[127.0.0.1]:{self.port} {kind} {blob}\n"
+        return f"[{self.listen_address}]:{self.port} {kind} {blob}\n"
 
     def authorize(self, public_key: Path) -> None:
         with open(self.authorized_keys, "a") as handle:
@@ -71,7 +75,7 @@ class SshServer:
         running_as_root = os.geteuid() == 0
         lines = [
             f"Port {self.port}",
-            "ListenAddress 127.0.0.1",
+            f"ListenAddress {self.listen_address}",
             f"HostKey {self.host_key}",
             f"PidFile {self.pid_file}",
             "PermitRootLogin prohibit-password",
@@ -96,9 +100,11 @@ class SshServer:
         if not self.port:
             self.port = free_port()
         self.write_config()
-        self.process = start_group([SSHD, "-D", "-e", "-f", str(self.config)], self.log)
+        self.process = start_group(
+            [*self.launcher, SSHD, "-D", "-e", "-f", str(self.config)], self.log
+        )
         try:
-            wait_for_port(self.port)
+            wait_for_port(self.port, host=self.listen_address)
         except TimeoutError as exc:
             raise RuntimeError(f"sshd did not start:\n{self.log.read_text()}") from exc
         return self

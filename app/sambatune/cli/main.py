@@ -18,6 +18,8 @@ VERB_MODULES = (
     "sambatune.cli.client",
     "sambatune.cli.advise",
     "sambatune.cli.conf",
+    "sambatune.cli.bench",
+    "sambatune.cli.results",
 )
 
 

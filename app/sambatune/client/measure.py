@@ -159,14 +159,15 @@ def bandwidth_from_result(data: Any) -> tuple[float, str]:
                 return float(part["bits_per_second"]), f"iperf3 end.{key}.bits_per_second"
     for path in (("bits_per_second",), ("mean_bits_per_second",),
                  ("result", "bits_per_second"), ("result", "mean_bits_per_second"),
-                 ("summary", "mean_bits_per_second"), ("throughput_bps",)):
+                 ("summary", "mean_bits_per_second"), ("summary", "mean_bits_per_s"),
+                 ("throughput_bps",)):
         node: Any = data
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         if _positive(node):
             return float(node), ".".join(path)
     for path in (("mean_bytes_per_second",), ("result", "mean_bytes_per_second"),
-                 ("summary", "mean_bytes_per_second")):
+                 ("summary", "mean_bytes_per_second"), ("summary", "mean_bytes_per_s")):
         node = data
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None

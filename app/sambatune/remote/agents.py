@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,7 +122,7 @@ class AgentRun:
         self._process.close_stdin()
         self._process.kill()
 
-    def events(self) -> Iterator[AgentEvent]:
+    def events(self) -> Generator[AgentEvent, None, None]:
         """Yield progress, samples and logs until the result; raise on error or cancel."""
         collected: list[AgentEvent] = []
         try:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
+from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.client_tuning_page import ClientTuningPage, PlanTarget
 from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.editor.sources import ServerConfig
@@ -141,6 +142,8 @@ class ServerWorkspace(QWidget):
         self.editor.failed.connect(session.failed.emit)
         self.editor.title_changed.connect(self._editor_title)
         self.tabs.addTab(self.editor, "smb.conf")
+        self.benchmarks = BenchmarksPage(session)
+        self.tabs.addTab(self.benchmarks, "Benchmarks")
         self.history = HistoryPage(session)
         self.tabs.addTab(self.history, "smb.conf history")
         self.editor.applied.connect(lambda _outcome: self.history.refresh())
@@ -188,3 +191,4 @@ class ServerWorkspace(QWidget):
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             self.overview.show_survey(survey)
+            self.benchmarks.show_survey(survey)

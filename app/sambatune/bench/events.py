@@ -1,0 +1,56 @@
+"""What a running benchmark reports, in the order it happens.
+
+A runner's ``events()`` yields these; the GUI turns them into signals (live graph,
+run table, progress bar), the CLI into a progress line. The last event of a run is
+always :class:`RunFinished` with its complete record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sambatune.bench.records import RunRecord
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    series: str
+    attempt: int
+    warmup: bool
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A point for the live graph: ``bytes`` moved so far, the rate over the last interval."""
+
+    series: str
+    attempt: int
+    t: float
+    bytes: int
+    bytes_per_s: float
+    #: Who counted: "server" (the agent) or "client" (this computer).
+    source: str = "server"
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    record: RunRecord
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Overall progress of the whole benchmark, 0..1 (None when unknown)."""
+
+    fraction: float | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the person watching should know now, e.g. how the page cache was bypassed."""
+
+    message: str
+
+
+BenchEvent = RunStarted | Sample | RunFinished | Progress | Notice

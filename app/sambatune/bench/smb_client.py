@@ -1,0 +1,288 @@
+"""SMB from this computer: write and read a test file on a share, as a client would.
+
+Two ways in. With a server and share, SambaTune's own SMB client (smbprotocol) logs on
+and keeps several requests in flight. With a path (a mount point, or a UNC path on
+Windows) the operating system's client does the work: the real stack users have.
+Both run here, on this computer, so the figure covers this computer, the network and
+the server together; the server-side tests (net, disk, smb) split that up.
+
+Each attempt writes the test file and then reads it back; warm-up attempts first,
+as the method asks. The file is deleted at the end, also on failure or cancel.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sambatune.bench import path_probe
+from sambatune.bench.context import BenchContext
+from sambatune.bench.events import BenchEvent, Progress
+from sambatune.bench.runner import Benchmark, Method, Recorder
+from sambatune.bench.smb_wire import OnProgress, SmbLogin, SmbProbeConnection, Transfer
+from sambatune.cancellation import CancelToken
+from sambatune.errors import InvalidInput
+from sambatune.remote.local import LocalTransport
+from sambatune.remote.transport import Transport
+from sambatune.units import format_bits, format_percent
+
+WRITE, READ = "write", "read"
+SMBPROTOCOL = "smbprotocol"
+OS_PATH = "os-path"
+SERIES_LABELS = {
+    (SMBPROTOCOL, WRITE): "SMB write from this computer (SambaTune's client)",
+    (SMBPROTOCOL, READ): "SMB read from this computer (SambaTune's client)",
+    (OS_PATH, WRITE): "Write to the share through this computer's own SMB client",
+    (OS_PATH, READ): "Read from the share through this computer's own SMB client",
+}
+#: Above this the pure-Python client is the likely limit (measured: ~550 MB/s to 1 GB/s
+#: on loopback with one core), so faster links need the OS path to be measured.
+PURE_PYTHON_CEILING_BITS = 4e9
+#: A client process this busy (CPU seconds per second) is the limit itself.
+CLIENT_BUSY_SHARE = 0.85
+
+
+@dataclass(frozen=True)
+class SmbClientOptions:
+    server: str | None = None
+    share: str | None = None
+    port: int = 445
+    login: SmbLogin = field(default_factory=SmbLogin)
+    #: A directory on the share as this computer sees it (mount point or UNC path).
+    path: str | None = None
+    size: int = 256 << 20
+    #: Bytes per request (capped at what the server negotiated) or per OS write/read.
+    block_size: int = 4 << 20
+    #: Requests in flight at once (SambaTune's client only).
+    outstanding: int = 4
+    operations: tuple[str, ...] = (WRITE, READ)
+    sample_interval: float = 0.1
+
+    def __post_init__(self) -> None:
+        if self.path and (self.server or self.share):
+            raise InvalidInput("Give either a server and share, or a path, not both.")
+        if not self.path and not (self.server and self.share):
+            raise InvalidInput("Which share? Give the server and the share (or a mounted path).")
+        if not 0 < self.port < 65536:
+            raise InvalidInput(f"{self.port} is not a TCP port.")
+        if self.size <= 0 or self.block_size <= 0:
+            raise InvalidInput("The test file and the block size must be larger than 0 bytes.")
+        if not 1 <= self.outstanding <= 64:
+            raise InvalidInput("Between 1 and 64 requests can be in flight.")
+        unknown = [o for o in self.operations if o not in (WRITE, READ)]
+        if unknown or not self.operations:
+            raise InvalidInput(f"The operations are write and read (not {unknown}).")
+
+    @property
+    def client(self) -> str:
+        return OS_PATH if self.path else SMBPROTOCOL
+
+    @property
+    def where(self) -> str:
+        if self.path:
+            return self.path
+        port = "" if self.port == 445 else f":{self.port}"
+        return f"//{self.server}{port}/{self.share}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "client": self.client, "server": self.server, "share": self.share, "port": self.port,
+            "path": self.path, "user": self.login.user, "guest": self.login.guest,
+            "domain": self.login.domain, "size": self.size, "block_size": self.block_size,
+            "outstanding": self.outstanding if self.client == SMBPROTOCOL else 1,
+            "operations": list(self.operations),
+        }
+
+
+class _Watched(threading.Thread):
+    """One transfer in a thread of its own, so the benchmark can sample it meanwhile."""
+
+    def __init__(self, work: Callable[[OnProgress], Transfer]) -> None:
+        super().__init__(name="sambatune-smb-probe", daemon=True)
+        self.work = work
+        self.progress = (0, 0.0)
+        self.result: Transfer | None = None
+        self.error: BaseException | None = None
+
+    def _on_progress(self, moved: int, seconds: float) -> None:
+        self.progress = (moved, seconds)
+
+    def run(self) -> None:
+        try:
+            self.result = self.work(self._on_progress)
+        except BaseException as exc:  # handed to the benchmark, which raises it
+            self.error = exc
+
+
+class SmbClientBenchmark(Benchmark):
+    test = "smb-client"
+
+    def __init__(
+        self,
+        transport: Transport | None = None,
+        method: Method | None = None,
+        options: SmbClientOptions | None = None,
+        *,
+        context: BenchContext | None = None,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        if options is None:
+            raise InvalidInput("The SMB client test needs options (the share or a path).")
+        # Nothing runs on the server through the transport; it only names the session.
+        self._own_label = transport is None
+        super().__init__(transport or LocalTransport(), method, context=context, cancel=cancel)
+        self.options = options
+
+    @property
+    def target_label(self) -> str:
+        if self._own_label:
+            return self.options.server or self.options.where
+        return self.transport.label
+
+    def parameters(self) -> dict[str, Any]:
+        return self.options.to_json()
+
+    def primary_series(self, recorder: Recorder) -> str:
+        return READ if READ in recorder.series else WRITE
+
+    def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:
+        options = self.options
+        for name in (WRITE, READ):
+            if name in options.operations:
+                recorder.declare(name, SERIES_LABELS[(options.client, name)])
+        if options.client == SMBPROTOCOL:
+            yield from self._measure_smbprotocol(recorder)
+        else:
+            yield from self._measure_path(recorder)
+        for message in client_limit_notes(recorder, options.client):
+            yield recorder.note(message)
+
+    # -- SambaTune's own client ----------------------------------------------------------
+    def _measure_smbprotocol(self, recorder: Recorder) -> Iterator[BenchEvent]:
+        options = self.options
+        assert options.server and options.share
+        yield Progress(None, f"connecting to {options.where}")
+        connection = SmbProbeConnection(options.server, options.share, options.port, options.login)
+        connection.connect()
+        try:
+            recorder.extra["client"] = connection.facts()
+            if connection.session_is_guest:
+                yield recorder.note("Connected as a guest (no user given, or the server mapped the "
+                                    "user to its guest account).")
+            name = connection.new_name()
+            created = False
+            try:
+                def write(on_progress: OnProgress) -> Transfer:
+                    return connection.write_file(name, options.size, options.block_size,
+                                                 options.outstanding, self.cancel, on_progress)
+
+                def read(on_progress: OnProgress) -> Transfer:
+                    return connection.read_file(name, options.size, options.block_size,
+                                                options.outstanding, self.cancel, on_progress)
+
+                created = True
+                yield from self._attempts(recorder, write, read)
+            finally:
+                if created:
+                    connection.delete(name)
+        finally:
+            connection.close()
+
+    # -- the operating system's client ------------------------------------------------
+    def _measure_path(self, recorder: Recorder) -> Iterator[BenchEvent]:
+        options = self.options
+        assert options.path
+        directory = path_probe.check_directory(options.path)
+        file = path_probe.new_file(directory)
+        recorder.extra["client"] = {"client": OS_PATH, "path": str(directory),
+                                    "drops_cache": path_probe.CAN_DROP_CACHE}
+        if not path_probe.CAN_DROP_CACHE and READ in options.operations:
+            yield recorder.note("This system cannot drop a file from its cache, so a read right "
+                                "after the write may come from this computer's memory.")
+
+        def write(on_progress: OnProgress) -> Transfer:
+            return path_probe.write_file(file, options.size, options.block_size, self.cancel, on_progress)
+
+        def read(on_progress: OnProgress) -> Transfer:
+            path_probe.drop_cached(file)
+            return path_probe.read_file(file, options.block_size, self.cancel, on_progress)
+
+        try:
+            yield from self._attempts(recorder, write, read)
+        finally:
+            path_probe.remove(Path(file))
+
+    # -- shared ---------------------------------------------------------------------------
+    def _attempts(self, recorder: Recorder, write: Callable[[OnProgress], Transfer],
+                  read: Callable[[OnProgress], Transfer]) -> Iterator[BenchEvent]:
+        options = self.options
+        steps = [(n, write if n == WRITE else read) for n in (WRITE, READ) if n in options.operations]
+        if WRITE not in options.operations:
+            yield Progress(0.0, "writing the test file to read")
+            yield from self._watch(None, 0, write)
+        total = self.method.attempts * len(steps)
+        done = 0
+        for attempt in range(1, self.method.attempts + 1):
+            for name, work in steps:
+                self.cancel.raise_if_cancelled()
+                yield recorder.started(name, attempt)
+                transfer = yield from self._watch(recorder, attempt, work, name)
+                share = transfer.client_cpu_share
+                yield recorder.record(name, attempt, seconds=transfer.seconds, bytes=transfer.bytes,
+                                      details={"client": options.client, "cpu_seconds": transfer.cpu_seconds,
+                                               "client_cpu_share": share,
+                                               "block_size": options.block_size,
+                                               "outstanding": options.to_json()["outstanding"]})
+                done += 1
+                yield Progress(done / total, f"{name} {attempt} of {self.method.attempts}")
+
+    def _watch(self, recorder: Recorder | None, attempt: int, work: Callable[[OnProgress], Transfer],
+               series: str = "") -> Generator[BenchEvent, None, Transfer]:
+        watched = _Watched(work)
+        watched.start()
+        last_bytes, last_t = 0, 0.0
+        while watched.is_alive():
+            watched.join(self.options.sample_interval)
+            moved, t = watched.progress
+            if recorder is not None and t > last_t:
+                rate = (moved - last_bytes) / (t - last_t)
+                yield recorder.sample(series, attempt, t, moved, rate, source="client")
+                last_bytes, last_t = moved, t
+        if watched.error is not None:
+            raise watched.error
+        assert watched.result is not None
+        return watched.result
+
+
+def client_limit_notes(recorder: Recorder, client: str) -> list[str]:
+    """Say when this computer's client, not the server or network, set the figure."""
+    if client != SMBPROTOCOL:
+        return []
+    notes = []
+    for series in recorder.series.values():
+        counted = series.counted
+        shares = [r.details.get("client_cpu_share") for r in counted]
+        busy = [s for s in shares if isinstance(s, float)]
+        stats = series.stats()
+        if not busy or stats is None:
+            continue
+        busy_share = sum(busy) / len(busy)
+        bits = stats.mean * 8
+        advice = ("To measure a faster link, mount the share and measure through its path "
+                  "(the operating system's own client).")
+        if busy_share >= CLIENT_BUSY_SHARE:
+            notes.append(f"{series.label}: SambaTune's SMB client kept {format_percent(busy_share, 0)} "
+                         f"of a CPU core busy, so at {format_bits(bits)} this computer's client was "
+                         f"the limit, not the server or the network. {advice}")
+        elif bits >= PURE_PYTHON_CEILING_BITS:
+            notes.append(f"{series.label}: {format_bits(bits)} is above the "
+                         f"{format_bits(PURE_PYTHON_CEILING_BITS)} SambaTune's pure-Python SMB client "
+                         f"is made for, so this computer's client was probably the limit. {advice}")
+        else:
+            continue
+        recorder.extra["client_limited"] = True
+    return notes
+

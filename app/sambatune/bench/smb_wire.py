@@ -1,0 +1,298 @@
+"""This computer's SMB client for the probe: smbprotocol, several requests in flight.
+
+smbprotocol is pure Python, so each request costs this computer CPU time; keeping
+several reads (or writes) outstanding lets the server and the network work while
+the client parses the previous answer. The probe asks the server for enough credits
+up front (an SMB2 ECHO with a credit request), because SMB2 lets a client have only
+as many bytes in flight as it holds credits (one per 64 KiB).
+
+A guest session cannot sign, so it asks for no signing (the server's own requirement
+is honoured). A logged-on session signs, as SMB 3.1.1 demands at least for the tree
+connect and as current Windows clients do for everything. Guest sessions use a name
+the server does not know, which "map to guest = Bad User" turns into the guest account.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import AuthenticationFailed, ConnectionFailed, InvalidInput, SambaTuneError
+
+#: What one credit pays for (SMB2 multi-credit requests).
+CREDIT_BYTES = 64 * 1024
+#: An account name no server has: with "map to guest = Bad User" it becomes the guest.
+GUEST_USER = "sambatune-guest"
+PROBE_PREFIX = ".sambatune-probe-"
+DIALECTS = {0x202: "2.0.2", 0x210: "2.1", 0x300: "3.0", 0x302: "3.0.2", 0x311: "3.1.1"}
+
+#: Called with (bytes moved so far, seconds since the transfer started).
+OnProgress = Callable[[int, float], None]
+
+
+@dataclass(frozen=True)
+class SmbLogin:
+    """Who connects. No user: a guest session. The password never leaves memory."""
+
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    domain: str | None = None
+
+    @property
+    def guest(self) -> bool:
+        return not self.user
+
+
+@dataclass
+class Transfer:
+    bytes: int
+    seconds: float
+    #: CPU time this process used meanwhile (all threads): how busy the client was.
+    cpu_seconds: float
+
+    @property
+    def client_cpu_share(self) -> float | None:
+        return self.cpu_seconds / self.seconds if self.seconds > 0 else None
+
+
+def _charge(length: int) -> int:
+    return max(1, (length - 1) // CREDIT_BYTES + 1)
+
+
+class SmbProbeConnection:
+    """One SMB session and tree connect to a share, with pipelined whole-file I/O."""
+
+    def __init__(self, server: str, share: str, port: int = 445, login: SmbLogin | None = None,
+                 timeout: float = 10.0) -> None:
+        if not server or not share:
+            raise InvalidInput("The SMB probe needs a server and a share.")
+        self.server = server
+        self.share = share.strip("\\/")
+        self.port = port
+        self.login = login or SmbLogin()
+        self.timeout = timeout
+        self.connection: Any = None
+        self.session: Any = None
+        self.tree: Any = None
+
+    # -- connecting ------------------------------------------------------------------
+    def connect(self) -> SmbProbeConnection:
+        from smbprotocol.connection import Connection
+        from smbprotocol.exceptions import (
+            LogonFailure,
+            SMBAuthenticationError,
+            SMBException,
+            SMBResponseException,
+        )
+        from smbprotocol.session import Session
+        from smbprotocol.tree import TreeConnect
+
+        where = f"{self.server}:{self.port}"
+        connection = Connection(uuid.uuid4(), self.server, self.port,
+                                require_signing=not self.login.guest)
+        try:
+            connection.connect(timeout=self.timeout)
+        except (ValueError, OSError, SMBException) as exc:
+            raise ConnectionFailed(f"No SMB server answered at {where}.", details=str(exc)) from exc
+        self.connection = connection
+        try:
+            login = self.login
+            self.session = Session(
+                connection, username=login.user or GUEST_USER,
+                password=login.password or "" if login.user else "guest",
+                require_encryption=False, auth_protocol="ntlm",
+            )
+            if login.user and login.domain:
+                self.session.username = f"{login.domain}\\{login.user}"
+            self.session.connect()
+        except (SMBAuthenticationError, LogonFailure) as exc:
+            self.close()
+            raise AuthenticationFailed(
+                f"The SMB server at {where} did not accept "
+                + (f"the user {self.login.user}." if self.login.user else "a guest session."),
+                details=str(exc),
+            ) from exc
+        except (SMBException, OSError, ValueError) as exc:
+            self.close()
+            raise _explained(exc, f"Logging on to the SMB server at {where} failed.") from exc
+        try:
+            self.tree = TreeConnect(self.session, rf"\\{self.server}\{self.share}")
+            # Without a session key (guest) the negotiate cannot be verified.
+            self.tree.connect(require_secure_negotiate=not self.session_is_guest)
+        except SMBResponseException as exc:
+            self.close()
+            raise InvalidInput(
+                f"The server at {where} refused the share '{self.share}'.", details=str(exc)
+            ) from exc
+        except (SMBException, OSError) as exc:
+            self.close()
+            raise _explained(exc, f"Connecting to the share '{self.share}' failed.") from exc
+        return self
+
+    @property
+    def session_is_guest(self) -> bool:
+        return bool(self.session is not None and self.session.session_key is None)
+
+    def facts(self) -> dict[str, Any]:
+        connection = self.connection
+        return {
+            "client": "smbprotocol",
+            "dialect": DIALECTS.get(int(connection.dialect), hex(int(connection.dialect))),
+            "max_read_size": int(connection.max_read_size),
+            "max_write_size": int(connection.max_write_size),
+            "signing": bool(self.session.signing_required),
+            "encryption": bool(self.session.encrypt_data),
+            "guest": self.session_is_guest,
+        }
+
+    def ensure_credits(self, needed: int) -> None:
+        """Hold at least ``needed`` credits, asking with ECHO (the server caps the grant)."""
+        window = self.connection.sequence_window
+        for _ in range(64):
+            available = window["high"] - window["low"]
+            if available >= needed:
+                return
+            before = available
+            self.connection.echo(sid=self.session.session_id, credit_request=min(512, needed - available + 1))
+            if window["high"] - window["low"] <= before:
+                break
+        available = window["high"] - window["low"]
+        if available < needed:
+            raise SambaTuneError(
+                f"The SMB server grants only {available} credits, not the {needed} this many "
+                "requests in flight need.",
+                details="Use fewer outstanding requests or smaller blocks.",
+            )
+
+    def close(self) -> None:
+        for step in (
+            lambda: self.tree.disconnect() if self.tree is not None else None,
+            lambda: self.session.disconnect() if self.session is not None else None,
+            lambda: self.connection.disconnect() if self.connection is not None else None,
+        ):
+            with contextlib.suppress(Exception):
+                step()
+        self.tree = self.session = self.connection = None
+
+    def __enter__(self) -> SmbProbeConnection:
+        return self.connect() if self.connection is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- files -----------------------------------------------------------------------
+    def new_name(self) -> str:
+        return f"{PROBE_PREFIX}{secrets.token_hex(6)}.bin"
+
+    def _open(self, name: str, *, write: bool, delete_on_close: bool = False) -> Any:
+        from smbprotocol.open import (
+            CreateDisposition,
+            CreateOptions,
+            FileAttributes,
+            FilePipePrinterAccessMask,
+            ImpersonationLevel,
+            Open,
+            ShareAccess,
+        )
+
+        access = FilePipePrinterAccessMask.GENERIC_READ
+        if write:
+            access |= FilePipePrinterAccessMask.GENERIC_WRITE
+        if delete_on_close:
+            access |= FilePipePrinterAccessMask.DELETE
+        options = CreateOptions.FILE_NON_DIRECTORY_FILE
+        if delete_on_close:
+            options |= CreateOptions.FILE_DELETE_ON_CLOSE
+        handle = Open(self.tree, name)
+        handle.create(
+            ImpersonationLevel.Impersonation, access, FileAttributes.FILE_ATTRIBUTE_NORMAL,
+            ShareAccess.FILE_SHARE_READ | ShareAccess.FILE_SHARE_WRITE | ShareAccess.FILE_SHARE_DELETE,
+            CreateDisposition.FILE_OVERWRITE_IF if write else CreateDisposition.FILE_OPEN,
+            options,
+        )
+        return handle
+
+    def delete(self, name: str) -> None:
+        self._open(name, write=False, delete_on_close=True).close()
+
+    def write_file(self, name: str, size: int, block: int, outstanding: int,
+                   cancel: CancelToken, on_progress: OnProgress | None = None) -> Transfer:
+        """Write ``size`` bytes in ``block``-sized requests, then FLUSH (smbd fsyncs)."""
+        block = min(block, int(self.connection.max_write_size))
+        handle = self._open(name, write=True)
+        data = memoryview(os.urandom(block))
+        try:
+            def request(offset: int, length: int) -> tuple[Any, Any]:
+                message, receive = handle.write(data[:length].tobytes() if length < block else data,
+                                                offset, send=False)
+                return message, receive
+
+            transfer = self._pipeline(size, block, outstanding, request, cancel, on_progress)
+            started = time.perf_counter()
+            cpu = time.process_time()
+            handle.flush()
+            transfer.seconds += time.perf_counter() - started
+            transfer.cpu_seconds += time.process_time() - cpu
+            return transfer
+        finally:
+            with contextlib.suppress(Exception):
+                handle.close()
+
+    def read_file(self, name: str, size: int, block: int, outstanding: int,
+                  cancel: CancelToken, on_progress: OnProgress | None = None) -> Transfer:
+        block = min(block, int(self.connection.max_read_size))
+        handle = self._open(name, write=False)
+        try:
+            return self._pipeline(size, block, outstanding,
+                                  lambda offset, length: handle.read(offset, length, send=False),
+                                  cancel, on_progress)
+        finally:
+            with contextlib.suppress(Exception):
+                handle.close()
+
+    def _pipeline(self, size: int, block: int, outstanding: int,
+                  request: Callable[[int, int], tuple[Any, Any]], cancel: CancelToken,
+                  on_progress: OnProgress | None) -> Transfer:
+        """Keep ``outstanding`` requests in flight until ``size`` bytes have moved."""
+        if size <= 0 or block <= 0 or outstanding <= 0:
+            raise InvalidInput("Size, block size and outstanding requests must be positive.")
+        charge = _charge(block)
+        self.ensure_credits(charge * outstanding + 1)
+        sid, tid = self.session.session_id, self.tree.tree_connect_id
+        pending: deque[tuple[Any, Any]] = deque()
+        offset = moved = 0
+        cpu = time.process_time()
+        started = time.perf_counter()
+        while offset < size or pending:
+            while offset < size and len(pending) < outstanding:
+                length = min(block, size - offset)
+                message, receive = request(offset, length)
+                # Ask back what the request costs so the window stays this wide.
+                sent = self.connection.send(message, sid, tid, credit_request=_charge(length))
+                pending.append((sent, receive))
+                offset += length
+            sent, receive = pending.popleft()
+            answer = receive(sent)
+            moved += answer if isinstance(answer, int) else len(answer)
+            if on_progress is not None:
+                on_progress(moved, time.perf_counter() - started)
+            if cancel.cancelled:
+                # Collect what is still in flight so the connection stays usable for cleanup.
+                for sent, receive in pending:
+                    with contextlib.suppress(Exception):
+                        receive(sent)
+                cancel.raise_if_cancelled()
+        return Transfer(moved, time.perf_counter() - started, time.process_time() - cpu)
+
+
+def _explained(exc: BaseException, message: str) -> SambaTuneError:
+    return SambaTuneError(message, details=f"{type(exc).__name__}: {exc}")
+

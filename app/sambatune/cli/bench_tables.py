@@ -1,0 +1,156 @@
+"""Benchmark results as text: the book's per-run table, mean and deviation, and the notes."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from sambatune.bench.events import BenchEvent, Notice, Progress, RunFinished, RunStarted, Sample
+from sambatune.bench.records import BYTES, BenchResult, SeriesResult
+from sambatune.cli.output import TerminalProgress
+from sambatune.units import format_bits, format_rate, format_seconds
+
+
+class BenchProgress:
+    """Events to a one-line progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self) -> None:
+        self.bar = TerminalProgress()
+        self.fraction: float | None = 0.0
+        self.run = ""
+
+    def message(self, text: str) -> None:
+        self.bar.update(None, text)
+
+    def on_event(self, event: BenchEvent) -> None:
+        if isinstance(event, Progress):
+            if event.fraction is not None:
+                self.fraction = event.fraction
+            self.bar.update(self.fraction, self.run or event.message)
+        elif isinstance(event, RunStarted):
+            kind = "warm-up" if event.warmup else "run"
+            self.run = f"{event.label or event.series}: {kind} {event.attempt}"
+            self.bar.update(self.fraction, self.run)
+        elif isinstance(event, Sample):
+            self.bar.update(self.fraction, f"{self.run}  {format_rate(event.bytes_per_s)}")
+        elif isinstance(event, RunFinished):
+            record = event.record
+            figure = (format_rate(record.bytes_per_s) if record.unit == BYTES
+                      else _ops(record.operations_per_s))
+            self.bar.update(self.fraction, f"{self.run}  {figure}")
+        elif isinstance(event, Notice) and self.bar.enabled:
+            self.bar.done()
+            print(f"sambatune: {event.message}", file=sys.stderr)
+
+    def done(self) -> None:
+        self.bar.done()
+
+
+def _ops(value: float | None) -> str:
+    return "?" if value is None else f"{value:,.0f} ops/s" if value >= 100 else f"{value:.3g} ops/s"
+
+
+def _number(value: float | int | None, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def format_series(series: SeriesResult) -> list[str]:
+    stats = series.stats()
+    outliers = set(series.outlier_attempts())
+    lines = [series.label + (f"  [{series.name}]" if series.label != series.name else "")]
+    if series.unit == BYTES:
+        lines.append(f"  {'Run':>5} {'Size in bytes':>15} {'Time (s)':>10} {'Bytes/s':>16} "
+                     f"{'Bits/s':>13} {'% of link':>9}")
+    else:
+        lines.append(f"  {'Run':>5} {'Operations':>15} {'Time (s)':>10} {'Ops/s':>16}")
+    number = 0
+    for run in series.runs:
+        if run.warmup:
+            label = f"w{run.attempt}"
+        else:
+            number += 1
+            label = str(number)
+        mark = " *" if run.attempt in outliers else ""
+        if series.unit == BYTES:
+            lines.append(
+                f"  {label:>5} {_number(run.bytes):>15} {run.seconds:>10.3f} "
+                f"{_number(run.bytes_per_s):>16} {format_bits(run.bits_per_s):>13} "
+                f"{_number(run.percent_of_link, 1):>9}{mark}"
+            )
+        else:
+            lines.append(
+                f"  {label:>5} {_number(run.operations):>15} {run.seconds:>10.3f} "
+                f"{_number(run.operations_per_s, 1):>16}{mark}"
+            )
+    if stats is not None:
+        if series.unit == BYTES:
+            lines.append(f"  {'Average':>32} {_number(stats.mean):>16} {format_bits(stats.mean * 8):>13}"
+                         f"   = {format_rate(stats.mean)}")
+            spread = f" ({stats.cv:.1%})" if stats.cv is not None else ""
+            lines.append(f"  {'Deviation':>32} {_number(stats.stdev):>16}{spread}")
+        else:
+            lines.append(f"  {'Average':>32} {_number(stats.mean, 1):>16}")
+            spread = f" ({stats.cv:.1%})" if stats.cv is not None else ""
+            lines.append(f"  {'Deviation':>32} {_number(stats.stdev, 1):>16}{spread}")
+        if outliers:
+            valid = (format_rate(stats.valid_mean) if series.unit == BYTES
+                     else _ops(stats.valid_mean))
+            lines.append(f"  * odd run; the average of the other runs is {valid}")
+        if stats.note:
+            lines.append(f"  {stats.note}")
+    return lines
+
+
+def format_result(result: BenchResult, heading: str | None = None) -> str:
+    lines = [heading or f"{result.test} test on {result.target}"
+             + (f", session {result.session_id}" if result.session_id else "")
+             + f" ({result.started_at})"]
+    if result.link_speed_bits:
+        lines.append(f"Link speed: {format_bits(result.link_speed_bits)}")
+    lines.append("")
+    for series in result.series.values():
+        lines += format_series(series)
+        lines.append("")
+    lines += _extra_lines(result.extra)
+    for note in result.notes:
+        lines.append(f"Note: {note}")
+    return "\n".join(lines).rstrip()
+
+
+def _extra_lines(extra: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    curve = extra.get("curve")
+    if curve:
+        top = max((p["mean_bytes_per_s"] or 0) for p in curve) or 1
+        lines.append(f"{'Buffer':>12} {'granted snd/rcv':>20} {'mean':>12}")
+        for point in curve:
+            granted = f"{point.get('server_sndbuf') or '-'}/{point.get('server_rcvbuf') or '-'}"
+            bar = "#" * int(30 * (point["mean_bytes_per_s"] or 0) / top)
+            lines.append(f"{point['series']:>12} {granted:>20} "
+                         f"{format_rate(point['mean_bytes_per_s']):>12} {bar}")
+        lines.append("")
+    table = extra.get("table")
+    if table:
+        lines.append(f"{'Files':>8} {'list':>10} {'open':>10} {'other case':>11} "
+                     f"{'missing':>10} {'create':>10}")
+        for row in table:
+            lines.append(
+                f"{row['files']:>8,} {format_seconds(row.get('list_seconds')):>10} "
+                f"{format_seconds(row.get('open_seconds_each')):>10} "
+                f"{format_seconds(row.get('open-other-case_seconds_each')):>11} "
+                f"{format_seconds(row.get('missing_seconds_each')):>10} "
+                f"{format_seconds(row.get('create_seconds_each')):>10}"
+            )
+        case = extra.get("case_settings")
+        if case:
+            lines.append("Share settings: " + ", ".join(f"{k} = {v}" for k, v in case.items()))
+        lines.append("")
+    ratios = extra.get("ratios")
+    if ratios:
+        shown = [f"{k.replace('_', ' ')}: {v:.0%}" for k, v in ratios.items() if v is not None]
+        if shown:
+            lines.append("Ratios: " + "; ".join(shown))
+            lines.append("")
+    return lines

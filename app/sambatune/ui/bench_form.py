@@ -1,0 +1,280 @@
+"""Which test, where, with which parameters: the left side of the Benchmarks page.
+
+The form only reads what the person typed into a :class:`RunRequest` (plain values,
+checked here so a typo gets a clear message before anything starts);
+:func:`build_benchmark` turns it into a benchmark in the worker thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
+
+from sambatune.bench.runner import Benchmark, Method
+from sambatune.cancellation import CancelToken
+from sambatune.errors import InvalidInput
+
+TESTS = {
+    "net-download": "Network: server → this computer",
+    "net-upload": "Network: this computer → server",
+    "disk": "Disk on the server",
+    "smb": "SMB on the server (smbclient, its loopback)",
+    "dirscale": "Directory scaling (many files)",
+    "sockbuf": "Socket buffer sweep",
+    "smb-client": "SMB from this computer",
+}
+EXPLANATIONS = {
+    "net-download": "Raw TCP from the server to this computer over its own connection (not SSH).",
+    "net-upload": "Raw TCP from this computer to the server over its own connection (not SSH).",
+    "disk": "Sequential write and read of a test file on the server, bypassing its cache, "
+            "and the small-file rate.",
+    "smb": "smbclient on the server itself copies a file through the share, against raw TCP "
+           "and the disk there.",
+    "dirscale": "Lists and looks up names in directories of growing size over SMB "
+                "(the cost of case-insensitive names).",
+    "sockbuf": "Throughput with fixed SO_SNDBUF/SO_RCVBUF sizes against autotuning.",
+    "smb-client": "This computer writes and reads a file on the share: your network and the "
+                  "server together, as users see them.",
+}
+SECRET_KIND = "smb"
+#: Which rows each test shows.
+ROWS = {
+    "share": {"disk", "smb", "dirscale", "smb-client"},
+    "directory": {"disk"},
+    "server": {"smb-client"},
+    "port": {"smb-client"},
+    "user": {"smb", "dirscale", "smb-client"},
+    "password": {"smb", "dirscale", "smb-client"},
+    "remember": {"smb-client"},
+    "path": {"smb-client"},
+    "duration": {"net-download", "net-upload", "sockbuf"},
+    "size": {"disk", "smb", "smb-client"},
+    "block": {"disk", "smb-client"},
+    "outstanding": {"smb-client"},
+    "sizes": {"sockbuf"},
+    "counts": {"dirscale"},
+}
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    test: str
+    runs: int
+    warmup: int
+    note: str = ""
+    share: str = ""
+    directory: str = ""
+    server: str = ""
+    port: int = 445
+    user: str = ""
+    password: str = field(default="", repr=False)
+    remember: bool = False
+    path: str = ""
+    seconds: float = 5.0
+    size: int = 256 << 20
+    block: int = 4 << 20
+    outstanding: int = 4
+    sizes: tuple[int, ...] = ()
+    counts: tuple[int, ...] = ()
+    sample_interval: float = 0.1
+
+    @property
+    def secret_target(self) -> str:
+        return f"{self.user}@{self.server}:{self.port}/{self.share}"
+
+
+class BenchForm(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form = QFormLayout(self)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.test = QComboBox()
+        self.test.setObjectName("benchTest")
+        # Long test names must not widen the form beyond the page's left column.
+        self.test.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.test.setMinimumContentsLength(18)
+        for key, label in TESTS.items():
+            self.test.addItem(label, key)
+        self.form.addRow("Test", self.test)
+        self.share = QComboBox()
+        self.share.setEditable(True)
+        self.share.setObjectName("benchShare")
+        self.share.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.directory = QLineEdit()
+        self.directory.setPlaceholderText("default: the share's path")
+        self.server = QLineEdit()
+        self.server.setObjectName("benchServer")
+        self.port = QSpinBox()
+        self.port.setRange(1, 65535)
+        self.port.setValue(445)
+        self.user = QLineEdit()
+        self.user.setPlaceholderText("empty: guest")
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.remember = QCheckBox("Remember it in the system keyring")
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("optional: a mounted share")
+        self.path.setToolTip("Measure through this computer's own SMB client: a directory on the "
+                             "share as this computer mounted it. Empty: SambaTune's own client.")
+        self.runs = QSpinBox()
+        self.runs.setRange(1, 50)
+        self.runs.setValue(5)
+        self.warmup = QSpinBox()
+        self.warmup.setRange(0, 10)
+        self.warmup.setValue(1)
+        self.duration = QDoubleSpinBox()
+        self.duration.setRange(0.5, 120.0)
+        self.duration.setSuffix(" s")
+        self.duration.setValue(5.0)
+        self.file_size = QLineEdit("256MiB")
+        self.block = QLineEdit("4MiB")
+        self.outstanding = QSpinBox()
+        self.outstanding.setRange(1, 64)
+        self.outstanding.setValue(4)
+        self.sizes = QLineEdit("4KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
+        self.counts = QLineEdit("1000,10000")
+        self.note = QLineEdit()
+        self.note.setPlaceholderText("e.g. before: socket options removed")
+        self.rows: dict[str, QWidget] = {
+            "share": self.share, "directory": self.directory, "server": self.server, "port": self.port,
+            "user": self.user, "password": self.password, "remember": self.remember, "path": self.path,
+            "duration": self.duration, "size": self.file_size, "block": self.block,
+            "outstanding": self.outstanding, "sizes": self.sizes, "counts": self.counts,
+        }
+        labels = {"share": "Share", "directory": "Directory", "server": "SMB server", "port": "SMB port",
+                  "user": "SMB user", "password": "Password", "remember": "", "path": "Or this path",
+                  "duration": "Seconds per run", "size": "File size", "block": "Block size",
+                  "outstanding": "Requests in flight", "sizes": "Buffer sizes", "counts": "File counts"}
+        for key, widget in self.rows.items():
+            widget.setObjectName(widget.objectName() or f"bench_{key}")
+            self.form.addRow(labels[key], widget)
+        self.form.addRow("Counted runs", self.runs)
+        self.form.addRow("Warm-up runs", self.warmup)
+        self.form.addRow("Note", self.note)
+        self.test.currentIndexChanged.connect(self._test_changed)
+        self._test_changed()
+
+    def current_test(self) -> str:
+        return str(self.test.currentData())
+
+    def select_test(self, key: str) -> None:
+        self.test.setCurrentIndex(list(TESTS).index(key))
+
+    def _test_changed(self) -> None:
+        test = self.current_test()
+        for key, widget in self.rows.items():
+            self.form.setRowVisible(widget, test in ROWS[key])
+        if test == "sockbuf" and self.duration.value() == 5.0:
+            self.duration.setValue(2.0)
+        elif test != "sockbuf" and self.duration.value() == 2.0:
+            self.duration.setValue(5.0)
+
+    def set_shares(self, names: list[str]) -> None:
+        current = self.share.currentText()
+        self.share.clear()
+        self.share.addItems(names)
+        if current:
+            self.share.setCurrentText(current)
+
+    def request(self) -> RunRequest:
+        """What the person asked for, checked; :class:`InvalidInput` says what is wrong."""
+        from sambatune.bench.dirscale import DEFAULT_COUNTS
+        from sambatune.client.quantities import parse_size
+
+        test = self.current_test()
+
+        def sizes(text: str) -> tuple[int, ...]:
+            return tuple(parse_size(p.strip()) for p in text.split(",") if p.strip())
+
+        def counts(text: str) -> tuple[int, ...]:
+            parts = [p.strip().lower().replace("k", "000") for p in text.split(",") if p.strip()]
+            if not all(p.isdigit() for p in parts):
+                raise InvalidInput(f"'{text}' are not file counts.", details="Examples: 1000, 10k.")
+            return tuple(int(p) for p in parts) or DEFAULT_COUNTS
+
+        share = self.share.currentText().strip()
+        if test in ("smb", "dirscale", "smb-client") and not share and not self.path.text().strip():
+            raise InvalidInput("Which share? Choose one of the server's shares.")
+        if test == "smb-client" and not self.path.text().strip() and not self.server.text().strip():
+            raise InvalidInput("Which SMB server? Give its name or address.")
+        if test == "disk" and not share and not self.directory.text().strip():
+            raise InvalidInput("Where should the disk test run? Choose a share or give a directory.")
+        return RunRequest(
+            test=test, runs=self.runs.value(), warmup=self.warmup.value(), note=self.note.text().strip(),
+            share=share, directory=self.directory.text().strip(), server=self.server.text().strip(),
+            port=self.port.value(), user=self.user.text().strip(), password=self.password.text(),
+            remember=self.remember.isChecked(), path=self.path.text().strip(),
+            seconds=self.duration.value(),
+            size=parse_size(self.file_size.text()) if test in ROWS["size"] else 256 << 20,
+            block=parse_size(self.block.text()) if test in ROWS["block"] else 4 << 20,
+            outstanding=self.outstanding.value(),
+            sizes=sizes(self.sizes.text()) if test == "sockbuf" else (),
+            counts=counts(self.counts.text()) if test == "dirscale" else (),
+        )
+
+
+def _password(request: RunRequest) -> str | None:
+    """The typed password, else one the keyring keeps for this share (worker thread)."""
+    if not request.user:
+        return None
+    if request.password:
+        return request.password
+    from sambatune.remote.secrets import load_secret
+
+    return load_secret(SECRET_KIND, request.secret_target) or ""
+
+
+def build_benchmark(request: RunRequest, transport: Any, context: Any, cancel: CancelToken) -> Benchmark:
+    """The benchmark the request describes (runs in the worker thread)."""
+    method = Method(runs=request.runs, warmup=request.warmup)
+    common: dict[str, Any] = {"context": context, "cancel": cancel}
+    test = request.test
+    if test in ("net-download", "net-upload", "sockbuf"):
+        from sambatune.bench.net import NetBenchmark, NetOptions
+
+        direction = "upload" if test == "net-upload" else "download"
+        net = NetOptions(direction=direction, seconds=request.seconds,
+                         sample_interval=request.sample_interval)
+        if test != "sockbuf":
+            return NetBenchmark(transport, method, net, **common)
+        from sambatune.bench.sockbuf import DEFAULT_SIZES, SockbufBenchmark, SockbufOptions
+
+        return SockbufBenchmark(transport, method, SockbufOptions(
+            sizes=request.sizes or DEFAULT_SIZES, net=net), **common)
+    if test == "disk":
+        from sambatune.bench.disk import DiskBenchmark, DiskOptions
+
+        directory = request.directory or context.share_path(request.share)
+        return DiskBenchmark(transport, method, DiskOptions(
+            directory=directory, size=request.size, block_size=request.block,
+            sample_interval=request.sample_interval * 2), **common)
+    login: dict[str, Any] = {"user": request.user or None, "password": _password(request)}
+    if test == "smb":
+        from sambatune.bench.smb import SmbBenchmark, SmbOptions
+
+        return SmbBenchmark(transport, method, SmbOptions(share=request.share, size=request.size,
+                                                          **login), **common)
+    if test == "dirscale":
+        from sambatune.bench.dirscale import DirscaleBenchmark, DirscaleOptions
+
+        return DirscaleBenchmark(transport, method, DirscaleOptions(
+            share=request.share, counts=request.counts, **login), **common)
+    from sambatune.bench.smb_client import SmbClientBenchmark, SmbClientOptions
+    from sambatune.bench.smb_wire import SmbLogin
+
+    where: dict[str, Any] = ({"path": request.path} if request.path else
+                             {"server": request.server, "share": request.share, "port": request.port})
+    options = SmbClientOptions(login=SmbLogin(**login), size=request.size, block_size=request.block,
+                               outstanding=request.outstanding, **where)
+    return SmbClientBenchmark(transport, method, options, **common)
+

@@ -1,0 +1,294 @@
+"""The Benchmarks tab: choose a test, run it by the method, watch it live, compare, find the limit.
+
+Everything slow happens in a worker (``session.run_task``): connecting agents, the
+transfers, the results database, report writing. The GUI thread only receives events:
+samples go to the live plot through a 100 ms throttle, runs to the table as they finish.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.bench.events import Notice, Progress, RunFinished, RunStarted, Sample
+from sambatune.bench.records import BenchResult
+from sambatune.cancellation import CancelToken
+from sambatune.errors import SambaTuneError
+from sambatune.remote.survey import Survey
+from sambatune.ui.bench_form import EXPLANATIONS, SECRET_KIND, TESTS, BenchForm, RunRequest, build_benchmark
+from sambatune.ui.bench_history import HistoryView
+from sambatune.ui.bottleneck_panel import BottleneckPanel
+from sambatune.ui.live_plot import LivePlot
+from sambatune.ui.run_table import RunTable
+from sambatune.ui.session import ServerSession
+from sambatune.ui.sockbuf_view import SockbufView
+from sambatune.ui.tasks import Task
+
+PURE_PYTHON_HINT = (" SambaTune's own SMB client is pure Python: good up to about 4 Gbit/s; above "
+                    "that it becomes the limit itself, and the result says so. Give a mounted path "
+                    "to measure through this computer's own client instead.")
+
+
+class BenchmarksPage(QWidget):
+    def __init__(self, session: ServerSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("benchmarksPage")
+        self.session = session
+        self.task: Task | None = None
+        self.last_result: BenchResult | None = None
+        self.run_numbers: dict[str, int] = {}
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(splitter)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 0, 8, 0)
+        self.form = BenchForm()
+        left_layout.addWidget(self.form)
+        self.explanation = QLabel()
+        self.explanation.setObjectName("benchExplanation")
+        self.explanation.setWordWrap(True)
+        self.explanation.setStyleSheet("color: palette(mid);")
+        left_layout.addWidget(self.explanation)
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("benchRun")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("benchCancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        left_layout.addLayout(buttons)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("benchProgress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        left_layout.addWidget(self.progress)
+        self.status = QLabel("Choose a test and press Run.")
+        self.status.setObjectName("benchStatus")
+        self.status.setWordWrap(True)
+        left_layout.addWidget(self.status)
+        left_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(left)
+        scroll.setMinimumWidth(330)
+        splitter.addWidget(scroll)
+
+        self.views = QTabWidget()
+        self.views.setObjectName("benchViews")
+        live = QWidget()
+        live_layout = QVBoxLayout(live)
+        live_layout.setContentsMargins(0, 0, 0, 0)
+        live_split = QSplitter(Qt.Orientation.Vertical)
+        self.live = LivePlot()
+        live_split.addWidget(self.live)
+        self.runs = RunTable()
+        live_split.addWidget(self.runs)
+        live_split.setSizes([330, 260])
+        live_layout.addWidget(live_split, 1)
+        self.notes = QLabel("")
+        self.notes.setObjectName("benchNotes")
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #1e5a8c;")
+        live_layout.addWidget(self.notes)
+        self.views.addTab(live, "Run")
+        self.history = HistoryView(self._run_task, self._server_label)
+        self.views.addTab(self.history, "History && compare")
+        self.sockbuf = SockbufView()
+        self.views.addTab(self.sockbuf, "Socket buffers")
+        self.bottleneck = BottleneckPanel()
+        self.views.addTab(self.bottleneck, "Bottleneck")
+        self.views.currentChanged.connect(self._view_changed)
+        splitter.addWidget(self.views)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([350, 800])
+
+        self.form.test.currentIndexChanged.connect(self._test_changed)
+        self._test_changed()
+
+    # -- server facts ---------------------------------------------------------------
+    def _server_label(self) -> str:
+        transport = self.session.transport
+        return transport.label if transport is not None else self.session.profile.target_label
+
+    def _run_task(self, name: str, work: Any, **callbacks: Any) -> Task:
+        return self.session.run_task(name, work, **callbacks)
+
+    def show_survey(self, survey: Survey) -> None:
+        from sambatune.bench.context import BenchContext, data_address
+
+        self.form.set_shares([str(s.get("name")) for s in survey.shares if not s.get("printable")])
+        if self.session.transport is not None and not self.form.server.text():
+            self.form.server.setText(data_address(self.session.transport))
+            context = BenchContext(data_address(self.session.transport), survey=survey,
+                                   smb_conf_path=survey.config_path)
+            self.form.port.setValue(context.smb_port())
+
+    def _test_changed(self) -> None:
+        test = self.form.current_test()
+        self.explanation.setText(EXPLANATIONS[test] + (PURE_PYTHON_HINT if test == "smb-client" else ""))
+
+    def _view_changed(self, index: int) -> None:
+        widget = self.views.widget(index)
+        if widget is self.history:
+            self.history.refresh()
+        elif widget in (self.bottleneck, self.sockbuf):
+            self.refresh_analysis()
+
+    # -- running ----------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.task is not None
+
+    def run(self) -> None:
+        if self.running:
+            return
+        try:
+            request = self.form.request()
+        except SambaTuneError as error:
+            self.session.failed.emit(error)
+            return
+        self.live.clear(TESTS[request.test])
+        self.runs.clear()
+        self.notes.setText("")
+        self.run_numbers.clear()
+        self.progress.setValue(0)
+        self.views.setCurrentIndex(0)
+        session = self.session
+        profile = session.profile
+
+        def work(report: Any, cancel: CancelToken) -> BenchResult:
+            from sambatune.bench.context import collect_context
+            from sambatune.bench.results_db import ResultsDatabase
+
+            transport = session.require_transport()
+            report(Progress(None, "reading smb.conf…"))
+            context = collect_context(transport, config_path=profile.config_path or None,
+                                      survey=session.survey, cancel=cancel)
+            bench = build_benchmark(request, transport, context, cancel)
+            for event in bench.events():
+                report(event)
+            assert bench.result is not None
+            ResultsDatabase().save(bench.result, context, note=request.note)
+            _remember_password(request)
+            return bench.result
+
+        self._set_busy(True)
+        self.status.setText(f"Starting: {TESTS[request.test]}…")
+        self.task = self.session.run_task(
+            f"Benchmark: {TESTS[request.test]}", work, on_event=self._on_event, on_done=self._done,
+            on_failed=self._failed, on_cancelled=self._cancelled,
+        )
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.status.setText("Cancelling: the agents stop and clean up…")
+            self.task.cancel()
+
+    def _set_busy(self, busy: bool) -> None:
+        self.run_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+        self.form.setEnabled(not busy)
+
+    def _on_event(self, event: Any) -> None:
+        if isinstance(event, Sample):
+            self.live.add(event)
+        elif isinstance(event, RunStarted):
+            self.live.run_started(event.series, event.attempt, event.warmup, event.label)
+            kind = "warm-up" if event.warmup else "run"
+            self.status.setText(f"{event.label or event.series}: {kind} {event.attempt}…")
+        elif isinstance(event, RunFinished):
+            record = event.record
+            number = None
+            if not record.warmup:
+                number = self.run_numbers[record.series] = self.run_numbers.get(record.series, 0) + 1
+            self.runs.add_run(record.series, record, number)
+        elif isinstance(event, Progress):
+            if event.fraction is None:
+                self.progress.setRange(0, 0)
+            else:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(int(event.fraction * 1000))
+        elif isinstance(event, Notice):
+            shown = self.notes.text()
+            self.notes.setText((shown + "<br>" if shown else "") + "ℹ " + event.message)
+
+    def _end(self) -> None:
+        self.task = None
+        self.live.finish()
+        self._set_busy(False)
+        self.progress.setRange(0, 1000)
+
+    def _done(self, result: BenchResult) -> None:
+        self._end()
+        self.last_result = result
+        self.progress.setValue(1000)
+        self.runs.show_series(list(result.series.values()))
+        summary = result.summary.stats()
+        mean = ""
+        if summary is not None:
+            from sambatune.units import format_rate
+
+            mean = (f": mean {format_rate(summary.mean)}" if result.summary.unit == "bytes"
+                    else f": mean {summary.mean:,.1f} ops/s")
+        self.status.setText(f"Done, saved as session {result.session_id}{mean}.")
+        if result.test == "sockbuf":
+            self.sockbuf.show_result(result, f" (session {result.session_id})")
+        self.history.refresh()
+
+    def _failed(self, error: SambaTuneError) -> None:
+        self._end()
+        self.status.setText(f"Failed: {error.message}")
+        self.session.failed.emit(error)
+
+    def _cancelled(self) -> None:
+        self._end()
+        self.status.setText("Cancelled; nothing was saved.")
+
+    # -- analysis views -----------------------------------------------------------------
+    def refresh_analysis(self) -> None:
+        server = self._server_label()
+
+        def work(report: Any, cancel: CancelToken) -> list[BenchResult]:
+            from sambatune.bench.results_db import ResultsDatabase
+
+            database = ResultsDatabase()
+            return [database.load(s.id).result for s in database.sessions(server=server, limit=200)]
+
+        self._run_task("Reading the measured layers", work, on_done=self._show_analysis)
+
+    def _show_analysis(self, results: list[BenchResult]) -> None:
+        self.bottleneck.show_results(results)
+        sweeps = [r for r in results if r.test == "sockbuf"]
+        if sweeps:
+            newest = max(sweeps, key=lambda r: r.session_id or 0)
+            self.sockbuf.show_result(newest, f" (session {newest.session_id})")
+
+
+def _remember_password(request: RunRequest) -> None:
+    """After a good run, and only when asked: the SMB password into the keyring (worker thread)."""
+    if request.remember and request.user and request.password:
+        from sambatune.remote.secrets import save_secret
+
+        save_secret(SECRET_KIND, request.secret_target, request.password)
