@@ -15,11 +15,11 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QTextBlock, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.editor_text import EditorText
 from sambatune.conf.edits import LineChange
+from sambatune.ui.editor.line_layout import LineLayout
 
 
 class ConfBuffer(QObject):
@@ -33,7 +33,7 @@ class ConfBuffer(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.qdocument = QTextDocument(self)
-        self.qdocument.setDocumentLayout(QPlainTextDocumentLayout(self.qdocument))
+        self.qdocument.setDocumentLayout(LineLayout(self.qdocument))
         self.text = EditorText(b"")
         #: The bytes the text started from: read from disk or the server, or last saved.
         self.baseline = b""
