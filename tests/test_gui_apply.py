@@ -8,6 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
+from sambatune.remote.apply import StepEvent
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.main_window import MainWindow
 from testbed.smbd import SmbServer
@@ -51,11 +52,27 @@ def test_apply_then_restore_from_history(
     dialog.show()
     assert "+[fresh]" in dialog.diff.toPlainText()
     screenshot(dialog, "apply-review")
+    # Catch the dialog in the middle of the run: the backup step is under way.
+    shown_running: list[str] = []
+    step_event = dialog._event
+
+    def event(step: StepEvent) -> None:
+        step_event(step)
+        if step.step == "backup" and step.state == "running":
+            shown_running.append(dialog.progress.format())
+            screenshot(dialog, "apply-progress")
+
+    dialog._event = event  # type: ignore[method-assign]
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
     assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
+    assert shown_running == ["Step 3 of 6: Back up the live file"]
+    assert dialog.outcome.backup is not None
+    assert Path(dialog.outcome.backup.path).name in dialog.details_title.text()
+    assert "+[fresh]" in dialog.result_diff.toPlainText()
     assert [dialog.step_state(s) for s in ("upload", "testparm", "backup", "install", "reload",
                                            "health")] == ["done"] * 6
+    qtbot.wait(100)  # let the Close button be laid out
     screenshot(dialog, "apply-result")
     assert "fresh" in server.list_shares()
     dialog.close()
@@ -93,5 +110,8 @@ def test_rejected_change_shows_why(
     assert dialog.outcome is not None and dialog.outcome.status == "refused"
     assert dialog.step_state("testparm") == "failed"
     assert "testparm rejects" in dialog.result_label.text()
+    assert "What testparm said" in dialog.details_title.text()
+    assert "value is not boolean" in dialog.result_diff.toPlainText()
+    qtbot.wait(100)
     screenshot(dialog, "apply-refused")
     assert server.config.read_bytes() == original

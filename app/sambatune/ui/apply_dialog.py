@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
+from pathlib import PurePosixPath
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -13,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QProgressBar,
     QPushButton,
     QStackedWidget,
     QVBoxLayout,
@@ -34,6 +38,7 @@ STATE_MARKS = {
     "skipped": ("–", "#888888"),
     "failed": ("✖", "#b3261e"),
 }
+FINISHED_STATES = ("done", "warning", "failed", "skipped")
 OUTCOME_STYLES = {
     "applied": ("Applied", "#edf7ed", "#1e4620"),
     "refused": ("Not applied", "#fff4e5", "#663c00"),
@@ -105,25 +110,46 @@ class ApplyDialog(QDialog):
         progress = QWidget()
         progress_layout = QVBoxLayout(progress)
         progress_layout.setContentsMargins(0, 0, 0, 0)
+        self.heading = QLabel()
+        self.heading.setObjectName("applyHeading")
+        self.heading.setWordWrap(True)
+        progress_layout.addWidget(self.heading)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("applyProgress")
+        self.progress.setRange(0, len(STEPS))
+        self.progress.setValue(0)
+        progress_layout.addWidget(self.progress)
         self.steps = QListWidget()
         self.steps.setObjectName("applySteps")
+        # A checklist to read, not a list to pick from.
+        self.steps.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.steps.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.steps.setSpacing(2)
         self._rows: dict[str, QListWidgetItem] = {}
         for step in STEPS:
             item = QListWidgetItem()
             self._rows[step] = item
             self.steps.addItem(item)
             self._mark(step, "pending", "")
-        progress_layout.addWidget(self.steps, 1)
+        progress_layout.addWidget(self.steps)
         self.result_label = QLabel()
         self.result_label.setObjectName("applyResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.hide()
         progress_layout.addWidget(self.result_label)
+        self.details_title = QLabel()
+        self.details_title.setObjectName("applyDetailsTitle")
+        self.details_title.hide()
+        progress_layout.addWidget(self.details_title)
         self.result_diff = DiffView()
+        self.result_diff.setObjectName("applyDetails")
         self.result_diff.hide()
         progress_layout.addWidget(self.result_diff, 1)
+        self.filler = QWidget()
+        progress_layout.addWidget(self.filler, 1)
         self.pages.addWidget(progress)
+        self._fit_steps()
 
         self.buttons = QDialogButtonBox()
         self.apply_button = QPushButton("Apply")
@@ -139,11 +165,19 @@ class ApplyDialog(QDialog):
         self.close_button.clicked.connect(self.accept)
         layout.addWidget(self.buttons)
 
+    def _fit_steps(self) -> None:
+        """As tall as its rows (rollback and restart add some), so nothing scrolls."""
+        rows = self.steps.count()
+        row_height = max(self.steps.sizeHintForRow(0), self.fontMetrics().height())
+        self.steps.setFixedHeight(rows * (row_height + 2 * self.steps.spacing())
+                                  + 2 * self.steps.frameWidth() + 4)
+
     def _mark(self, step: str, state: str, message: str, details: str = "") -> None:
         if step not in self._rows:
             item = QListWidgetItem()
             self._rows[step] = item
             self.steps.addItem(item)
+            self._fit_steps()
         mark, color = STATE_MARKS.get(state, ("?", "#333"))
         title = STEP_TITLES.get(step, step)
         item = self._rows[step]
@@ -151,6 +185,11 @@ class ApplyDialog(QDialog):
         item.setForeground(Qt.GlobalColor.black if state == "pending" else _qcolor(color))
         item.setData(Qt.ItemDataRole.UserRole, state)
         item.setToolTip(details or message)
+        finished = sum(1 for name in STEPS if self.step_state(name) in FINISHED_STATES)
+        self.progress.setValue(finished)
+        if state == "running":
+            self.progress.setFormat(f"Step {min(finished + 1, len(STEPS))} of {len(STEPS)}: "
+                                    f"{title}")
 
     def step_state(self, step: str) -> str:
         item = self._rows.get(step)
@@ -165,6 +204,9 @@ class ApplyDialog(QDialog):
         session = self.session
         path, original, candidate = self.path, self.original, self.candidate
         summary = self.summary.text().strip() or "changed in SambaTune"
+        self.heading.setText(f"<b>{html.escape(summary)}</b> — {html.escape(path)} on "
+                             f"{html.escape(session.profile.target_label)}")
+        self.progress.setFormat(f"Step 1 of {len(STEPS)}: {STEP_TITLES[STEPS[0]]}")
 
         def work(report: Any, cancel: CancelToken) -> ApplyOutcome:
             transport = session.require_transport()
@@ -186,26 +228,60 @@ class ApplyDialog(QDialog):
         self.outcome = outcome
         label, background, color = OUTCOME_STYLES.get(outcome.status, ("Done", "#eee", "#333"))
         self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
-                                  "border-radius:4px;")
-        text = f"<b>{label}.</b> {outcome.message}"
+                                        "border-radius:4px;")
+        text = f"<b>{label}.</b> {html.escape(outcome.message)}"
         if outcome.warnings:
-            text += "<br>Warnings: " + "; ".join(outcome.warnings)
+            text += "<br>Warnings: " + html.escape("; ".join(outcome.warnings))
         self.result_label.setText(text)
         self.result_label.show()
-        if outcome.live_diff:
-            self.result_diff.show_diff(outcome.live_diff)
-            self.result_diff.show()
+        self._show_details(outcome)
         self._finish()
         self.finished_outcome.emit(outcome)
 
+    def _show_details(self, outcome: ApplyOutcome) -> None:
+        """What the admin needs to act on: testparm's words, someone else's change, the log."""
+        title, text = "", ""
+        if outcome.live_diff:
+            title = "Someone changed the live file after you opened it; their change:"
+            text = outcome.live_diff
+        elif outcome.testparm is not None and not outcome.testparm.ok:
+            title = f"What testparm said about the new version (exit code " \
+                    f"{outcome.testparm.exit_code}):"
+            text = "\n".join(outcome.testparm.errors + outcome.testparm.warnings)
+        else:
+            failed = [event for event in outcome.steps if event.state == "failed"]
+            if failed and (failed[-1].details or failed[-1].message):
+                title = f"What happened at “{failed[-1].title}”:"
+                text = failed[-1].details or failed[-1].message
+            elif outcome.live == "new":
+                backup = (f" (the previous version is kept as "
+                          f"{PurePosixPath(outcome.backup.path).name})"
+                          if outcome.backup is not None else "")
+                title = f"Now live on the server{backup}:"
+                text = self.diff.toPlainText()
+        if not text:
+            return
+        self.details_title.setText(title)
+        self.details_title.show()
+        self.result_diff.show_diff(text)
+        self.result_diff.show()
+        self.filler.hide()
+
     def _failed(self, error: SambaTuneError) -> None:
         self.result_label.setStyleSheet("background:#fdecea; color:#611a15; padding:8px;")
-        self.result_label.setText(f"<b>Failed.</b> {error.message}")
+        self.result_label.setText(f"<b>Failed.</b> {html.escape(error.message)}")
         self.result_label.show()
+        if error.details:
+            self.details_title.setText("Details:")
+            self.details_title.show()
+            self.result_diff.show_diff(error.details)
+            self.result_diff.show()
+            self.filler.hide()
         self._finish()
 
     def _finish(self) -> None:
         self.task = None
+        self.progress.hide()
         for step in list(self._rows):
             if self.step_state(step) == "pending":
                 self._mark(step, "skipped", "not run")
