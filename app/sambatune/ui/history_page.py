@@ -51,7 +51,8 @@ class HistoryPage(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, 4)
         self.table.setObjectName("backupTable")
-        self.table.setHorizontalHeaderLabels(["When (UTC)", "Size", "Applied by", "Change"])
+        self.table.setHorizontalHeaderLabels(
+            ["Backed up at (UTC)", "Size", "By", "Backed up before this change"])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -60,10 +61,16 @@ class HistoryPage(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         splitter.addWidget(self.table)
+        below = QWidget()
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 4, 0, 0)
+        self.diff_title = QLabel("Select a backup to see what restoring it would change.")
+        self.diff_title.setObjectName("historyDiffTitle")
+        below_layout.addWidget(self.diff_title)
         self.diff = DiffView()
         self.diff.setObjectName("historyDiff")
-        self.diff.setPlaceholderText("Select a backup to see how it differs from the live file.")
-        splitter.addWidget(self.diff)
+        below_layout.addWidget(self.diff, 1)
+        splitter.addWidget(below)
         splitter.setSizes([220, 380])
         layout.addWidget(splitter, 1)
         self._contents: dict[str, bytes] = {}
@@ -92,19 +99,25 @@ class HistoryPage(QWidget):
                            "the same checks as any change.")
         self.table.setRowCount(len(self.backups))
         for row, backup in enumerate(self.backups):
-            values = [backup.created.replace("T", " ").replace("+00:00", ""),
+            values = [_when(backup),
                       format_bytes(backup.size), backup.applied_by, backup.summary]
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
+        self.diff.clear()
+        self.restore_button.setEnabled(False)
+        self.diff_title.setText("Select a backup to see what restoring it would change.")
         if not self.backups:
+            self.diff_title.setText("")
             self.diff.setPlainText("No backups yet: they appear after the first change applied "
                                    "with SambaTune.")
 
     def _selection_changed(self) -> None:
         backup = self.selected()
-        self.restore_button.setEnabled(backup is not None)
+        # Restore needs the backup's bytes: it is offered once they are here.
+        self.restore_button.setEnabled(backup is not None and backup.id in self._contents)
         if backup is None:
             return
+        self.diff_title.setText(f"Reading the backup of {_when(backup)}…")
         if backup.id in self._contents:
             self._show_diff(backup)
             return
@@ -120,6 +133,7 @@ class HistoryPage(QWidget):
         def loaded(content: bytes) -> None:
             self._contents[backup.id] = content
             if self.selected() == backup:
+                self.restore_button.setEnabled(True)
                 self._show_diff(backup)
 
         session.run_task("Backup", work, on_done=loaded)
@@ -127,6 +141,8 @@ class HistoryPage(QWidget):
     def _show_diff(self, backup: Backup) -> None:
         from sambatune.remote.apply import unified_diff
 
+        self.diff_title.setText(f"What restoring the backup of {_when(backup)} would change "
+                                "in the live file (− taken out, + put back):")
         self.diff.show_diff(
             unified_diff(self.live, self._contents[backup.id], self.path, "live",
                          f"backup of {backup.created}"),
@@ -150,3 +166,7 @@ class HistoryPage(QWidget):
         )
         self.dialog.finished_outcome.connect(lambda _outcome: self.refresh())
         self.dialog.open()
+
+
+def _when(backup: Backup) -> str:
+    return backup.created.replace("T", " ").replace("+00:00", "")[:19]
