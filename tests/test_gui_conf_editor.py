@@ -171,6 +171,31 @@ def test_form_edits_land_in_the_text_as_one_undoable_edit(
     form.add_button.click()
     assert b"   aio read size = 1\n" in page.buffer.render()
     _checked(qtbot, page)
+    # The explanation panel follows the row the admin clicks in the form too.
+    qtbot.waitUntil(lambda: _form_value(form, "aio read size") == "1", timeout=5000)
+    cell = form.table.visualRect(form.table.model().index(_form_row(form, "aio read size"), NAME))
+    qtbot.mouseClick(form.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
+    qtbot.waitUntil(lambda: page.panel.parameter == "aio read size", timeout=5000)
+    field = form.table.cellWidget(_form_row(form, "aio read size"), VALUE)
+    field.setText("2")
+    field.editingFinished.emit()
+    assert b"   aio read size = 2\n" in page.buffer.render()
+    _checked(qtbot, page)
+    qtbot.waitUntil(lambda: _form_value(form, "aio read size") == "2", timeout=5000)
+    # Undo moves the hidden text cursor to the line it changes; the panel stays with
+    # the row the admin picked.
+    cell = form.table.visualRect(form.table.model().index(_form_row(form, "path"), NAME))
+    qtbot.mouseClick(form.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
+    qtbot.waitUntil(lambda: page.panel.parameter == "path", timeout=5000)
+    page.buffer.undo()
+    assert b"   aio read size = 1\n" in page.buffer.render()
+    _checked(qtbot, page)
+    qtbot.wait(500)  # longer than the explanation's delay
+    assert page.panel.parameter == "path"
+    cell = form.table.visualRect(form.table.model().index(_form_row(form, "aio read size"), NAME))
+    qtbot.mouseClick(form.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
+    qtbot.waitUntil(lambda: page.panel.parameter == "aio read size", timeout=5000)
+    assert "aio read size" in page.panel.browser.toPlainText()
     screenshot(window, "editor-form")
     # Undo goes back through the form edits, one at a time, to the exact bytes.
     page.buffer.undo()

@@ -463,7 +463,9 @@ class ConfEditorPage(QWidget):
         self._explain_timer.start()
 
     def _explain_cursor(self) -> None:
-        if not self.loaded:
+        # In the form view the row the admin picked is explained, not the hidden text
+        # cursor that form edits move about.
+        if not self.loaded or self.stack.currentIndex() == FORM_VIEW:
             return
         line = self.editor.current_line()
         document = self.buffer.document
@@ -527,6 +529,8 @@ class ConfEditorPage(QWidget):
             else:
                 self.lint.run_now()
             self.find_bar.hide()
+        else:
+            self._explain_cursor()
 
     def go_to_line(self, line: int) -> None:
         self.show_view(TEXT_VIEW)
