@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
@@ -115,3 +117,36 @@ def test_rejected_change_shows_why(
     qtbot.wait(100)
     screenshot(dialog, "apply-refused")
     assert server.config.read_bytes() == original
+
+
+@pytest.mark.parametrize(("stop_at", "status"), [("testparm", "cancelled"), ("reload", "applied")])
+def test_escape_while_applying_stops_before_the_swap_and_never_hides_the_outcome(
+    connected: MainWindow, qtbot: QtBot, server: SmbServer, stop_at: str, status: str,
+) -> None:
+    profile_id = connected.server_list.current_id()
+    assert profile_id is not None
+    original = server.config.read_bytes()
+    candidate = original + b"\n# stopped or not\n"
+    dialog = ApplyDialog(connected.sessions[profile_id], path=str(server.config),
+                         original=original, candidate=candidate, parent=connected)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    step_event = dialog._event
+
+    def event(step: StepEvent) -> None:
+        step_event(step)
+        if step.step == stop_at and step.state == "running":
+            QTest.keyClick(dialog, Qt.Key.Key_Escape)
+
+    dialog._event = event  # type: ignore[method-assign]
+    dialog.apply_button.click()
+    qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
+    assert dialog.isVisible()  # Escape stopped the steps, it did not hide where they ended
+    assert dialog.outcome is not None and dialog.outcome.status == status
+    if status == "cancelled":
+        assert server.config.read_bytes() == original
+        assert dialog.step_state("install") == "skipped"
+    else:  # past the swap the pipeline finishes: the new file is live and verified
+        assert server.config.read_bytes() == candidate
+        assert dialog.step_state("health") == "done"
+    assert dialog.close_button.isVisible()

@@ -208,17 +208,22 @@ class ApplyDialog(QDialog):
                              f"{html.escape(session.profile.target_label)}")
         self.progress.setFormat(f"Step 1 of {len(STEPS)}: {STEP_TITLES[STEPS[0]]}")
 
-        def work(report: Any, cancel: CancelToken) -> ApplyOutcome:
+        # The pipeline gets a token of its own: cancelling the task itself would drop
+        # the outcome the pipeline still returns (it finishes, or rolls back, once the
+        # new file is in place), and the admin must see that outcome.
+        stop = self.cancel
+
+        def work(report: Any, _task_cancel: CancelToken) -> ApplyOutcome:
             transport = session.require_transport()
-            sudo = session.prepare_root(transport, path, cancel)
+            sudo = session.prepare_root(transport, path, stop)
             request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo)
-            outcome = apply_config(transport, request, on_event=report, cancel=cancel)
+            outcome = apply_config(transport, request, on_event=report, cancel=stop)
             session.record_applied(path, original, candidate, outcome, summary)
             return outcome
 
         self.task = session.run_task(
             "Apply smb.conf", work, on_event=self._event, on_done=self._done,
-            on_failed=self._failed,
+            on_failed=self._failed, on_cancelled=self._stopped_early,
         )
 
     def _event(self, event: StepEvent) -> None:
@@ -279,6 +284,15 @@ class ApplyDialog(QDialog):
             self.filler.hide()
         self._finish()
 
+    def _stopped_early(self) -> None:
+        """Cancelled while getting root, before the pipeline started: nothing changed."""
+        label, background, color = OUTCOME_STYLES["cancelled"]
+        self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
+                                        "border-radius:4px;")
+        self.result_label.setText(f"<b>{label}.</b> Stopped before anything was changed.")
+        self.result_label.show()
+        self._finish()
+
     def _finish(self) -> None:
         self.task = None
         self.progress.hide()
@@ -292,9 +306,21 @@ class ApplyDialog(QDialog):
     def _cancel(self) -> None:
         if self.task is not None:
             # The pipeline honours cancel only until the swap; after that it completes.
-            self.task.cancel()
+            self.cancel.cancel()
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText("Stopping…")
+            self.cancel_button.setToolTip("Steps stop before the swap; once the new file is "
+                                          "in place SambaTune finishes or rolls back.")
         else:
             self.reject()
+
+    def reject(self) -> None:
+        # Escape or the window's close button while the steps run: stop them, keep the
+        # dialog so the admin sees where it ended.
+        if self.task is not None:
+            self._cancel()
+            return
+        super().reject()
 
 
 def _qcolor(text: str) -> Any:
