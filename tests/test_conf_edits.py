@@ -63,7 +63,8 @@ VALUES = {"read only": "no", "oplocks": "no", "comment": "edited # here", "max x
 def test_set_and_unset_touch_only_their_lines(seed: int, data: st.DataObject) -> None:
     document = generated(seed)
     view = effective_view(document, catalog())
-    sections = [section.name for section in view.sections.values()]
+    # "[]" can appear in generated files; Samba refuses an empty section name, so no edit targets it.
+    sections = [section.name for section in view.sections.values() if section.name.strip()]
     section = data.draw(st.sampled_from(sections))
     name = data.draw(st.sampled_from(sorted(VALUES)))
     written = data.draw(st.sampled_from([name, name.upper(), name.replace(" ", "")]))
