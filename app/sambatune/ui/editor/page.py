@@ -88,6 +88,9 @@ class ConfEditorPage(QWidget):
         self.loaded = False
         self.task: Task | None = None
         self.windows: list[QWidget] = []
+        self._saving = False
+        #: A save asked for while another was being written: (path or None,), run next.
+        self._queued_save: tuple[str | None] | None = None
         self._tasks: list[Task] = []
         self.buffer = ConfBuffer(self)
         self._build()
@@ -588,6 +591,11 @@ class ConfEditorPage(QWidget):
     def _save_to(self, path: str | None) -> None:
         from sambatune.ui.editor.sources import LocalFile
 
+        if self._saving:
+            # Save right after Save as… must go to the new file, which the page only
+            # adopts once that write is done: wait for it.
+            self._queued_save = (path,)
+            return
         data = self.buffer.render()
         target = LocalFile(path) if path else self.source
         if not isinstance(target, LocalFile):
@@ -607,7 +615,15 @@ class ConfEditorPage(QWidget):
             self._update_title()
             self.update_buttons()
 
-        self.start_task(work, name="Saving", on_done=done, on_failed=self.failed.emit)
+        def finished() -> None:
+            self._saving = False
+            queued, self._queued_save = self._queued_save, None
+            if queued is not None:
+                self._save_to(queued[0])
+
+        self._saving = True
+        self.start_task(work, name="Saving", on_done=done, on_failed=self.failed.emit,
+                        on_finished=finished)
 
     # -- applying (server configs) ---------------------------------------------------------------
     def apply_to_server(self) -> None:
