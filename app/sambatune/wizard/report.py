@@ -28,6 +28,9 @@ METHOD = (
     "run-to-run spread. Only one change at a time, so every difference has one known cause."
 )
 
+#: The steps that belong to one change (the others are about the whole wizard).
+ROUND_STEPS = ("choose", "apply", "measure", "verdict", "decide")
+
 
 def _pre(text: str) -> str:
     return f"<pre>{escape(text)}</pre>" if text else '<p class="muted">(no difference)</p>'
@@ -95,7 +98,8 @@ def _round_section(number: int, steps: dict[str, Any], sessions: dict[int, Store
             "<h3>The edit</h3>", _pre(chosen.data.get("diff", ""))]
     applied = steps.get("apply")
     if applied is not None:
-        rows = [([s["step"], s["state"], s.get("message", "")], "") for s in applied.data.get("steps", [])]
+        rows = [([s["step"], s["state"], s.get("message", "")], "") for s in applied.data.get("steps", [])
+                if s["state"] != "running"]
         html.append(f"<h3>Applied</h3><p>{escape(applied.data.get('message', ''))}</p>")
         if rows:
             html.append(html_table(["Step", "State", "Message"], rows, numeric_from=99))
@@ -159,7 +163,8 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
             f"<p><b>The test:</b> {escape(record.measure.describe())}.</p>",
             "<h2>Every step</h2>",
             html_table(["#", "Step", "Change", "Finished", "Result"], [
-                ([str(s.position), s.step, str(s.round or ""), s.finished_at, _step_summary(s)], "")
+                ([str(s.position), s.step, str(s.round) if s.step in ROUND_STEPS else "",
+                  s.finished_at, _step_summary(s)], "")
                 for s in record.steps], numeric_from=99)]
     first = next((s for s in record.steps if s.step == "findings"), None)
     if first is not None:
