@@ -29,7 +29,8 @@ def open_window(qtbot: QtBot, profile: ServerProfile) -> tuple[MainWindow, Wizar
     qtbot.addWidget(window)
     window.resize(1180, 780)
     window.show()
-    window.add_profile(profile)
+    if window.profile(profile.id) is None:
+        window.add_profile(profile)
     window.connect_server(profile.id)
     session = window.sessions[profile.id]
     qtbot.waitUntil(lambda: session.survey is not None, timeout=60_000)

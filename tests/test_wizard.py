@@ -8,6 +8,9 @@ resumes from the results database.
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +48,11 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
     transport = open_target(ssh_options, NoPrompts())
     yield transport
     transport.close()
+
+
+def sambatune_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True,
+                          text=True, timeout=120)
 
 
 def finding_index(wizard: TuningWizard, rule_id: str) -> int:
@@ -120,6 +128,21 @@ def test_one_change_measured_judged_reverted_byte_for_byte(
         assert expected in report, expected
     assert "<script" not in report and "http://" not in report
     (ARTIFACTS / "wizard-report.html").write_text(report, encoding="utf-8")
+
+    # The CLI reads the same record.
+    status = sambatune_cli("wizard", "status", str(wizard.id), "--json")
+    assert status.returncode == 0, status.stderr
+    data = json.loads(status.stdout)
+    assert data["stage"] == "done" and data["changes_tried"] == 1
+    assert [s["step"] for s in data["steps"]][:4] == ["connect", "survey", "findings", "baseline"]
+    listed = json.loads(sambatune_cli("wizard", "status", "--json").stdout)
+    assert [w["wizard_id"] for w in listed["wizards"]] == [wizard.id]
+    written = sambatune_cli("wizard", "report", str(wizard.id), "-o",
+                            str(ARTIFACTS / "wizard-report-cli.html"), "--json")
+    assert written.returncode == 0 and json.loads(written.stdout)["ok"] is True
+    missing = sambatune_cli("wizard", "status", "999")
+    assert missing.returncode == 1 and "There is no wizard 999" in missing.stderr
+    assert "Traceback" not in missing.stderr
 
 
 def test_resume_after_interruption_carries_on_at_the_next_step(

@@ -32,7 +32,14 @@ from sambatune.remote.apply import StepEvent
 from sambatune.remote.survey import Survey
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import Task
-from sambatune.ui.wizard_views import FindingsView, FinishView, MeasureView, StartView, VerdictView
+from sambatune.ui.wizard_views import (
+    SERIES_NAMES,
+    FindingsView,
+    FinishView,
+    MeasureView,
+    StartView,
+    VerdictView,
+)
 from sambatune.wizard.machine import (
     APPLY,
     BASELINE,
@@ -135,6 +142,7 @@ class WizardPage(QWidget):
         self.primary.setEnabled(True)
         self.secondary.setEnabled(True)
         self.cancel_button.setVisible(False)
+        self.progress.setVisible(False)
 
     def _page(self, name: str, view: QWidget) -> None:
         self.title.setText(PAGE_TITLES[name])
@@ -158,7 +166,10 @@ class WizardPage(QWidget):
             self.steps.addItem(item)
         if self.wizard is not None:
             self.steps.addItem(QListWidgetItem(""))
-            self.steps.addItem(QListWidgetItem(f"Wizard {self.wizard.id}, change {self.wizard.round}"))
+            tried = self.wizard.round
+            self.steps.addItem(QListWidgetItem(
+                f"Wizard {self.wizard.id}: " + ("no change tried yet" if not tried else
+                                                f"{tried} change{'s' if tried > 1 else ''} tried")))
 
     def show_start(self) -> None:
         self.wizard = None
@@ -166,7 +177,6 @@ class WizardPage(QWidget):
         self._buttons(("Start the wizard", self.start), ("Resume the selected wizard", self.resume))
         self.secondary.setEnabled(self.start_view.unfinished.count() > 0)
         self.status.setText("Check the test settings, then start.")
-        self.progress.setValue(0)
 
     def show_survey(self, survey: Survey) -> None:
         self.start_view.set_shares([str(s.get("name")) for s in survey.shares if not s.get("printable")])
@@ -203,6 +213,9 @@ class WizardPage(QWidget):
                 "The wizard stopped in the middle of this change. Continue: it looks at the live "
                 "smb.conf and carries on from the last finished step.",
                 chosen.data["diff"] if chosen else None)
+            applied = wizard.record.last(APPLY)
+            if stage != APPLY and applied is not None:
+                self.measure_view.applied_earlier(str(applied.data.get("message")))
             self._buttons((f"Continue: {STEP_TITLES[stage].lower()}", self.apply_and_measure))
         elif stage == DECIDE:
             self._run("Reading the measurements", self._load_verdict_runs, done=self._show_verdict)
@@ -278,8 +291,9 @@ class WizardPage(QWidget):
         return transport.label if transport is not None else self.session.profile.target_label
 
     def _run(self, name: str, work: Any, *, done: Any = None) -> None:
-        self.primary.setEnabled(False)
-        self.secondary.setEnabled(False)
+        self.primary.setVisible(False)
+        self.secondary.setVisible(False)
+        self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)
@@ -295,18 +309,16 @@ class WizardPage(QWidget):
     def _end(self) -> None:
         self.task = None
         self.progress.setRange(0, 1000)
-        self.progress.setValue(1000)
+        self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
 
     def _failed(self, error: SambaTuneError) -> None:
         self._end()
-        self.progress.setValue(0)
         self.session.failed.emit(error)
         self._after_interruption(f"Stopped: {error.message}")
 
     def _cancelled(self) -> None:
         self._end()
-        self.progress.setValue(0)
         self._after_interruption("Cancelled. Nothing half-done was recorded; continue when ready.")
 
     def _after_interruption(self, message: str) -> None:
@@ -326,6 +338,8 @@ class WizardPage(QWidget):
             self.task.cancel()
 
     def _on_event(self, event: Any) -> None:
+        if isinstance(event, (StepEvent, RunStarted, tuple)):
+            self._refresh_steps()
         if isinstance(event, Progress):
             if event.fraction is None:
                 self.progress.setRange(0, 0)
@@ -336,7 +350,8 @@ class WizardPage(QWidget):
                 self.status.setText(event.message[:1].upper() + event.message[1:])
         elif isinstance(event, RunStarted):
             kind = "warm-up" if event.warmup else "run"
-            self.status.setText(f"{event.label or event.series}: {kind} {event.attempt}…")
+            name = SERIES_NAMES.get(event.series, event.label or event.series)
+            self.status.setText(f"{name}: {kind} {event.attempt}…")
         elif isinstance(event, RunFinished):
             self.measure_view.add_run(event.record)
         elif isinstance(event, StepEvent):
@@ -433,7 +448,7 @@ class WizardPage(QWidget):
         self._page("change", self.measure_view)
         pending = wizard.record.last("choose") if wizard.stage != CHOOSE else None
         self.measure_view.begin(
-            "The change goes through the safe steps on the right; then the same test runs again. "
+            "The change goes through the safe steps listed below; then the same test runs again. "
             "If any safe step fails, the previous smb.conf is put back automatically.",
             pending.data["diff"] if pending else "")
 

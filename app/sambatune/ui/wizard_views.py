@@ -61,6 +61,8 @@ TEST_TEXT = (
     "measured. Warm-up runs fill the caches and are not counted; more counted runs make "
     "smaller differences visible."
 )
+#: What the two directions of the wizard's test are, in words.
+SERIES_NAMES = {"get": "Read (server → client)", "put": "Write (client → server)"}
 SEVERITY_COLORS = {"problem": "#b3261e", "warning": "#8a5300", "suggestion": "#1e5a8c", "info": "#555"}
 SEVERITY_WORDS = {"problem": "Problem", "warning": "Warning", "suggestion": "Suggestion",
                   "info": "For information"}
@@ -126,22 +128,24 @@ class StartView(QWidget):
         self.warmup.setValue(1)
         form.addRow("Warm-up runs", self.warmup)
         self.user = QLineEdit()
-        self.user.setPlaceholderText("empty: connect as guest")
+        self.user.setPlaceholderText("empty = guest")
         form.addRow("Share user", self.user)
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setPlaceholderText("only for a share user; never stored")
+        self.password.setPlaceholderText("never stored")
         form.addRow("Password", self.password)
         form.addRow(_hint(TEST_TEXT))
-        right.addWidget(test)
+        right.addWidget(test, 0)
         unfinished = QGroupBox("Unfinished wizards on this server")
         box = QVBoxLayout(unfinished)
         self.unfinished = QListWidget()
         self.unfinished.setObjectName("wizardUnfinished")
+        self.unfinished.setMaximumHeight(110)
         box.addWidget(self.unfinished)
         box.addWidget(_hint("A wizard that was interrupted (the app closed, the connection "
                             "dropped) carries on from its last finished step."))
         right.addWidget(unfinished)
+        right.addStretch(1)
         layout.addLayout(right, 2)
 
     def set_shares(self, names: list[str]) -> None:
@@ -208,6 +212,7 @@ class FindingsView(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("wizardFindings")
         self.list.setWordWrap(True)
+        self.list.setSpacing(3)
         self.list.currentRowChanged.connect(self._show)
         splitter.addWidget(self.list)
         self.details = QTextBrowser()
@@ -261,17 +266,17 @@ class MeasureView(QWidget):
         self.hint.setObjectName("measureHint")
         layout.addWidget(self.hint)
         self.change_box = QGroupBox("The change")
-        change_layout = QHBoxLayout(self.change_box)
+        change_layout = QVBoxLayout(self.change_box)
         self.diff = QPlainTextEdit()
         self.diff.setObjectName("wizardDiff")
         self.diff.setReadOnly(True)
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.diff.setMaximumHeight(150)
-        change_layout.addWidget(self.diff, 3)
+        self.diff.setMaximumHeight(120)
+        change_layout.addWidget(self.diff)
         self.steps = QListWidget()
         self.steps.setObjectName("wizardApplySteps")
-        self.steps.setMaximumHeight(150)
-        change_layout.addWidget(self.steps, 2)
+        self.steps.setMaximumHeight(112)
+        change_layout.addWidget(self.steps)
         layout.addWidget(self.change_box)
         self.runs = RunTable()
         layout.addWidget(self.runs, 1)
@@ -286,6 +291,12 @@ class MeasureView(QWidget):
         self._step_rows.clear()
         self.runs.clear()
         self._numbers.clear()
+
+    def applied_earlier(self, message: str) -> None:
+        """On a resume: the safe steps ran before the interruption."""
+        self.steps.clear()
+        self._step_rows.clear()
+        self.steps.addItem(QListWidgetItem(f"✓ {message}"))
 
     def show_diff(self, diff: str) -> None:
         self.change_box.setVisible(True)
@@ -305,7 +316,7 @@ class MeasureView(QWidget):
         number = None
         if not record.warmup:
             number = self._numbers[record.series] = self._numbers.get(record.series, 0) + 1
-        self.runs.add_run(record.series, record, number)
+        self.runs.add_run(SERIES_NAMES.get(record.series, record.series), record, number)
 
 
 class VerdictView(QWidget):
@@ -321,7 +332,6 @@ class VerdictView(QWidget):
         self.advice = _hint("")
         self.advice.setObjectName("verdictAdvice")
         layout.addWidget(self.advice)
-        middle = QHBoxLayout()
         self.table = QTableWidget(0, 5)
         self.table.setObjectName("verdictTable")
         self.table.setHorizontalHeaderLabels(["Direction", "Before", "After", "Change", "Verdict"])
@@ -329,15 +339,12 @@ class VerdictView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        middle.addWidget(self.table, 3)
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setObjectName("verdictPlot")
-        self.plot.setLabel("bottom", "counted run")
-        self.plot.setLabel("left", "MB/s")
-        self.plot.addLegend(offset=(-10, 10))
-        self.plot.setMinimumHeight(200)
-        middle.addWidget(self.plot, 2)
-        layout.addLayout(middle, 1)
+        layout.addWidget(self.table)
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setObjectName("verdictPlots")
+        self.plots.setBackground("w")
+        self.plots.setMinimumHeight(190)
+        layout.addWidget(self.plots, 1)
         self.sentences = _hint("")
         self.sentences.setObjectName("verdictSentences")
         layout.addWidget(self.sentences)
@@ -357,23 +364,40 @@ class VerdictView(QWidget):
         self.table.setRowCount(len(rows))
         for row, item in enumerate(rows):
             relative = item.get("relative_change")
-            cells = [item["label"], format_rate(item["mean_before"]), format_rate(item["mean_after"]),
-                     f"{relative:+.1%}" if relative is not None else "–", item["verdict"]]
+            cells = [SERIES_NAMES.get(item["series"], item["label"]),
+                     format_rate(item["mean_before"]), format_rate(item["mean_after"]),
+                     _relative(relative), item["verdict"]]
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 if column in (1, 2, 3):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(row, column, cell)
-        self.sentences.setText("<br>".join(escape(item["sentence"]) for item in rows))
-        self.plot.clear()
-        colors = ["#0072b2", "#d55e00", "#009e73", "#cc79a7"]
-        for index, (name, (before, after)) in enumerate(runs.items()):
-            color = colors[index % len(colors)]
-            for values, style, when in ((before, Qt.PenStyle.DashLine, "before"),
-                                        (after, Qt.PenStyle.SolidLine, "after")):
-                self.plot.plot(list(range(1, len(values) + 1)), [v / 1e6 for v in values],
-                               pen=pg.mkPen(color, width=2, style=style), symbol="o",
-                               symbolBrush=color, symbolSize=7, name=f"{name} {when}")
+        header = self.table.horizontalHeader().height()
+        self.table.setFixedHeight(header + sum(self.table.rowHeight(r) for r in range(len(rows))) + 4)
+        self.sentences.setText("<br>".join(
+            f"<b>{escape(SERIES_NAMES.get(item['series'], item['label']))}:</b> "
+            f"{escape(item['sentence'])}" for item in rows))
+        self.plots.clear()
+        # One plot per direction: reads and writes differ too much to share an axis.
+        for name, (before, after) in runs.items():
+            plot = self.plots.addPlot(title=SERIES_NAMES.get(name, name))
+            plot.setLabel("bottom", "counted run")
+            plot.setLabel("left", "MB/s")
+            plot.addLegend(offset=(-8, 8))
+            for values, color, when in ((before, "#8a8a8a", "before"), (after, "#0072b2", "after")):
+                plot.plot(list(range(1, len(values) + 1)), [v / 1e6 for v in values],
+                          pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color,
+                          symbolSize=7, name=when)
+            # Headroom above the highest run keeps the legend (top right) off the lines.
+            plot.setYRange(0, max([*before, *after, 1.0]) / 1e6 * 1.4)
+            runs_shown = max(len(before), len(after))
+            plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, runs_shown + 1)]])
+
+
+def _relative(change: float | None) -> str:
+    if change is None:
+        return "–"
+    return f"{change:+.0%}" if abs(change) >= 1 else f"{change:+.1%}"
 
 
 class FinishView(QWidget):
