@@ -215,7 +215,8 @@ class WizardPage(QWidget):
                 chosen.data["diff"] if chosen else None)
             applied = wizard.record.last(APPLY)
             if stage != APPLY and applied is not None:
-                self.measure_view.applied_earlier(str(applied.data.get("message")))
+                self.measure_view.applied_earlier(
+                    f"Applied safely before the interruption: {applied.data.get('message')}")
             self._buttons((f"Continue: {STEP_TITLES[stage].lower()}", self.apply_and_measure))
         elif stage == DECIDE:
             self._run("Reading the measurements", self._load_verdict_runs, done=self._show_verdict)
@@ -386,9 +387,12 @@ class WizardPage(QWidget):
 
         self._run("Surveying the server and looking for problems", work, done=self._started)
 
-    def _started(self, wizard: TuningWizard) -> None:
+    def _started(self, wizard: TuningWizard, resumed: bool = False) -> None:
         self.wizard = wizard
         self.show_stage()
+        if resumed and self.task is None:
+            self.status.setText(f"Wizard {wizard.id} resumed after its last finished step: "
+                                f"{STEP_TITLES[wizard.record.steps[-1].step].lower()}.")
 
     def resume(self) -> None:
         wizard_id = self.start_view.selected_wizard()
@@ -403,7 +407,8 @@ class WizardPage(QWidget):
                 self._look_with(wizard, transport, report, cancel)
             return wizard
 
-        self._run(f"Resuming wizard {wizard_id}", work, done=self._started)
+        self._run(f"Resuming wizard {wizard_id}", work,
+                  done=lambda wizard: self._started(wizard, resumed=True))
 
     def _look(self, report: Any, cancel: CancelToken) -> TuningWizard:
         wizard = self.wizard
