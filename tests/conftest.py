@@ -22,6 +22,7 @@ from testbed.processes import processes_mentioning  # noqa: E402
 from testbed.smbd import SmbServer  # noqa: E402
 from testbed.sshd import SshServer, current_user, keygen  # noqa: E402
 from testbed.sudo_user import SudoUser  # noqa: E402
+from testbed.troubled import with_problems  # noqa: E402
 
 IS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (creates a system user)")
@@ -138,6 +139,15 @@ def fresh_smbd(tmp_path: Path) -> Iterator[SmbServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def troubled_smbd(fresh_smbd: SmbServer) -> SmbServer:
+    """The test's own smbd, restarted on a config with known problems
+    (log level 3, fixed socket buffers, strict sync with sync always)."""
+    fresh_smbd.stop()
+    fresh_smbd.start(with_problems(fresh_smbd))
+    return fresh_smbd
 
 
 @pytest.fixture(params=["local", "ssh"])

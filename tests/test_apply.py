@@ -269,3 +269,13 @@ def test_sudo_apply_never_shows_the_password(
     assert ps.seen == []
     assert sudo_user.password not in sshd_password.log.read_text()
     assert sudo_user.password not in str(outcome.to_json())
+
+
+def test_socket_options_change_needs_a_restart() -> None:
+    """smbd sets them on its listening sockets too; a reload leaves accepted sockets with
+    the old buffers, so the pipeline restarts smbd (the wizard's verdict depends on it)."""
+    from sambatune.remote.samba_ops import restart_reasons
+
+    old = "[global]\n\tsocket options = SO_RCVBUF=8192 SO_SNDBUF=8192\n"
+    assert restart_reasons(old, "[global]\n") == [
+        "socket options: SO_RCVBUF=8192 SO_SNDBUF=8192 -> (default)"]

@@ -11,23 +11,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from sambatune.advisor.gather import explicit_from_file, gather_inputs
 from sambatune.remote.connection import ConnectionOptions
 from sambatune.remote.local import LocalTransport
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
-
-PROBLEMS_GLOBAL = """\
-  log level = 3
-  socket options = SO_RCVBUF=8192 SO_SNDBUF=8192
-"""
-PROBLEMS_SHARE = """\
-  strict sync = yes
-  sync always = yes
-"""
+from testbed.troubled import with_problems
 
 
 def sambatune_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -35,21 +25,6 @@ def sambatune_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedP
         [sys.executable, "-m", "sambatune", *args],
         input=stdin, capture_output=True, text=True, timeout=180,
     )
-
-
-def with_problems(server: SmbServer) -> str:
-    """The test bed's config with the three classic mistakes, as an admin would add them."""
-    text = server.default_config()
-    text = text.replace("[global]\n", "[global]\n" + PROBLEMS_GLOBAL, 1)
-    return text.replace("  force user = root\n", "  force user = root\n" + PROBLEMS_SHARE, 1)
-
-
-@pytest.fixture
-def troubled_smbd(fresh_smbd: SmbServer) -> SmbServer:
-    """The test's own smbd, restarted on a config with known problems."""
-    fresh_smbd.stop()
-    fresh_smbd.start(with_problems(fresh_smbd))
-    return fresh_smbd
 
 
 def ssh_args(options: ConnectionOptions) -> list[str]:

@@ -24,7 +24,7 @@ from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.remote.agents import AgentEvent
 from sambatune.remote.samba_ops import TestparmReport, parse_dump, run_testparm
-from sambatune.remote.survey import run_survey
+from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
 
 Config = dict[str, dict[str, str]]
@@ -39,14 +39,17 @@ def gather_inputs(
     config_path: str | None = None,
     sudo: bool | None = None,
     measurements: Measurements | None = None,
+    survey: Survey | None = None,
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
 ) -> AdvisorInput:
-    """Survey the server and read its smb.conf (``config_path``, else the one in use).
+    """Survey the server (unless ``survey`` is a fresh one) and read its smb.conf
+    (``config_path``, else the one in use).
 
     ``sudo`` None: use sudo only when this account cannot read the file.
     """
-    survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
+    if survey is None:
+        survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
     path = config_path or survey.config_path
     if not path:
         raise InvalidInput(f"No smb.conf was found on {transport.label}: give its path "

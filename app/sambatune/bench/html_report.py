@@ -58,7 +58,7 @@ def _figure(series: SeriesResult, value: float | None) -> str:
     return format_rate(value) if series.unit == BYTES else _ops(value)
 
 
-def _table(headers: Sequence[str], rows: Sequence[tuple[Sequence[str], str]],
+def html_table(headers: Sequence[str], rows: Sequence[tuple[Sequence[str], str]],
            numeric_from: int = 1, numeric_to: int = 99) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = []
@@ -87,7 +87,7 @@ def series_table(series: SeriesResult) -> str:
                           _number(run.operations_per_s, 1)], css))
     headers = (["Run", "Size in bytes", "Time (s)", "Bytes/s", "Bits/s", "% of link"]
                if series.unit == BYTES else ["Run", "Operations", "Time (s)", "Ops/s"])
-    return _table(headers, rows)
+    return html_table(headers, rows)
 
 
 def series_summary(series: SeriesResult) -> str:
@@ -195,7 +195,7 @@ def bottleneck_section(report: BottleneckReport, sources: dict[str, int | None])
                       row.source + ("" if row.counted else " (not counted)"),
                       "limits" if row.limits else ""], "limits" if row.limits else ""))
     html = [f"<h2>Bottleneck ({escape(report.direction)}, {escape(report.workload)})</h2>",
-            _table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows, numeric_to=3),
+            html_table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows, numeric_to=3),
             f'<p class="verdict">Limit: {escape(report.limiting)}</p><p>{escape(report.reason)}</p>']
     if report.smb_vs_raw_meaning:
         html.append(f"<p>{escape(report.smb_vs_raw_meaning)}</p>")
@@ -227,7 +227,7 @@ def survey_facts(survey: dict[str, Any] | None) -> str:
                       f"{nic.get('state', '?')}, "
                       + (format_bits(speed * 1e6) if speed else "speed unknown")
                       + f", MTU {nic.get('mtu')}, " + ", ".join(nic.get("addresses") or [])], ""))
-    return _table(["", ""], rows, numeric_from=99)
+    return html_table(["", ""], rows, numeric_from=99)
 
 
 def session_section(session: StoredSession) -> str:
@@ -269,7 +269,7 @@ def dirscale_table(result: BenchResult) -> str:
             "missing_seconds_each", "create_seconds_each")], "")
         for row in table
     ]
-    return _table(["Files", "List", "Open", "Open, other case", "Missing name", "Create"], rows)
+    return html_table(["Files", "List", "Open", "Open, other case", "Missing name", "Create"], rows)
 
 
 def comparisons_of(sessions: Sequence[StoredSession]) -> list[SessionComparison]:
@@ -302,7 +302,7 @@ def render_report(sessions: Sequence[StoredSession], *, title: str | None = None
                           str(stats.n if stats else 0), session.note], ""))
     body = [f"<h1>{escape(heading)}</h1>",
             f'<p class="muted">Written by SambaTune {escape(__version__)} on {escape(when)}.</p>',
-            _table(["Session", "Started", "Test", "Server", "Main series", "Mean", "Runs", "Note"],
+            html_table(["Session", "Started", "Test", "Server", "Main series", "Mean", "Runs", "Note"],
                    overview, numeric_from=99)]
     body.append(comparison_section(comparisons_of(ordered), ordered))
     figures = figures_from_results([s.result for s in ordered])
@@ -312,6 +312,11 @@ def render_report(sessions: Sequence[StoredSession], *, title: str | None = None
         except SambaTuneError:
             pass
     body.extend(session_section(s) for s in ordered)
+    return html_page(heading, body)
+
+
+def html_page(title: str, parts: Sequence[str]) -> str:
+    """One self-contained HTML document: the report's style and the given parts."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(heading)}</title><style>{STYLE}</style></head><body>"
-            + "\n".join(part for part in body if part) + "</body></html>\n")
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+            + "\n".join(part for part in parts if part) + "</body></html>\n")

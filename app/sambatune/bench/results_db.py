@@ -17,7 +17,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,29 @@ CREATE TABLE samples (
 );
 CREATE INDEX samples_run ON samples(run_id, id);
 """,
+    # The tuning wizard (sambatune.wizard): one row per wizard, one per finished step.
+    2: """
+CREATE TABLE wizards (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server TEXT NOT NULL,
+    config_path TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    finished_at TEXT,
+    measure TEXT NOT NULL
+);
+CREATE TABLE wizard_steps (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    wizard_id INTEGER NOT NULL REFERENCES wizards(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    step TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    finished_at TEXT NOT NULL,
+    data TEXT NOT NULL,
+    smb_conf BLOB,
+    UNIQUE (wizard_id, position)
+);
+""",
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 
@@ -152,6 +175,10 @@ class ResultsDatabase:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             self._migrate(db)
+
+    def connection(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction on the database (for the tables other modules own, e.g. the wizard's)."""
+        return self._connect()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:

@@ -20,6 +20,7 @@ VERB_MODULES = (
     "sambatune.cli.conf",
     "sambatune.cli.bench",
     "sambatune.cli.results",
+    "sambatune.cli.wizard",
 )
 
 

@@ -11,8 +11,12 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed
 from sambatune.remote.transport import Transport
 
-# smbd binds its sockets once, at start; a reload never re-binds them.
+# smbd binds its sockets once, at start; a reload never re-binds them. "socket options"
+# is set on the listening sockets too, and every accepted connection inherits their
+# buffer sizes: after a reload that removes SO_RCVBUF=8192, a 4 MiB get still took 1.8 s
+# on the test bed, after a restart 0.06 s.
 RESTART_PARAMETERS = (
+    "socket options",
     "smb ports",
     "server smb transports",
     "interfaces",

@@ -93,6 +93,15 @@ class Survey:
     def notes(self) -> list[SurveyNote]:
         return survey_notes(self.data)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Survey:
+        """The survey :meth:`to_json` wrote (its derived notes are computed again)."""
+        own = {"target", "collected_at", "agent", "notes"}
+        return cls(target=str(data.get("target", "")),
+                   data={k: v for k, v in data.items() if k not in own},
+                   agent=dict(data.get("agent") or {}),
+                   collected_at=str(data.get("collected_at", "")))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "target": self.target,

@@ -91,6 +91,12 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
+        server_menu = self.menuBar().addMenu("&Server")
+        wizard = QAction("Tuning &wizard", self)
+        wizard.setObjectName("wizardAction")
+        wizard.setShortcut(QKeySequence("Ctrl+Shift+W"))
+        wizard.triggered.connect(self.open_wizard)
+        server_menu.addAction(wizard)
         help_menu = self.menuBar().addMenu("&Help")
         about = QAction("&About SambaTune", self)
         about.triggered.connect(self.show_about)
@@ -157,6 +163,12 @@ class MainWindow(QMainWindow):
         self.session(profile_id)
         self.stack.setCurrentWidget(self.workspaces[profile_id])
         self.server_list.select(profile_id)
+
+    def open_wizard(self) -> None:
+        """The chosen server's tuning wizard (its Connect button first, if not connected)."""
+        profile_id = self.server_list.current_id() or self.profiles[0].id
+        self.show_server(profile_id)
+        self.workspaces[profile_id].open_wizard()
 
     def connect_server(self, profile_id: str) -> None:
         self.show_server(profile_id)

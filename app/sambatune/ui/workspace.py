@@ -24,6 +24,7 @@ from sambatune.ui.editor.sources import ServerConfig
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
+from sambatune.ui.wizard_page import WizardPage
 
 
 class ConnectPanel(QWidget):
@@ -142,6 +143,8 @@ class ServerWorkspace(QWidget):
         self.editor.failed.connect(session.failed.emit)
         self.editor.title_changed.connect(self._editor_title)
         self.tabs.addTab(self.editor, "smb.conf")
+        self.wizard = WizardPage(session)
+        self.tabs.addTab(self.wizard, "Tuning wizard")
         self.benchmarks = BenchmarksPage(session)
         self.tabs.addTab(self.benchmarks, "Benchmarks")
         self.history = HistoryPage(session)
@@ -168,6 +171,10 @@ class ServerWorkspace(QWidget):
         else:
             self.stack.setCurrentWidget(self.connect_panel)
 
+    def open_wizard(self) -> None:
+        """Show the tuning wizard; before a connection, the Connect button comes first."""
+        self.tabs.setCurrentWidget(self.wizard)
+
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.history and self.session.transport is not None:
             self.history.refresh()
@@ -192,3 +199,4 @@ class ServerWorkspace(QWidget):
         if survey is not None:
             self.overview.show_survey(survey)
             self.benchmarks.show_survey(survey)
+            self.wizard.show_survey(survey)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sambatune.advisor.ceilings import ceiling
 from sambatune.advisor.config_view import GLOBAL, as_bool, as_bytes
 from sambatune.advisor.findings import (
     INFO,
@@ -18,12 +17,11 @@ from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.knowledge import Version
 from sambatune.advisor.protocols import encryption, is_domain_controller, signing
 from sambatune.advisor.rule import back_to_default, rule
+from sambatune.bench.bottleneck import SMB_HEALTHY_SHARE
 from sambatune.units import format_rate
 
 #: From 4.8 on the default 1 sends every read and write through smbd's thread pool.
 AIO_BY_DEFAULT: Version = (4, 8, 0)
-#: Below this share of the disk/network ceiling, reads leave room that sendfile may fill.
-SENDFILE_ROOM = 0.85
 #: File systems that allocate by writing zeros (no unwritten extents).
 SLOW_ALLOCATION = {"ext2", "ext3", "zfs", "hfs", "hfsplus"}
 
@@ -109,11 +107,11 @@ def sendfile_no_effect(inputs: AdvisorInput) -> Iterator[Finding]:
 @rule("sendfile-worth-trying", "io")
 def sendfile_worth_trying(inputs: AdvisorInput) -> Iterator[Finding]:
     smb = inputs.measurements.throughput.smb_read
-    limit = ceiling(inputs, "read")
+    limit = inputs.slowest_layer("read")
     if smb is None or limit is None or not inputs.server.is_linux:
         return
-    share = smb.mean_bytes_per_second / limit.bytes_per_second
-    if share >= SENDFILE_ROOM:
+    share = smb.mean_bytes_per_second / limit.ceiling_bytes_per_s
+    if share >= SMB_HEALTHY_SHARE:
         return
     if any(as_bool(v) is True for _, v in inputs.config.set_in("use sendfile")):
         return
@@ -126,9 +124,9 @@ def sendfile_worth_trying(inputs: AdvisorInput) -> Iterator[Finding]:
         subject=GLOBAL,
         evidence=(
             Evidence("measurement", f"SMB reads: {format_rate(smb.mean_bytes_per_second)}, "
-                     f"{share:.0%} of the {limit.limited_by} limit"
+                     f"{share:.0%} of the {limit.kind} limit"
                      + (f" ({smb.source})" if smb.source else "")),
-            Evidence("measurement", limit.evidence),
+            Evidence("measurement", inputs.layer_evidence(limit)),
             Evidence.setting(GLOBAL, "use sendfile", inputs.config.global_value("use sendfile")
                              or "no", note="in effect"),
         ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sambatune.advisor.ceilings import TCP_PAYLOAD_SHARE, ceiling
 from sambatune.advisor.config_view import GLOBAL
 from sambatune.advisor.findings import (
     INFO,
@@ -16,18 +15,19 @@ from sambatune.advisor.findings import (
     HostChange,
 )
 from sambatune.advisor.inputs import AdvisorInput
-from sambatune.advisor.measurements import NetworkPath
+from sambatune.advisor.measurements import NetworkPath, Throughput
 from sambatune.advisor.rule import rule
+from sambatune.bench.bottleneck import (
+    SMB_HEALTHY_SHARE,
+    SMB_WELL_BELOW_SHARE,
+    Direction,
+    tcp_payload_share,
+)
 from sambatune.client.posix_plan import BUFFER_PER_WINDOW
 from sambatune.client.window import MAX_UNSCALED_WINDOW, size_window, throughput_bps
 from sambatune.units import format_bits, format_bytes, format_rate
 
 GIGABIT = 1000
-#: SMB below this share of the slower of disk and network deserves a look: the low end of
-#: the 1999 book's 68-80% of FTP (normal for SMB1 then); SMB2/3 gets closer.
-SMB_SHARE_LOW = 0.70
-#: At or above this share the hardware, not Samba, is the limit.
-SMB_SHARE_AT_LIMIT = 0.85
 #: Round trips to show a window's cost with when none was measured.
 EXAMPLE_RTTS = (0.001, 0.01)
 
@@ -52,8 +52,9 @@ def nic_slow_link(inputs: AdvisorInput) -> Iterator[Finding]:
     for nic in inputs.server.active_physical_nics:
         if nic.speed_mbit is None or nic.speed_mbit >= GIGABIT:
             continue
-        now = nic.speed_mbit * 1e6 / 8 * TCP_PAYLOAD_SHARE
-        gigabit = GIGABIT * 1e6 / 8 * TCP_PAYLOAD_SHARE
+        share = tcp_payload_share(nic.mtu if nic.mtu and nic.mtu >= 576 else 1500)
+        now = nic.speed_mbit * 1e6 / 8 * share
+        gigabit = GIGABIT * 1e6 / 8 * share
         yield Finding(
             id="nic-slow-link",
             severity=PROBLEM,
@@ -261,27 +262,30 @@ def server_buffers_below_bdp(inputs: AdvisorInput) -> Iterator[Finding]:
 @rule("smb-throughput-vs-ceiling", "network")
 def smb_throughput_vs_ceiling(inputs: AdvisorInput) -> Iterator[Finding]:
     throughput = inputs.measurements.throughput
-    for direction, smb in (("read", throughput.smb_read), ("write", throughput.smb_write)):
-        limit = ceiling(inputs, direction)
+    directions: tuple[tuple[Direction, Throughput | None], ...] = (
+        ("read", throughput.smb_read), ("write", throughput.smb_write))
+    for direction, smb in directions:
+        limit = inputs.slowest_layer(direction)
         if smb is None or limit is None:
             continue
-        share = smb.mean_bytes_per_second / limit.bytes_per_second
+        limited_by = limit.kind
+        share = smb.mean_bytes_per_second / limit.ceiling_bytes_per_s
         evidence = (
             Evidence("measurement", f"SMB {direction}s: {format_rate(smb.mean_bytes_per_second)}"
                      + (f" ({smb.source})" if smb.source else "")),
-            Evidence("measurement", limit.evidence),
+            Evidence("measurement", inputs.layer_evidence(limit)),
         )
-        if share < SMB_SHARE_LOW:
+        if share < SMB_WELL_BELOW_SHARE:
             yield Finding(
                 id="smb-throughput-vs-ceiling",
                 severity=WARNING,
-                title=f"SMB {direction}s reach only {share:.0%} of what the {limit.limited_by} "
+                title=f"SMB {direction}s reach only {share:.0%} of what the {limited_by} "
                       "allows",
                 subject=GLOBAL,
                 evidence=evidence,
                 change=None,
                 expected_effect=(
-                    f"Something between the {limit.limited_by} and the client costs "
+                    f"Something between the {limited_by} and the client costs "
                     f"{1 - share:.0%}: look at the other findings first (logging, socket "
                     "options, sync settings, signing and encryption), then at the CPU during a "
                     "transfer. Change one thing at a time and measure again."
@@ -290,17 +294,17 @@ def smb_throughput_vs_ceiling(inputs: AdvisorInput) -> Iterator[Finding]:
                               "the same network; a healthy current server gets closer.",
                 risk="None: this finding asks for measurement, not a change.",
             )
-        elif share >= SMB_SHARE_AT_LIMIT:
+        elif share >= SMB_HEALTHY_SHARE:
             yield Finding(
                 id="smb-throughput-vs-ceiling",
                 severity=INFO,
-                title=f"SMB {direction}s run at {min(share, 1.0):.0%} of the {limit.limited_by}'s "
-                      f"speed: the {limit.limited_by} is the limit",
+                title=f"SMB {direction}s run at {min(share, 1.0):.0%} of the {limited_by}'s "
+                      f"speed: the {limited_by} is the limit",
                 subject=GLOBAL,
                 evidence=evidence,
                 change=None,
                 expected_effect=(
-                    f"Samba settings cannot add much here; a faster {limit.limited_by} (or, for "
+                    f"Samba settings cannot add much here; a faster {limited_by} (or, for "
                     "the network, several links with multichannel) would."
                 ),
                 effect_source="Your measurements: total throughput is the minimum of disk, "

@@ -1,0 +1,544 @@
+"""The "Tuning wizard" tab: the core wizard (:mod:`sambatune.wizard`) with a face.
+
+The steps are listed on the left, the current one is on the right, the buttons for
+what comes next are at the bottom. Every step that talks to the server, the disk or
+the database runs in a worker (``session.run_task``) with progress and Cancel; the
+wizard writes each finished step to the database, so closing the window at any point
+loses at most the step that was running.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sambatune.bench.events import Progress, RunFinished, RunStarted
+from sambatune.cancellation import CancelToken
+from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.remote.apply import StepEvent
+from sambatune.remote.survey import Survey
+from sambatune.ui.session import ServerSession
+from sambatune.ui.tasks import Task
+from sambatune.ui.wizard_views import (
+    SERIES_NAMES,
+    FindingsView,
+    FinishView,
+    MeasureView,
+    StartView,
+    VerdictView,
+)
+from sambatune.wizard.machine import (
+    APPLY,
+    BASELINE,
+    CHOOSE,
+    DECIDE,
+    DONE,
+    FINDINGS,
+    MEASURE,
+    STEP_TITLES,
+    SURVEY,
+    VERDICT,
+    TuningWizard,
+)
+from sambatune.wizard.store import WizardStore
+
+#: Each series' counted runs before and after the change, for the verdict's plot.
+VerdictRuns = dict[str, tuple[list[float], list[float]]]
+#: The list on the left; the wizard's stages in the order an admin meets them.
+SHOWN_STEPS = (SURVEY, FINDINGS, BASELINE, CHOOSE, APPLY, MEASURE, VERDICT, DECIDE, DONE)
+PAGE_TITLES = {
+    "start": "Tuning wizard: one measured change at a time",
+    "findings": "What the wizard found",
+    "baseline": "Measuring the server as it is now",
+    "change": "Applying the change and measuring again",
+    "verdict": "Before and after",
+    "finish": "Finished",
+}
+
+
+class WizardPage(QWidget):
+    def __init__(self, session: ServerSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("wizardPage")
+        self.session = session
+        self.wizard: TuningWizard | None = None
+        self.task: Task | None = None
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        self.steps = QListWidget()
+        self.steps.setObjectName("wizardSteps")
+        self.steps.setFixedWidth(210)
+        self.steps.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.steps.setSelectionMode(QListWidget.SelectionMode.NoSelection)
+        outer.addWidget(self.steps)
+        right = QVBoxLayout()
+        self.title = QLabel()
+        self.title.setObjectName("wizardTitle")
+        self.title.setStyleSheet("font-size: 15pt; font-weight: 600;")
+        right.addWidget(self.title)
+        self.stack = QStackedWidget()
+        self.start_view = StartView()
+        self.findings_view = FindingsView()
+        self.measure_view = MeasureView()
+        self.verdict_view = VerdictView()
+        self.finish_view = FinishView()
+        for view in (self.start_view, self.findings_view, self.measure_view, self.verdict_view,
+                     self.finish_view):
+            self.stack.addWidget(view)
+        right.addWidget(self.stack, 1)
+        bar = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setObjectName("wizardProgress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumWidth(220)
+        bar.addWidget(self.progress)
+        self.status = QLabel()
+        self.status.setObjectName("wizardStatus")
+        self.status.setWordWrap(True)
+        bar.addWidget(self.status, 1)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("wizardCancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        bar.addWidget(self.cancel_button)
+        self.secondary = QPushButton()
+        self.secondary.setObjectName("wizardSecondary")
+        bar.addWidget(self.secondary)
+        self.primary = QPushButton()
+        self.primary.setObjectName("wizardPrimary")
+        self.primary.setDefault(True)
+        bar.addWidget(self.primary)
+        right.addLayout(bar)
+        outer.addLayout(right, 1)
+        self.last_report: str | None = None
+        self._primary_action: Any = None
+        self._secondary_action: Any = None
+        self.primary.clicked.connect(lambda: self._primary_action and self._primary_action())
+        self.secondary.clicked.connect(lambda: self._secondary_action and self._secondary_action())
+        self.findings_view.list.currentRowChanged.connect(lambda _row: self._update_choose_button())
+        self.show_start()
+
+    # -- what is shown --------------------------------------------------------------------
+    def _buttons(self, primary: tuple[str, Any] | None, secondary: tuple[str, Any] | None = None) -> None:
+        for button, spec, slot in ((self.primary, primary, "_primary_action"),
+                                   (self.secondary, secondary, "_secondary_action")):
+            button.setVisible(spec is not None)
+            if spec is not None:
+                button.setText(spec[0])
+            setattr(self, slot, spec[1] if spec else None)
+        self.primary.setEnabled(True)
+        self.secondary.setEnabled(True)
+        self.cancel_button.setVisible(False)
+        self.progress.setVisible(False)
+
+    def _page(self, name: str, view: QWidget) -> None:
+        self.title.setText(PAGE_TITLES[name])
+        self.stack.setCurrentWidget(view)
+        self._refresh_steps()
+
+    def _refresh_steps(self) -> None:
+        stage = self.wizard.stage if self.wizard is not None else None
+        self.steps.clear()
+        current = SHOWN_STEPS.index(stage) if stage in SHOWN_STEPS else -1
+        for index, step in enumerate(SHOWN_STEPS):
+            done = stage is not None and (index < current or stage == DONE)
+            mark = "✓" if done else ("▶" if index == current else "  ")
+            item = QListWidgetItem(f"{mark}  {STEP_TITLES[step]}")
+            if index == current and stage != DONE:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+            elif not done:
+                item.setForeground(self.palette().placeholderText())
+            self.steps.addItem(item)
+        if self.wizard is not None:
+            self.steps.addItem(QListWidgetItem(""))
+            tried = self.wizard.round
+            self.steps.addItem(QListWidgetItem(
+                f"Wizard {self.wizard.id}: " + ("no change tried yet" if not tried else
+                                                f"{tried} change{'s' if tried > 1 else ''} tried")))
+
+    def show_start(self) -> None:
+        self.wizard = None
+        self._page("start", self.start_view)
+        self._buttons(("Start the wizard", self.start), ("Resume the selected wizard", self.resume))
+        self.secondary.setEnabled(self.start_view.unfinished.count() > 0)
+        self.status.setText("Check the test settings, then start.")
+
+    def show_survey(self, survey: Survey) -> None:
+        self.start_view.set_shares([str(s.get("name")) for s in survey.shares if not s.get("printable")])
+        self.refresh_unfinished()
+
+    def refresh_unfinished(self) -> None:
+        server = self._server_label()
+
+        def work(report: Any, cancel: CancelToken) -> Any:
+            return WizardStore().summaries(server=server, unfinished=True)
+
+        def done(found: Any) -> None:
+            self.start_view.show_unfinished(found)
+            if self.wizard is None:
+                self.secondary.setEnabled(bool(found))
+
+        self.session.run_task("Reading unfinished wizards", work, on_done=done)
+
+    def show_stage(self) -> None:
+        """The view for where the wizard is now (also after a resume)."""
+        wizard = self.wizard
+        if wizard is None:
+            self.show_start()
+            return
+        stage = wizard.stage
+        if stage in (SURVEY, FINDINGS):
+            self._run("Looking for problems", self._look)
+        elif stage in (BASELINE, CHOOSE):
+            self._show_findings()
+        elif stage in (APPLY, MEASURE, VERDICT):
+            chosen = wizard.record.last("choose")
+            self._page("change", self.measure_view)
+            self.measure_view.begin(
+                "The wizard stopped in the middle of this change. Continue: it looks at the live "
+                "smb.conf and carries on from the last finished step.",
+                chosen.data["diff"] if chosen else None)
+            applied = wizard.record.last(APPLY)
+            if stage != APPLY and applied is not None:
+                self.measure_view.applied_earlier(
+                    f"Applied safely before the interruption: {applied.data.get('message')}")
+            self._buttons((f"Continue: {STEP_TITLES[stage].lower()}", self.apply_and_measure))
+        elif stage == DECIDE:
+            self._run("Reading the measurements", self._load_verdict_runs, done=self._show_verdict)
+        elif stage == DONE:
+            self._show_finish()
+
+    def _show_findings(self) -> None:
+        wizard = self.wizard
+        assert wizard is not None
+        self._page("findings", self.findings_view)
+        count = len(wizard.applicable())
+        if wizard.stage == BASELINE:
+            hint = (f"The wizard found {len(wizard.findings)} things worth knowing; {count} of them "
+                    "(marked ●) propose a change to smb.conf it can apply. Read them through. "
+                    "Before changing anything, measure how fast the server is now: that baseline "
+                    "is what every change is compared with.")
+            self._buttons(("Measure the baseline", self.measure_baseline))
+        else:
+            hint = ("Choose ONE change (marked ●) and apply it. The wizard shows the edit, applies "
+                    "it safely, and measures again with the same test. Findings marked ○ are for "
+                    "you to act on by hand or tell you what to measure."
+                    if count else
+                    "Nothing left that the wizard can change in smb.conf. Finish to get the report.")
+            self._buttons(("Apply this change and measure", self.apply_and_measure),
+                          ("Finish and write the report", self.finish))
+            self._update_choose_button()
+        self.findings_view.show_findings(wizard.findings, hint)
+        judged = wizard.record.last(FINDINGS)
+        self.status.setText(f"Judged as {judged.data.get('judged_as')}." if judged else "")
+
+    def _update_choose_button(self) -> None:
+        if self.wizard is not None and self.wizard.stage == CHOOSE and self.task is None:
+            self.primary.setEnabled(self.findings_view.selected_is_applicable())
+
+    def _show_verdict(self, runs: VerdictRuns) -> None:
+        wizard = self.wizard
+        assert wizard is not None and wizard.verdict is not None
+        chosen = wizard.record.last("choose")
+        assert chosen is not None
+        self._page("verdict", self.verdict_view)
+        self.verdict_view.show_verdict(wizard.verdict, chosen.data["summary"], runs)
+        recommended = wizard.verdict["recommendation"]
+        keep = ("Keep the change", lambda: self.decide(True))
+        revert = ("Revert it", lambda: self.decide(False))
+        self._buttons(*((keep, revert) if recommended == "keep" else (revert, keep)))
+        self.status.setText("Keep or revert: either way the next step is the next change.")
+
+    def _show_finish(self) -> None:
+        wizard = self.wizard
+        assert wizard is not None
+        finished = wizard.record.last("finish")
+        assert finished is not None
+        rounds = []
+        for steps in wizard.rounds():
+            verdict = steps.get("verdict")
+            decided = steps.get("decide")
+            decision = str(decided.data.get("decision")) if decided else ""
+            rounds.append((steps["choose"].data["summary"],
+                           str(verdict.data["overall"]) if verdict else "not measured",
+                           {"keep": "kept", "revert": "reverted"}.get(decision, "not applied")))
+        self._page("finish", self.finish_view)
+        self.finish_view.show_finish(finished.data, rounds)
+        self._buttons(("Save the report…", self.save_report), ("Start a new wizard", self._new))
+        self.status.setText(f"Wizard {wizard.id} is finished.")
+
+    def _new(self) -> None:
+        self.show_start()
+        self.refresh_unfinished()
+
+    # -- running steps ---------------------------------------------------------------------
+    def _server_label(self) -> str:
+        transport = self.session.transport
+        return transport.label if transport is not None else self.session.profile.target_label
+
+    def _run(self, name: str, work: Any, *, done: Any = None) -> None:
+        self.primary.setVisible(False)
+        self.secondary.setVisible(False)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.progress.setRange(0, 0)
+        self.status.setText(f"{name}…")
+
+        def finished(result: Any) -> None:
+            self._end()
+            (done or (lambda _result: self.show_stage()))(result)
+
+        self.task = self.session.run_task(name, work, on_event=self._on_event, on_done=finished,
+                                          on_failed=self._failed, on_cancelled=self._cancelled)
+
+    def _end(self) -> None:
+        self.task = None
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+
+    def _failed(self, error: SambaTuneError) -> None:
+        self._end()
+        self.session.failed.emit(error)
+        self._after_interruption(f"Stopped: {error.message}")
+
+    def _cancelled(self) -> None:
+        self._end()
+        self._after_interruption("Cancelled. Nothing half-done was recorded; continue when ready.")
+
+    def _after_interruption(self, message: str) -> None:
+        if self.wizard is None:
+            self.show_start()
+        elif self.wizard.stage in (SURVEY, FINDINGS, DECIDE):
+            # Repeating these is cheap and changes nothing: offer it instead of a blank page.
+            self._buttons(("Try again", self.show_stage))
+        else:
+            self.show_stage()
+        self.status.setText(message)
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.status.setText("Cancelling: the agents stop and clean up…")
+            self.cancel_button.setEnabled(False)
+            self.task.cancel()
+
+    def _on_event(self, event: Any) -> None:
+        if isinstance(event, (StepEvent, RunStarted, tuple)):
+            self._refresh_steps()
+        if isinstance(event, Progress):
+            if event.fraction is None:
+                self.progress.setRange(0, 0)
+            else:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(int(event.fraction * 1000))
+            if event.message and event.message != "done":
+                self.status.setText(event.message[:1].upper() + event.message[1:])
+        elif isinstance(event, RunStarted):
+            kind = "warm-up" if event.warmup else "run"
+            name = SERIES_NAMES.get(event.series, event.label or event.series)
+            self.status.setText(f"{name}: {kind} {event.attempt}…")
+        elif isinstance(event, RunFinished):
+            self.measure_view.add_run(event.record)
+        elif isinstance(event, StepEvent):
+            self.measure_view.apply_step(event.step, event.state, event.message)
+        elif isinstance(event, tuple) and event and event[0] == "diff":
+            self.measure_view.show_diff(str(event[1]))
+        elif isinstance(event, str):
+            self.status.setText(event)
+
+    def _transport_and_root(self, cancel: CancelToken) -> tuple[Any, bool]:
+        transport = self.session.require_transport()
+        path = self.session.config_path()
+        return transport, self.session.prepare_root(transport, path, cancel)
+
+    # -- the steps ----------------------------------------------------------------------------
+    def start(self) -> None:
+        try:
+            spec = self.start_view.spec()
+        except InvalidInput as error:
+            self.session.failed.emit(error)
+            return
+        profile = self.session.profile
+        session = self.session
+
+        def work(report: Any, cancel: CancelToken) -> TuningWizard:
+            transport, sudo = self._transport_and_root(cancel)
+            wizard = TuningWizard.start(WizardStore(), transport, spec,
+                                        config_path=profile.config_path or session.config_path(),
+                                        sudo=sudo)
+            self._look_with(wizard, transport, report, cancel)
+            return wizard
+
+        self._run("Surveying the server and looking for problems", work, done=self._started)
+
+    def _started(self, wizard: TuningWizard, resumed: bool = False) -> None:
+        self.wizard = wizard
+        self.show_stage()
+        if resumed and self.task is None:
+            self.status.setText(f"Wizard {wizard.id} resumed after its last finished step: "
+                                f"{STEP_TITLES[wizard.record.steps[-1].step].lower()}.")
+
+    def resume(self) -> None:
+        wizard_id = self.start_view.selected_wizard()
+        if wizard_id is None:
+            return
+        password = self.start_view.password.text() or None
+
+        def work(report: Any, cancel: CancelToken) -> TuningWizard:
+            wizard = TuningWizard.resume(WizardStore(), wizard_id, password=password)
+            transport = self.session.require_transport()
+            if wizard.stage in (SURVEY, FINDINGS):
+                self._look_with(wizard, transport, report, cancel)
+            return wizard
+
+        self._run(f"Resuming wizard {wizard_id}", work,
+                  done=lambda wizard: self._started(wizard, resumed=True))
+
+    def _look(self, report: Any, cancel: CancelToken) -> TuningWizard:
+        wizard = self.wizard
+        assert wizard is not None
+        self._look_with(wizard, self.session.require_transport(), report, cancel)
+        return wizard
+
+    @staticmethod
+    def _look_with(wizard: TuningWizard, transport: Any, report: Any, cancel: CancelToken) -> None:
+        if wizard.stage == SURVEY:
+            report("Surveying the server…")
+            wizard.run_survey(transport, cancel=cancel, on_event=report)
+        if wizard.stage == FINDINGS:
+            report("Reading smb.conf and judging it…")
+            wizard.find_problems(transport, cancel=cancel, on_event=report)
+
+    def measure_baseline(self) -> None:
+        wizard = self.wizard
+        assert wizard is not None
+        self._page("baseline", self.measure_view)
+        self.measure_view.begin(
+            f"The test: {wizard.record.measure.describe()}. Nothing is changed on the server "
+            "while it measures.", None)
+
+        def work(report: Any, cancel: CancelToken) -> Any:
+            return wizard.measure_baseline(self.session.require_transport(), cancel=cancel,
+                                           on_event=report)
+
+        self._run("Measuring the baseline", work, done=lambda _result: self._baseline_done())
+
+    def _baseline_done(self) -> None:
+        self._show_findings()
+        self.status.setText("Baseline measured. Now choose one change.")
+
+    def apply_and_measure(self) -> None:
+        """Choose (when at that step), apply, measure again and compare: each step recorded."""
+        wizard = self.wizard
+        assert wizard is not None
+        index = self.findings_view.selected() if wizard.stage == CHOOSE else None
+        if wizard.stage == CHOOSE and index is None:
+            return
+        self._page("change", self.measure_view)
+        pending = wizard.record.last("choose") if wizard.stage != CHOOSE else None
+        self.measure_view.begin(
+            "The change goes through the safe steps listed below; then the same test runs again. "
+            "If any safe step fails, the previous smb.conf is put back automatically.",
+            pending.data["diff"] if pending else "")
+
+        def work(report: Any, cancel: CancelToken) -> Any:
+            transport = self.session.require_transport()
+            if wizard.stage == CHOOSE:
+                assert index is not None
+                chosen = wizard.choose(transport, index)
+                report(("diff", chosen.data["diff"]))
+            if wizard.stage == APPLY:
+                self._transport_and_root(cancel)
+                applied = wizard.apply(transport, cancel=cancel, on_event=report)
+                if not applied.data["ok"]:
+                    raise SambaTuneError(f"The change was not applied: {applied.data['message']}",
+                                         details="smb.conf is unchanged; choose another change.")
+            if wizard.stage == MEASURE:
+                report("Measuring again with the same test…")
+                wizard.measure_again(transport, cancel=cancel, on_event=report)
+            if wizard.stage == VERDICT:
+                wizard.compare()
+            return self._load_verdict_runs(report, cancel)
+
+        self._run("Applying the change and measuring again", work, done=self._show_verdict)
+
+    def _load_verdict_runs(self, report: Any, cancel: CancelToken) -> VerdictRuns:
+        wizard = self.wizard
+        assert wizard is not None and wizard.verdict is not None
+        database = wizard.store.database
+        before = database.load(int(wizard.verdict["before_session"])).result.series
+        after = database.load(int(wizard.verdict["after_session"])).result.series
+        return {name: (before[name].values(), after[name].values())
+                for name in after if name in before}
+
+    def decide(self, keep: bool) -> None:
+        wizard = self.wizard
+        assert wizard is not None
+        if not keep:
+            self._page("change", self.measure_view)
+            self.measure_view.begin("Putting the previous smb.conf back through the same safe steps.",
+                                    None)
+
+        def work(report: Any, cancel: CancelToken) -> TuningWizard:
+            transport, _sudo = self._transport_and_root(cancel)
+            decided = wizard.decide(transport, keep, cancel=cancel, on_event=report)
+            if not keep and not decided.data.get("identical"):
+                raise SambaTuneError("The revert finished, but smb.conf is not byte for byte the "
+                                     "previous version.", details="Compare them in smb.conf history.")
+            self._look_with(wizard, transport, report, cancel)
+            return wizard
+
+        def done(_wizard: TuningWizard) -> None:
+            self.show_stage()
+            self.status.setText("Kept. The measurement after it is the new baseline." if keep else
+                                "Reverted: smb.conf is byte for byte what it was before the change.")
+
+        self._run("Keeping the change" if keep else "Reverting the change", work, done=done)
+
+    def finish(self) -> None:
+        wizard = self.wizard
+        assert wizard is not None
+
+        def work(report: Any, cancel: CancelToken) -> Any:
+            return wizard.finish(self.session.require_transport())
+
+        self._run("Finishing", work)
+
+    def save_report(self, path: str | None = None) -> None:
+        wizard = self.wizard
+        assert wizard is not None
+        if path is None:
+            path, _filter = QFileDialog.getSaveFileName(
+                self, "Save the wizard's report", f"sambatune-wizard-{wizard.id}.html",
+                "HTML report (*.html)")
+            if not path:
+                return
+
+        def work(report: Any, cancel: CancelToken) -> str:
+            from pathlib import Path
+
+            Path(path).write_text(wizard.report_html(), encoding="utf-8")
+            return str(path)
+
+        def done(saved: str) -> None:
+            self._show_finish()
+            self.status.setText(f"Report saved: {saved}")
+            self.last_report = saved
+
+        self._run("Writing the report", work, done=done)

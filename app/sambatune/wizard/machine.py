@@ -1,0 +1,462 @@
+"""The tuning wizard as a state machine: the book's method, one measured change at a time.
+
+    connect -> survey -> findings -> baseline -> choose -> apply -> measure -> verdict
+            -> decide (keep or revert) -> findings (next change) ... -> finish
+
+Each method does one step on the live server and writes it to the results database
+only when it has finished, so :attr:`TuningWizard.stage` (the next step to do) can be
+rebuilt from the database after the app was closed or the connection was lost
+(:meth:`TuningWizard.resume`). The baseline is measured once; after a kept change the
+"after" measurement becomes the next baseline, after a reverted one the old baseline
+still describes the server, because the server again has exactly the old bytes.
+
+Before changing or measuring anything, a step checks that the live smb.conf holds the
+bytes the wizard expects: someone else's edit would make every comparison a lie. A step
+that had already happened on the server when the connection dropped (the change is live
+but the step was not written) is recognised by its bytes and recorded, not repeated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from sambatune.advisor.advice import advise
+from sambatune.advisor.findings import ConfigChange
+from sambatune.advisor.gather import gather_inputs
+from sambatune.applied_versions import AppliedVersions
+from sambatune.bench.events import Progress
+from sambatune.bench.records import BenchResult
+from sambatune.cancellation import CancelToken
+from sambatune.conf.catalog_build import live_catalog
+from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+from sambatune.remote.agents import AgentEvent
+from sambatune.remote.apply import (
+    CANCELLED,
+    ApplyOutcome,
+    ApplyRequest,
+    apply_config,
+    read_live,
+    unified_diff,
+)
+from sambatune.remote.survey import Survey, run_survey
+from sambatune.remote.transport import Transport
+from sambatune.wizard.change import apply_change, change_from_json
+from sambatune.wizard.measure import MeasureSpec, measure
+from sambatune.wizard.store import StepRecord, WizardRecord, WizardStore
+from sambatune.wizard.verdict import Verdict, judge
+
+CONNECT = "connect"
+SURVEY = "survey"
+FINDINGS = "findings"
+BASELINE = "baseline"
+CHOOSE = "choose"
+APPLY = "apply"
+MEASURE = "measure"
+VERDICT = "verdict"
+DECIDE = "decide"
+FINISH = "finish"
+#: The stage of a finished wizard: nothing left to do.
+DONE = "done"
+
+STEP_TITLES = {
+    CONNECT: "Connect to the server",
+    SURVEY: "Survey the server",
+    FINDINGS: "Look for problems",
+    BASELINE: "Measure the baseline",
+    CHOOSE: "Choose one change",
+    APPLY: "Apply it safely",
+    MEASURE: "Measure again",
+    VERDICT: "Compare before and after",
+    DECIDE: "Keep or revert",
+    FINISH: "Finish and report",
+    DONE: "Finished",
+}
+#: Stages at which no change is on the server waiting for its verdict: finishing is safe.
+CAN_FINISH = (SURVEY, FINDINGS, BASELINE, CHOOSE, APPLY)
+
+OnEvent = Callable[[Any], None]
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class TuningWizard:
+    def __init__(self, store: WizardStore, record: WizardRecord) -> None:
+        self.store = store
+        self.record = record
+
+    # -- starting and resuming --------------------------------------------------------
+    @classmethod
+    def start(cls, store: WizardStore, transport: Transport, spec: MeasureSpec, *,
+              config_path: str | None = None, sudo: bool = False) -> TuningWizard:
+        """A new wizard for the server behind ``transport``; its first step (connect) is done."""
+        record = store.create(transport.label, config_path, spec)
+        wizard = cls(store, record)
+        wizard._add(CONNECT, {"target": transport.label, "local": transport.is_local,
+                              "sudo": sudo, "config_path": config_path})
+        return wizard
+
+    @classmethod
+    def resume(cls, store: WizardStore, wizard_id: int, *, password: str | None = None) -> TuningWizard:
+        """The wizard as the database has it, at the step after its last finished one."""
+        record = store.load(wizard_id)
+        if password is not None:
+            record.measure = record.measure.with_password(password)
+        return cls(store, record)
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    # -- where we are --------------------------------------------------------------------
+    @property
+    def stage(self) -> str:
+        """The next step to do."""
+        steps = self.record.steps
+        if not steps:
+            return CONNECT
+        last = steps[-1]
+        if last.step == FINDINGS:
+            return CHOOSE if self.baseline_session is not None else BASELINE
+        if last.step == APPLY and not last.data.get("ok"):
+            return CHOOSE
+        return {CONNECT: SURVEY, SURVEY: FINDINGS, BASELINE: CHOOSE, CHOOSE: APPLY,
+                APPLY: MEASURE, MEASURE: VERDICT, VERDICT: DECIDE, DECIDE: FINDINGS,
+                FINISH: DONE}[last.step]
+
+    @property
+    def finished(self) -> bool:
+        return self.stage == DONE
+
+    @property
+    def round(self) -> int:
+        """How many changes were chosen so far."""
+        return sum(1 for s in self.record.steps if s.step == CHOOSE)
+
+    @property
+    def sudo(self) -> bool:
+        connect = self.record.last(CONNECT)
+        return bool(connect and connect.data.get("sudo"))
+
+    @property
+    def config_path(self) -> str:
+        if not self.record.config_path:
+            raise InvalidInput("The wizard does not know the smb.conf yet: survey the server first.")
+        return self.record.config_path
+
+    @property
+    def survey(self) -> Survey | None:
+        step = self.record.last(SURVEY)
+        return Survey.from_json(step.data["survey"]) if step else None
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        """The newest findings, as JSON (see :meth:`Finding.to_json`)."""
+        step = self.record.last(FINDINGS)
+        return list(step.data["findings"]) if step else []
+
+    @property
+    def original(self) -> bytes | None:
+        """smb.conf as it was when the wizard first judged it."""
+        first = next((s for s in self.record.steps if s.step == FINDINGS), None)
+        return first.smb_conf if first else None
+
+    @property
+    def expected_live(self) -> bytes | None:
+        """The bytes the live smb.conf must have now, by the finished steps."""
+        live = None
+        for step in self.record.steps:
+            if step.step in (FINDINGS, DECIDE, FINISH) or (step.step == APPLY and step.data.get("ok")):
+                live = step.smb_conf if step.smb_conf is not None else live
+        return live
+
+    @property
+    def baseline_session(self) -> int | None:
+        """The benchmark session the next change is compared against."""
+        session = None
+        for step in self.record.steps:
+            if step.step == BASELINE:
+                session = int(step.data["session_id"])
+            elif step.step == DECIDE and step.data.get("decision") == "keep":
+                after = self._round_step(MEASURE, step.round)
+                session = int(after.data["session_id"]) if after else session
+        return session
+
+    @property
+    def pending_change(self) -> StepRecord | None:
+        """The chosen change of the current round, until it is kept or reverted."""
+        if self.stage in (APPLY, MEASURE, VERDICT, DECIDE):
+            return self.record.last(CHOOSE)
+        return None
+
+    @property
+    def verdict(self) -> dict[str, Any] | None:
+        if self.stage != DECIDE:
+            return None
+        step = self.record.last(VERDICT)
+        return step.data if step else None
+
+    def _round_step(self, name: str, round_: int) -> StepRecord | None:
+        return next((s for s in reversed(self.record.steps)
+                     if s.step == name and s.round == round_), None)
+
+    def rounds(self) -> list[dict[str, StepRecord]]:
+        """The steps of each change, in order: {"choose": ..., "apply": ..., ...}."""
+        found: list[dict[str, StepRecord]] = []
+        for step in self.record.steps:
+            if step.step == CHOOSE:
+                found.append({})
+            if found and step.round == len(found) and step.step in (
+                    CHOOSE, APPLY, MEASURE, VERDICT, DECIDE):
+                found[-1][step.step] = step
+        return found
+
+    # -- bookkeeping -----------------------------------------------------------------
+    def _add(self, step: str, data: dict[str, Any], smb_conf: bytes | None = None) -> StepRecord:
+        round_ = self.round + (1 if step == CHOOSE else 0)
+        return self.store.add_step(self.record, step, round_, data, smb_conf)
+
+    def _expect(self, *stages: str) -> None:
+        if self.stage not in stages:
+            wanted = " or ".join(f"'{STEP_TITLES[s]}'" for s in stages)
+            raise InvalidInput(f"The wizard is at '{STEP_TITLES[self.stage]}', not at {wanted}.")
+
+    def _check_server(self, transport: Transport) -> None:
+        if transport.label != self.record.server:
+            raise InvalidInput(f"Wizard {self.id} tunes {self.record.server}, "
+                               f"not {transport.label}.")
+
+    def _live(self, transport: Transport) -> bytes:
+        return read_live(transport, self.config_path, sudo=self.sudo).data
+
+    def _check_live(self, live: bytes, expected: bytes | None, what: str) -> None:
+        if expected is not None and live != expected:
+            diff = unified_diff(expected, live, self.config_path, "expected", "live")
+            raise InvalidInput(
+                f"{self.config_path} was changed outside the wizard, so {what} would not "
+                "compare like with like.",
+                details="What differs from what the wizard expects:\n" + diff)
+
+    # -- the steps ----------------------------------------------------------------------
+    def run_survey(self, transport: Transport, *, cancel: CancelToken | None = None,
+                   on_event: OnEvent | None = None) -> Survey:
+        self._expect(SURVEY)
+        self._check_server(transport)
+
+        def on_agent(event: AgentEvent) -> None:
+            if on_event is not None and event.type == "progress":
+                on_event(Progress(None, f"Surveying: {event.data.get('message', '')}"))
+
+        survey = run_survey(transport, config_path=self.record.config_path, cancel=cancel,
+                            on_event=on_agent)
+        path = self.record.config_path or survey.config_path
+        if not path:
+            raise InvalidInput(f"No smb.conf was found on {transport.label}.",
+                               details="Give its path in the server's settings.")
+        self._add(SURVEY, {"survey": survey.to_json(), "config_path": path})
+        return survey
+
+    def find_problems(self, transport: Transport, *, cancel: CancelToken | None = None,
+                      on_event: OnEvent | None = None) -> list[dict[str, Any]]:
+        """The advisor's findings on the live smb.conf (again after every decided change)."""
+        self._expect(FINDINGS)
+        self._check_server(transport)
+        if on_event is not None:
+            on_event(Progress(None, "Reading smb.conf and asking testparm…"))
+        live = self._live(transport)
+        self._check_live(live, self.expected_live, "the findings")
+        inputs = gather_inputs(transport, config_path=self.config_path, sudo=self.sudo or None,
+                               survey=self.survey, cancel=cancel)
+        advice = advise(inputs)
+        findings = [f.to_json() for f in advice.findings]
+        self._add(FINDINGS, {"findings": findings, "judged_as": advice.judged_as,
+                             "samba_version": advice.samba_version, "counts": advice.counts(),
+                             "config_sha256": _sha(live)}, smb_conf=live)
+        return findings
+
+    def measure_baseline(self, transport: Transport, *, cancel: CancelToken | None = None,
+                         on_event: OnEvent | None = None) -> BenchResult:
+        self._expect(BASELINE)
+        result = self._measure(transport, self.expected_live, f"wizard {self.id}: baseline",
+                               cancel, on_event)
+        self._add(BASELINE, {"session_id": result.session_id, "means": _means(result)})
+        return result
+
+    def applicable(self) -> list[tuple[int, dict[str, Any]]]:
+        """The findings the wizard can apply (an smb.conf change), with their index."""
+        return [(i, f) for i, f in enumerate(self.findings)
+                if f.get("change") and f["change"].get("kind") == ConfigChange.kind]
+
+    def choose(self, transport: Transport, index: int) -> StepRecord:
+        """Pick finding ``index`` (of :attr:`findings`); its change becomes the candidate file."""
+        self._expect(CHOOSE)
+        self._check_server(transport)
+        findings = self.findings
+        if not 0 <= index < len(findings):
+            raise InvalidInput(f"There is no finding {index + 1}; there are {len(findings)}.")
+        finding = findings[index]
+        if not finding.get("change") or finding["change"].get("kind") != ConfigChange.kind:
+            raise InvalidInput(f"'{finding['title']}' proposes no smb.conf change the wizard "
+                               "can apply.", details="Applicable are the findings with a change "
+                               "to smb.conf; the others say what to do by hand or what to measure.")
+        change = change_from_json(finding["change"])
+        live = self._live(transport)
+        self._check_live(live, self.expected_live, "the change")
+        candidate = apply_change(live, change, self.config_path, live_catalog(transport))
+        return self._add(CHOOSE, {
+            "finding": finding, "change": change.to_json(), "summary": change.describe(),
+            "diff": unified_diff(live, candidate, self.config_path, "now", "with the change"),
+        }, smb_conf=candidate)
+
+    def apply(self, transport: Transport, *, cancel: CancelToken | None = None,
+              on_event: OnEvent | None = None) -> StepRecord:
+        """Apply the chosen change through the safe-apply pipeline (testparm, backup,
+        atomic swap, reload, health check, rollback on failure)."""
+        self._expect(APPLY)
+        self._check_server(transport)
+        chosen = self.record.last(CHOOSE)
+        before = self.expected_live
+        assert chosen is not None and chosen.smb_conf is not None and before is not None
+        candidate = chosen.smb_conf
+        live = self._live(transport)
+        if live == candidate and live != before:
+            return self._add(APPLY, {"ok": True, "status": "applied", "live": "new",
+                                     "message": "The change was already live (applied before the "
+                                                "wizard was interrupted).", "steps": []},
+                             smb_conf=candidate)
+        self._check_live(live, before, "the change")
+        summary = f"SambaTune wizard {self.id}, change {self.round}: {chosen.data['summary']}"
+        outcome = apply_config(
+            transport, ApplyRequest(self.config_path, before, candidate, summary=summary,
+                                    sudo=self.sudo),
+            on_event=on_event, cancel=cancel)
+        self._remember(transport, outcome, before, candidate, summary)
+        if outcome.status == CANCELLED:
+            raise Cancelled(outcome.message)
+        if outcome.live == "unknown":
+            raise SambaTuneError(outcome.message, details="Reconnect and resume the wizard: it "
+                                 "looks at the live file and carries on from there.")
+        return self._add(APPLY, _outcome_json(outcome),
+                         smb_conf=candidate if outcome.ok else None)
+
+    def measure_again(self, transport: Transport, *, cancel: CancelToken | None = None,
+                      on_event: OnEvent | None = None) -> BenchResult:
+        self._expect(MEASURE)
+        result = self._measure(transport, self.expected_live,
+                               f"wizard {self.id}: after change {self.round}", cancel, on_event)
+        self._add(MEASURE, {"session_id": result.session_id, "means": _means(result)})
+        return result
+
+    def compare(self) -> Verdict:
+        """Before against after with the significance test; the verdict is recorded."""
+        self._expect(VERDICT)
+        after = self.record.last(MEASURE)
+        before = self.baseline_session
+        assert after is not None and before is not None
+        database = self.store.database
+        verdict = judge(database.load(before), database.load(int(after.data["session_id"])))
+        self._add(VERDICT, {**verdict.to_json(), "before_session": before,
+                            "after_session": int(after.data["session_id"])})
+        return verdict
+
+    def decide(self, transport: Transport, keep: bool, *, cancel: CancelToken | None = None,
+               on_event: OnEvent | None = None) -> StepRecord:
+        """Keep the change, or put the exact previous bytes back through the same pipeline."""
+        self._expect(DECIDE)
+        self._check_server(transport)
+        chosen = self.record.last(CHOOSE)
+        before = self._before_round()
+        assert chosen is not None and chosen.smb_conf is not None
+        candidate = chosen.smb_conf
+        live = self._live(transport)
+        if keep:
+            self._check_live(live, candidate, "keeping it")
+            return self._add(DECIDE, {"decision": "keep"}, smb_conf=candidate)
+        if live == before:
+            return self._add(DECIDE, {"decision": "revert", "identical": True, "status": "reverted",
+                                      "message": "The previous smb.conf was already back."},
+                             smb_conf=live)
+        self._check_live(live, candidate, "reverting")
+        summary = f"SambaTune wizard {self.id}, change {self.round}: revert {chosen.data['summary']}"
+        outcome = apply_config(
+            transport, ApplyRequest(self.config_path, candidate, before, summary=summary,
+                                    sudo=self.sudo),
+            on_event=on_event, cancel=cancel)
+        self._remember(transport, outcome, candidate, before, summary)
+        if not outcome.ok:
+            raise SambaTuneError(f"The change was not reverted: {outcome.message}",
+                                 details="\n".join(f"{s.step}: {s.state} {s.message}"
+                                                   for s in outcome.steps))
+        after = self._live(transport)
+        return self._add(DECIDE, {"decision": "revert", "identical": after == before,
+                                  **_outcome_json(outcome)}, smb_conf=after)
+
+    def finish(self, transport: Transport) -> StepRecord:
+        """End the wizard: the final smb.conf and its difference from the original."""
+        self._expect(*CAN_FINISH)
+        self._check_server(transport)
+        live = self._live(transport) if self.record.config_path else b""
+        if self.stage == APPLY:
+            self._check_live(live, self.expected_live, "finishing")
+        original = self.original
+        kept = [r[CHOOSE].data["summary"] for r in self.rounds()
+                if DECIDE in r and r[DECIDE].data.get("decision") == "keep"]
+        return self._add(FINISH, {
+            "kept": kept,
+            "identical_to_original": original is not None and live == original,
+            "diff": unified_diff(original, live, self.config_path, "before the wizard",
+                                 "after the wizard") if original is not None else "",
+            "final_sha256": _sha(live),
+        }, smb_conf=live)
+
+    def report_html(self) -> str:
+        from sambatune.wizard.report import render_wizard_report
+
+        return render_wizard_report(self)
+
+    # -- helpers ---------------------------------------------------------------------
+    def _before_round(self) -> bytes:
+        """The bytes the live file had before the current round's change."""
+        before = None
+        for step in self.record.steps:
+            if step.step == CHOOSE and step.round == self.round:
+                break
+            if step.step in (FINDINGS, DECIDE) or (step.step == APPLY and step.data.get("ok")):
+                before = step.smb_conf if step.smb_conf is not None else before
+        assert before is not None
+        return before
+
+    def _measure(self, transport: Transport, expected: bytes | None, note: str,
+                 cancel: CancelToken | None, on_event: OnEvent | None) -> BenchResult:
+        self._check_server(transport)
+        self._check_live(self._live(transport), expected, "measuring now")
+        return measure(transport, self.record.measure, config_path=self.config_path,
+                       survey=self.survey, note=note, database=self.store.database,
+                       cancel=cancel, on_event=on_event)
+
+    def _remember(self, transport: Transport, outcome: ApplyOutcome, previous: bytes,
+                  candidate: bytes, summary: str) -> None:
+        if outcome.status == "refused" and outcome.backup is None:
+            return
+        AppliedVersions().record(
+            server=transport.label, path=self.config_path,
+            content=candidate if outcome.live == "new" else previous, previous=previous,
+            outcome=outcome.status, summary=summary,
+            backup_id=outcome.backup.id if outcome.backup else None)
+
+
+def _means(result: BenchResult) -> dict[str, float | None]:
+    means: dict[str, float | None] = {}
+    for name, series in result.series.items():
+        stats = series.stats()
+        means[name] = stats.mean if stats else None
+    return means
+
+
+def _outcome_json(outcome: ApplyOutcome) -> dict[str, Any]:
+    return {"ok": outcome.ok, "status": outcome.status, "live": outcome.live,
+            "message": outcome.message, "backup_id": outcome.backup.id if outcome.backup else None,
+            "steps": [s.to_json() for s in outcome.steps], "warnings": outcome.warnings}
