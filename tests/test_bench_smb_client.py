@@ -133,6 +133,50 @@ def test_the_probes_read_path_delivers_the_files_bytes(smbd: SmbServer) -> None:
         (smbd.share_path / name).unlink()
 
 
+def test_cancel_mid_read_leaves_the_session_usable(smbd: SmbServer) -> None:
+    size = 16 << 20
+    name, digest = random_file(smbd.share_path, size)
+    try:
+        with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as connection:
+            cancel = CancelToken()
+            seen: list[int] = []
+
+            def on_progress(moved: int, seconds: float) -> None:
+                seen.append(moved)
+                cancel.cancel()
+
+            with pytest.raises(Cancelled):
+                connection.read_file(name, size, 1 << 20, 4, cancel, on_progress)
+            assert seen and seen[-1] < size
+            # The answers still in flight were collected: the next read is whole and right.
+            assert read_back(connection, name, size, 1 << 20, 4) == digest
+    finally:
+        (smbd.share_path / name).unlink()
+
+
+def test_a_dropped_connection_mid_read_fails_clearly(smbd: SmbServer) -> None:
+    import socket
+    import time
+
+    from sambatune.errors import ConnectionFailed
+
+    size = 16 << 20
+    name, _ = random_file(smbd.share_path, size)
+    try:
+        connection = SmbProbeConnection("127.0.0.1", smbd.share, smbd.port).connect()
+
+        def cut(moved: int, seconds: float) -> None:
+            connection.connection.transport._sock.shutdown(socket.SHUT_RDWR)
+
+        started = time.monotonic()
+        with pytest.raises(ConnectionFailed):
+            connection.read_file(name, size, 1 << 20, 4, CancelToken(), cut)
+        assert time.monotonic() - started < 10
+        connection.close()
+    finally:
+        (smbd.share_path / name).unlink()
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test smbd's passdb")
 def test_signed_session_reads_check_every_signature(smb_user: tuple[SmbServer, str, str]) -> None:
     server, user, password = smb_user
