@@ -153,7 +153,11 @@ class FramedTcp(Tcp):
         with self._sock_lock:
             if not self.connected:
                 raise ConnectionFailed("The SMB connection was closed.")
-            self._sock.sendall(frame)
+            try:
+                self._sock.sendall(frame)
+            except OSError as exc:
+                raise ConnectionFailed("The SMB connection broke during the read.",
+                                       details=str(exc)) from exc
 
     # -- the worker's side -------------------------------------------------------------
     def recv(self, timeout: float) -> bytes:
