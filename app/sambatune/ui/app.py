@@ -20,12 +20,15 @@ def _application() -> Any:
     return app
 
 
-def draw_live_plot_once() -> tuple[int, int]:
+def draw_live_plot_once() -> tuple[int, int, str]:
     """Feed the live plot two runs of samples and render it; for --self-check --gui.
 
     Exercises what a frozen build must carry for the Benchmarks page (pyqtgraph, numpy,
-    the Qt painting behind them). Returns (points plotted, pixels in the first run's colour).
+    the Qt painting behind them). Returns (points plotted, pixels in the first run's
+    colour, the libraries' versions).
     """
+    import numpy
+    import pyqtgraph
     from PySide6.QtGui import QColor
 
     from sambatune.bench.events import Sample
@@ -44,7 +47,7 @@ def draw_live_plot_once() -> tuple[int, int]:
     first = QColor(COLORS[0]).rgb()
     colored = sum(1 for x in range(image.width()) for y in range(image.height())
                   if image.pixel(x, y) == first)
-    return plot.points, colored
+    return plot.points, colored, f"pyqtgraph {pyqtgraph.__version__}, numpy {numpy.__version__}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -219,8 +219,12 @@ class BenchmarksPage(QWidget):
             self.live.add(event)
         elif isinstance(event, RunStarted):
             self.live.run_started(event.series, event.attempt, event.warmup, event.label)
-            kind = "warm-up" if event.warmup else "run"
-            self.status.setText(f"{event.label or event.series}: {kind} {event.attempt}…")
+            if event.warmup:
+                step = f"warm-up {event.attempt}"
+            else:
+                # Counted runs are numbered as in the table and the legend: after the warm-ups.
+                step = f"run {self.run_numbers.get(event.series, 0) + 1}"
+            self.status.setText(f"{event.label or event.series}: {step}…")
         elif isinstance(event, RunFinished):
             record = event.record
             number = None
