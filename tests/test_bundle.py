@@ -157,6 +157,11 @@ def test_self_check_finds_everything_inside_the_bundle(installed: Installed) -> 
     assert "sysinfo" in checks["agents"]["detail"]
     assert f"{inside}/resources" in checks["resources"]["detail"]
     assert "offscreen platform plugin" in checks["gui"]["detail"]
+    # The Benchmarks page and the SMB probe, frozen: pyqtgraph and numpy drew the live
+    # plot, smbprotocol made an NTLM token and signed with all three algorithms.
+    assert checks["numpy"]["ok"] and checks["smb client"]["ok"], checks
+    assert "AES-GMAC" in checks["smb client"]["detail"]
+    assert checks["plot"]["ok"] and "drew 20 points" in checks["plot"]["detail"], checks["plot"]
     assert str(REPO) not in result.stdout + result.stderr
 
 

@@ -22,7 +22,6 @@ from testbed.smbd import SmbServer
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 STALL_GOAL_MS = 50.0
 IGNORE_FIRST_S = 0.2
-BLOCKED_MS = 150.0
 
 
 @pytest.fixture
@@ -48,7 +47,7 @@ class StallMeter:
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
         self.started = self.last = 0.0
-        self.gaps: list[float] = []
+        self.gaps: list[tuple[float, float]] = []
 
     def start(self) -> None:
         self.started = self.last = time.perf_counter()
@@ -58,7 +57,7 @@ class StallMeter:
     def _tick(self) -> None:
         now = time.perf_counter()
         if now - self.started > IGNORE_FIRST_S:
-            self.gaps.append(now - self.last)
+            self.gaps.append((self.last, now))
         self.last = now
 
     def forget_gap(self) -> None:
@@ -67,29 +66,43 @@ class StallMeter:
 
     def stop(self) -> float:
         self.timer.stop()
-        return 1000 * max(self.gaps, default=0.0)
+        return self.longest_ms()
+
+    def longest_ms(self, machine_late: list[tuple[float, float]] | None = None) -> float:
+        """The longest gap, less the time in it when no ready process got a CPU at all."""
+        late = machine_late or []
+        return 1000 * max((end - start - _overlap(start, end, late) for start, end in self.gaps),
+                          default=0.0)
 
 
-#: A process of its own (no shared GIL, no Qt) that only sleeps 5 ms at a time and notes
-#: how late it wakes: how long this machine's scheduler keeps a ready thread waiting.
+def _overlap(start: float, end: float, intervals: list[tuple[float, float]]) -> float:
+    return sum(max(0.0, min(end, e) - max(start, s)) for s, e in intervals)
+
+
+#: A process of its own (no shared GIL, no Qt) that only sleeps 5 ms at a time, until its
+#: stdin closes, and notes when it woke late: the stretches in which this machine kept a
+#: ready process from running. perf_counter is CLOCK_MONOTONIC, the same clock here.
 REFERENCE_SLEEPER = """
-import sys, time
-start = time.perf_counter(); last = start; worst = 0.0
-while True:
+import json, select, sys, time
+late = []
+last = time.perf_counter()
+while not select.select([sys.stdin], [], [], 0)[0]:
     time.sleep(0.005)
     now = time.perf_counter()
-    if now - start > 0.2:
-        worst = max(worst, now - last)
+    if now - last > 0.007:
+        late.append((last + 0.005, now))
     last = now
-    if now - start > float(sys.argv[1]):
-        break
-print(round(worst * 1000, 1), flush=True)
+print(json.dumps(late), flush=True)
 """
 
 
-def start_reference(seconds: float) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", REFERENCE_SLEEPER, str(seconds)],
+def start_reference() -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", REFERENCE_SLEEPER], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
+
+
+def machine_late(reference: subprocess.Popen[str]) -> list[tuple[float, float]]:
+    return [(s, e) for s, e in json.loads(reference.communicate(input="", timeout=60)[0])]
 
 
 def wait_done(qtbot: QtBot, page: BenchmarksPage, timeout: int = 120000) -> None:
@@ -110,8 +123,8 @@ def test_net_run_plots_live_and_the_window_never_freezes(
     page.form.duration.setValue(3.0)
     page.form.runs.setValue(2)
     page.form.warmup.setValue(1)
+    reference = start_reference()
     meter.start()
-    reference = start_reference(8.0)
     page.run_button.click()
     assert page.running and not page.run_button.isEnabled() and page.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: page.live.points >= 40, timeout=60000)
@@ -119,7 +132,8 @@ def test_net_run_plots_live_and_the_window_never_freezes(
     meter.forget_gap()
     wait_done(qtbot, page)
     busy_ms = meter.stop()
-    reference_ms = float(reference.communicate(timeout=60)[0])
+    late = machine_late(reference)
+    own_ms = meter.longest_ms(late)
 
     result = page.last_result
     assert result is not None and result.test == "net"
@@ -135,22 +149,23 @@ def test_net_run_plots_live_and_the_window_never_freezes(
     screenshot(window, "bench-results-table")
 
     load = os.getloadavg()[0]
-    figures = {"longest_stall_ms_during_run": round(busy_ms, 1), "longest_stall_ms_idle": round(idle_ms, 1),
-               "reference_process_longest_oversleep_ms": reference_ms,
+    figures = {"longest_stall_ms_during_run": round(busy_ms, 1),
+               "longest_stall_ms_caused_by_this_process": round(own_ms, 1),
+               "longest_stall_ms_idle": round(idle_ms, 1),
+               "reference_process_longest_late_ms": round(
+                   1000 * max((e - s for s, e in late), default=0.0), 1),
+               "reference_process_late_ms_total": round(1000 * sum(e - s for s, e in late), 1),
                "load_average_1min": load, "cpus": os.cpu_count(), "samples_plotted": plotted,
                "flushes": page.live.flushes, "goal_ms": STALL_GOAL_MS}
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "gui-responsiveness.json").write_text(json.dumps(figures, indent=2))
     print(figures)
-    # Anything that really blocks the GUI thread (a database read, a wait on the worker,
-    # a socket) shows as hundreds of milliseconds: that always fails.
-    assert busy_ms < BLOCKED_MS, figures
-    starved = (os.cpu_count() or 1) <= 2 or max(idle_ms, reference_ms) >= 0.8 * STALL_GOAL_MS
-    if busy_ms >= STALL_GOAL_MS and starved:
-        # On loopback the stream's two ends keep two cores busy: on a two-core machine the
-        # GUI thread then waits for a core (and our process's GIL), not for our code.
-        pytest.skip(f"no free core to judge the 50 ms goal; measured: {figures}")
-    assert busy_ms < STALL_GOAL_MS, figures
+    # What this process makes the user wait: each flush draws curves on cached axes, the
+    # receiver takes the GIL once per MiB, and no full garbage collection runs during a
+    # run (see live_plot, tcp_stream.receive_all, run_heap). Stretches in which the
+    # machine ran no ready process at all (another process saw them too: a loopback
+    # stream at full speed plus other load on two cores) are not this program's doing.
+    assert own_ms < STALL_GOAL_MS, figures
 
 
 def test_smb_from_this_computer_twice_then_compare(

@@ -17,7 +17,7 @@ GLOBAL_TEMPLATE = """\
   workgroup = TESTGRP
   netbios name = SAMBATUNETEST
   smb ports = {port}
-  interfaces = lo
+  interfaces = {interfaces}
   bind interfaces only = yes
   disable netbios = yes
   server role = standalone server
@@ -53,6 +53,10 @@ class SmbServer:
     name: str = "smbd"
     port: int = 0
     process: subprocess.Popen | None = None
+    #: Where it listens; another address needs ``launcher`` to run it where that exists.
+    listen_address: str = "127.0.0.1"
+    #: Prefix for the smbd command line, e.g. ``ip netns exec NS``.
+    launcher: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.dir = self.root / self.name
@@ -64,9 +68,9 @@ class SmbServer:
         self.console_log = self.dir / "log" / "smbd.console"
 
     def default_config(self) -> str:
-        return GLOBAL_TEMPLATE.format(port=self.port, dir=self.dir) + SHARE_TEMPLATE.format(
-            dir=self.dir
-        )
+        interfaces = "lo" if self.listen_address == "127.0.0.1" else self.listen_address
+        return (GLOBAL_TEMPLATE.format(port=self.port, dir=self.dir, interfaces=interfaces)
+                + SHARE_TEMPLATE.format(dir=self.dir))
 
     def start(self, config_text: str | None = None) -> SmbServer:
         if not self.port:
@@ -74,12 +78,12 @@ class SmbServer:
         if config_text is not None or not self.config.exists():
             self.config.write_text(config_text or self.default_config())
         self.process = start_group(
-            [SMBD, "--foreground", "--no-process-group", "--debug-stdout",
+            [*self.launcher, SMBD, "--foreground", "--no-process-group", "--debug-stdout",
              "--configfile", str(self.config)],
             self.console_log,
         )
         try:
-            wait_for_port(self.port)
+            wait_for_port(self.port, host=self.listen_address)
         except TimeoutError as exc:
             raise RuntimeError(f"smbd did not start:\n{self.console_log.read_text()}") from exc
         return self
@@ -94,7 +98,7 @@ class SmbServer:
 
     def smbclient(self, command: str, share: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            ["smbclient", "-p", str(self.port), "-N", f"//127.0.0.1/{share or self.share}",
+            ["smbclient", "-p", str(self.port), "-N", f"//{self.listen_address}/{share or self.share}",
              "-c", command],
             capture_output=True, text=True, timeout=60,
         )

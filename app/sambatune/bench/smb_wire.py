@@ -85,7 +85,6 @@ class SmbProbeConnection:
 
     # -- connecting ------------------------------------------------------------------
     def connect(self) -> SmbProbeConnection:
-        from smbprotocol.connection import Connection
         from smbprotocol.exceptions import (
             LogonFailure,
             SMBAuthenticationError,
@@ -95,8 +94,10 @@ class SmbProbeConnection:
         from smbprotocol.session import Session
         from smbprotocol.tree import TreeConnect
 
+        from sambatune.bench.smb_bulk_read import probe_connection_class
+
         where = f"{self.server}:{self.port}"
-        connection = Connection(uuid.uuid4(), self.server, self.port,
+        connection = probe_connection_class()(uuid.uuid4(), self.server, self.port,
                                 require_signing=not self.login.guest)
         try:
             connection.connect(timeout=self.timeout)
@@ -247,27 +248,48 @@ class SmbProbeConnection:
                 handle.close()
 
     def read_file(self, name: str, size: int, block: int, outstanding: int,
-                  cancel: CancelToken, on_progress: OnProgress | None = None) -> Transfer:
+                  cancel: CancelToken, on_progress: OnProgress | None = None,
+                  into: memoryview | None = None) -> Transfer:
+        """Read the first ``size`` bytes of ``name``; into ``into`` when given, else only counted."""
+        from sambatune.bench.smb_bulk_read import BulkReader
+
         block = min(block, int(self.connection.max_read_size))
+        if into is not None and len(into) < size:
+            raise InvalidInput("The buffer is smaller than the bytes to read.")
         handle = self._open(name, write=False)
         try:
-            return self._pipeline(size, block, outstanding,
-                                  lambda offset, length: handle.read(offset, length, send=False),
-                                  cancel, on_progress)
+            if self.encrypted:
+                return self._pipeline(size, block, outstanding,
+                                      lambda offset, length: handle.read(offset, length, send=False),
+                                      cancel, on_progress, into)
+            reader = BulkReader(self.connection, self.session, self.tree, handle.file_id)
+            self.ensure_credits(_charge(block) * outstanding + 1)
+            cpu = time.process_time()
+            started = time.perf_counter()
+            moved = reader.read(size, block, outstanding, cancel, on_progress, into)
+            return Transfer(moved, time.perf_counter() - started, time.process_time() - cpu)
         finally:
             with contextlib.suppress(Exception):
                 handle.close()
 
+    @property
+    def encrypted(self) -> bool:
+        return bool(self.session.encrypt_data or self.tree.encrypt_data)
+
     def _pipeline(self, size: int, block: int, outstanding: int,
                   request: Callable[[int, int], tuple[Any, Any]], cancel: CancelToken,
-                  on_progress: OnProgress | None) -> Transfer:
-        """Keep ``outstanding`` requests in flight until ``size`` bytes have moved."""
+                  on_progress: OnProgress | None, into: memoryview | None = None) -> Transfer:
+        """Keep ``outstanding`` smbprotocol requests in flight until ``size`` bytes have moved.
+
+        Writes, and reads on encrypted sessions, take this path; answers to reads are
+        copied to ``into`` when given.
+        """
         if size <= 0 or block <= 0 or outstanding <= 0:
             raise InvalidInput("Size, block size and outstanding requests must be positive.")
         charge = _charge(block)
         self.ensure_credits(charge * outstanding + 1)
         sid, tid = self.session.session_id, self.tree.tree_connect_id
-        pending: deque[tuple[Any, Any]] = deque()
+        pending: deque[tuple[Any, Any, int]] = deque()
         offset = moved = 0
         cpu = time.process_time()
         started = time.perf_counter()
@@ -277,16 +299,21 @@ class SmbProbeConnection:
                 message, receive = request(offset, length)
                 # Ask back what the request costs so the window stays this wide.
                 sent = self.connection.send(message, sid, tid, credit_request=_charge(length))
-                pending.append((sent, receive))
+                pending.append((sent, receive, offset))
                 offset += length
-            sent, receive = pending.popleft()
+            sent, receive, at = pending.popleft()
             answer = receive(sent)
-            moved += answer if isinstance(answer, int) else len(answer)
+            if isinstance(answer, int):
+                moved += answer
+            else:
+                if into is not None:
+                    into[at:at + len(answer)] = answer
+                moved += len(answer)
             if on_progress is not None:
                 on_progress(moved, time.perf_counter() - started)
             if cancel.cancelled:
                 # Collect what is still in flight so the connection stays usable for cleanup.
-                for sent, receive in pending:
+                for sent, receive, _ in pending:
                     with contextlib.suppress(Exception):
                         receive(sent)
                 cancel.raise_if_cancelled()

@@ -60,6 +60,29 @@ def check_module(name: str) -> Check:
     return Check(name, True, f"version {version}" if version else "importable")
 
 
+def check_smb_client() -> Check:
+    """The SMB probe's libraries, used as the probe uses them (no network)."""
+    try:
+        import spnego
+
+        from sambatune.bench.smb_bulk_read import (
+            AES_CMAC,
+            AES_GMAC,
+            HMAC_SHA256,
+            Signer,
+            probe_connection_class,
+        )
+
+        probe_connection_class()
+        token = spnego.client("sambatune-guest", "guest", protocol="ntlm").step()
+        for algorithm in (HMAC_SHA256, AES_CMAC, AES_GMAC):
+            Signer(algorithm, bytes(16)).sign(bytes(64), bytes(16), message_id=1, response=True)
+    except Exception as exc:
+        return Check("smb client", False, f"smbprotocol cannot work here: {type(exc).__name__}: {exc}")
+    return Check("smb client", True, f"smbprotocol with NTLM (a {len(token or b'')}-byte logon "
+                 "token) and HMAC-SHA256, AES-CMAC and AES-GMAC signing")
+
+
 def check_data_dirs() -> Check:
     from sambatune.appdirs import config_dir, data_dir
 
@@ -95,6 +118,18 @@ def check_gui() -> Check:
                  f"{platform_plugin} platform plugin")
 
 
+def check_plot() -> Check:
+    try:
+        from sambatune.ui.app import draw_live_plot_once
+
+        points, colored, libraries = draw_live_plot_once()
+    except Exception as exc:
+        return Check("plot", False, f"the live plot did not draw: {type(exc).__name__}: {exc}")
+    ok = points == 20 and colored > 0
+    return Check("plot", ok, f"live plot ({libraries}) drew {points} points, "
+                 f"{colored} pixels of the first curve")
+
+
 def run_self_check(*, json_output: bool, gui: bool) -> int:
     from sambatune import __version__
 
@@ -103,11 +138,14 @@ def run_self_check(*, json_output: bool, gui: bool) -> int:
         check_resources(),
         check_module("paramiko"),
         check_module("platformdirs"),
+        check_module("numpy"),
+        check_smb_client(),
         check_data_dirs(),
         check_local_tools(),
     ]
     if gui:
         checks.append(check_gui())
+        checks.append(check_plot())
     ok = all(c.ok for c in checks)
     report = {
         "ok": ok,

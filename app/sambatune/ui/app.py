@@ -20,6 +20,36 @@ def _application() -> Any:
     return app
 
 
+def draw_live_plot_once() -> tuple[int, int, str]:
+    """Feed the live plot two runs of samples and render it; for --self-check --gui.
+
+    Exercises what a frozen build must carry for the Benchmarks page (pyqtgraph, numpy,
+    the Qt painting behind them). Returns (points plotted, pixels in the first run's
+    colour, the libraries' versions).
+    """
+    import numpy
+    import pyqtgraph
+    from PySide6.QtGui import QColor
+
+    from sambatune.bench.events import Sample
+    from sambatune.ui.live_plot import COLORS, LivePlot
+
+    _application()
+    plot = LivePlot()
+    plot.resize(480, 320)
+    plot.clear("self-check", seconds=1.0)
+    for attempt in (1, 2):
+        plot.run_started("read", attempt, False, "read")
+        for step in range(1, 11):
+            plot.add(Sample("read", attempt, step / 10, step << 20, (100 + 10 * attempt) * 1e6))
+        plot.finish()
+    image = plot.grab().toImage()
+    first = QColor(COLORS[0]).rgb()
+    colored = sum(1 for x in range(image.width()) for y in range(image.height())
+                  if image.pixel(x, y) == first)
+    return plot.points, colored, f"pyqtgraph {pyqtgraph.__version__}, numpy {numpy.__version__}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from sambatune.logfile import start_file_log
     from sambatune.ui.main_window import MainWindow, app_icon

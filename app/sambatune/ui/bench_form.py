@@ -188,15 +188,20 @@ class BenchForm(QWidget):
 
     def request(self) -> RunRequest:
         """What the person asked for, checked; :class:`InvalidInput` says what is wrong."""
-        from sambatune.bench.dirscale import DEFAULT_COUNTS
-        from sambatune.client.quantities import parse_size
-
         test = self.current_test()
+
+        # Imported where needed: this runs on the GUI thread when Run is pressed.
+        def parse_size(text: str) -> int:
+            from sambatune.client.quantities import parse_size
+
+            return parse_size(text)
 
         def sizes(text: str) -> tuple[int, ...]:
             return tuple(parse_size(p.strip()) for p in text.split(",") if p.strip())
 
         def counts(text: str) -> tuple[int, ...]:
+            from sambatune.bench.dirscale import DEFAULT_COUNTS
+
             parts = [p.strip().lower().replace("k", "000") for p in text.split(",") if p.strip()]
             if not all(p.isdigit() for p in parts):
                 raise InvalidInput(f"'{text}' are not file counts.", details="Examples: 1000, 10k.")

@@ -28,6 +28,7 @@ from sambatune.bench.records import BenchResult
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
 from sambatune.remote.survey import Survey
+from sambatune.ui import run_heap
 from sambatune.ui.bench_form import EXPLANATIONS, SECRET_KIND, TESTS, BenchForm, RunRequest, build_benchmark
 from sambatune.ui.bench_history import HistoryView
 from sambatune.ui.bottleneck_panel import BottleneckPanel
@@ -37,9 +38,9 @@ from sambatune.ui.session import ServerSession
 from sambatune.ui.sockbuf_view import SockbufView
 from sambatune.ui.tasks import Task
 
-PURE_PYTHON_HINT = (" SambaTune's own SMB client is pure Python: good up to about 4 Gbit/s; above "
-                    "that it becomes the limit itself, and the result says so. Give a mounted path "
-                    "to measure through this computer's own client instead.")
+PURE_PYTHON_HINT = (" SambaTune's own SMB client reads as fast as smbclient and writes up to about "
+                    "2.5 Gbit/s; when it is the limit itself, the result says so. Give a mounted "
+                    "path to measure through this computer's own client instead.")
 
 
 class BenchmarksPage(QWidget):
@@ -169,7 +170,8 @@ class BenchmarksPage(QWidget):
         except SambaTuneError as error:
             self.session.failed.emit(error)
             return
-        self.live.clear(TESTS[request.test])
+        timed = request.test.startswith("net-")
+        self.live.clear(TESTS[request.test], request.seconds if timed else None)
         self.runs.clear()
         self.notes.setText("")
         self.run_numbers.clear()
@@ -195,6 +197,7 @@ class BenchmarksPage(QWidget):
             return bench.result
 
         self._set_busy(True)
+        run_heap.run_started()
         self.status.setText(f"Starting: {TESTS[request.test]}…")
         self.task = self.session.run_task(
             f"Benchmark: {TESTS[request.test]}", work, on_event=self._on_event, on_done=self._done,
@@ -216,8 +219,12 @@ class BenchmarksPage(QWidget):
             self.live.add(event)
         elif isinstance(event, RunStarted):
             self.live.run_started(event.series, event.attempt, event.warmup, event.label)
-            kind = "warm-up" if event.warmup else "run"
-            self.status.setText(f"{event.label or event.series}: {kind} {event.attempt}…")
+            if event.warmup:
+                step = f"warm-up {event.attempt}"
+            else:
+                # Counted runs are numbered as in the table and the legend: after the warm-ups.
+                step = f"run {self.run_numbers.get(event.series, 0) + 1}"
+            self.status.setText(f"{event.label or event.series}: {step}…")
         elif isinstance(event, RunFinished):
             record = event.record
             number = None
@@ -235,6 +242,8 @@ class BenchmarksPage(QWidget):
             self.notes.setText((shown + "<br>" if shown else "") + "ℹ " + event.message)
 
     def _end(self) -> None:
+        if self.task is not None:
+            run_heap.run_ended()
         self.task = None
         self.live.finish()
         self._set_busy(False)
