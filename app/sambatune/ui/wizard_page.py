@@ -138,6 +138,8 @@ class WizardPage(QWidget):
             button.setVisible(spec is not None)
             if spec is not None:
                 button.setText(spec[0])
+                # A long label must never be clipped by the word-wrapped status beside it.
+                button.setMinimumWidth(button.sizeHint().width())
             setattr(self, slot, spec[1] if spec else None)
         self.primary.setEnabled(True)
         self.secondary.setEnabled(True)
