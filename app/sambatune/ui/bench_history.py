@@ -7,6 +7,7 @@ changed in smb.conf), each later session against the first one picked.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -97,8 +98,15 @@ class HistoryView(QWidget):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("comparePlot")
-        configure(self.plot, x_label="counted run")
+        # The legend is a line under the plot: inside it, it covered the runs it names.
+        configure(self.plot, x_label="counted run", legend_offset=None)
         lower_layout.addWidget(self.plot, 1)
+        self.legend = QLabel("")
+        self.legend.setObjectName("compareLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setContentsMargins(8, 0, 8, 2)
+        lower_layout.addWidget(self.legend)
         self.sentence = QLabel("")
         self.sentence.setObjectName("compareSentence")
         self.sentence.setWordWrap(True)
@@ -176,6 +184,8 @@ class HistoryView(QWidget):
         unit_bytes = sessions[0].result.series[series].unit == "bytes"
         self.plot.setLabel("left", "MB/s" if unit_bytes else "operations/s")
         self.plot.setTitle(f"Counted runs of '{series}'")
+        highest = 0.0
+        legend: list[str] = []
         for index, session in enumerate(sessions):
             found = session.result.series.get(series)
             if found is None:
@@ -183,10 +193,13 @@ class HistoryView(QWidget):
             scale = 1e6 if unit_bytes else 1.0
             xs = list(range(1, len(found.counted) + 1))
             ys = [r.rate / scale for r in found.counted]
+            highest = max([highest, *ys])
             color = COLORS[index % len(COLORS)]
             name = f"session {session.id}" + (f" – {session.note}" if session.note else "")
             self.plot.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color,
-                           symbolSize=8, name=name)
+                           symbolSize=8)
+            legend.append(f'<span style="color:{color}; font-weight:bold">━━━</span>&nbsp;'
+                          f"{html.escape(name)}")
             stats = found.stats()
             if stats is not None:
                 line = pg.InfiniteLine(stats.mean / scale, angle=0,
@@ -195,6 +208,10 @@ class HistoryView(QWidget):
         most = max((len(s.result.series[series].counted) for s in sessions if series in s.result.series),
                    default=1)
         self.plot.getAxis("bottom").setTicks([[(n, str(n)) for n in range(1, most + 1)]])
+        # From zero, so a small difference looks small.
+        self.plot.setXRange(0.8, most + 0.2, padding=0)
+        self.plot.setYRange(0, (highest or 1.0) * 1.1, padding=0)
+        self.legend.setText("&nbsp;&nbsp; ".join(legend) + "&nbsp;&nbsp; (dotted: each session's mean)")
         self.sentence.setText("<br>".join(self._comparison_html(c) for c in comparisons))
         self.compared.emit(sessions, comparisons)
 
