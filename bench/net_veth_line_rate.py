@@ -60,17 +60,18 @@ def teardown(tag: str) -> None:
         sh("ip", "netns", "del", ns, check=False)
 
 
-def outside(args: argparse.Namespace) -> int:
+def run_across_link(prefix: str, rate_mbit: int, script: str, arguments: list[str]) -> int:
+    """Build the link, run ``script --inside --server-ns NS ARGUMENTS`` in the client
+    namespace, pass its output through, and remove both namespaces whatever happens."""
     if os.geteuid() != 0:
         print(json.dumps({"error": "needs root to create network namespaces"}))
         return 1
-    tag = f"stv{os.getpid() % 10000}"
+    tag = f"{prefix}{os.getpid() % 10000}"
     try:
-        client, server = build(tag, args.rate_mbit)
+        client, server = build(tag, rate_mbit)
         done = subprocess.run(
-            ["ip", "netns", "exec", client, sys.executable, __file__, "--inside", "--server-ns",
-             server, "--rounds", str(args.rounds), "--seconds", str(args.seconds),
-             "--rate-mbit", str(args.rate_mbit)],
+            ["ip", "netns", "exec", client, sys.executable, script, "--inside", "--server-ns",
+             server, "--rate-mbit", str(rate_mbit), *arguments],
             capture_output=True, text=True, timeout=3600,
         )
         sys.stderr.write(done.stderr)
@@ -81,6 +82,11 @@ def outside(args: argparse.Namespace) -> int:
         left = [n for n in sh("ip", "netns", "list").stdout.split() if n.startswith(tag)]
         if left:
             print(f"namespaces left behind: {left}", file=sys.stderr)
+
+
+def outside(args: argparse.Namespace) -> int:
+    return run_across_link("stv", args.rate_mbit, __file__,
+                           ["--rounds", str(args.rounds), "--seconds", str(args.seconds)])
 
 
 def inside(args: argparse.Namespace) -> int:

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,34 +26,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from net_veth_line_rate import CLIENT_IP, SERVER_IP, build, sh, teardown
+from net_veth_line_rate import CLIENT_IP, SERVER_IP, run_across_link
 from smb_client_vs_smbclient import add_arguments, compare_reads
 
 SMB_PORT = 4450
 
 
 def outside(args: argparse.Namespace) -> int:
-    if os.geteuid() != 0:
-        print(json.dumps({"error": "needs root to create network namespaces"}))
-        return 1
-    tag = f"sts{os.getpid() % 10000}"
-    try:
-        client, server = build(tag, args.rate_mbit)
-        done = subprocess.run(
-            ["ip", "netns", "exec", client, sys.executable, __file__, "--inside", "--server-ns",
-             server, "--rounds", str(args.rounds), "--size-mib", str(args.size_mib),
-             "--outstanding", str(args.outstanding), "--block-mib", str(args.block_mib),
-             "--rate-mbit", str(args.rate_mbit)],
-            capture_output=True, text=True, timeout=3600,
-        )
-        sys.stderr.write(done.stderr)
-        sys.stdout.write(done.stdout)
-        return done.returncode
-    finally:
-        teardown(tag)
-        left = [n for n in sh("ip", "netns", "list").stdout.split() if n.startswith(tag)]
-        if left:
-            print(f"namespaces left behind: {left}", file=sys.stderr)
+    return run_across_link(
+        "sts", args.rate_mbit, __file__,
+        ["--rounds", str(args.rounds), "--size-mib", str(args.size_mib),
+         "--outstanding", str(args.outstanding), "--block-mib", str(args.block_mib)])
 
 
 def inside(args: argparse.Namespace) -> int:
