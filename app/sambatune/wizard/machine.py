@@ -328,12 +328,7 @@ class TuningWizard:
                                                 "wizard was interrupted).", "steps": []},
                              smb_conf=candidate)
         self._check_live(live, before, "the change")
-        summary = f"SambaTune wizard {self.id}, change {self.round}: {chosen.data['summary']}"
-        outcome = apply_config(
-            transport, ApplyRequest(self.config_path, before, candidate, summary=summary,
-                                    sudo=self.sudo),
-            on_event=on_event, cancel=cancel)
-        self._remember(transport, outcome, before, candidate, summary)
+        outcome = self._swap(transport, before, candidate, chosen.data["summary"], on_event, cancel)
         if outcome.status == CANCELLED:
             raise Cancelled(outcome.message)
         if outcome.live == "unknown":
@@ -380,12 +375,8 @@ class TuningWizard:
                                       "message": "The previous smb.conf was already back."},
                              smb_conf=live)
         self._check_live(live, candidate, "reverting")
-        summary = f"SambaTune wizard {self.id}, change {self.round}: revert {chosen.data['summary']}"
-        outcome = apply_config(
-            transport, ApplyRequest(self.config_path, candidate, before, summary=summary,
-                                    sudo=self.sudo),
-            on_event=on_event, cancel=cancel)
-        self._remember(transport, outcome, candidate, before, summary)
+        outcome = self._swap(transport, candidate, before, f"revert {chosen.data['summary']}",
+                             on_event, cancel)
         if not outcome.ok:
             raise SambaTuneError(f"The change was not reverted: {outcome.message}",
                                  details="\n".join(f"{s.step}: {s.state} {s.message}"
@@ -436,6 +427,18 @@ class TuningWizard:
         return measure(transport, self.record.measure, config_path=self.config_path,
                        survey=self.survey, note=note, database=self.store.database,
                        cancel=cancel, on_event=on_event)
+
+    def _swap(self, transport: Transport, previous: bytes, candidate: bytes, what: str,
+              on_event: OnEvent | None, cancel: CancelToken | None) -> ApplyOutcome:
+        """Replace ``previous`` by ``candidate`` through the safe-apply pipeline and keep
+        the version in the applied-config record, as the editor's Apply does."""
+        summary = f"SambaTune wizard {self.id}, change {self.round}: {what}"
+        outcome = apply_config(
+            transport, ApplyRequest(self.config_path, previous, candidate, summary=summary,
+                                    sudo=self.sudo),
+            on_event=on_event, cancel=cancel)
+        self._remember(transport, outcome, previous, candidate, summary)
+        return outcome
 
     def _remember(self, transport: Transport, outcome: ApplyOutcome, previous: bytes,
                   candidate: bytes, summary: str) -> None:
