@@ -10,11 +10,13 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sambatune.appdirs import config_dir
 from sambatune.errors import InvalidInput
-from sambatune.remote.connection import ConnectionOptions
+
+if TYPE_CHECKING:
+    from sambatune.remote.connection import ConnectionOptions
 
 AUTH_METHODS = ("key", "agent", "password")
 LOCAL_ID = "local"
@@ -50,6 +52,9 @@ class ServerProfile:
             raise InvalidInput("The host name cannot contain spaces.")
 
     def connection_options(self) -> ConnectionOptions:
+        # Imported here: it brings paramiko, which the window does not need to open.
+        from sambatune.remote.connection import ConnectionOptions
+
         if self.is_local:
             return ConnectionOptions()
         return ConnectionOptions(

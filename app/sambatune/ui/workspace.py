@@ -17,14 +17,12 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import Survey
-from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.client_tuning_page import ClientTuningPage, PlanTarget
 from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.editor.sources import ServerConfig
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
-from sambatune.ui.wizard_page import WizardPage
 
 
 class ConnectPanel(QWidget):
@@ -143,6 +141,24 @@ class ServerWorkspace(QWidget):
         self.editor.failed.connect(session.failed.emit)
         self.editor.title_changed.connect(self._editor_title)
         self.tabs.addTab(self.editor, "smb.conf")
+        self.pages_built = False
+        connected_layout.addWidget(self.tabs)
+        self.stack.addWidget(self.connected_view)
+
+        session.state_changed.connect(self._state_changed)
+        session.survey_changed.connect(self._survey_changed)
+        self._state_changed(session.state)
+
+    def build_pages(self) -> None:
+        """The pages a connection needs, made at the first connection rather than with the
+        window: the benchmark and wizard pages bring pyqtgraph and numpy, a third of a
+        second of start-up for a window that first shows servers and a Connect button."""
+        if self.pages_built:
+            return
+        from sambatune.ui.bench_page import BenchmarksPage
+        from sambatune.ui.wizard_page import WizardPage
+
+        session = self.session
         self.wizard = WizardPage(session)
         self.tabs.addTab(self.wizard, "Tuning wizard")
         self.benchmarks = BenchmarksPage(session)
@@ -154,15 +170,13 @@ class ServerWorkspace(QWidget):
         self.client_tuning.failed.connect(session.failed.emit)
         self.tabs.addTab(self.client_tuning, "Tune this computer")
         self.tabs.currentChanged.connect(self._tab_changed)
-        connected_layout.addWidget(self.tabs)
-        self.stack.addWidget(self.connected_view)
-
-        session.state_changed.connect(self._state_changed)
-        session.survey_changed.connect(self._survey_changed)
-        self._state_changed(session.state)
+        self.pages_built = True
+        if session.survey is not None:
+            self._survey_changed(session.survey)
 
     def _state_changed(self, state: str) -> None:
         if state == CONNECTED:
+            self.build_pages()
             if self.tabs.currentWidget() is self.editor and not self.editor.loaded:
                 self.editor.open()
             self.stack.setCurrentWidget(self.connected_view)
@@ -173,6 +187,7 @@ class ServerWorkspace(QWidget):
 
     def open_wizard(self) -> None:
         """Show the tuning wizard; before a connection, the Connect button comes first."""
+        self.build_pages()
         self.tabs.setCurrentWidget(self.wizard)
 
     def _tab_changed(self, index: int) -> None:
@@ -198,5 +213,6 @@ class ServerWorkspace(QWidget):
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             self.overview.show_survey(survey)
-            self.benchmarks.show_survey(survey)
-            self.wizard.show_survey(survey)
+            if self.pages_built:  # otherwise build_pages passes it on
+                self.benchmarks.show_survey(survey)
+                self.wizard.show_survey(survey)
