@@ -4,7 +4,9 @@ Rounds alternate between the two tools so background load hits both alike. Both 
 new file sequentially in 1 MiB blocks and fsync at the end (fio: --end_fsync=1), then
 read that file back sequentially; "direct" uses O_DIRECT for both, "buffered" neither
 (and neither drops the page cache before reading: fio --invalidate=0). Prints one JSON
-object; the goal is agreement within 10% (ratios 0.9 to 1.1).
+object; the goal is agreement within 10% (ratios 0.9 to 1.1). GNU dd runs the same passes
+as a second peer: its ratio to fio shows how far two established tools already disagree
+on the disk at hand (on a virtual disk, often by more than 10%).
 
     .venv/bin/python bench/disk_vs_fio.py [--directory /var/tmp] [--size 1GiB] [--rounds 5]
 """
@@ -60,6 +62,27 @@ def fio(directory: Path, size: int, direct: bool) -> dict[str, float]:
         path.unlink(missing_ok=True)
 
 
+def dd(directory: Path, size: int, direct: bool) -> dict[str, float]:
+    """The same write and read with GNU dd: a second peer, so the script shows how far two
+    established tools already disagree on this disk."""
+    path = directory / "dd.file"
+    count = str(-(-size // BLOCK))
+    flag = ["oflag=direct"] if direct else []
+    try:
+        started = time.perf_counter()
+        subprocess.run(["dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={count}",
+                        "conv=fsync", *flag], capture_output=True, check=True, timeout=3600)
+        write = time.perf_counter() - started
+        started = time.perf_counter()
+        subprocess.run(["dd", f"if={path}", "of=/dev/null", "bs=1M",
+                        *(["iflag=direct"] if direct else [])],
+                       capture_output=True, check=True, timeout=3600)
+        read = time.perf_counter() - started
+        return {"write": size / write, "read": size / read}
+    finally:
+        path.unlink(missing_ok=True)
+
+
 def agent(directory: Path, size: int, direct: bool) -> dict[str, float]:
     options = DiskOptions(directory=str(directory), size=size, block_size=BLOCK,
                           cache="bypass" if direct else "buffered", operations=("write", "read"))
@@ -72,6 +95,10 @@ def agent(directory: Path, size: int, direct: bool) -> dict[str, float]:
 def settle(seconds: float) -> None:
     os.sync()
     time.sleep(seconds)
+
+
+TOOLS = ("agent", "fio", "dd")
+TOOLS_RUN = {"agent": agent, "fio": fio, "dd": dd}
 
 
 def main() -> int:
@@ -89,7 +116,7 @@ def main() -> int:
     report: dict[str, object] = {
         "benchmark": "disk agent vs fio, sequential 1 MiB blocks, write (fsync at end) then read",
         "directory": str(work), "size_bytes": size, "rounds": args.rounds,
-        "order": "alternating, each tool after a sync and a pause", "settle_seconds": args.settle,
+        "order": "rotating (agent, fio, dd), each tool after a sync and a pause", "settle_seconds": args.settle,
         "load_average_at_start": os.getloadavg()[0],
         "goal": "agent within 10% of fio (ratio 0.9 to 1.1)",
     }
@@ -99,15 +126,15 @@ def main() -> int:
         for mode, direct in (("direct", True), ("buffered", False)):
             if mode not in modes:
                 continue
-            runs: dict[str, list[float]] = {"agent_write": [], "agent_read": [],
-                                            "fio_write": [], "fio_read": []}
+            runs: dict[str, list[float]] = {f"{tool}_{op}": [] for tool in TOOLS
+                                            for op in ("write", "read")}
             for round_number in range(args.rounds):
-                # Who goes first alternates, and each starts on a settled disk: on a
+                # Who goes first rotates, and each starts on a settled disk: on a
                 # virtual disk the host is still flushing the previous tool's gigabytes.
-                order = ("agent", "fio") if round_number % 2 == 0 else ("fio", "agent")
-                for tool in order:
+                shift = round_number % len(TOOLS)
+                for tool in TOOLS[shift:] + TOOLS[:shift]:
                     settle(args.settle)
-                    figures = agent(work, size, direct) if tool == "agent" else fio(work, size, direct)
+                    figures = TOOLS_RUN[tool](work, size, direct)
                     runs[f"{tool}_write"].append(figures["write"])
                     runs[f"{tool}_read"].append(figures["read"])
             entry: dict[str, object] = {
@@ -122,6 +149,9 @@ def main() -> int:
                 entry[f"ratio_{op}_of_medians"] = round(
                     statistics.median(runs[f"agent_{op}"]) / statistics.median(runs[f"fio_{op}"]), 3)
                 ratios.append(mean_agent / mean_fio)
+                entry[f"dd_{op}_mean_mb_s"] = round(statistics.mean(runs[f"dd_{op}"]) / 1e6, 1)
+                entry[f"ratio_dd_to_fio_{op}"] = round(
+                    statistics.mean(runs[f"dd_{op}"]) / mean_fio, 3)
             report[mode] = entry
     finally:
         shutil.rmtree(work, ignore_errors=True)
