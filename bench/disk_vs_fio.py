@@ -116,7 +116,8 @@ def main() -> int:
     report: dict[str, object] = {
         "benchmark": "disk agent vs fio, sequential 1 MiB blocks, write (fsync at end) then read",
         "directory": str(work), "size_bytes": size, "rounds": args.rounds,
-        "order": "rotating (agent, fio, dd), each tool after a sync and a pause", "settle_seconds": args.settle,
+        "order": "rotating (agent, fio, dd), each tool after a sync and a pause",
+        "settle_seconds": args.settle,
         "load_average_at_start": os.getloadavg()[0],
         "goal": "agent within 10% of fio (ratio 0.9 to 1.1)",
     }
