@@ -13,15 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent
 from sambatune.bench.records import OPERATIONS, SeriesResult
-from sambatune.bench.runner import Benchmark, Method, Recorder, translate_agent
+from sambatune.bench.runner import Benchmark, Recorder, translate_agent
 from sambatune.bench.smb import share_directory
-from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
 from sambatune.remote.agents import AgentRun
-from sambatune.remote.transport import Transport
 
 DEFAULT_COUNTS = (1000, 10000, 100000)
 OPERATION_LABELS = {
@@ -71,25 +68,11 @@ class DirscaleOptions:
         }
 
 
-class DirscaleBenchmark(Benchmark):
+class DirscaleBenchmark(Benchmark[DirscaleOptions]):
     test = "dirscale"
 
-    def __init__(
-        self,
-        transport: Transport,
-        method: Method | None = None,
-        options: DirscaleOptions | None = None,
-        *,
-        context: BenchContext | None = None,
-        cancel: CancelToken | None = None,
-    ) -> None:
-        super().__init__(transport, method, context=context, cancel=cancel)
-        if options is None:
-            raise InvalidInput("The directory test needs options (at least the share).")
-        self.options = options
-
-    def parameters(self) -> dict[str, Any]:
-        return self.options.to_json()
+    def default_options(self) -> DirscaleOptions:
+        raise InvalidInput('The directory test needs options (at least the share).')
 
     def primary_series(self, recorder: Recorder) -> str:
         return f"list/{max(self.options.counts)}"

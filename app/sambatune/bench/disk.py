@@ -10,14 +10,11 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent
 from sambatune.bench.records import BYTES, OPERATIONS
-from sambatune.bench.runner import WHOLE, Benchmark, Method, Phase, Recorder, translate_agent
-from sambatune.cancellation import CancelToken
+from sambatune.bench.runner import WHOLE, Benchmark, Phase, Recorder, translate_agent
 from sambatune.errors import InvalidInput
 from sambatune.remote.agents import AgentRun
-from sambatune.remote.transport import Transport
 
 WRITE, READ, METADATA = "write", "read", "metadata"
 BYPASS, BUFFERED = "bypass", "buffered"
@@ -107,25 +104,11 @@ def _label(prefix: str, name: str) -> str:
     return f"Disk: {label.lower()}" if prefix else label
 
 
-class DiskBenchmark(Benchmark):
+class DiskBenchmark(Benchmark[DiskOptions]):
     test = "disk"
 
-    def __init__(
-        self,
-        transport: Transport,
-        method: Method | None = None,
-        options: DiskOptions | None = None,
-        *,
-        context: BenchContext | None = None,
-        cancel: CancelToken | None = None,
-    ) -> None:
-        super().__init__(transport, method, context=context, cancel=cancel)
-        if options is None:
-            raise InvalidInput("The disk test needs options (at least the directory).")
-        self.options = options
-
-    def parameters(self) -> dict[str, Any]:
-        return self.options.to_json()
+    def default_options(self) -> DiskOptions:
+        raise InvalidInput('The disk test needs options (at least the directory).')
 
     def primary_series(self, recorder: Recorder) -> str:
         for name in (READ, WRITE, "metadata-create"):

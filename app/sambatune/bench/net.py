@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent, Progress
-from sambatune.bench.runner import WHOLE, Benchmark, Method, Phase, Recorder
+from sambatune.bench.runner import WHOLE, Benchmark, Phase, Recorder
 from sambatune.bench.tcp_stream import (
     DIRECT,
     DOWNLOAD,
@@ -28,10 +27,8 @@ from sambatune.bench.tcp_stream import (
     connect_forwarded,
     handshake,
 )
-from sambatune.cancellation import CancelToken
 from sambatune.errors import AgentFailed, InvalidInput
 from sambatune.remote.agents import AgentRun
-from sambatune.remote.transport import Transport
 
 DIRECTIONS = (DOWNLOAD, UPLOAD)
 SERVER = "server"
@@ -191,25 +188,13 @@ class NetStreams:
                                details=details)
 
 
-class NetBenchmark(Benchmark):
+class NetBenchmark(Benchmark[NetOptions]):
     """TCP throughput in one direction, warm-up runs first, then the counted runs."""
 
     test = "net"
 
-    def __init__(
-        self,
-        transport: Transport,
-        method: Method | None = None,
-        options: NetOptions | None = None,
-        *,
-        context: BenchContext | None = None,
-        cancel: CancelToken | None = None,
-    ) -> None:
-        super().__init__(transport, method, context=context, cancel=cancel)
-        self.options = options or NetOptions()
-
-    def parameters(self) -> dict[str, Any]:
-        return self.options.to_json()
+    def default_options(self) -> NetOptions:
+        return NetOptions()
 
     def primary_series(self, recorder: Recorder) -> str:
         return self.options.direction

@@ -13,7 +13,7 @@ import abc
 import datetime as _dt
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent, Notice, Progress, RunFinished, RunStarted, Sample
@@ -193,8 +193,15 @@ def translate_agent(
     return run.result
 
 
-class Benchmark(abc.ABC):
-    """One test, run by the method. Subclasses implement :meth:`_measure`."""
+class TestOptions(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+OptionsT = TypeVar("OptionsT", bound=TestOptions)
+
+
+class Benchmark(abc.ABC, Generic[OptionsT]):
+    """One test with its options, run by the method. Subclasses implement :meth:`_measure`."""
 
     test: ClassVar[str]
 
@@ -202,19 +209,25 @@ class Benchmark(abc.ABC):
         self,
         transport: Transport,
         method: Method | None = None,
+        options: OptionsT | None = None,
         *,
         context: BenchContext | None = None,
         cancel: CancelToken | None = None,
     ) -> None:
+        self.options: OptionsT = options if options is not None else self.default_options()
         self.transport = transport
         self.method = method or Method()
         self.context = context or BenchContext.bare(transport)
         self.cancel = cancel or CancelToken()
         self.result: BenchResult | None = None
 
-    @abc.abstractmethod
+    def default_options(self) -> OptionsT:
+        """The options when the caller gives none; tests that need a target refuse."""
+        raise InvalidInput(f"The {self.test} test needs options.")
+
     def parameters(self) -> dict[str, Any]:
         """The options of this test, as recorded with the session."""
+        return self.options.to_json()
 
     @abc.abstractmethod
     def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:

@@ -15,11 +15,9 @@ from sambatune.bench.context import BenchContext
 from sambatune.bench.disk import DiskOptions, run_disk_agent
 from sambatune.bench.events import BenchEvent
 from sambatune.bench.records import SeriesResult
-from sambatune.bench.runner import Benchmark, Method, Phase, Recorder, translate_agent
-from sambatune.cancellation import CancelToken
+from sambatune.bench.runner import Benchmark, Phase, Recorder, translate_agent
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.agents import AgentRun
-from sambatune.remote.transport import Transport
 
 PUT, GET = "put", "get"
 TCP_LOOPBACK = "tcp-loopback"
@@ -78,25 +76,11 @@ def share_directory(context: BenchContext, share: str) -> str | None:
         return None
 
 
-class SmbBenchmark(Benchmark):
+class SmbBenchmark(Benchmark[SmbOptions]):
     test = "smb"
 
-    def __init__(
-        self,
-        transport: Transport,
-        method: Method | None = None,
-        options: SmbOptions | None = None,
-        *,
-        context: BenchContext | None = None,
-        cancel: CancelToken | None = None,
-    ) -> None:
-        super().__init__(transport, method, context=context, cancel=cancel)
-        if options is None:
-            raise InvalidInput("The SMB test needs options (at least the share).")
-        self.options = options
-
-    def parameters(self) -> dict[str, Any]:
-        return self.options.to_json()
+    def default_options(self) -> SmbOptions:
+        raise InvalidInput('The SMB test needs options (at least the share).')
 
     def primary_series(self, recorder: Recorder) -> str:
         return GET if GET in recorder.series else PUT

@@ -118,7 +118,7 @@ class _Watched(threading.Thread):
             self.error = exc
 
 
-class SmbClientBenchmark(Benchmark):
+class SmbClientBenchmark(Benchmark[SmbClientOptions]):
     test = "smb-client"
 
     def __init__(
@@ -130,21 +130,19 @@ class SmbClientBenchmark(Benchmark):
         context: BenchContext | None = None,
         cancel: CancelToken | None = None,
     ) -> None:
-        if options is None:
-            raise InvalidInput("The SMB client test needs options (the share or a path).")
         # Nothing runs on the server through the transport; it only names the session.
         self._own_label = transport is None
-        super().__init__(transport or LocalTransport(), method, context=context, cancel=cancel)
-        self.options = options
+        super().__init__(transport or LocalTransport(), method, options, context=context,
+                         cancel=cancel)
+
+    def default_options(self) -> SmbClientOptions:
+        raise InvalidInput("The SMB client test needs options (the share or a path).")
 
     @property
     def target_label(self) -> str:
         if self._own_label:
             return self.options.server or self.options.where
         return self.transport.label
-
-    def parameters(self) -> dict[str, Any]:
-        return self.options.to_json()
 
     def primary_series(self, recorder: Recorder) -> str:
         return READ if READ in recorder.series else WRITE

@@ -12,13 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent
 from sambatune.bench.net import NetOptions, NetStreams, PlannedRun
-from sambatune.bench.runner import Benchmark, Method, Recorder
-from sambatune.cancellation import CancelToken
+from sambatune.bench.runner import Benchmark, Recorder
 from sambatune.errors import InvalidInput
-from sambatune.remote.transport import Transport
 from sambatune.units import format_bytes
 
 #: 4 KiB to 4 MiB, doubling.
@@ -47,23 +44,11 @@ def series_name(size: int | None) -> str:
     return AUTOTUNED if size is None else str(size)
 
 
-class SockbufBenchmark(Benchmark):
+class SockbufBenchmark(Benchmark[SockbufOptions]):
     test = "sockbuf"
 
-    def __init__(
-        self,
-        transport: Transport,
-        method: Method | None = None,
-        options: SockbufOptions | None = None,
-        *,
-        context: BenchContext | None = None,
-        cancel: CancelToken | None = None,
-    ) -> None:
-        super().__init__(transport, method, context=context, cancel=cancel)
-        self.options = options or SockbufOptions()
-
-    def parameters(self) -> dict[str, Any]:
-        return self.options.to_json()
+    def default_options(self) -> SockbufOptions:
+        return SockbufOptions()
 
     def sizes(self) -> list[int | None]:
         sizes: list[int | None] = list(sorted(set(self.options.sizes)))
