@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.survey import PROBLEM, WARNING, Survey
+from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits, format_bytes
 
 SEVERITY_COLORS = {PROBLEM: "#b3261e", WARNING: "#8a5300", "info": "#0d5c9e"}
@@ -62,14 +62,9 @@ def _value(text: str) -> QLabel:
 
 
 def _table(headers: list[str]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().hide()
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table = read_only_table(headers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
     table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     table.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustToContents)
     return table
@@ -113,6 +108,9 @@ class OverviewPage(QWidget):
         self.placeholder = QLabel("Connect to see what this server is.")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.layout_.addWidget(self.placeholder)
+        # One stretch, last, for good: content goes in above it (a stretch added per survey
+        # stayed behind and pushed the next survey's page down).
+        self.layout_.addStretch(1)
         self.survey: Survey | None = None
         self._content: list[QWidget] = []
 
@@ -140,10 +138,9 @@ class OverviewPage(QWidget):
         self._add(self._network_card(data))
         self._add(self._shares_card(survey))
         self._add(self._tcp_card(data.get("tcp") or {}))
-        self.layout_.addStretch(1)
 
     def _add(self, widget: QWidget) -> None:
-        self.layout_.addWidget(widget)
+        self.layout_.insertWidget(self.layout_.count() - 1, widget)
         self._content.append(widget)
 
     def _header(self, survey: Survey) -> QWidget:

@@ -171,8 +171,9 @@ class ServerWorkspace(QWidget):
         self.tabs.addTab(self.client_tuning, "Tune this computer")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.pages_built = True
-        if session.survey is not None:
-            self._survey_changed(session.survey)
+        if session.survey is not None:  # the overview has it already
+            self.benchmarks.show_survey(session.survey)
+            self.wizard.show_survey(session.survey)
 
     def _state_changed(self, state: str) -> None:
         if state == CONNECTED:
