@@ -18,11 +18,9 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -32,6 +30,7 @@ from sambatune.bench.comparison import SessionComparison
 from sambatune.bench.results_db import SessionSummary, StoredSession
 from sambatune.cancellation import CancelToken
 from sambatune.ui.live_plot import COLORS, configure
+from sambatune.ui.tables import read_only_table
 from sambatune.units import format_rate
 
 HEADERS = ["Session", "Started (UTC)", "Test", "Main series", "Mean", "Runs", "Note"]
@@ -82,15 +81,8 @@ class HistoryView(QWidget):
             bar.addWidget(button)
         layout.addLayout(bar)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        self.table = QTableWidget(0, len(HEADERS))
-        self.table.setObjectName("sessionTable")
-        self.table.setHorizontalHeaderLabels(HEADERS)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = read_only_table(HEADERS, "sessionTable",
+                                     select=QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         splitter.addWidget(self.table)
         lower = QWidget()

@@ -7,14 +7,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -24,6 +21,7 @@ from sambatune.bench.bottleneck import BottleneckReport, clients_supported
 from sambatune.bench.bottleneck_inputs import BottleneckFigures, figures_from_results
 from sambatune.bench.records import BenchResult
 from sambatune.errors import SambaTuneError
+from sambatune.ui.tables import read_only_table
 
 HEADERS = ["Layer", "Ceiling (MB/s)", "Ceiling (Mbit/s)", "% of link", "From", ""]
 LIMIT_ROW = QColor("#fde7e4")
@@ -51,13 +49,7 @@ class BottleneckPanel(QWidget):
         top.addWidget(self.direction)
         top.addStretch(1)
         layout.addLayout(top)
-        self.table = QTableWidget(0, len(HEADERS))
-        self.table.setObjectName("bottleneckTable")
-        self.table.setHorizontalHeaderLabels(HEADERS)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = read_only_table(HEADERS, "bottleneckTable")
         layout.addWidget(self.table)
         self.verdict = QLabel("")
         self.verdict.setObjectName("bottleneckVerdict")

@@ -10,7 +10,6 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QSplitter,
     QTableWidget,
@@ -22,22 +21,16 @@ from PySide6.QtWidgets import (
 from sambatune.client.nics import NetworkInterface
 from sambatune.client.snapshot import ClientSnapshot
 from sambatune.ui.client_plan_view import badge, os_short_name, short_observed
+from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits
 
 TOWARDS_ROW = QColor("#e8f4fd")
 
 
 def _table(headers: list[str], name: str) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setObjectName(name)
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().hide()
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table = read_only_table(headers, name)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setWordWrap(False)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setStretchLastSection(True)
     return table
 
 

@@ -8,11 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -22,6 +20,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.remote.config_backups import Backup
 from sambatune.ui.diff_view import DiffView
 from sambatune.ui.session import ServerSession
+from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bytes
 
 
@@ -49,16 +48,9 @@ class HistoryPage(QWidget):
         top.addWidget(self.restore_button)
         layout.addLayout(top)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        self.table = QTableWidget(0, 4)
-        self.table.setObjectName("backupTable")
-        self.table.setHorizontalHeaderLabels(
-            ["Backed up at (UTC)", "Size", "By", "Backed up before this change"])
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = read_only_table(
+            ["Backed up at (UTC)", "Size", "By", "Backed up before this change"], "backupTable",
+            select=QAbstractItemView.SelectionMode.SingleSelection)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         splitter.addWidget(self.table)
         below = QWidget()

@@ -5,16 +5,14 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QLabel,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from sambatune.bench.records import BYTES, RunRecord, SeriesResult
+from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits, format_percent, format_rate
 
 COLUMNS = ["Series", "Run", "Size in bytes", "Time (s)", "Bytes/s", "Bits/s", "% of link"]
@@ -64,15 +62,8 @@ class RunTable(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setObjectName("runTable")
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table = read_only_table(COLUMNS, "runTable")
         self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
         layout.addWidget(self.table, 1)
         self.summary = QLabel()
         self.summary.setObjectName("runSummary")

@@ -13,12 +13,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -26,7 +24,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QSpinBox,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
     QVBoxLayout,
@@ -36,6 +33,7 @@ from PySide6.QtWidgets import (
 from sambatune.bench.records import RunRecord
 from sambatune.remote.apply import STEP_TITLES
 from sambatune.ui.run_table import RunTable
+from sambatune.ui.tables import read_only_table
 from sambatune.units import format_rate
 from sambatune.wizard.measure import DEFAULT_SIZE, MeasureSpec
 from sambatune.wizard.store import WizardSummary
@@ -332,13 +330,8 @@ class VerdictView(QWidget):
         self.advice = _hint("")
         self.advice.setObjectName("verdictAdvice")
         layout.addWidget(self.advice)
-        self.table = QTableWidget(0, 5)
-        self.table.setObjectName("verdictTable")
-        self.table.setHorizontalHeaderLabels(["Direction", "Before", "After", "Change", "Verdict"])
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = read_only_table(["Direction", "Before", "After", "Change", "Verdict"],
+                                     "verdictTable")
         layout.addWidget(self.table)
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setObjectName("verdictPlots")
