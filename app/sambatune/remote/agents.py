@@ -5,6 +5,11 @@ the bootstrap reads one length-prefixed JSON bundle from stdin (the agent's modu
 and its parameters), runs the agent, and leaves stdin open: when we close it (or
 the SSH channel drops) the agent cleans up and exits. The sshuttle way, plus a
 hello line so an unusable server Python gives a clear message.
+
+Under sudo with a password, the password line goes ahead of the bundle. A sudoers rule
+that lets python3 run without a password (NOPASSWD) leaves that line to python3, so
+the bootstrap skips whatever comes before the bundle's header line: the password
+never reaches the agent, an error message or a traceback.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from sambatune.packaged import agent_source
 from sambatune.remote.transport import RemoteProcess, Transport
 
 PROTOCOL = 1
+BUNDLE_HEADER = b"SAMBATUNE-BUNDLE "
 MIN_PYTHON = (3, 6)
 RUNTIME_MODULE = "agent_runtime"
 
@@ -35,7 +41,9 @@ BOOTSTRAP = (
     " sys.stdout.flush();sys.exit(3)\n"
     "import types\n"
     "r=sys.stdin.buffer\n"
-    "n=int(r.readline())\n"
+    "l=r.readline()\n"
+    "while l and not l.startswith(b'SAMBATUNE-BUNDLE '):l=r.readline()\n"
+    "n=int(l[17:])\n"
     "b=json.loads(r.read(n).decode('utf-8'))\n"
     "for name,src in b['modules']:\n"
     " m=types.ModuleType(name);m.__file__='<sambatune>/'+name+'.py';sys.modules[name]=m\n"
@@ -76,7 +84,7 @@ def python_command(transport: Transport, python: str | None = None) -> list[str]
 def bundle(name: str, params: dict[str, Any]) -> bytes:
     modules = [(RUNTIME_MODULE, agent_source(RUNTIME_MODULE)), (name, agent_source(name))]
     payload = json.dumps({"modules": modules, "params": params, "main": name}).encode("utf-8")
-    return str(len(payload)).encode("ascii") + b"\n" + payload
+    return BUNDLE_HEADER + str(len(payload)).encode("ascii") + b"\n" + payload
 
 
 class AgentRun:
@@ -198,19 +206,19 @@ class AgentRun:
         if self.cancel.cancelled:
             return Cancelled()
         code = message.get("code", "error")
-        text = message.get("message", "unknown error")
+        text = self.transport.redact(str(message.get("message", "unknown error")))
         if code == "python-too-old":
             text = (
                 f"Python {message.get('python')} on {self.transport.label} is too old: "
                 "SambaTune's agents need Python 3.6 or newer."
             )
-        error = AgentFailed(text, details=message.get("details", ""))
+        error = AgentFailed(text, details=self.transport.redact(str(message.get("details", ""))))
         error.code = f"agent-{code}" if not code.startswith("agent") else code
         return error
 
     def _stderr(self) -> str:
         try:
-            return self._process.stderr_text().strip()
+            return self.transport.redact(self._process.stderr_text()).strip()
         except Exception:
             return ""
 

@@ -7,8 +7,11 @@ Commands are argument lists, never shell strings: a transport that needs a shell
 from __future__ import annotations
 
 import abc
+import dataclasses
 import hashlib
+import json
 import posixpath
+import secrets
 import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -19,6 +22,12 @@ from sambatune.errors import CommandFailed, SudoFailed
 # sudo's prompt goes to stderr; an empty prompt keeps stderr clean for parsing.
 SUDO_WITH_PASSWORD = ("sudo", "-k", "-S", "-p", "")
 SUDO_WITHOUT_PASSWORD = ("sudo", "-n")
+# What run() asks sudo to print when it reads the password: a command that sudo lets
+# through without one (a NOPASSWD rule) gets the password line on its stdin instead,
+# and the missing prompt is how run() knows its output may carry the password.
+# Random per process so a command cannot print it by chance; no % (sudo expands those).
+SUDO_PROMPT = f"[sambatune-sudo-{secrets.token_hex(6)}]"
+REDACTED = "********"
 
 
 @dataclass(frozen=True)
@@ -133,7 +142,8 @@ class Transport(abc.ABC):
     ) -> CommandResult:
         """Run a command to completion and return what it printed and its exit code."""
         if sudo:
-            argv, stdin = self._with_sudo(argv, stdin)
+            argv, stdin = self._with_sudo(argv, stdin, prompt=SUDO_PROMPT)
+            return self._sudo_result(self._run(tuple(argv), stdin, timeout, cancel))
         return self._run(tuple(argv), stdin, timeout, cancel)
 
     def start(self, argv: Sequence[str], *, sudo: bool = False) -> RemoteProcess:
@@ -169,7 +179,8 @@ class Transport(abc.ABC):
             if cancel is not None:
                 cancel.raise_if_cancelled()
             if code != 0:
-                CommandResult(tuple(argv), code, b"", process.stderr_text().encode()).check()
+                stderr = self.redact(process.stderr_text()) if sudo else process.stderr_text()
+                CommandResult(tuple(argv), code, b"", stderr.encode()).check()
         finally:
             unregister()
             process.kill()
@@ -229,14 +240,43 @@ class Transport(abc.ABC):
             )
         result = self._run((*SUDO_WITH_PASSWORD, "-v"), self._password_line(), 30.0, None)
         if not result.ok:
-            raise explain_sudo_failure(self.label, result.error_text)
+            raise explain_sudo_failure(self.label, self.redact(result.error_text))
 
     def _password_line(self) -> bytes:
         assert self._sudo_password is not None
         return self._sudo_password.encode("utf-8") + b"\n"
 
+    def redact(self, text: str) -> str:
+        """``text`` without the sudo password, in any spelling a command could echo it in.
+
+        The password line is sent ahead of a command's stdin; when sudo lets the command
+        through without asking (a NOPASSWD rule), the command reads it instead and may
+        print it back: a traceback, an error message, JSON. Text that leaves for people
+        (error details, the log) goes through here.
+        """
+        for form in _spellings(self._sudo_password):
+            text = text.replace(form, REDACTED)
+        return text
+
+    def _redact_bytes(self, data: bytes) -> bytes:
+        for form in _spellings(self._sudo_password):
+            data = data.replace(form.encode("utf-8", "surrogatepass"), REDACTED.encode())
+        return data
+
+    def _sudo_result(self, result: CommandResult) -> CommandResult:
+        """What the command printed, as if no password had been handed over."""
+        if self._sudo_mode != "password":
+            return result
+        prompt = SUDO_PROMPT.encode()
+        read_by_sudo = prompt in result.stderr
+        stderr = self._redact_bytes(result.stderr.replace(prompt, b""))
+        # stdout is data (a file's bytes): touched only when the password went to the
+        # command, never when sudo took it.
+        stdout = result.stdout if read_by_sudo else self._redact_bytes(result.stdout)
+        return dataclasses.replace(result, stdout=stdout, stderr=stderr)
+
     def _with_sudo(
-        self, argv: Sequence[str], stdin: bytes | None
+        self, argv: Sequence[str], stdin: bytes | None, prompt: str = ""
     ) -> tuple[tuple[str, ...], bytes | None]:
         mode = self.sudo_mode()
         if mode == "root":
@@ -244,9 +284,20 @@ class Transport(abc.ABC):
         if mode == "nopasswd":
             return (*SUDO_WITHOUT_PASSWORD, "--", *argv), stdin
         self.check_sudo()
-        # -k makes sudo read the password every time, so the password line is always
-        # consumed by sudo and never reaches the command's own stdin.
-        return (*SUDO_WITH_PASSWORD, "--", *argv), self._password_line() + (stdin or b"")
+        # -k makes sudo read the password every time a rule asks for one. A rule that
+        # does not (NOPASSWD for this command only) leaves the line to the command:
+        # run() and the agents' bootstrap deal with that.
+        sudo = (*SUDO_WITH_PASSWORD[:-1], prompt)  # the empty prompt swapped for ``prompt``
+        return (*sudo, "--", *argv), self._password_line() + (stdin or b"")
+
+
+def _spellings(password: str | None) -> list[str]:
+    """The password as is, and as Python and JSON would quote it, longest first."""
+    if not password:
+        return []
+    forms = {password, repr(password)[1:-1], repr(password.encode("utf-8", "surrogatepass"))[2:-1],
+             json.dumps(password)[1:-1], json.dumps(password, ensure_ascii=False)[1:-1]}
+    return sorted((form for form in forms if form), key=len, reverse=True)
 
 
 def explain_sudo_failure(label: str, stderr: str) -> SudoFailed:
