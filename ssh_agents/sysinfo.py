@@ -218,7 +218,14 @@ def filesystem_of(path, mount_table):
 
 
 def smbd_processes():
-    """Running smbd processes with their config file (-s / --configfile)."""
+    """Running smbd processes with their config file (-s / --configfile).
+
+    Each says whether it is a trusted smbd: run by root from a binary that only root
+    could have put there. Anyone can start a process called "smbd" with any command
+    line; only root can make a process owned by root, and only root can write into a
+    root-owned, not group/other-writable path. Nothing of an untrusted process is
+    ever run or restarted (see samba_ops.restart_smbd).
+    """
     found = []
     try:
         pids = [p for p in os.listdir("/proc") if p.isdigit()]
@@ -247,11 +254,69 @@ def smbd_processes():
                 config = arg.split("=", 1)[1]
             elif arg.startswith("-s") and len(arg) > 2:
                 config = arg[2:]
-        found.append({"pid": int(pid), "ppid": ppid, "argv": argv, "config": config})
-    pids_set = set(p["pid"] for p in found)
-    for proc in found:
-        proc["parent"] = proc["ppid"] not in pids_set
+        uid = process_uid(pid)
+        exe = process_exe(pid)
+        trust = smbd_trust(uid, exe)
+        found.append({"pid": int(pid), "ppid": ppid, "argv": argv, "config": config,
+                      "uid": uid, "exe": exe, "trusted": trust is None,
+                      "verified": trust is None and exe is not None,
+                      "untrusted_reason": trust})
     return found
+
+
+def process_uid(pid):
+    """The effective uid of a process (from /proc/PID/status, readable by anyone)."""
+    for line in (read_text("/proc/%s/status" % pid) or "").splitlines():
+        if line.startswith("Uid:"):
+            fields = line.split()
+            if len(fields) >= 3:
+                return _int_or_none(fields[2])
+    return None
+
+
+def process_exe(pid):
+    """The binary a process runs; None when the kernel will not say (not root)."""
+    try:
+        target = os.readlink("/proc/%s/exe" % pid)
+    except OSError:
+        return None
+    # A binary replaced by a package upgrade shows as "PATH (deleted)".
+    if target.endswith(" (deleted)"):
+        target = target[:-len(" (deleted)")]
+    return target
+
+
+def root_only_path(path):
+    """None when ``path`` and every directory above it are root's alone; else why not."""
+    current = path
+    while True:
+        try:
+            info = os.lstat(current)
+        except OSError as exc:
+            return "%s: %s" % (current, exc.strerror)
+        if info.st_uid != 0:
+            return "%s is not owned by root" % current
+        if info.st_mode & 0o022:
+            return "%s can be written by users other than root" % current
+        if current == "/":
+            return None
+        current = os.path.dirname(current) or "/"
+
+
+def smbd_trust(uid, exe):
+    """None if this may be the server's smbd; else the reason it is not.
+
+    A process owned by root is one no other user could have started. Its binary is
+    checked too where the kernel lets us see it (as root): otherwise ``exe`` is None
+    and the process counts, unverified; a restart needs root and so always verifies.
+    """
+    if uid != 0:
+        return "not run by root (uid %s)" % uid
+    if exe is None:
+        return None
+    if os.path.basename(exe) != "smbd":
+        return "its binary is %s, not smbd" % exe
+    return root_only_path(exe)
 
 
 def listening_ports(pids):
@@ -318,18 +383,9 @@ def samba_info(params, mount_table):
     default_config = build.get("CONFIGFILE")
 
     processes = smbd_processes()
-    parents = [p for p in processes if p["parent"]]
-    info["running"] = bool(processes)
-    info["processes"] = len(processes)
-    info["instances"] = []
-    for parent in parents:
-        family = [parent["pid"]] + [p["pid"] for p in processes if p["ppid"] == parent["pid"]]
-        info["instances"].append({
-            "pid": parent["pid"],
-            "config": parent["config"] or default_config,
-            "processes": len(family),
-            "listening": listening_ports(family),
-        })
+    info["instances"], info["untrusted_processes"] = smbd_instances(processes, default_config)
+    info["running"] = bool(info["instances"])
+    info["processes"] = sum(i["processes"] for i in info["instances"])
 
     config = params.get("config_path")
     source = "given"
@@ -400,17 +456,41 @@ def parse_globals(text):
 
 def smbd_only(params):
     """The quick form for apply and health checks: which smbd serves which config."""
-    processes = smbd_processes()
+    instances, untrusted = smbd_instances(smbd_processes(), None)
+    binary = which("smbd")
+    return {"samba": {"instances": instances, "untrusted_processes": untrusted,
+                      "running": bool(instances),
+                      # The binary to start smbd with when none runs: only one that a
+                      # non-root user could not have planted.
+                      "trusted_binary": binary if binary and os.getuid() == 0
+                      and root_only_path(os.path.realpath(binary)) is None else None}}
+
+
+def smbd_instances(processes, default_config):
+    """Trusted smbd main processes with their family and sockets, and the rest apart.
+
+    An untrusted "smbd" is listed (an admin wants to know about it) but never counts
+    as the server's smbd: not for its config, its ports, nor for a restart.
+    """
+    trusted = [p for p in processes if p["trusted"]]
+    trusted_pids = set(p["pid"] for p in trusted)
     instances = []
-    for parent in [p for p in processes if p["parent"]]:
-        family = [parent["pid"]] + [p["pid"] for p in processes if p["ppid"] == parent["pid"]]
+    for parent in trusted:
+        if parent["ppid"] in trusted_pids:
+            continue
+        family = [parent["pid"]] + [p["pid"] for p in trusted if p["ppid"] == parent["pid"]]
         instances.append({
             "pid": parent["pid"],
-            "config": parent["config"],
+            "config": parent["config"] or default_config,
+            "exe": parent["exe"],
+            "verified": parent["verified"],
+            "argv": parent["argv"],
             "processes": len(family),
             "listening": listening_ports(family),
         })
-    return {"samba": {"instances": instances, "running": bool(processes)}}
+    untrusted = [{"pid": p["pid"], "uid": p["uid"], "argv": p["argv"], "exe": p["exe"],
+                  "reason": p["untrusted_reason"]} for p in processes if not p["trusted"]]
+    return instances, untrusted
 
 
 def main(agent, params):

@@ -31,6 +31,12 @@ CREATE TABLE IF NOT EXISTS applied_configs (
 CREATE INDEX IF NOT EXISTS applied_configs_server ON applied_configs(server, path, id);
 """
 
+# A run writes its row before it touches the live file and settles it afterwards, so
+# a run killed in between (SIGKILL, power cut) leaves a row that says so; the next run
+# against the same file reads the live file and settles it with what is really there.
+IN_PROGRESS = "in-progress"
+INTERRUPTED = "interrupted"
+
 
 @dataclass(frozen=True)
 class AppliedVersion:
@@ -44,13 +50,16 @@ class AppliedVersion:
     previous_sha256: str
     backup_id: str | None
     content: bytes
+    # Which version the server had afterwards: "new", "old", "unknown" ("" in rows
+    # written before SambaTune recorded it).
+    live: str = ""
 
     def to_json(self, with_content: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": self.id, "server": self.server, "path": self.path,
             "applied_at": self.applied_at, "outcome": self.outcome, "summary": self.summary,
             "sha256": self.sha256, "previous_sha256": self.previous_sha256,
-            "backup_id": self.backup_id, "size": len(self.content),
+            "backup_id": self.backup_id, "size": len(self.content), "live": self.live,
         }
         if with_content:
             data["content"] = self.content.decode("utf-8", "replace")
@@ -63,6 +72,9 @@ class AppliedVersions:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.executescript(SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(applied_configs)")}
+            if "live" not in columns:
+                db.execute("ALTER TABLE applied_configs ADD COLUMN live TEXT NOT NULL DEFAULT ''")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=10)
@@ -90,3 +102,52 @@ class AppliedVersions:
         with self._connect() as db:
             rows = db.execute(query + " ORDER BY id DESC", args).fetchall()
         return [AppliedVersion(*row) for row in rows]
+
+    def journal(self, server: str, path: str) -> AppliedJournal:
+        return AppliedJournal(self, server, path)
+
+    def _update(self, row_id: int, **values: Any) -> None:
+        names = ", ".join(f"{name} = ?" for name in values)
+        with self._connect() as db:
+            db.execute(f"UPDATE applied_configs SET {names} WHERE id = ?",
+                       (*values.values(), row_id))
+
+
+class AppliedJournal:
+    """The safe-apply pipeline's record of one file on one server (see remote.apply)."""
+
+    def __init__(self, versions: AppliedVersions, server: str, path: str) -> None:
+        self.versions = versions
+        self.server = server
+        self.path = path
+        self.row_id: int | None = None
+
+    def begin(self, *, candidate: bytes, previous: bytes, summary: str,
+              backup_id: str | None) -> None:
+        self.row_id = self.versions.record(
+            server=self.server, path=self.path, content=candidate, previous=previous,
+            outcome=IN_PROGRESS, summary=summary, backup_id=backup_id)
+        self.versions._update(self.row_id, live="unknown")
+
+    def finish(self, *, status: str, live: str, content: bytes) -> None:
+        """Settle the row begun for this run: its outcome and the bytes that are live."""
+        if self.row_id is None:
+            return
+        self.versions._update(self.row_id, outcome=status, live=live, content=content,
+                              sha256=hashlib.sha256(content).hexdigest())
+        self.row_id = None
+
+    def unfinished(self) -> list[AppliedVersion]:
+        return [v for v in self.versions.for_server(self.server, self.path)
+                if v.outcome == IN_PROGRESS]
+
+    def settle_interrupted(self, version: AppliedVersion, live_sha256: str) -> str:
+        """Settle a row a killed run left, from the live file's digest; returns its live."""
+        if live_sha256 == version.sha256:
+            live = "new"
+        elif live_sha256 == version.previous_sha256:
+            live = "old"
+        else:
+            live = "unknown"
+        self.versions._update(version.id, outcome=INTERRUPTED, live=live)
+        return live

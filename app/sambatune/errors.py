@@ -71,6 +71,12 @@ class HostKeyChanged(SambaTuneError):
     code = "host-key-changed"
 
 
+class HostKeyRevoked(SambaTuneError):
+    """The server presented a key that a known_hosts file marks ``@revoked``."""
+
+    code = "host-key-revoked"
+
+
 class CommandFailed(SambaTuneError):
     """A command on the target exited non-zero where success was required."""
 
@@ -79,6 +85,12 @@ class CommandFailed(SambaTuneError):
     def __init__(self, message: str, details: str = "", exit_code: int | None = None) -> None:
         super().__init__(message, details)
         self.exit_code = exit_code
+
+
+class CommandTimedOut(CommandFailed):
+    """A command on the target did not finish in time: it may still have done its work."""
+
+    code = "command-timed-out"
 
 
 class SudoFailed(SambaTuneError):

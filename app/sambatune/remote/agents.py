@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import AgentFailed, Cancelled, CommandFailed
+from sambatune.errors import AgentFailed, Cancelled, CommandFailed, ConnectionFailed
 from sambatune.packaged import agent_source
 from sambatune.remote.transport import RemoteProcess, Transport
 
@@ -153,6 +153,7 @@ class AgentRun:
                 collected.append(event)
                 yield event
             self.cancel.raise_if_cancelled()
+            self._raise_if_disconnected()
             raise AgentFailed(
                 f"The {self.name} agent on {self.transport.label} stopped without a result.",
                 details=self._stderr(),
@@ -186,6 +187,7 @@ class AgentRun:
             message.pop("type")
             return message
         self.cancel.raise_if_cancelled()
+        self._raise_if_disconnected()
         stderr = self._stderr()
         code = self._exit_code()
         if code == 127 or "not found" in stderr or "No such file" in stderr:
@@ -194,6 +196,15 @@ class AgentRun:
             f"The {self.name} agent did not start on {self.transport.label}.",
             details=stderr or f"exit code {code}",
         )
+
+    def _raise_if_disconnected(self) -> None:
+        # An agent cut off with its connection is not an agent that failed: callers
+        # that must learn what the server has (safe apply) reconnect on this.
+        if not self.transport.is_connected():
+            raise ConnectionFailed(
+                f"The connection to {self.transport.label} dropped while the {self.name} "
+                "agent ran.", command_sent=True,
+            )
 
     def _no_python(self, details: str) -> AgentFailed:
         return AgentFailed(

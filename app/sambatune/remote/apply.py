@@ -21,17 +21,24 @@ import secrets
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import (
     AgentFailed,
     Cancelled,
     CommandFailed,
+    CommandTimedOut,
     ConnectionFailed,
     SambaTuneError,
 )
-from sambatune.remote.config_backups import DEFAULT_RETENTION, Backup, BackupStore
+from sambatune.remote.apply_guard import ApplyBusy, ApplyLock, remove_leftovers
+from sambatune.remote.config_backups import (
+    DEFAULT_RETENTION,
+    Backup,
+    BackupStore,
+    default_backup_dir,
+)
 from sambatune.remote.samba_ops import (
     TestparmReport,
     find_instance,
@@ -43,6 +50,7 @@ from sambatune.remote.samba_ops import (
     run_testparm,
 )
 from sambatune.remote.transport import Transport
+from sambatune.remote.verified_replace import replace_verified
 
 STEP_TITLES = {
     "upload": "Upload the new version beside the live file",
@@ -65,7 +73,6 @@ ROLLED_BACK = "rolled-back"
 FAILED_OUTCOME = "failed"
 CANCELLED = "cancelled"
 
-CHANGED_EXIT = 10
 
 
 @dataclass
@@ -166,13 +173,36 @@ def who_applies(transport: Transport) -> str:
     return local if transport.is_local else f"{local} as {transport.label}"
 
 
-class _ConnectionLost(Exception):
+class _Uncertain(Exception):
+    """A step whose effect on the server we cannot know from here: the connection
+    dropped, or the command did not answer in time."""
+
     def __init__(self, step: str, cause: Exception) -> None:
         super().__init__(str(cause))
         self.step = step
         self.cause = cause
         # A command that never reached the server cannot have changed anything.
         self.command_sent = getattr(cause, "command_sent", True)
+
+    @property
+    def dropped(self) -> bool:
+        return not isinstance(self.cause, CommandTimedOut)
+
+
+PREPARE_STEPS = ("upload", "testparm", "backup")
+
+
+class ApplyJournal(Protocol):
+    """Where the pipeline records what it did (applied_versions.AppliedJournal)."""
+
+    def begin(self, *, candidate: bytes, previous: bytes, summary: str,
+              backup_id: str | None) -> None: ...
+
+    def finish(self, *, status: str, live: str, content: bytes) -> None: ...
+
+    def unfinished(self) -> list[Any]: ...
+
+    def settle_interrupted(self, version: Any, live_sha256: str) -> str: ...
 
 
 class ApplyRun:
@@ -187,6 +217,7 @@ class ApplyRun:
         cancel: CancelToken | None,
         reconnect: Callable[[], Transport] | None,
         fault: Callable[[str, Transport], None] | None,
+        journal: ApplyJournal | None = None,
     ) -> None:
         self.transport = transport
         self.request = request
@@ -194,12 +225,13 @@ class ApplyRun:
         self.cancel = cancel or CancelToken()
         self.reconnect = reconnect
         self.fault = fault
+        self.journal = journal
         self.steps: list[StepEvent] = []
-        self.directory = posixpath.dirname(request.path) or "."
-        base = posixpath.basename(request.path)
-        self.candidate_path = posixpath.join(
-            self.directory, f".{base}.sambatune-{secrets.token_hex(4)}.new"
-        )
+        # The file that is really replaced: smb.conf may be a symbolic link.
+        self.real_path = request.path
+        self.candidate_path = self._candidate_beside(request.path)
+        self.backup_dir = request.backup_dir or default_backup_dir(request.path)
+        self.lock: ApplyLock | None = None
         self.backup: Backup | None = None
         self.testparm: TestparmReport | None = None
         self.old_dump = ""
@@ -208,6 +240,13 @@ class ApplyRun:
         self.installed = False
         self.smbd_was_running = True
         self.current_step = "upload"
+        self.live_after: bytes | None = None  # someone else's version, when we saw one
+
+    @staticmethod
+    def _candidate_beside(path: str) -> str:
+        directory = posixpath.dirname(path) or "."
+        base = posixpath.basename(path)
+        return posixpath.join(directory, f".{base}.sambatune-{secrets.token_hex(4)}.new")
 
     # -- reporting ------------------------------------------------------------------
     def _event(self, step: str, state: str, message: str = "", details: str = "") -> None:
@@ -226,14 +265,27 @@ class ApplyRun:
     def _step(self, name: str, work: Callable[[], Any]) -> Any:
         self.current_step = name
         self._event(name, RUNNING)
-        try:
-            value = work()
-        except (ConnectionFailed, EOFError, OSError) as exc:
-            self._event(name, FAILED, "The connection to the server was lost.", str(exc))
-            raise _ConnectionLost(name, exc) from exc
+        value = self._guarded(name, work)
         if self.fault is not None:
             self.fault(name, self.transport)
         return value
+
+    def _guarded(self, name: str, work: Callable[[], Any]) -> Any:
+        """Run a step's work; what leaves its effect open becomes :class:`_Uncertain`."""
+        try:
+            return work()
+        except (ConnectionFailed, CommandTimedOut, EOFError, OSError) as exc:
+            lost = not isinstance(exc, CommandTimedOut)
+            self._event(name, FAILED, "The connection to the server was lost." if lost else
+                        f"The server did not answer in time: {exc}", str(exc))
+            raise _Uncertain(name, exc) from exc
+        except (SambaTuneError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            # Garbage from the server (an agent's malformed answer, say) is a failed step,
+            # never a traceback with the new file live and unchecked.
+            raise AgentFailed(f"The server gave an answer SambaTune cannot read during "
+                              f"'{STEP_TITLES.get(name, name)}'", details=repr(exc)) from exc
 
     # -- the pipeline ---------------------------------------------------------------
     def run(self) -> ApplyOutcome:
@@ -241,91 +293,163 @@ class ApplyRun:
         if request.candidate == request.original:
             return self._outcome(REFUSED, "old", "Nothing to apply: the new version is identical.")
         try:
-            return self._run()
-        except _ConnectionLost as lost:
-            return self._recover(lost)
-        except ConnectionFailed as error:
-            return self._recover(_ConnectionLost(self.current_step, error))
-        except SambaTuneError as error:
-            if self.installed:
-                return self._rollback(f"{error.message}.")
-            self._cleanup_candidate()
-            return self._outcome(FAILED_OUTCOME, "old", f"{error.message} Nothing was changed.")
+            outcome = self._run()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+        self._record(outcome)
+        return outcome
+
+    def _record(self, outcome: ApplyOutcome) -> None:
+        if self.journal is None:
+            return
+        content = {"new": self.request.candidate, "old": self.request.original}.get(
+            outcome.live, self.live_after if self.live_after is not None else self.request.candidate)
+        try:
+            self.journal.finish(status=outcome.status, live=outcome.live, content=content)
+        except Exception as error:  # the server's state is settled; a local disk problem
+            outcome.warnings.append(f"The local history was not updated: {error}")
 
     def _run(self) -> ApplyOutcome:
-        request, t = self.request, self.transport
-        sudo = request.sudo
         try:
-            self.cancel.raise_if_cancelled()
-            try:
-                instance = find_instance(t, request.path, sudo=sudo, cancel=self.cancel)
-                self.smbd_was_running = instance is not None
-            except AgentFailed as error:
-                self.warnings.append(f"Could not tell whether smbd runs: {error.message}")
-            try:
-                self._step("upload", lambda: t.write_file_atomic(
-                    self.candidate_path, request.candidate, sudo=sudo, mode=0o600))
-            except CommandFailed as error:
-                self._event("upload", FAILED, error.message, error.details)
-                return self._outcome(REFUSED, "old", f"Could not upload the new version: "
-                                     f"{error.message}. The live file was not touched.")
-            self._event("upload", DONE, f"{len(request.candidate)} bytes", self.candidate_path)
-            self.cancel.raise_if_cancelled()
-
-            report = self._step("testparm", lambda: run_testparm(t, self.candidate_path, sudo=sudo))
-            self.testparm = report
-            if not report.ok:
-                self._event("testparm", FAILED, "testparm rejects the new version.",
-                            "\n".join(report.errors + report.warnings))
-                self._cleanup_candidate()
-                return self._outcome(REFUSED, "old", "testparm rejects the new version, so it "
-                                     "was not installed: " + "; ".join(report.errors[:3]))
-            self.warnings += report.warnings
-            self._event("testparm", WARNING if report.warnings else DONE,
-                        f"{len(report.warnings)} warning(s)" if report.warnings else "accepted",
-                        "\n".join(report.warnings))
-            old_report = run_testparm(t, request.path, sudo=sudo)
-            self.old_dump = old_report.dump
-            self.reasons = restart_reasons(self.old_dump, report.dump)
-            self.cancel.raise_if_cancelled()
-
-            store = BackupStore(t, request.path, backup_dir=request.backup_dir,
-                                retention=request.retention, sudo=sudo)
-            try:
-                self.backup = self._step("backup", lambda: store.create(
-                    request.original, applied_by=who_applies(t), summary=request.summary))
-            except (CommandFailed, SambaTuneError) as error:
-                if isinstance(error, Cancelled):
-                    raise
-                self._event("backup", FAILED, error.message, error.details)
-                self._cleanup_candidate()
-                return self._outcome(REFUSED, "old", "Could not back up the live file, so "
-                                     f"nothing was changed: {error.message}")
-            assert self.backup is not None
-            self._event("backup", DONE, posixpath.basename(self.backup.path), self.backup.path)
-            self.cancel.raise_if_cancelled()
+            refused = self._prepare()
+        except _Uncertain as lost:
+            return self._recover(lost)
         except Cancelled:
             self._cleanup_candidate()
             return self._outcome(CANCELLED, "old", "Cancelled before anything was changed.")
+        except SambaTuneError as error:
+            self._cleanup_candidate()
+            return self._outcome(FAILED_OUTCOME, "old", f"{error.message} Nothing was changed.")
+        if refused is not None:
+            return refused
 
         # From here on the pipeline runs to the end: cancelling now could leave smbd
-        # between configurations.
-        swapped = self._step("install", self._install)
+        # between configurations, so a cancel only means "stop once it is checked".
+        if self.journal is not None:
+            self.journal.begin(candidate=self.request.candidate, previous=self.request.original,
+                               summary=self.request.summary,
+                               backup_id=self.backup.id if self.backup else None)
+        try:
+            swapped = self._step("install", self._install)
+        except _Uncertain as lost:
+            return self._recover(lost)
+        except (SambaTuneError, KeyboardInterrupt) as error:
+            # The swap script refuses before it replaces anything; only a connection
+            # problem (handled above) leaves its effect open.
+            self._cleanup_candidate()
+            text = error.message if isinstance(error, SambaTuneError) else "Interrupted."
+            self._event("install", FAILED, text)
+            return self._outcome(FAILED_OUTCOME, "old", f"{text} The live file is unchanged.")
         if swapped is not None:
             return swapped
         self.installed = True
-        self._event("install", DONE, "the new version is live", request.path)
+        self._event("install", DONE, "the new version is live", self.real_path)
         return self._activate_and_check()
+
+    def _prepare(self) -> ApplyOutcome | None:
+        """Everything before the swap; the live file is not touched. An outcome = refused."""
+        request, t = self.request, self.transport
+        sudo = request.sudo
+        self.cancel.raise_if_cancelled()
+        self._resolve_link()
+        self.lock = ApplyLock(t, self.real_path, sudo=sudo)
+        try:
+            locked = self.lock.acquire()
+        except ApplyBusy as busy:
+            self.lock = None
+            return self._outcome(REFUSED, "old", busy.message)
+        removed = remove_leftovers(t, self.real_path, self.backup_dir, sudo=sudo, locked=locked)
+        if removed:
+            self.warnings.append("Removed what an earlier, interrupted run left: "
+                                 + ", ".join(posixpath.basename(p) for p in removed))
+        self._settle_interrupted_runs()
+        try:
+            instance = find_instance(t, request.path, sudo=sudo, cancel=self.cancel)
+            self.smbd_was_running = instance is not None
+        except AgentFailed as error:
+            self.warnings.append(f"Could not tell whether smbd runs: {error.message}")
+        try:
+            self._step("upload", lambda: t.write_file_atomic(
+                self.candidate_path, request.candidate, sudo=sudo, mode=0o600))
+        except CommandFailed as error:
+            self._event("upload", FAILED, error.message, error.details)
+            return self._outcome(REFUSED, "old", f"Could not upload the new version: "
+                                 f"{error.message}. The live file was not touched.")
+        self._event("upload", DONE, f"{len(request.candidate)} bytes", self.candidate_path)
+        self.cancel.raise_if_cancelled()
+
+        report = self._step("testparm", lambda: run_testparm(t, self.candidate_path, sudo=sudo))
+        self.testparm = report
+        if not report.ok:
+            self._event("testparm", FAILED, "testparm rejects the new version.",
+                        "\n".join(report.errors + report.warnings))
+            self._cleanup_candidate()
+            return self._outcome(REFUSED, "old", "testparm rejects the new version, so it "
+                                 "was not installed: " + "; ".join(report.errors[:3]))
+        self.warnings += report.warnings
+        self._event("testparm", WARNING if report.warnings else DONE,
+                    f"{len(report.warnings)} warning(s)" if report.warnings else "accepted",
+                    "\n".join(report.warnings))
+        old_report = self._guarded("testparm", lambda: run_testparm(t, request.path, sudo=sudo))
+        self.old_dump = old_report.dump
+        self.reasons = restart_reasons(self.old_dump, report.dump)
+        self.cancel.raise_if_cancelled()
+
+        store = BackupStore(t, request.path, backup_dir=request.backup_dir,
+                            retention=request.retention, sudo=sudo)
+        try:
+            self.backup = self._step("backup", lambda: store.create(
+                request.original, applied_by=who_applies(t), summary=request.summary))
+        except (CommandFailed, SambaTuneError) as error:
+            if isinstance(error, Cancelled):
+                raise
+            self._event("backup", FAILED, error.message, error.details)
+            self._cleanup_candidate()
+            return self._outcome(REFUSED, "old", "Could not back up the live file, so "
+                                 f"nothing was changed: {error.message}")
+        assert self.backup is not None
+        self._event("backup", DONE, posixpath.basename(self.backup.path), self.backup.path)
+        self.cancel.raise_if_cancelled()
+        return None
+
+    def _resolve_link(self) -> None:
+        """Work on the file a symbolic link points to, and say so."""
+        request = self.request
+        result = self.transport.run(["readlink", "-f", "--", request.path], sudo=request.sudo,
+                                    timeout=30)
+        real = result.text.strip() if result.ok else ""
+        if real and real != request.path:
+            self.real_path = real
+            self.candidate_path = self._candidate_beside(real)
+            self.warnings.append(
+                f"{request.path} is a symbolic link to {real}: SambaTune changes {real} and "
+                "leaves the link as it is.")
+
+    def _settle_interrupted_runs(self) -> None:
+        """Rows an earlier, killed run left 'in progress' get the truth from the server."""
+        if self.journal is None:
+            return
+        pending = self.journal.unfinished()
+        if not pending:
+            return
+        live = read_live(self.transport, self.request.path, sudo=self.request.sudo)
+        for version in pending:
+            state = self.journal.settle_interrupted(version, live.sha256)
+            self.warnings.append(
+                f"An earlier apply ({version.applied_at}) was interrupted before it finished; "
+                + {"new": "its version is live.", "old": "the file it would have replaced "
+                   "is live.", "unknown": "the live file has changed since."}[state])
 
     def _install(self) -> ApplyOutcome | None:
         request = self.request
-        result = self.transport.run(
-            ["sh", "-c", SWAP_SCRIPT, "sambatune-swap", request.path, self.candidate_path,
-             request.original_sha256],
-            sudo=request.sudo,
-        )
-        if result.exit_code == CHANGED_EXIT:
+        swap = replace_verified(
+            self.transport, self.real_path, expected_sha256=request.original_sha256,
+            source=self.candidate_path, source_sha256=request.candidate_sha256,
+            size=len(request.candidate), how="move", sudo=request.sudo)
+        if swap.changed_meanwhile:
             live_now = read_live(self.transport, request.path, sudo=request.sudo).data
+            self.live_after = live_now
             self._event("install", FAILED, "Someone else changed the live file meanwhile.")
             self._cleanup_candidate()
             return self._outcome(
@@ -337,14 +461,28 @@ class ApplyRun:
                 candidate_vs_live=unified_diff(live_now, request.candidate, request.path,
                                                "live now", "yours"),
             )
-        if not result.ok:
-            self._event("install", FAILED, result.error_text.strip())
+        if not swap.ok:
+            self._event("install", FAILED, swap.error)
             self._cleanup_candidate()
             return self._outcome(FAILED_OUTCOME, "old", "The swap failed; the live file is "
-                                 "unchanged: " + result.error_text.strip())
+                                 "unchanged: " + swap.error)
         return None
 
     def _activate_and_check(self) -> ApplyOutcome:
+        """Reload or restart, then check; any failure here puts the old file back."""
+        try:
+            return self._activate_and_check_steps()
+        except _Uncertain as lost:
+            if lost.dropped:
+                return self._recover(lost)
+            return self._rollback(f"{STEP_TITLES[lost.step]} did not finish in time.")
+        except SambaTuneError as error:
+            self._event(self.current_step, FAILED, error.message, error.details)
+            return self._rollback(f"{STEP_TITLES[self.current_step]} failed: {error.message}")
+        except KeyboardInterrupt:
+            return self._rollback("Interrupted after the new file went live.")
+
+    def _activate_and_check_steps(self) -> ApplyOutcome:
         request, t = self.request, self.transport
         if not self.smbd_was_running:
             self._event("reload", SKIPPED, "smbd is not running for this file; it will read "
@@ -359,7 +497,7 @@ class ApplyRun:
                 else reload_smbd(t, request.path, sudo=request.sudo)))
             self._event(step, DONE, "needed for " + "; ".join(self.reasons) if self.reasons
                         else "smbd re-read the file", how)
-        except (CommandFailed, SambaTuneError) as error:
+        except SambaTuneError as error:
             self._event(step, FAILED, error.message, error.details)
             return self._rollback(f"{STEP_TITLES[step]} failed: {error.message}")
         expected = _listed_shares(self.testparm.dump if self.testparm else "")
@@ -375,27 +513,38 @@ class ApplyRun:
         return self._outcome(APPLIED, "new", "Applied and verified." + restart_note)
 
     def _rollback(self, why: str) -> ApplyOutcome:
-        request, t = self.request, self.transport
+        request = self.request
         self._event("rollback", RUNNING, why)
-        result = t.run(
-            ["sh", "-c", ROLLBACK_SCRIPT, "sambatune-rollback", request.path,
-             request.candidate_sha256],
-            stdin=request.original, sudo=request.sudo,
-        )
-        if result.exit_code == CHANGED_EXIT:
+        if self.backup is None:  # cannot happen: nothing is installed without a backup
+            return self._outcome(FAILED_OUTCOME, "new", f"{why} There is no backup to put back.")
+        try:
+            if not self.transport.is_connected():
+                if self.reconnect is None:
+                    raise ConnectionFailed("The connection is gone.")
+                self.transport = self.reconnect()
+            t = self.transport
+            back = replace_verified(
+                t, self.real_path, expected_sha256=request.candidate_sha256,
+                source=self.backup.path, source_sha256=self.backup.sha256,
+                size=self.backup.size, how="copy", sudo=request.sudo)
+        except SambaTuneError as error:
+            self._event("rollback", FAILED, error.message)
+            return self._outcome(FAILED_OUTCOME, "new", f"{why} Putting the old file back "
+                                 f"failed: {error.message}. The live file holds the new "
+                                 f"version; the backup is {self.backup.path}.")
+        if back.changed_meanwhile:
             self._event("rollback", FAILED, "The live file changed again; not touched.")
             return self._outcome(FAILED_OUTCOME, "unknown", f"{why} The live file was changed "
                                  "by someone else meanwhile, so it was left alone. The backup "
-                                 f"is {self.backup.path if self.backup else '(none)'}.")
-        if not result.ok:
-            self._event("rollback", FAILED, result.error_text.strip())
+                                 f"is {self.backup.path}.")
+        if not back.ok:
+            self._event("rollback", FAILED, back.error)
             return self._outcome(FAILED_OUTCOME, "new", f"{why} Putting the old file back "
-                                 f"failed too: {result.error_text.strip()}. The backup is "
-                                 f"{self.backup.path if self.backup else '(none)'}.")
+                                 f"failed too: {back.error}. The backup is {self.backup.path}.")
         try:
             if self.reasons:
                 restart_smbd(t, request.path, sudo=request.sudo)
-            else:
+            elif self.smbd_was_running:
                 reload_smbd(t, request.path, sudo=request.sudo)
             health = health_check(t, request.path, attempts=4, sudo=request.sudo)
             state_note = "smbd answers again." if health.ok else f"But: {health.message}."
@@ -405,57 +554,68 @@ class ApplyRun:
         return self._outcome(ROLLED_BACK, "old", f"{why} The previous file was put back. "
                              + state_note)
 
-    def _recover(self, lost: _ConnectionLost) -> ApplyOutcome:
-        """The connection dropped during ``lost.step``: find out what the server has."""
-        before_install = lost.step in ("upload", "testparm", "backup") or (
+    def _recover(self, lost: _Uncertain) -> ApplyOutcome:
+        """``lost.step`` ended without an answer: find out what the server has."""
+        where = STEP_TITLES.get(lost.step, lost.step)
+        what = ("The connection was lost" if lost.dropped
+                else "The server stopped answering") + f" during '{where}'"
+        before_install = lost.step in PREPARE_STEPS or (
             lost.step == "install" and not lost.command_sent
         )
         assumed = "old" if before_install else ("new" if self.installed else "unknown")
-        if self.reconnect is None:
-            return self._outcome(
-                FAILED_OUTCOME, assumed,
-                f"The connection was lost during '{STEP_TITLES[lost.step]}'. "
-                + _live_sentence(assumed),
-            )
         try:
-            self.transport = self.reconnect()
-            live = read_live(self.transport, self.request.path, sudo=self.request.sudo)
+            if self.transport.is_connected():
+                transport = self.transport
+            elif self.reconnect is not None:
+                transport = self.transport = self.reconnect()
+            else:
+                return self._outcome(FAILED_OUTCOME, assumed, f"{what}. "
+                                     + _live_sentence(assumed))
+            live = read_live(transport, self.request.path, sudo=self.request.sudo)
         except SambaTuneError as error:
             return self._outcome(
                 FAILED_OUTCOME, assumed,
-                f"The connection was lost during '{STEP_TITLES[lost.step]}' and could not be "
-                f"re-established ({error.message}). " + _live_sentence(assumed),
+                f"{what} and the server could not be reached again ({error.message}). "
+                + _live_sentence(assumed),
             )
         if live.sha256 == self.request.original_sha256:
             self._cleanup_candidate()
             return self._outcome(
                 FAILED_OUTCOME, "old",
-                f"The connection was lost during '{STEP_TITLES[lost.step]}'. Reconnected and "
-                "checked: the live file is the old version, unchanged. Apply again when ready.",
+                f"{what}. Checked: the live file is the old version, unchanged. "
+                "Apply again when ready.",
             )
         if live.sha256 == self.request.candidate_sha256:
-            self.installed = True
-            self._event("install", DONE, "Reconnected: the live file holds the new version.")
-            try:
-                outcome = self._activate_and_check()
-            except (_ConnectionLost, ConnectionFailed):
+            if not self.installed:
+                self.installed = True
+                self._event("install", DONE, "Checked again: the live file holds the new "
+                            "version.")
+                if not lost.dropped:
+                    # The server hung with the swap done: trust it with the old file only.
+                    return self._rollback(f"{what}; the new version had gone live.")
+            if self._recovering:
                 return self._outcome(
                     FAILED_OUTCOME, "new",
                     "The connection was lost twice. The live file holds the new version; "
-                    "smbd re-reads a changed file within a few minutes on its own.",
-                )
-            outcome.message = (f"The connection dropped during '{STEP_TITLES[lost.step]}'; "
-                               "SambaTune reconnected and finished. " + outcome.message)
+                    "smbd re-reads a changed file within a few minutes on its own.")
+            self._recovering = True
+            outcome = self._activate_and_check()
+            outcome.message = f"{what}; SambaTune reconnected and finished. " + outcome.message
             return outcome
+        self.live_after = live.data
         return self._outcome(
             FAILED_OUTCOME, "unknown",
-            "The connection was lost and the live file is now neither the old nor the new "
-            "version: someone else changed it. Nothing more was done.",
+            f"{what} and the live file is now neither the old nor the new version: "
+            "someone else changed it. Nothing more was done.",
         )
+
+    _recovering = False
 
     def _cleanup_candidate(self) -> None:
         try:
-            self.transport.run(["rm", "-f", "--", self.candidate_path], sudo=self.request.sudo)
+            if self.transport.is_connected():
+                self.transport.run(["rm", "-f", "--", self.candidate_path],
+                                   sudo=self.request.sudo)
         except SambaTuneError:
             pass
 
@@ -499,42 +659,13 @@ def apply_config(
     cancel: CancelToken | None = None,
     reconnect: Callable[[], Transport] | None = None,
     fault: Callable[[str, Transport], None] | None = None,
+    journal: ApplyJournal | None = None,
 ) -> ApplyOutcome:
-    """Run the whole pipeline. ``fault`` is called after each step (tests inject failures)."""
+    """Run the whole pipeline.
+
+    ``reconnect`` opens the connection again after a drop, so the outcome is decided by
+    what the server has; ``journal`` records the run (before the swap and after);
+    ``fault`` is called after each step (tests inject failures there).
+    """
     return ApplyRun(transport, request, on_event=on_event, cancel=cancel,
-                    reconnect=reconnect, fault=fault).run()
-
-
-# Arguments: target, candidate, sha256 the target must still have. The check and the
-# rename happen in one remote command, so no other writer can slip in between our
-# look and our swap except in the microseconds of the mv itself.
-SWAP_SCRIPT = r"""
-set -eu
-target=$1; candidate=$2; expected=$3
-have=$(sha256sum "$target" | cut -d' ' -f1)
-if [ "$have" != "$expected" ]; then rm -f "$candidate"; exit 10; fi
-chmod --reference="$target" "$candidate"
-chown --reference="$target" "$candidate" 2>/dev/null || true
-if command -v chcon >/dev/null 2>&1; then chcon --reference="$target" "$candidate" 2>/dev/null || true; fi
-sync "$candidate" 2>/dev/null || sync
-mv -f "$candidate" "$target"
-"""
-
-# Arguments: target, sha256 of the version we installed. The old bytes come on stdin
-# and replace the target only if it still holds what we installed.
-ROLLBACK_SCRIPT = r"""
-set -eu
-target=$1; ours=$2
-have=$(sha256sum "$target" | cut -d' ' -f1)
-if [ "$have" != "$ours" ]; then exit 10; fi
-dir=$(dirname "$target"); base=$(basename "$target")
-tmp=$(mktemp "$dir/.$base.sambatune-restore.XXXXXX")
-trap 'rm -f "$tmp"' EXIT INT TERM HUP
-cat > "$tmp"
-chmod --reference="$target" "$tmp"
-chown --reference="$target" "$tmp" 2>/dev/null || true
-if command -v chcon >/dev/null 2>&1; then chcon --reference="$target" "$tmp" 2>/dev/null || true; fi
-sync "$tmp" 2>/dev/null || sync
-mv -f "$tmp" "$target"
-trap - EXIT INT TERM HUP
-"""
+                    reconnect=reconnect, fault=fault, journal=journal).run()

@@ -31,11 +31,15 @@ class Backup:
     sha256: str
     applied_by: str
     summary: str
+    # The smb.conf this is a backup of: one backup directory may serve several.
+    # Empty in backups written before SambaTune recorded it.
+    config_path: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "path": self.path, "created": self.created, "size": self.size,
             "sha256": self.sha256, "applied_by": self.applied_by, "summary": self.summary,
+            "config_path": self.config_path,
         }
 
 
@@ -80,6 +84,7 @@ class BackupStore:
         backup = Backup(
             id=backup_id, path=path, created=now.isoformat(timespec="seconds"),
             size=len(data), sha256=digest, applied_by=applied_by, summary=summary,
+            config_path=self.config_path,
         )
         meta = json.dumps(backup.to_json(), sort_keys=True).encode("utf-8") + b"\n"
         self.transport.write_file_atomic(path + ".json", meta, sudo=self.sudo, mode=0o600)
@@ -102,13 +107,29 @@ class BackupStore:
             if not line:
                 continue
             try:
-                backups.append(Backup(**json.loads(line)))
+                backup = Backup(**json.loads(line))
             except (TypeError, ValueError):
                 continue
+            if self._ours(backup):
+                backups.append(backup)
         return sorted(backups, key=lambda b: b.id, reverse=True)
 
+    def _ours(self, backup: Backup) -> bool:
+        """A backup of this config file, not of another one sharing the directory."""
+        if backup.config_path:
+            return backup.config_path == self.config_path
+        # Older backups say nothing; beside the file they can only be this file's.
+        return self.directory == default_backup_dir(self.config_path)
+
     def read(self, backup_id: str) -> bytes:
-        return self.transport.read_file(self._file(backup_id), sudo=self.sudo)
+        """The backup's bytes, proven to be the ones it was made with."""
+        backup = self.get(backup_id)
+        data = self.transport.read_file(self._file(backup.id), sudo=self.sudo)
+        if hashlib.sha256(data).hexdigest() != backup.sha256:
+            raise InvalidInput(
+                f"The backup {backup.path} no longer has the bytes it was made with "
+                "(its checksum differs), so SambaTune will not use it.")
+        return data
 
     def get(self, backup_id: str) -> Backup:
         for backup in self.entries():

@@ -10,7 +10,8 @@ import threading
 from collections.abc import Sequence
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import Cancelled, CommandFailed
+from sambatune.errors import Cancelled, CommandFailed, CommandTimedOut
+from sambatune.remote.regular_file import FileRead, read_local
 from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
 
 
@@ -108,7 +109,7 @@ class LocalTransport(Transport):
         except subprocess.TimeoutExpired as exc:
             popen.kill()
             popen.communicate()
-            raise CommandFailed(
+            raise CommandTimedOut(
                 f"{argv[0]} did not finish within {timeout:g} s", exit_code=None
             ) from exc
         finally:
@@ -129,6 +130,14 @@ class LocalTransport(Transport):
         try:
             with open(path, "rb") as handle:
                 return handle.read()
+        except OSError as exc:
+            raise CommandFailed(f"Reading {path} failed: {exc.strerror}", details=str(exc)) from exc
+
+    def read_regular_file(self, path: str, limit: int, *, sudo: bool = False) -> FileRead:
+        if sudo and self.sudo_mode() != "root":
+            return super().read_regular_file(path, limit, sudo=True)
+        try:
+            return read_local(path, limit)
         except OSError as exc:
             raise CommandFailed(f"Reading {path} failed: {exc.strerror}", details=str(exc)) from exc
 

@@ -133,25 +133,50 @@ def share_names(dump: str) -> list[str]:
 
 @dataclass
 class SmbdInstance:
+    """A running smbd the agent verified: owned by root, running root's own binary."""
+
     pid: int
     config: str
     ports: list[int]
     addresses: list[str]
+    exe: str = ""  # empty when it could not be verified (the agent was not root)
+    argv: list[str] = field(default_factory=list)
 
 
-def find_instance(
-    transport: Transport, config_path: str, *, sudo: bool = False,
-    cancel: CancelToken | None = None,
-) -> SmbdInstance | None:
-    """The running smbd that serves ``config_path`` (its parent process), if any.
+@dataclass
+class SmbdProcesses:
+    """What the agent saw: trusted instances, the impostors, and a binary to start."""
 
-    With ``sudo`` the agent runs as root, which is what lets it see root's sockets.
-    """
+    instances: list[dict[str, Any]]
+    untrusted: list[dict[str, Any]]
+    trusted_binary: str | None
+
+
+def smbd_processes(
+    transport: Transport, *, sudo: bool = False, cancel: CancelToken | None = None,
+) -> SmbdProcesses:
     from sambatune.remote.agents import run_agent
 
     result = run_agent(transport, "sysinfo", {"only": "smbd"}, sudo=sudo, cancel=cancel)
     samba = result.data.get("samba") or {}
-    instances = samba.get("instances") or []
+    return SmbdProcesses(
+        instances=list(samba.get("instances") or []),
+        untrusted=list(samba.get("untrusted_processes") or []),
+        trusted_binary=samba.get("trusted_binary") or None,
+    )
+
+
+def find_instance(
+    transport: Transport, config_path: str, *, sudo: bool = False,
+    cancel: CancelToken | None = None, seen: SmbdProcesses | None = None,
+) -> SmbdInstance | None:
+    """The trusted running smbd that serves ``config_path`` (its parent process), if any.
+
+    With ``sudo`` the agent runs as root, which is what lets it see root's sockets and
+    check which binary each smbd runs; without root no smbd can be verified.
+    """
+    processes = seen or smbd_processes(transport, sudo=sudo, cancel=cancel)
+    instances = processes.instances
     # An smbd started without -s serves the built-in default config file.
     default = default_config_path(transport) if any(not i.get("config") for i in instances) else None
     for instance in instances:
@@ -162,6 +187,8 @@ def find_instance(
                 config=config_path,
                 ports=sorted({int(p["port"]) for p in listening}),
                 addresses=sorted({str(p["address"]) for p in listening}),
+                exe=str(instance.get("exe") or "") if instance.get("verified") else "",
+                argv=[str(a) for a in instance.get("argv") or []],
             )
     return None
 
@@ -201,10 +228,13 @@ def restart_smbd(
 ) -> str:
     """Restart the smbd that serves ``config_path``. Returns how it was done.
 
-    Through systemd when a unit runs that smbd; otherwise the running smbd is stopped
-    and started again with its own command line (daemonised).
+    Through systemd when a unit runs that smbd; otherwise the verified smbd is stopped
+    and its verified binary started again as a daemon with this config. Nothing read
+    from a process (its command line, a binary a user could have planted) is ever run:
+    a process called smbd that is not root's own is not smbd (see the sysinfo agent).
     """
-    instance = find_instance(transport, config_path, sudo=sudo, cancel=cancel)
+    seen = smbd_processes(transport, sudo=sudo, cancel=cancel)
+    instance = find_instance(transport, config_path, sudo=sudo, cancel=cancel, seen=seen)
     if instance is not None:
         for unit in ("smbd.service", "smb.service", "samba.service"):
             shown = transport.run(
@@ -215,21 +245,25 @@ def restart_smbd(
                     f"systemctl restart {unit}"
                 )
                 return f"systemctl restart {unit}"
-    argv_result = (
-        transport.run(["cat", f"/proc/{instance.pid}/cmdline"], sudo=sudo, timeout=30)
-        if instance is not None else None
-    )
-    if instance is not None and argv_result is not None and argv_result.ok:
-        argv = [a for a in argv_result.stdout.decode("utf-8", "replace").split("\0") if a]
+        if not instance.exe:
+            raise CommandFailed(
+                "smbd was not restarted: without root rights SambaTune cannot verify which "
+                "binary the running smbd is, and it restarts only a verified one.",
+                details=f"smbd pid {instance.pid}; use sudo (or connect as root).",
+            )
+        binary = instance.exe
         transport.run(["kill", "-TERM", str(instance.pid)], sudo=sudo, timeout=30)
         _wait_gone(transport, instance.pid)
     else:
-        argv = ["smbd", f"--configfile={config_path}"]
-    # Keep its options but always start it as a daemon: we are not its supervisor.
-    argv = [a for a in argv if a not in ("-F", "--foreground", "-i", "--interactive",
-                                         "--no-process-group", "--debug-stdout", "-S")]
-    if "-D" not in argv and "--daemon" not in argv:
-        argv.insert(1, "-D")
+        binary = seen.trusted_binary or ""
+    if not binary:
+        raise CommandFailed(
+            "smbd could not be started: no smbd binary that only root can change was found "
+            "(checking that needs root rights).",
+            details="SambaTune starts only an smbd binary that root owns and only root can "
+                    "write to, never one named by a running process.",
+        )
+    argv = [binary, "-D", f"--configfile={config_path}"]
     transport.run(argv, sudo=sudo, timeout=60).check("Starting smbd")
     return "stopped smbd and started it again: " + " ".join(argv)
 
