@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed, SudoFailed
+from sambatune.remote import regular_file
+from sambatune.remote.regular_file import FileRead
 
 # sudo's prompt goes to stderr; an empty prompt keeps stderr clean for parsing.
 SUDO_WITH_PASSWORD = ("sudo", "-k", "-S", "-p", "")
@@ -190,6 +192,22 @@ class Transport(abc.ABC):
 
     def file_exists(self, path: str, *, sudo: bool = False) -> bool:
         return self.run(["test", "-e", path], sudo=sudo).exit_code == 0
+
+    def read_regular_file(self, path: str, limit: int, *, sudo: bool = False) -> FileRead:
+        """``path``'s bytes if it is a regular file of at most ``limit`` bytes, else what it is.
+
+        Unlike :meth:`read_file`, safe on a path someone else chose: a device, FIFO or
+        directory is never opened and at most ``limit + 1`` bytes are read. Raises
+        :class:`CommandFailed` when the file is there but cannot be read.
+        """
+        argv = ["sh", "-c", regular_file.SCRIPT, "sambatune-read", path, str(limit + 1)]
+        result = self.run(argv, sudo=sudo, timeout=90.0)
+        if result.exit_code == regular_file.TIMEOUT_EXIT:
+            raise CommandFailed(f"Reading {path} stalled for a minute and was stopped.",
+                                exit_code=result.exit_code)
+        if result.exit_code not in regular_file.ANSWERS:
+            result.check(f"Reading {path}")
+        return regular_file.outcome(result.exit_code, result.stdout, limit)
 
     def write_file_atomic(
         self, path: str, data: bytes, *, sudo: bool = False, mode: int | None = None
