@@ -24,6 +24,11 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--port", type=int, help="SSH port (default: from ~/.ssh/config, or 22)")
     group.add_argument("--user", help="SSH user (default: from ~/.ssh/config, or yours)")
     group.add_argument("--identity", metavar="FILE", help="private key file (like ssh -i)")
+    group.add_argument(
+        "--auth", choices=("password", "agent"),
+        help="sign in only with a password (no key is tried) or only with ssh-agent's keys "
+        "(default: agent, key files, then a password, like ssh)",
+    )
     group.add_argument("--jump", metavar="HOST", help="reach the server through this host (like ssh -J)")
     group.add_argument(
         "--known-hosts", metavar="FILE", type=Path,
@@ -36,11 +41,19 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--password-stdin", action="store_true",
-        help="read the SSH password (or key passphrase) from the first line of stdin",
+        help="read the SSH password from the first line of stdin. Without --passphrase-stdin "
+        "it also unlocks an encrypted key; a line used that way is never sent to the server "
+        "as a password (add --auth password to sign in with a password)",
+    )
+    group.add_argument(
+        "--passphrase-stdin", action="store_true",
+        help="read the passphrase of an encrypted key from stdin (the line after the SSH "
+        "password, if any); it is never sent to the server",
     )
     group.add_argument(
         "--sudo-password-stdin", action="store_true",
-        help="read the sudo password from stdin (the next line after the SSH password, if any)",
+        help="read the sudo password from stdin (the line after the SSH password and "
+        "passphrase, if any)",
     )
     group.add_argument("--connect-timeout", type=float, metavar="SECONDS")
 
@@ -48,9 +61,12 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
 class TerminalPrompts:
     """Connection questions answered from flags, or at the terminal when there is one."""
 
-    def __init__(self, accept_new_host_key: bool, password: str | None) -> None:
+    def __init__(
+        self, accept_new_host_key: bool, password: str | None, passphrase: str | None = None
+    ) -> None:
         self.accept_new_host_key = accept_new_host_key
         self.password = password
+        self.passphrase = passphrase
         self.interactive = sys.stdin.isatty() and sys.stderr.isatty()
 
     def confirm_host_key(self, question: HostKeyQuestion) -> bool:
@@ -60,8 +76,13 @@ class TerminalPrompts:
         return False
 
     def ask_secret(self, request: SecretRequest) -> str | None:
-        if self.password is not None and request.attempt == 1:
-            return self.password
+        # Without --passphrase-stdin the password line answers the passphrase question
+        # too, as it always did; the SSH layer then never sends it as a password.
+        given = self.password
+        if request.kind == "passphrase" and self.passphrase is not None:
+            given = self.passphrase
+        if given is not None and request.attempt == 1:
+            return given
         if not self.interactive or request.attempt > 3:
             return None
         try:
@@ -70,14 +91,20 @@ class TerminalPrompts:
             return None
 
 
-def options_from_args(args: argparse.Namespace) -> ConnectionOptions:
+def _read_stdin_secrets(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:
+    """SSH password, key passphrase and sudo password: one stdin line for each flag given."""
+    wanted = ("password_stdin", "passphrase_stdin", "sudo_password_stdin")
+    password, passphrase, sudo_password = (
+        _read_stdin_line() if getattr(args, name, False) else None for name in wanted
+    )
+    return password, passphrase, sudo_password
+
+
+def options_from_args(
+    args: argparse.Namespace, password: str | None = None, sudo_password: str | None = None
+) -> ConnectionOptions:
     from sambatune.remote.connection import ConnectionOptions
 
-    password = sudo_password = None
-    if getattr(args, "password_stdin", False):
-        password = _read_stdin_line()
-    if getattr(args, "sudo_password_stdin", False):
-        sudo_password = _read_stdin_line()
     return ConnectionOptions(
         host=args.host,
         port=args.port,
@@ -89,6 +116,7 @@ def options_from_args(args: argparse.Namespace) -> ConnectionOptions:
         connect_timeout=args.connect_timeout,
         password=password,
         sudo_password=sudo_password,
+        auth=getattr(args, "auth", None),
     )
 
 
@@ -100,8 +128,10 @@ def _read_stdin_line() -> str:
 def connect_from_args(args: argparse.Namespace, cancel: CancelToken | None = None) -> Transport:
     from sambatune.remote.connection import open_target
 
-    options = options_from_args(args)
-    prompts = TerminalPrompts(args.accept_new_host_key, options.password)
+    password, passphrase, sudo_password = _read_stdin_secrets(args)
+    # The passphrase stays out of the options: they hand their password to the server.
+    options = options_from_args(args, password, sudo_password)
+    prompts = TerminalPrompts(args.accept_new_host_key, password, passphrase)
     transport = open_target(options, prompts, cancel=cancel)
     options.password = None
     return transport

@@ -246,13 +246,18 @@ def connect_ssh(
 ) -> SshTransport:
     """Connect (through every ProxyJump hop), verify the host key, authenticate."""
     hops: list[paramiko.Transport] = []
+    # Every secret given as a key passphrase on any hop: none of them may reach a server
+    # as a password, and the same prompts (the same stdin line) serve every hop.
+    passphrases: set[str] = set()
     try:
         sock: Any = None
         for hop in endpoint.proxy_jump:
-            hop_transport = _open_transport(hop, sock, prompts, host_keys, None, cancel)
+            hop_transport = _open_transport(
+                hop, sock, prompts, host_keys, None, passphrases, cancel
+            )
             hops.append(hop_transport)
             sock = _forward(hop_transport, hop, endpoint_after(endpoint, hop))
-        final = _open_transport(endpoint, sock, prompts, host_keys, password, cancel)
+        final = _open_transport(endpoint, sock, prompts, host_keys, password, passphrases, cancel)
     except BaseException:
         for hop_transport in reversed(hops):
             hop_transport.close()
@@ -337,6 +342,7 @@ def _open_transport(
     prompts: ConnectionPrompts,
     host_keys: HostKeyStore,
     password: str | None,
+    passphrases: set[str],
     cancel: CancelToken | None,
 ) -> paramiko.Transport:
     if sock is None:
@@ -366,7 +372,7 @@ def _open_transport(
         _verify_host_key(endpoint, transport.get_remote_server_key(), known, prompts, host_keys)
         if cancel is not None:
             cancel.raise_if_cancelled()
-        _authenticate(endpoint, transport, prompts, password, cancel)
+        _authenticate(endpoint, transport, prompts, password, passphrases, cancel)
         transport.set_keepalive(30)
         return transport
     except BaseException:
@@ -438,6 +444,7 @@ def _authenticate(
     transport: paramiko.Transport,
     prompts: ConnectionPrompts,
     password: str | None,
+    passphrases: set[str],
     cancel: CancelToken | None,
 ) -> None:
     user = endpoint.user
@@ -453,6 +460,7 @@ def _authenticate(
     def done() -> bool:
         return transport.is_authenticated()
 
+    unlocked: list[str] = []  # encrypted keys a passphrase was asked for
     if "publickey" in allowed:
         if endpoint.use_agent and not endpoint.identities_only:
             for key in _agent_keys():
@@ -481,6 +489,10 @@ def _authenticate(
                 phrase = prompts.ask_secret(SecretRequest("passphrase", path, attempt))
                 if phrase is None:
                     break
+                # Kept whether or not it opens the key: a mistyped passphrase is still
+                # close to the real one, and no passphrase may reach the server.
+                passphrases.add(phrase)
+                unlocked.append(path)
                 try:
                     key = _load_private_key(path, phrase)
                 except (paramiko.SSHException, ValueError):
@@ -494,27 +506,50 @@ def _authenticate(
                 break
 
     password_methods = [m for m in ("password", "keyboard-interactive") if m in allowed]
+    withheld = False
     if password_methods and not done():
-        attempt = 1
-        secret = password
-        while attempt <= 3:
+        offered = password
+        for attempt in range(1, 4):
             if cancel is not None:
                 cancel.raise_if_cancelled()
+            secret = (
+                offered
+                if offered is not None
+                else prompts.ask_secret(SecretRequest("password", endpoint.label, attempt))
+            )
+            offered = None
             if secret is None:
-                secret = prompts.ask_secret(SecretRequest("password", endpoint.label, attempt))
-                if secret is None:
-                    break
+                break
+            if secret in passphrases:
+                # With --password-stdin one line answers both the passphrase and the
+                # password question; once used for a key it stays on this computer.
+                withheld = True
+                continue
             if _try_password(transport, user, secret, password_methods):
                 return
             tried.append("password")
-            secret = None
-            attempt += 1
 
     if not done():
         if "password" in tried:
             raise AuthenticationFailed(
                 f"The server rejected the password for {endpoint.label}.",
                 details=f"The server accepts: {', '.join(allowed)}.",
+            )
+        if withheld:
+            keys = ", ".join(dict.fromkeys(unlocked))
+            raise SecretRequired(
+                f"{endpoint.label} wants a password, but the secret given was used as a key "
+                "passphrase, and SambaTune does not send a key passphrase to the server.",
+                details=(
+                    f"It was tried as the passphrase of {keys}; the server did not accept "
+                    "that key (or the passphrase did not open it). Nothing was sent as a "
+                    "password.\n"
+                    "To sign in with a password, give it on its own: add --auth password "
+                    "(keys are not tried, so --password-stdin is only the password), or put "
+                    "the key's passphrase on its own line with --passphrase-stdin. In the app, "
+                    "choose \"Sign in with: Password\" for this server.\n"
+                    f"The server accepts: {', '.join(allowed)}."
+                ),
             )
         if password_methods:
             raise SecretRequired(
