@@ -21,12 +21,17 @@ from sambatune.errors import (
     CommandFailed,
     ConnectionFailed,
     HostKeyChanged,
+    HostKeyRevoked,
     HostKeyUnknown,
     SecretRequired,
 )
 from sambatune.remote.hostkeys import (
+    HostKeyCheck,
     HostKeyQuestion,
+    HostKeyStatus,
     HostKeyStore,
+    KnownKey,
+    check_host_key,
     key_type_label,
     sha256_fingerprint,
 )
@@ -350,8 +355,8 @@ def _open_transport(
     transport = paramiko.Transport(sock)
     unregister = cancel.on_cancel(transport.close) if cancel else (lambda: None)
     try:
-        known = host_keys.known_keys(endpoint.known_hosts_name)
-        _prefer_known_key_types(transport, [k.key for k in known])
+        entries = host_keys.entries(endpoint.known_hosts_name)
+        _prefer_known_key_types(transport, [e for e in entries if not e.marker])
         try:
             transport.start_client(timeout=endpoint.connect_timeout)
         except (paramiko.SSHException, EOFError, OSError) as exc:
@@ -369,7 +374,7 @@ def _open_transport(
                 f"handshake failed: no SSH greeting within {endpoint.connect_timeout:g} s "
                 "(not an SSH server, or one too busy to answer)."
             )
-        _verify_host_key(endpoint, transport.get_remote_server_key(), known, prompts, host_keys)
+        _verify_host_key(endpoint, transport.get_remote_server_key(), entries, prompts, host_keys)
         if cancel is not None:
             cancel.raise_if_cancelled()
         _authenticate(endpoint, transport, prompts, password, passphrases, cancel)
@@ -382,52 +387,71 @@ def _open_transport(
         unregister()
 
 
-def _prefer_known_key_types(transport: paramiko.Transport, keys: list[paramiko.PKey]) -> None:
-    """Ask the server for the key type we already know, as OpenSSH does."""
-    if not keys:
+def _prefer_known_key_types(transport: paramiko.Transport, known: list[KnownKey]) -> None:
+    """Ask the server for a key type already on record, as OpenSSH does.
+
+    A server that also has a key of another type would otherwise present that one,
+    and a key of another type than the one on record counts as a changed key.
+    """
+    types = {k.key_type for k in known}
+    if not types:
         return
     options = transport.get_security_options()
-    preferred: list[str] = []
-    for key in keys:
-        names = _RSA_ALGORITHMS if key.get_name() == "ssh-rsa" else (key.get_name(),)
-        preferred.extend(n for n in names if n in options.key_types and n not in preferred)
-    rest = [n for n in options.key_types if n not in preferred]
+    preferred = [
+        a for a in options.key_types if ("ssh-rsa" if a in _RSA_ALGORITHMS else a) in types
+    ]
+    rest = [a for a in options.key_types if a not in preferred]
     options.key_types = tuple(preferred + rest)
 
 
 def _verify_host_key(
     endpoint: SshEndpoint,
     server_key: paramiko.PKey,
-    known: list[Any],
+    entries: list[KnownKey],
     prompts: ConnectionPrompts,
     host_keys: HostKeyStore,
 ) -> None:
     host = endpoint.known_hosts_name
-    same_type = [k for k in known if k.key.get_name() == server_key.get_name()]
-    if any(k.key.asbytes() == server_key.asbytes() for k in same_type):
+    check = check_host_key(entries, server_key)
+    if check.status is HostKeyStatus.NEW and endpoint.port != 22:
+        # ssh accepts a key recorded for the plain name on any port. It ignores a
+        # revocation there, but a revoked key is refused here wherever it is marked.
+        plain = host_keys.check(endpoint.hostname, server_key)
+        if plain.status in (HostKeyStatus.KNOWN, HostKeyStatus.REVOKED):
+            check = plain
+    if check.status is HostKeyStatus.KNOWN:
         return
     fingerprint = sha256_fingerprint(server_key)
-    if same_type:
-        old = same_type[0]
-        raise HostKeyChanged(
-            f"DANGER: the host key of {host} has CHANGED. Connection refused. "
-            f"New {key_type_label(server_key)} key: {fingerprint}.",
+    label = key_type_label(server_key)
+    if check.status is HostKeyStatus.REVOKED:
+        assert check.line is not None
+        raise HostKeyRevoked(
+            f"REFUSED: the {label} host key of {host} is marked as revoked. "
+            f"Connection refused. Key: {fingerprint}.",
             details=(
-                "Someone could be intercepting this connection (a man-in-the-middle attack), "
-                "or the server was reinstalled and got a new key.\n"
-                f"The old key is in {old.path}, line {old.line_number}; "
-                f"its fingerprint is {sha256_fingerprint(old.key)}.\n"
-                "If you are sure the change is legitimate, remove the old entry with:\n"
-                f"  ssh-keygen -R '{host}' -f '{old.path}'\n"
-                "and connect again to review the new key."
+                f"{check.line.where} marks this key @revoked: it must not be trusted any more "
+                "(it may have been stolen), so whoever presents it may be impersonating the "
+                "server. A revoked key is refused whatever else known_hosts says about it, "
+                "as ssh does.\n"
+                "Ask the server's administrator for its current key; SambaTune will not "
+                "connect while the server presents this one."
             ),
+        )
+    if check.status is HostKeyStatus.CHANGED:
+        raise _host_key_changed(host, server_key, check)
+    note = ""
+    if check.authorities:
+        note = (
+            "A certificate authority is on record for this host "
+            f"({check.authorities[0].where}), but SambaTune cannot check host certificates: "
+            "compare the fingerprint with the server's yourself."
         )
     question = HostKeyQuestion(
         host=host,
-        key_type=key_type_label(server_key),
+        key_type=label,
         bits=server_key.get_bits(),
         fingerprint=fingerprint,
-        other_types_known=tuple(sorted({key_type_label(k.key) for k in known})),
+        note=note,
     )
     if not prompts.confirm_host_key(question):
         raise HostKeyUnknown(
@@ -437,6 +461,45 @@ def _verify_host_key(
             + "\nCompare it with the server's own: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub",
         )
     host_keys.remember(host, server_key)
+
+
+def _host_key_changed(host: str, server_key: paramiko.PKey, check: HostKeyCheck) -> HostKeyChanged:
+    old = check.line
+    assert old is not None
+    label = key_type_label(server_key)
+    fingerprint = sha256_fingerprint(server_key)
+    if old.key_type == server_key.get_name():
+        what = f"New {label} key: {fingerprint}."
+        why = "or the server was reinstalled and got a new key."
+    else:
+        what = (
+            f"The server presents a key of type {label} ({fingerprint}), "
+            f"but the key on record for it is of type {old.type_label}."
+        )
+        why = (
+            f"or the server no longer offers its {old.type_label} key. "
+            "A key of another type than the one on record is refused, as ssh does."
+        )
+    lines = [f"Someone could be intercepting this connection (a man-in-the-middle attack), {why}"]
+    lines.append("On record for this host:")
+    for known in check.known:
+        shared = f" (the line is for '{known.hosts}')" if known.covers_other_hosts else ""
+        lines.append(f"  {known.where}: {known.type_label} {known.fingerprint}{shared}")
+    shared_lines = [k for k in check.known if k.covers_other_hosts]
+    if shared_lines:
+        lines.append(
+            "A pattern or a list of several hosts vouches for this one: ssh-keygen -R would "
+            "delete such a line for all of them, so edit it by hand if the change is legitimate."
+        )
+    files = dict.fromkeys(k.path for k in check.known if not k.covers_other_hosts)
+    if files:
+        lines.append("If you are sure the change is legitimate, remove the old entry with:")
+        lines.extend(f"  ssh-keygen -R '{host}' -f '{path}'" for path in files)
+        lines.append("and connect again to review the new key.")
+    return HostKeyChanged(
+        f"DANGER: the host key of {host} has CHANGED. Connection refused. {what}",
+        details="\n".join(lines),
+    )
 
 
 def _authenticate(

@@ -57,13 +57,10 @@ class HostKeyDialog(QDialog):
         fingerprint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         fingerprint.setStyleSheet("padding: 8px; background: palette(alternate-base);")
         layout.addWidget(fingerprint)
-        if question.other_types_known:
-            other = QLabel(
-                "Keys of another type are already known for this server: "
-                + ", ".join(question.other_types_known) + "."
-            )
-            other.setWordWrap(True)
-            layout.addWidget(other)
+        if question.note:
+            note = QLabel(question.note)
+            note.setWordWrap(True)
+            layout.addWidget(note)
         buttons = QDialogButtonBox()
         self.trust_button = buttons.addButton("Trust and connect", QDialogButtonBox.ButtonRole.AcceptRole)
         self.reject_button = buttons.addButton("Do not connect", QDialogButtonBox.ButtonRole.RejectRole)
