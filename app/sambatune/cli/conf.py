@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from sambatune.cli.output import add_json_flag
+from sambatune.cli.output import add_json_flag, escape_json_controls
 
 if TYPE_CHECKING:
     from sambatune.conf.catalog import ParameterCatalog
@@ -158,7 +158,9 @@ def _write_json(value: Any) -> None:
     UTF-8 in the file (kept as lone surrogates) come out as U+FFFD."""
     import json
 
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+    # Raw DEL and C1 characters of a hostile file would reach a terminal showing it.
+    text = escape_json_controls(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    text += "\n"
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:

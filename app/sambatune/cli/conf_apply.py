@@ -74,7 +74,10 @@ def _confirm(question: str, args: argparse.Namespace) -> bool:
         from sambatune.errors import InvalidInput
 
         raise InvalidInput("Not applied: confirm with --yes when not at a terminal.")
-    answer = input(f"{question} [y/N] ").strip().lower()
+    from sambatune.cli.output import visible
+
+    # input() writes its prompt to the terminal itself, past the streams' filter.
+    answer = input(visible(f"{question} [y/N] ")).strip().lower()
     return answer in ("y", "yes")
 
 

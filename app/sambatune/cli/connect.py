@@ -85,8 +85,11 @@ class TerminalPrompts:
             return given
         if not self.interactive or request.attempt > 3:
             return None
+        from sambatune.cli.output import visible
+
         try:
-            return getpass.getpass(f"{request.prompt()}: ")
+            # getpass writes to the terminal itself, past the streams' filter.
+            return getpass.getpass(visible(f"{request.prompt()}: "))
         except (EOFError, KeyboardInterrupt):
             return None
 

@@ -111,17 +111,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    if args.self_check:
-        from sambatune.cli.selfcheck import run_self_check
-
-        return run_self_check(json_output=args.json, gui=args.gui)
-    if args.verb is None:
+    if args.verb is None and not args.self_check:
         from sambatune.ui.app import main as gui_main
 
         return gui_main([])
-    from sambatune.cli.output import run_verb
+    from sambatune.cli.output import run_verb, terminal_safe_streams
 
-    return run_verb(args)
+    with terminal_safe_streams(json_stdout=bool(args.json)):
+        if args.self_check:
+            from sambatune.cli.selfcheck import run_self_check
+
+            return run_self_check(json_output=args.json, gui=args.gui)
+        return run_verb(args)
 
 
 if __name__ == "__main__":

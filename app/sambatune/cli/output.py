@@ -1,12 +1,23 @@
-"""How verbs report: JSON on stdout with ``--json``, plain text otherwise; errors alike."""
+"""How verbs report: JSON on stdout with ``--json``, plain text otherwise; errors alike.
+
+Much of what verbs print comes from the server: smb.conf text, share names, testparm's
+messages, error details. A hostile server can put terminal escape sequences in them
+(retitle the window, clear the screen, write the clipboard with OSC 52), so text goes
+out with its control characters shown instead of obeyed, the way ``cat -v`` shows
+them: :func:`terminal_safe_streams` puts that between every verb and its streams.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
+import re
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TextIO, cast
 
 from sambatune.errors import Cancelled, SambaTuneError
 
@@ -15,7 +26,103 @@ EXIT_ERROR = 1
 EXIT_CANCELLED = 130
 
 
+# C0 controls but tab and newline, DEL, and C1 (U+009B alone starts a CSI on some terminals).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_RAW = re.compile(r"[\x7f-\x9f]")
+
+
+def _notation(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return "^" + chr(code + 0x40)
+    if code == 0x7F:
+        return "^?"
+    return f"\\x{code:02x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with its control characters (but tab and newline) shown, e.g. ESC as ``^[``."""
+    return _CONTROL.sub(_notation, text)
+
+
+def escape_json_controls(text: str) -> str:
+    """JSON text with DEL and C1 characters as ``\\u`` escapes: the same JSON value.
+
+    json.dumps escapes the other controls itself, but with ``ensure_ascii=False`` leaves
+    these raw. Outside strings JSON has only ASCII, so any of them sits inside a string,
+    where the escape means the same character.
+    """
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+
+class TerminalSafeStream(io.TextIOBase):
+    """A text stream that writes control characters visibly (see :func:`visible`)."""
+
+    def __init__(self, wrapped: TextIO) -> None:
+        super().__init__()
+        self.wrapped = wrapped
+
+    def write(self, text: str) -> int:
+        self.wrapped.write(visible(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.wrapped.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.wrapped.isatty()
+
+    def fileno(self) -> int:
+        return self.wrapped.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.wrapped.encoding
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return self.wrapped.errors
+
+
+def unwrapped(stream: TextIO) -> TextIO:
+    """The stream underneath, for what must keep its control characters (``\\r``)."""
+    return stream.wrapped if isinstance(stream, TerminalSafeStream) else stream
+
+
+@contextlib.contextmanager
+def terminal_safe_streams(json_stdout: bool) -> Iterator[None]:
+    """Show control characters on stderr, and on stdout unless it carries JSON.
+
+    JSON needs no filter: :func:`print_json` escapes every control character.
+    """
+    saved = sys.stdout, sys.stderr
+    # None when a windowed program has no console.
+    if not json_stdout and sys.stdout is not None:
+        sys.stdout = cast(TextIO, TerminalSafeStream(sys.stdout))
+    if sys.stderr is not None:
+        sys.stderr = cast(TextIO, TerminalSafeStream(sys.stderr))
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    stream.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def data_stdout() -> TextIO:
+    """Where a verb writes a file's worth of data (CSV, HTML) when no ``-o`` was given:
+    shown safely on a terminal, byte for byte into a pipe or a file."""
+    return sys.stdout if sys.stdout.isatty() else unwrapped(sys.stdout)
+
+
 def print_json(value: Any) -> None:
+    # ensure_ascii (the default) also escapes DEL and the C1 controls.
     json.dump(value, sys.stdout, indent=2, sort_keys=False, default=str)
     sys.stdout.write("\n")
     sys.stdout.flush()
@@ -69,13 +176,17 @@ class TerminalProgress:
         else:
             filled = int(max(0.0, min(1.0, fraction)) * 30)
             text = f"[{'#' * filled}{'.' * (30 - filled)}] {fraction:4.0%} {message}"
+        text = visible(text)
         pad = max(0, len(self._last) - len(text))
-        sys.stderr.write("\r" + text + " " * pad)
-        sys.stderr.flush()
+        # Past the filter: the carriage returns are what redraws the line.
+        stream = unwrapped(sys.stderr)
+        stream.write("\r" + text + " " * pad)
+        stream.flush()
         self._last = text
 
     def done(self) -> None:
         if self.enabled and self._last:
-            sys.stderr.write("\r" + " " * len(self._last) + "\r")
-            sys.stderr.flush()
+            stream = unwrapped(sys.stderr)
+            stream.write("\r" + " " * len(self._last) + "\r")
+            stream.flush()
             self._last = ""

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sambatune.cli.output import add_json_flag
+from sambatune.cli.output import add_json_flag, data_stdout
 
 
 def register(subparsers: Any) -> None:
@@ -134,7 +134,7 @@ def handle_export(args: argparse.Namespace) -> int:
         return _export_html(args, sessions)
     write = write_samples_csv if args.samples else write_runs_csv
     if args.output is None:
-        write(sessions, sys.stdout)
+        write(sessions, data_stdout())
         return 0
     with open(args.output, "w", newline="", encoding="utf-8") as handle:
         rows = write(sessions, handle)
@@ -151,7 +151,7 @@ def _export_html(args: argparse.Namespace, sessions: list[Any]) -> int:
 
     text = render_report(sessions)
     if args.output is None:
-        sys.stdout.write(text)
+        data_stdout().write(text)
         return 0
     args.output.write_text(text, encoding="utf-8")
     if args.json:

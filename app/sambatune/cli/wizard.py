@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sambatune.cli.output import add_json_flag
+from sambatune.cli.output import add_json_flag, data_stdout
 
 
 def register(subparsers: Any) -> None:
@@ -75,7 +75,7 @@ def handle_report(args: argparse.Namespace) -> int:
 
     text = TuningWizard.resume(WizardStore(), args.wizard).report_html()
     if args.output is None:
-        sys.stdout.write(text)
+        data_stdout().write(text)
         return 0
     args.output.write_text(text, encoding="utf-8")
     if args.json:
