@@ -130,15 +130,22 @@ def choose_catalog(version: str | None) -> ParameterCatalog:
 
 def read_document(path: str) -> SmbConfDocument:
     from sambatune.conf.document import SmbConfDocument
+    from sambatune.conf.includes import FILE_SIZE_LIMIT, size_text
     from sambatune.errors import InvalidInput
+    from sambatune.remote.regular_file import described, read_local
 
     try:
-        with open(path, "rb") as handle:
-            return SmbConfDocument(handle.read(), path)
-    except IsADirectoryError as exc:
-        raise InvalidInput(f"{path} is a directory, not an smb.conf file.") from exc
+        found = read_local(path, FILE_SIZE_LIMIT)
     except OSError as exc:
         raise InvalidInput(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    if found.kind == "file":
+        return SmbConfDocument(found.data, path)
+    if found.kind == "missing":
+        raise InvalidInput(f"Cannot read {path}: no such file.")
+    if found.kind == "too large":
+        raise InvalidInput(f"{path} is larger than {size_text(FILE_SIZE_LIMIT)}, more than "
+                           "SambaTune reads of an smb.conf file.")
+    raise InvalidInput(f"{path} is {described(found.kind)}, not an smb.conf file.")
 
 
 def _view(args: argparse.Namespace, document: SmbConfDocument,

@@ -37,7 +37,11 @@ from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import boolean_text, parse_boolean
 
 GLOBAL = "global"
-MAX_INCLUDE_DEPTH = 100  # Samba's limit; deeper is a load error
+# Samba's include depth limit (source3/param/loadparm.c, MAX_INCLUDE_DEPTH, checked
+# first thing in lp_include): the main file is depth 0, so it may include a chain of
+# 100 files; an include line in the 100th fails with "Maximum include depth (100)
+# exceeded!" and Samba refuses the whole configuration.
+MAX_INCLUDE_DEPTH = 100
 
 
 class Origin(NamedTuple):
@@ -99,6 +103,7 @@ ProblemCode = Literal[
     "copy-self",  # copy = the share itself: Samba refuses the file
     "copy-in-global",  # copy in [global]: Samba refuses the file
     "include-loop",  # a file includes itself: Samba fails at depth 100
+    "include-too-deep",  # includes nest more than 100 files deep
     "include-registry-in-share",  # include = registry outside [global]: Samba refuses the file
 ]
 
@@ -116,6 +121,9 @@ IncludeStatus = Literal[
     "followed",  # read and applied at this point
     "missing",  # no such file (Samba skips it silently)
     "unreadable",  # exists but could not be read
+    "not-regular",  # a directory, device, FIFO or socket: not read (detail: which)
+    "too-large",  # larger than SambaTune reads: not read
+    "too-deep",  # nested deeper than Samba allows: Samba refuses the configuration
     "macro",  # the path has %-macros: resolved per client, not followed
     "relative",  # relative path: resolved against smbd's working directory, not followed
     "registry",  # include = registry: settings live in the registry
@@ -488,6 +496,17 @@ class _Walker:
     def _include(self, path: str, origin: Origin) -> None:
         result = self.result
         section = self.current.name
+        # self.stack holds the main file too: its length is this line's depth + 1.
+        if len(self.stack) > MAX_INCLUDE_DEPTH:
+            result.includes.append(IncludeLink(origin, section, path, "too-deep", None,
+                                               f"includes nest more than {MAX_INCLUDE_DEPTH} "
+                                               "deep"))
+            result.problems.append(LoadProblem(
+                "include-too-deep", section,
+                f"{path} would be include {len(self.stack)} of a chain; Samba allows "
+                f"{MAX_INCLUDE_DEPTH} nested includes, stops with \"Maximum include depth "
+                f"({MAX_INCLUDE_DEPTH}) exceeded!\" and refuses the configuration.", origin))
+            return
         if name_key(path) == "registry":
             if not self.current.is_global:
                 result.problems.append(LoadProblem(
@@ -515,10 +534,6 @@ class _Walker:
             return
         if self.read_include is None:
             result.includes.append(IncludeLink(origin, section, path, "not-followed", None))
-            return
-        if len(self.stack) >= MAX_INCLUDE_DEPTH:
-            result.includes.append(IncludeLink(origin, section, path, "loop", None,
-                                               "includes nest more than 100 deep"))
             return
         found = self.read_include(path)
         if isinstance(found, tuple):

@@ -3,64 +3,100 @@
 Each included file becomes its own :class:`SmbConfDocument` (its own path, its own
 line numbers), and :func:`sambatune.conf.effective.effective_view` links them in at
 the ``include =`` line. Readers are callables ``path -> document | (status, detail)``.
+
+An include can name anything, so only regular files are read (a device, FIFO or
+directory is reported, never opened), each of at most :data:`FILE_SIZE_LIMIT` bytes
+and all of them together at most :data:`INCLUDES_SIZE_LIMIT`.
 """
 
 from __future__ import annotations
 
-import os
+import abc
 from typing import TYPE_CHECKING
 
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import IncludeStatus
 from sambatune.errors import SambaTuneError
+from sambatune.remote.regular_file import FileRead, read_local
 
 if TYPE_CHECKING:  # the CLI's local path must not pay for the transport stack
     from sambatune.remote.transport import Transport
 
+MIB = 1024 * 1024
+#: The most SambaTune reads of one smb.conf file. Real ones are far smaller: the
+#: 50,000-line file of bench/conf_parse.py (3,500 shares) is 1.2 MiB, so 8 MiB is some
+#: 24,000 such shares or 340,000 lines, which lint reads in about 1.3 s and 170 MB,
+#: and which SSH brings over in a second on a 100 Mbit/s link. Samba itself has no
+#: limit; this one keeps a sparse giant from eating the memory.
+FILE_SIZE_LIMIT = 8 * MIB
+#: The most read across all the includes of one configuration: includes nest 100 deep,
+#: and 100 files of 8 MiB would need some 17 GB to lint.
+INCLUDES_SIZE_LIMIT = 16 * MIB
 
-class TransportIncludes:
-    """Reads includes on a target (local or SSH); each file is read once and kept."""
-
-    def __init__(self, transport: Transport, *, sudo: bool = False) -> None:
-        self.transport = transport
-        self.sudo = sudo
-        self.documents: dict[str, SmbConfDocument | tuple[IncludeStatus, str]] = {}
-
-    def __call__(self, path: str) -> SmbConfDocument | tuple[IncludeStatus, str]:
-        if path not in self.documents:
-            self.documents[path] = self._read(path)
-        return self.documents[path]
-
-    def _read(self, path: str) -> SmbConfDocument | tuple[IncludeStatus, str]:
-        try:
-            return SmbConfDocument(self.transport.read_file(path, sudo=self.sudo), path)
-        except SambaTuneError as error:
-            if not self.transport.file_exists(path, sudo=self.sudo):
-                return "missing", f"no such file on {self.transport.label}"
-            return "unreadable", error.message
+IncludeResult = SmbConfDocument | tuple[IncludeStatus, str]
 
 
-class LocalIncludes:
-    """Reads includes from this computer's disk with plain file I/O (no subprocess)."""
+def size_text(size: int) -> str:
+    return f"{size // MIB} MiB"
+
+
+class _Includes(abc.ABC):
+    """Each file read once and kept; the bytes read so far count against the budget."""
 
     def __init__(self) -> None:
-        self.documents: dict[str, SmbConfDocument | tuple[IncludeStatus, str]] = {}
+        self.documents: dict[str, IncludeResult] = {}
+        self.total = 0
 
-    def __call__(self, path: str) -> SmbConfDocument | tuple[IncludeStatus, str]:
+    def __call__(self, path: str) -> IncludeResult:
         if path not in self.documents:
             self.documents[path] = self._read(path)
         return self.documents[path]
 
-    @staticmethod
-    def _read(path: str) -> SmbConfDocument | tuple[IncludeStatus, str]:
-        try:
-            with open(path, "rb") as handle:
-                return SmbConfDocument(handle.read(), path)
-        except FileNotFoundError:
+    @abc.abstractmethod
+    def _fetch(self, path: str, limit: int) -> FileRead | tuple[IncludeStatus, str]: ...
+
+    def _read(self, path: str) -> IncludeResult:
+        left = INCLUDES_SIZE_LIMIT - self.total
+        limit = min(FILE_SIZE_LIMIT, left)
+        found = self._fetch(path, limit)
+        if not isinstance(found, FileRead):  # the reader's own (status, detail)
+            return found
+        if found.kind == "file":
+            self.total += len(found.data)
+            return SmbConfDocument(found.data, path)
+        if found.kind == "missing":
             return "missing", "no such file"
-        except IsADirectoryError:
-            return "unreadable", "it is a directory"
+        if found.kind == "too large":
+            if limit < FILE_SIZE_LIMIT:
+                return "too-large", (f"the included files together pass "
+                                     f"{size_text(INCLUDES_SIZE_LIMIT)}")
+            return "too-large", f"larger than {size_text(FILE_SIZE_LIMIT)}"
+        return "not-regular", found.kind
+
+
+class TransportIncludes(_Includes):
+    """Reads includes on a target (local or SSH)."""
+
+    def __init__(self, transport: Transport, *, sudo: bool = False) -> None:
+        super().__init__()
+        self.transport = transport
+        self.sudo = sudo
+
+    def _fetch(self, path: str, limit: int) -> FileRead | tuple[IncludeStatus, str]:
+        try:
+            found = self.transport.read_regular_file(path, limit, sudo=self.sudo)
+        except SambaTuneError as error:
+            return "unreadable", error.message
+        if found.kind == "missing":
+            return "missing", f"no such file on {self.transport.label}"
+        return found
+
+
+class LocalIncludes(_Includes):
+    """Reads includes from this computer's disk with plain file I/O (no subprocess)."""
+
+    def _fetch(self, path: str, limit: int) -> FileRead | tuple[IncludeStatus, str]:
+        try:
+            return read_local(path, limit)
         except OSError as error:
-            if not os.path.exists(path):
-                return "missing", "no such file"
             return "unreadable", error.strerror or str(error)

@@ -4,13 +4,15 @@
 
 - what makes Samba refuse the file (severity ``error``): a section header without
   ``]``, a line starting with ``=``, a boolean, enum, size, octal or list value
-  Samba cannot read, ``copy =`` of a share not defined above, an include loop;
+  Samba cannot read, ``copy =`` of a share not defined above, an include loop or
+  includes nested deeper than Samba allows;
 - what Samba silently ignores or reads differently from what the line suggests
   (``warning``): unknown, removed or deprecated names, a global parameter in a
   share, a line without ``=``, a value that carries an "inline comment" (Samba has
   none), a parameter set twice in a section (saying which line wins), a number with
   a tail Samba drops, a [global] value that shares defined above it never see,
-  includes that cannot be followed;
+  includes that cannot be followed or are not read (a device, FIFO or directory, or
+  a file too large to read);
 - performance findings: fixed socket buffers, a high log level, strict sync with
   sync always, long hide/veto pattern lists, SMB1-only parameters while SMB1 is off.
 
@@ -39,6 +41,7 @@ from sambatune.conf.effective import (
 from sambatune.conf.knowledge import explanations
 from sambatune.conf.normalize import enum_form, stored_form, testparm_form
 from sambatune.conf.values import integer_is_clean, parse_boolean, parse_bytes, parse_octal
+from sambatune.remote.regular_file import described
 
 Severity = Literal["error", "warning", "info"]
 
@@ -50,6 +53,7 @@ CODES: dict[str, str] = {
     "copy-self": "a share copies itself; Samba refuses the file",
     "copy-in-global": "copy = in [global]; Samba refuses the file",
     "include-loop": "a file includes itself; Samba refuses the file",
+    "include-too-deep": "includes nested more than 100 deep; Samba refuses the file",
     "include-registry-in-share": "include = registry outside [global]; Samba refuses the file",
     "invalid-boolean": "not yes/no/true/false/on/off/1/0; Samba refuses the file",
     "invalid-enum": "not one of the values the parameter accepts; Samba refuses the file",
@@ -70,6 +74,8 @@ CODES: dict[str, str] = {
     "global-after-share": "a share-level default in [global] below shares that never see it",
     "include-missing": "the included file does not exist; Samba skips it silently",
     "include-unreadable": "the included file could not be read",
+    "include-not-regular": "the include names a directory, device, FIFO or socket; not read",
+    "include-too-large": "the included file is larger than SambaTune reads; not checked",
     "include-not-followed": "an include whose target depends on the client or the registry",
     "include-relative": "a relative include path, resolved against smbd's working directory",
     "socket-buffer-fixed": "SO_RCVBUF/SO_SNDBUF in socket options turn off Linux TCP autotuning",
@@ -109,6 +115,16 @@ class Finding:
         if self.file is not None:
             data["file"] = self.file
         return data
+
+
+def _not_regular(path: str, kind: str) -> str:
+    if kind == "fifo":
+        # lib/util/util.c file_exist() accepts S_ISFIFO, so Samba opens it and waits.
+        return (f"{path} is a FIFO, not a file: smbd and testparm wait at this line until "
+                "something writes to it. SambaTune does not read it.")
+    # file_exist() is false for anything but a regular file or FIFO: "Can't find include file".
+    return (f"{path} is {described(kind)}, not a file: Samba skips the include as if the "
+            "file did not exist. SambaTune does not read it.")
 
 
 class _Linter:
@@ -197,6 +213,13 @@ class _Linter:
             elif link.status == "unreadable":
                 self.add(file, line, link.section, "include", "warning", "include-unreadable",
                          f"{link.path} could not be read: {link.detail}")
+            elif link.status == "not-regular":
+                self.add(file, line, link.section, "include", "warning", "include-not-regular",
+                         _not_regular(link.path, link.detail))
+            elif link.status == "too-large":
+                self.add(file, line, link.section, "include", "warning", "include-too-large",
+                         f"{link.path} was not read ({link.detail}), so its settings are "
+                         "not checked. Samba reads it whole.")
             elif link.status in ("macro", "registry", "not-followed"):
                 self.add(file, line, link.section, "include", "info", "include-not-followed",
                          f"Not followed: {link.path} ({link.detail or 'includes were not read'}).")

@@ -80,9 +80,12 @@ def read_local(path: str, limit: int) -> FileRead:
         return FileRead(kind)
     descriptor = os.open(path, _OPEN_FLAGS)
     try:
-        kind = kind_of(os.fstat(descriptor).st_mode)  # replaced since the stat?
+        status = os.fstat(descriptor)
+        kind = kind_of(status.st_mode)  # replaced since the stat?
         if kind != "file":
             return FileRead(kind)
+        if status.st_size > limit:  # no need to read it; a size of 0 can still hide more
+            return FileRead("too large")
         chunks = []
         left = limit + 1
         while left > 0:
