@@ -23,9 +23,11 @@ from typing import NamedTuple
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import (
     COMMENT,
+    CONTINUATION,
     PARAMETER,
     SECTION,
     SmbConfDocument,
+    scan,
 )
 from sambatune.conf.syntax import BLANKS, is_global_section, name_key, section_key
 from sambatune.errors import InvalidInput
@@ -227,7 +229,8 @@ def set_parameter(
     near = [i for i in range(block.start, block.end) if not isinstance(document.rows[i], str)]
     indent, equals = _style(document, near)
     insert_at = _block_content_end(document, block)
-    return [_insert(document, insert_at, [f"{indent}{name}{equals}{value}{eol}"], eol)]
+    return [_insert(document, insert_at, [f"{indent}{name}{equals}{value}{eol}"], eol, catalog,
+                    may_precede=True)]
 
 
 def _target_block(document: SmbConfDocument, blocks: list[_Block], section: str, name: str,
@@ -264,12 +267,31 @@ def _block_content_end(document: SmbConfDocument, block: _Block) -> int:
     return end
 
 
-def _insert(document: SmbConfDocument, at: int, lines: list[str], eol: str) -> LineChange:
+def _insert(document: SmbConfDocument, at: int, lines: list[str], eol: str,
+            catalog: ParameterCatalog | None = None, *, may_precede: bool = False) -> LineChange:
     """Insert ``lines`` before 0-based index ``at``, minding how the file ends.
 
     A file without a final newline keeps that shape: the new last line gets no line
     ending, and the old last line gets the separator (its CR, in a CRLF file).
+
+    The file's last line may end in a backslash that continues into nothing; Samba
+    would join the first inserted line to it. A blank line in between takes the join
+    when that leaves the entry above as Samba read it; otherwise, with
+    ``may_precede``, the lines go in front of that entry (a plain parameter of the
+    same block, so the order does not matter), else the edit is refused.
     """
+    head = _dangling_entry(document, at)
+    if head is not None:
+        separated = lines if not lines[0].strip(BLANKS) else [eol, *lines]
+        if _reads_the_same(document, head, at, separated):
+            lines = separated
+        elif may_precede and _order_free(document, head, lines, catalog):
+            at = head
+        else:
+            raise InvalidInput(
+                f"The file's last line ({at}) ends in a backslash: Samba would read a line "
+                f"added after it as part of the entry on line {head + 1}, or read that entry "
+                "differently. Remove the backslash first.")
     count = document.line_count
     if count == 0:
         document.final_newline = True
@@ -283,6 +305,54 @@ def _insert(document: SmbConfDocument, at: int, lines: list[str], eol: str) -> L
     change = LineChange(at + 1, 0, tuple(lines))
     document.replace_lines(change.first, 0, change.inserted)
     return change
+
+
+def _dangling_entry(document: SmbConfDocument, at: int) -> int | None:
+    """The 0-based head of the entry above index ``at`` if it ends in a backslash.
+
+    Only the file's last line can: anywhere else Samba joins the next line to it.
+    """
+    if at == 0 or at != document.line_count:
+        return None
+    head = document.head_index(at - 1)
+    if isinstance(document.rows[head], str):  # blank or comment: never continued
+        return None
+    return head if document.raw_line(at).rstrip(BLANKS).endswith("\\") else None
+
+
+def _reads_the_same(document: SmbConfDocument, head: int, at: int, lines: list[str]) -> bool:
+    """Would Samba read the entry at ``head`` as now, and ``lines`` after the first apart?"""
+    own = [document.raw_line(number) for number in range(head + 1, at + 1)]
+    rows, _ = scan([*own, *lines], 0, True)
+    if any(row is CONTINUATION for row in rows[len(own) + 1:]):
+        return False
+    before, after = document.rows[head], rows[0]
+    assert not isinstance(before, str) and not isinstance(after, str)
+    if before[0] != after[0]:
+        return False
+    if before[0] == SECTION:
+        return before[1] == after[1]
+    if before[0] == PARAMETER:
+        return before[1:3] == after[1:3]
+    return True  # a line Samba ignores, or one that makes it refuse the file, stays so
+
+
+def _order_free(document: SmbConfDocument, head: int, lines: list[str],
+                catalog: ParameterCatalog | None) -> bool:
+    """Can ``lines`` (one new parameter) go before the parameter at ``head``?
+
+    Yes unless either one reads a file or copies a share at that point.
+    """
+    row = document.rows[head]
+    assert not isinstance(row, str)
+    if row[0] != PARAMETER:
+        return False
+    new = SmbConfDocument("\n".join(lines) + "\n")
+    names = [row[1], *(entry.name for entry in new.entries())]
+    return all(_identity(name, catalog) not in _ORDERED for name in names)
+
+
+_ORDERED = {"=include", "=copy", "include", "copy"}
 
 
 def _add_section_with(document: SmbConfDocument, section: str, name: str, value: str,
@@ -348,12 +418,19 @@ def rename_section(document: SmbConfDocument, old: str, new: str) -> list[LineCh
     changes = []
     for block in blocks:
         assert block.header is not None
-        raw = document.raw_line(block.header + 1)
-        opening = raw.find("[")
-        closing = raw.find("]", opening + 1)
-        line = raw[: opening + 1] + new + raw[closing:]
-        change = LineChange(block.header + 1, 1, (line,))
-        document.replace_lines(change.first, 1, change.inserted)
+        row = document.rows[block.header]
+        assert not isinstance(row, str)
+        raws = [document.raw_line(block.header + 1 + offset) for offset in range(1 + row[3])]
+        opening = raws[0].find("[")
+        # A backslash can carry the name over several lines: up to the one with the "]"
+        # (Samba only drops characters when it joins, so the first "]" is the one it sees).
+        for last, raw in enumerate(raws):
+            closing = raw.find("]", opening + 1 if last == 0 else 0)
+            if closing >= 0:
+                break
+        line = raws[0][: opening + 1] + new + raws[last][closing:]
+        change = LineChange(block.header + 1, last + 1, (line,))
+        document.replace_lines(change.first, change.removed, change.inserted)
         changes.append(change)
     return changes
 
