@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sambatune.cli.connect import add_connection_options
@@ -51,11 +55,11 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
                         help="how many backups to keep (default: 30)")
 
 
-def _open(args: argparse.Namespace) -> tuple[Any, str, bool]:
-    from sambatune.cli.connect import connect_from_args
+def _open(args: argparse.Namespace) -> tuple[Any, str, bool, Callable[[], Any]]:
+    from sambatune.cli.connect import reconnectable_from_args
     from sambatune.remote.config_location import detect_config_path, needs_sudo
 
-    transport = connect_from_args(args)
+    transport, reconnect = reconnectable_from_args(args)
     try:
         path = args.remote_path or detect_config_path(transport)
         sudo = bool(args.sudo) or needs_sudo(transport, path)
@@ -64,7 +68,7 @@ def _open(args: argparse.Namespace) -> tuple[Any, str, bool]:
     except BaseException:
         transport.close()
         raise
-    return transport, path, sudo
+    return transport, path, sudo, reconnect
 
 
 def _confirm(question: str, args: argparse.Namespace) -> bool:
@@ -82,8 +86,10 @@ def _confirm(question: str, args: argparse.Namespace) -> bool:
 
 
 def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: bool,
-                  original: bytes, candidate: bytes, summary: str) -> int:
+                  original: bytes, candidate: bytes, summary: str,
+                  reconnect: Callable[[], Any]) -> int:
     from sambatune.applied_versions import AppliedVersions
+    from sambatune.cancellation import CancelToken
     from sambatune.cli.output import TerminalProgress, print_json
     from sambatune.remote.apply import STEP_TITLES, ApplyRequest, apply_config, unified_diff
 
@@ -114,15 +120,21 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
 
     request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
                            backup_dir=args.backup_dir, retention=args.keep)
-    outcome = apply_config(transport, request, on_event=on_event)
+    cancel = CancelToken()
+    opened = [transport]
+
+    def reconnect_and_track() -> Any:
+        opened.append(reconnect())
+        return opened[-1]
+
+    with _ctrl_c_cancels(cancel):
+        outcome = apply_config(
+            transport, request, on_event=on_event, cancel=cancel,
+            reconnect=reconnect_and_track,
+            journal=AppliedVersions().journal(transport.label, path))
+    for extra in opened[1:]:
+        extra.close()
     progress.done()
-    if outcome.status not in ("refused",) or outcome.backup is not None:
-        AppliedVersions().record(
-            server=transport.label, path=path,
-            content=candidate if outcome.live == "new" else original, previous=original,
-            outcome=outcome.status, summary=summary,
-            backup_id=outcome.backup.id if outcome.backup else None,
-        )
     if args.json:
         print_json({**outcome.to_json(), "diff": diff, "path": path, "target": transport.label})
     else:
@@ -130,6 +142,28 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
         if outcome.live_diff:
             print("What changed on the server meanwhile:\n" + outcome.live_diff)
     return 0 if outcome.ok else 1
+
+
+@contextlib.contextmanager
+def _ctrl_c_cancels(cancel: Any) -> Iterator[None]:
+    """Ctrl-C asks the pipeline to stop instead of killing it mid-step: before the swap it
+    stops at once with nothing changed; after it, the pipeline finishes its checks (or
+    rolls back) and records what is live, which a bare KeyboardInterrupt would skip."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(_signum: int, _frame: Any) -> None:
+        if not cancel.cancelled:
+            print("\nStopping safely: nothing more is changed; if the new file is already "
+                  "live, SambaTune finishes checking it first…", file=sys.stderr)
+        cancel.cancel()
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def handle_apply(args: argparse.Namespace) -> int:
@@ -142,11 +176,12 @@ def handle_apply(args: argparse.Namespace) -> int:
         candidate = Path(args.file).read_bytes()
     except OSError as exc:
         raise InvalidInput(f"Cannot read {args.file}: {exc.strerror}") from exc
-    transport, path, sudo = _open(args)
+    transport, path, sudo, reconnect = _open(args)
     try:
         live = read_live(transport, path, sudo=sudo)
         summary = args.summary or f"applied {Path(args.file).name}"
-        return _run_pipeline(args, transport, path, sudo, live.data, candidate, summary)
+        return _run_pipeline(args, transport, path, sudo, live.data, candidate, summary,
+                             reconnect)
     finally:
         transport.close()
 
@@ -158,7 +193,7 @@ def handle_history(args: argparse.Namespace) -> int:
     from sambatune.remote.config_backups import BackupStore
     from sambatune.units import format_bytes
 
-    transport, path, sudo = _open(args)
+    transport, path, sudo, _reconnect = _open(args)
     try:
         store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep,
                             sudo=sudo)
@@ -195,7 +230,7 @@ def handle_restore(args: argparse.Namespace) -> int:
     from sambatune.remote.apply import read_live
     from sambatune.remote.config_backups import BackupStore
 
-    transport, path, sudo = _open(args)
+    transport, path, sudo, reconnect = _open(args)
     try:
         store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep,
                             sudo=sudo)
@@ -203,6 +238,6 @@ def handle_restore(args: argparse.Namespace) -> int:
         content = store.read(backup.id)
         live = read_live(transport, path, sudo=sudo)
         return _run_pipeline(args, transport, path, sudo, live.data, content,
-                             f"restored backup {backup.id}")
+                             f"restored backup {backup.id}", reconnect)
     finally:
         transport.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,3 +139,17 @@ def connect_from_args(args: argparse.Namespace, cancel: CancelToken | None = Non
     transport = open_target(options, prompts, cancel=cancel)
     options.password = None
     return transport
+
+
+def reconnectable_from_args(
+    args: argparse.Namespace, cancel: CancelToken | None = None
+) -> tuple[Transport, Callable[[], Transport]]:
+    """Connect, and keep what it took to connect again, in memory for this command only:
+    safe apply reconnects after a drop to learn which version the server has."""
+    from sambatune.remote.connection import open_target
+
+    password, passphrase, sudo_password = _read_stdin_secrets(args)
+    options = options_from_args(args, password, sudo_password)
+    prompts = TerminalPrompts(args.accept_new_host_key, password, passphrase)
+    transport = open_target(options, prompts, cancel=cancel)
+    return transport, lambda: open_target(options, prompts)

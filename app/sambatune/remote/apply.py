@@ -303,8 +303,11 @@ class ApplyRun:
     def _record(self, outcome: ApplyOutcome) -> None:
         if self.journal is None:
             return
-        content = {"new": self.request.candidate, "old": self.request.original}.get(
-            outcome.live, self.live_after if self.live_after is not None else self.request.candidate)
+        if self.live_after is not None:  # someone else's version is live
+            content = self.live_after
+        else:
+            content = {"new": self.request.candidate, "old": self.request.original}.get(
+                outcome.live, self.request.candidate)
         try:
             self.journal.finish(status=outcome.status, live=outcome.live, content=content)
         except Exception as error:  # the server's state is settled; a local disk problem
@@ -488,6 +491,7 @@ class ApplyRun:
             self._event("reload", SKIPPED, "smbd is not running for this file; it will read "
                         "the new version when it starts.")
             self._event("health", SKIPPED)
+            self._prune()
             return self._outcome(APPLIED, "new", "Applied. smbd is not running, so nothing "
                                  "was reloaded.")
         step = "restart" if self.reasons else "reload"

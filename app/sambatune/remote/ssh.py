@@ -18,7 +18,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import (
     AuthenticationFailed,
     Cancelled,
-    CommandFailed,
+    CommandTimedOut,
     ConnectionFailed,
     HostKeyChanged,
     HostKeyRevoked,
@@ -141,6 +141,9 @@ class SshTransport(Transport):
     def is_alive(self) -> bool:
         return self._transport.is_active()
 
+    def is_connected(self) -> bool:
+        return self._transport.is_active()
+
     def _open_channel(self) -> paramiko.Channel:
         try:
             return self._transport.open_session(timeout=30)
@@ -168,7 +171,12 @@ class SshTransport(Transport):
             out, err = _collect(channel, timeout, argv)
             if cancel is not None and cancel.cancelled:
                 raise Cancelled()
-            if channel.closed and not channel.exit_status_ready():
+            # paramiko marks every channel of a dead connection as exited with -1, the
+            # same code as a command killed by a signal: only the connection tells them
+            # apart, and a drop must never pass for the command's own failure.
+            if not self._transport.is_active() or (
+                channel.closed and not channel.exit_status_ready()
+            ):
                 raise ConnectionFailed(
                     f"The connection to {self.label} dropped.", command_sent=True
                 )
@@ -231,7 +239,7 @@ def _collect(
             break
         if deadline is not None and time.monotonic() > deadline:
             channel.close()
-            raise CommandFailed(f"{argv[0]} did not finish within {timeout:g} s")
+            raise CommandTimedOut(f"{argv[0]} did not finish within {timeout:g} s")
         if not drained:
             select.select([channel], [], [], 0.1)
     return b"".join(out), b"".join(err)

@@ -132,6 +132,10 @@ class Transport(abc.ABC):
     @abc.abstractmethod
     def is_local(self) -> bool: ...
 
+    def is_connected(self) -> bool:
+        """False once the link to the target is gone (this computer is always there)."""
+        return True
+
     # -- public API -----------------------------------------------------------
     def run(
         self,
@@ -233,6 +237,10 @@ class Transport(abc.ABC):
         """Remember the sudo password (in memory only) for later ``sudo=True`` calls."""
         self._sudo_password = password
         self._sudo_mode = None
+
+    def share_sudo_with(self, other: Transport) -> None:
+        """Give a new connection to the same target this one's sudo password (a reconnect)."""
+        other.set_sudo_password(self._sudo_password)
 
     def sudo_mode(self) -> str:
         """How this target gets root: ``root`` (already), ``nopasswd`` or ``password``."""

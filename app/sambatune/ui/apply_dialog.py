@@ -217,9 +217,9 @@ class ApplyDialog(QDialog):
             transport = session.require_transport()
             sudo = session.prepare_root(transport, path, stop)
             request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo)
-            outcome = apply_config(transport, request, on_event=report, cancel=stop)
-            session.record_applied(path, original, candidate, outcome, summary)
-            return outcome
+            return apply_config(transport, request, on_event=report, cancel=stop,
+                                reconnect=session.reconnector(transport),
+                                journal=session.apply_journal(transport, path))
 
         self.task = session.run_task(
             "Apply smb.conf", work, on_event=self._event, on_done=self._done,

@@ -175,18 +175,26 @@ class ServerSession(QObject):
             transport.set_sudo_password(secret)
             attempt += 1
 
-    def record_applied(self, path: str, original: bytes, candidate: bytes, outcome: Any,
-                       summary: str) -> None:
+    def apply_journal(self, transport: Transport, path: str) -> Any:
+        """Where safe apply records its runs on this computer (before and after the swap)."""
         from sambatune.applied_versions import AppliedVersions
 
-        if outcome.status == "refused" and outcome.backup is None:
-            return
-        AppliedVersions().record(
-            server=self.transport.label if self.transport else self.profile.describe(),
-            path=path, content=candidate if outcome.live == "new" else original,
-            previous=original, outcome=outcome.status, summary=summary,
-            backup_id=outcome.backup.id if outcome.backup else None,
-        )
+        return AppliedVersions().journal(transport.label, path)
+
+    def reconnector(self, transport: Transport) -> Callable[[], Transport]:
+        """For safe apply in a worker thread: connect again as the first time (asking in
+        dialogs if needed) with the same sudo password, when the connection dropped."""
+        from sambatune.remote.connection import open_target
+        from sambatune.remote.prompts import NoPrompts
+
+        def reconnect() -> Transport:
+            fresh = open_target(self.profile.connection_options(), self.prompts or NoPrompts())
+            transport.share_sudo_with(fresh)
+            # The session's pages go on with the connection that works.
+            self.transport = fresh
+            return fresh
+
+        return reconnect
 
     # -- work for pages ------------------------------------------------------------
     def run_task(

@@ -433,22 +433,11 @@ class TuningWizard:
         """Replace ``previous`` by ``candidate`` through the safe-apply pipeline and keep
         the version in the applied-config record, as the editor's Apply does."""
         summary = f"SambaTune wizard {self.id}, change {self.round}: {what}"
-        outcome = apply_config(
+        return apply_config(
             transport, ApplyRequest(self.config_path, previous, candidate, summary=summary,
                                     sudo=self.sudo),
-            on_event=on_event, cancel=cancel)
-        self._remember(transport, outcome, previous, candidate, summary)
-        return outcome
-
-    def _remember(self, transport: Transport, outcome: ApplyOutcome, previous: bytes,
-                  candidate: bytes, summary: str) -> None:
-        if outcome.status == "refused" and outcome.backup is None:
-            return
-        AppliedVersions().record(
-            server=transport.label, path=self.config_path,
-            content=candidate if outcome.live == "new" else previous, previous=previous,
-            outcome=outcome.status, summary=summary,
-            backup_id=outcome.backup.id if outcome.backup else None)
+            on_event=on_event, cancel=cancel,
+            journal=AppliedVersions().journal(transport.label, self.config_path))
 
 
 def _means(result: BenchResult) -> dict[str, float | None]:

@@ -1,0 +1,448 @@
+"""Fault injection against a real sshd and smbd: after every fault, what SambaTune
+reports, what its history records and what is live on the server agree.
+
+The faults: the connection cut from the server's side before and after each step and
+right after the rename; the server hanging after the swap and during the reload;
+Ctrl-C and SIGKILL of the command line; garbage from an agent; an editor saving in the
+gap between the hash check and the swap; a fake smbd planted by another user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from faults import (
+    FaultyTransport,
+    Rule,
+    assert_truth,
+    cut_first,
+    garbage_agent,
+    is_agent,
+    is_swap,
+    sha,
+    then_cut,
+    then_hang,
+)
+from sambatune.applied_versions import AppliedVersions
+from sambatune.remote.apply import (
+    APPLIED,
+    FAILED_OUTCOME,
+    REFUSED,
+    ROLLED_BACK,
+    ApplyRequest,
+    apply_config,
+)
+from sambatune.remote.config_backups import BackupStore
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.transport import Transport
+from testbed.ports import free_port
+from testbed.processes import processes_mentioning
+from testbed.smbd import SmbServer
+from testbed.sshd import SshServer, current_user
+
+NEW_SHARE = "\n[fresh]\n  path = {path}\n  read only = yes\n  guest ok = yes\n"
+
+
+def _candidate(server: SmbServer) -> bytes:
+    return server.config.read_bytes() + NEW_SHARE.format(path=server.share_path).encode()
+
+
+def _leftovers(server: SmbServer) -> list[str]:
+    return [p.name for p in server.config.parent.iterdir() if "sambatune-" in p.name
+            and p.name != "sambatune-backups"]
+
+
+def _apply(transport: Transport, server: SmbServer, candidate: bytes, *,
+           reconnect: bool, options: ConnectionOptions | None = None,
+           **kw: object) -> tuple[object, bytes]:
+    original = server.config.read_bytes()
+    journal = AppliedVersions().journal(transport.label, str(server.config))
+    note = transport.note_step if isinstance(transport, FaultyTransport) else None
+    outcome = apply_config(
+        transport, ApplyRequest(str(server.config), original, candidate, summary="fault test"),
+        on_event=note, journal=journal,
+        reconnect=(lambda: open_target(options, NoPrompts())) if reconnect and options else None,
+        **kw)  # type: ignore[arg-type]
+    return outcome, original
+
+
+@pytest.fixture
+def faulty(ssh_options: ConnectionOptions) -> Iterator[FaultyTransport]:
+    transport = FaultyTransport(open_target(ssh_options, NoPrompts()))
+    yield transport
+    transport.close()
+
+
+# -- cuts -------------------------------------------------------------------------------
+
+CUT_POINTS = [
+    # (which command, cut before it runs or after it ran, after which step)
+    ("upload", "before", None), ("upload", "after", None),
+    ("testparm", "before", "upload"), ("testparm", "after", "upload"),
+    ("backup", "after", "testparm"),
+    ("swap", "before", "backup"), ("swap", "after", "backup"),
+    ("reload", "before", "install"), ("reload", "after", "install"),
+    ("health", "after", "reload"),
+]
+
+
+def _matcher(command: str):  # type: ignore[no-untyped-def]
+    return {
+        "upload": lambda a: "sambatune-write" in a and ".new" in " ".join(a),
+        "testparm": lambda a: "testparm" in a,
+        "backup": lambda a: "sambatune-write" in a and "sambatune-backups" in " ".join(a),
+        "swap": is_swap,
+        "reload": lambda a: "smbcontrol" in a,
+        "health": lambda a: "smbclient" in a,
+    }[command]
+
+
+@pytest.mark.parametrize("reconnect", [True, False], ids=["reconnects", "stays-down"])
+@pytest.mark.parametrize(("command", "when", "after"), CUT_POINTS,
+                         ids=[f"{c}-{w}" for c, w, _ in CUT_POINTS])
+def test_cut_connection_outcome_matches_server_and_history(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
+    command: str, when: str, after: str | None, reconnect: bool,
+) -> None:
+    faulty.rules.append(Rule(_matcher(command), cut_first if when == "before" else then_cut,
+                             after_step=after))
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=reconnect,
+                               options=ssh_options)
+    assert faulty.rules[0].fired == 1, "the fault never happened"
+    assert not faulty.is_connected()
+    live = fresh_smbd.config.read_bytes()
+    if not reconnect and outcome.live == "unknown":  # type: ignore[attr-defined]
+        # Honest: it could not look. The file is still exactly one of the two.
+        assert live in (original, candidate)
+        assert "reconnect and check" in outcome.message  # type: ignore[attr-defined]
+        rows = AppliedVersions().for_server(faulty.label, str(fresh_smbd.config))
+        assert rows and rows[0].live == "unknown" and rows[0].outcome == FAILED_OUTCOME
+        return
+    state = assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
+                         faulty.label)
+    if reconnect and state == "new":
+        assert outcome.status == APPLIED, outcome.message  # type: ignore[attr-defined]
+        assert "fresh" in fresh_smbd.list_shares()
+    if reconnect:
+        assert not _leftovers(fresh_smbd)
+
+
+def test_a_cut_leaves_a_candidate_that_the_next_run_removes(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
+) -> None:
+    faulty.rules.append(Rule(_matcher("testparm"), cut_first, after_step="upload"))
+    outcome, _original = _apply(faulty, fresh_smbd, _candidate(fresh_smbd), reconnect=False)
+    assert outcome.live == "old"  # type: ignore[attr-defined]
+    assert _leftovers(fresh_smbd), "the cut should have left the uploaded candidate"
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        again, _ = _apply(transport, fresh_smbd, _candidate(fresh_smbd), reconnect=False)
+    finally:
+        transport.close()
+    assert again.status == APPLIED, again.message  # type: ignore[attr-defined]
+    assert not _leftovers(fresh_smbd)
+    assert any("interrupted" in w for w in again.warnings)  # type: ignore[attr-defined]
+
+
+# -- hangs ------------------------------------------------------------------------------
+
+def test_hang_right_after_the_swap_is_not_reported_as_nothing_changed(
+    fresh_smbd: SmbServer, faulty: FaultyTransport
+) -> None:
+    faulty.rules.append(Rule(is_swap, then_hang, timeout=3))
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
+    assert "Nothing was changed" not in outcome.message  # type: ignore[attr-defined]
+    assert "gone live" in outcome.message  # type: ignore[attr-defined]
+    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
+                 faulty.label)
+    assert "bench" in fresh_smbd.list_shares()
+
+
+def test_hang_in_the_reload_rolls_back(fresh_smbd: SmbServer, faulty: FaultyTransport) -> None:
+    faulty.rules.append(Rule(lambda a: "smbcontrol" in a, then_hang, timeout=3))
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
+    assert "did not finish in time" in outcome.message  # type: ignore[attr-defined]
+    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
+                 faulty.label)
+
+
+# -- garbage ----------------------------------------------------------------------------
+
+def test_garbage_from_the_agent_at_the_health_check_rolls_back(
+    fresh_smbd: SmbServer, faulty: FaultyTransport
+) -> None:
+    faulty.rules.append(Rule(is_agent, garbage_agent(str(fresh_smbd.config)),
+                             after_step="reload"))
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert faulty.rules[0].fired == 1
+    assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
+    assert "cannot read" in outcome.message  # type: ignore[attr-defined]
+    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
+                 faulty.label)
+
+
+# -- an editor saves in the gap -----------------------------------------------------------
+
+@pytest.mark.parametrize("how", ["rename", "in-place"])
+def test_an_edit_between_the_hash_check_and_the_swap_is_never_overwritten(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, how: str
+) -> None:
+    config = fresh_smbd.config
+    theirs = config.read_bytes() + b"# saved by a colleague in the gap\n"
+    save = (f"open({str(config) + '.tmp'!r}, 'wb').write({theirs!r}); "
+            f"os.rename({str(config) + '.tmp'!r}, {str(config)!r})" if how == "rename" else
+            f"open({str(config)!r}, 'r+b').write({theirs!r})")
+
+    def editor_in_the_gap(argv: tuple[str, ...]) -> tuple[str, ...]:
+        script = argv[argv.index("-c") + 1]
+        marker = "    # between the check and the swap\n"
+        assert marker in script
+        return tuple(a if a != script else script.replace(marker, f"    {save}\n")
+                     for a in argv)
+
+    faulty.rules.append(Rule(is_swap, editor_in_the_gap))
+    candidate = _candidate(fresh_smbd)
+    outcome, _original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert faulty.rules[0].fired == 1
+    assert outcome.status == REFUSED, outcome.message  # type: ignore[attr-defined]
+    assert config.read_bytes() == theirs, "the colleague's save was lost"
+    assert "+# saved by a colleague" in outcome.live_diff  # type: ignore[attr-defined]
+    latest = AppliedVersions().for_server(faulty.label, str(config))[0]
+    assert latest.outcome == REFUSED and latest.sha256 == sha(theirs)
+    assert not _leftovers(fresh_smbd)
+
+
+# -- Ctrl-C and SIGKILL of the command line -------------------------------------------------
+
+def _cli(tmp_path: Path, sshd: SshServer, user_key: Path, known_hosts: Path,
+         config: Path, candidate: bytes) -> subprocess.Popen[bytes]:
+    new = tmp_path / "new.conf"
+    new.write_bytes(candidate)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sambatune", "conf", "apply", "--host", "127.0.0.1",
+         "--port", str(sshd.port), "--user", current_user(), "--identity", str(user_key),
+         "--known-hosts", str(known_hosts), "--remote-path", str(config),
+         "--file", str(new), "--yes", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _wait_for(path: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def slow_smbcontrol(tmp_path: Path) -> Iterator[Path]:
+    """smbcontrol that announces itself and then takes four seconds (on this host)."""
+    marker = tmp_path / "reloading"
+    real = Path("/usr/bin/smbcontrol")
+    moved = real.with_name("smbcontrol.sambatune-test-real")
+    if moved.exists():
+        pytest.skip("another test run holds the smbcontrol shim")
+    shim = real.with_name("smbcontrol.sambatune-test-shim")
+    shim.write_text(f"#!/bin/sh\ntouch {marker}\nsleep 4\nexec {moved} \"$@\"\n")
+    shim.chmod(0o755)
+    os.link(real, moved)
+    try:
+        os.replace(shim, real)
+        yield marker
+    finally:
+        os.replace(moved, real)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="slows the host's smbcontrol (needs root)")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
+def test_cli_interrupted_during_reload(
+    fresh_smbd: SmbServer, sshd: SshServer, user_key: Path, known_hosts: Path,
+    tmp_path: Path, slow_smbcontrol: Path, ssh_options: ConnectionOptions, sig: signal.Signals,
+) -> None:
+    config = fresh_smbd.config
+    original = config.read_bytes()
+    candidate = _candidate(fresh_smbd)
+    process = _cli(tmp_path, sshd, user_key, known_hosts, config, candidate)
+    _wait_for(slow_smbcontrol)
+    process.send_signal(sig)
+    out, err = process.communicate(timeout=120)
+    live = config.read_bytes()
+    assert live in (original, candidate)
+    server = f"{current_user()}@127.0.0.1:{sshd.port}"
+    rows = AppliedVersions().for_server(server, str(config))
+    assert rows, err.decode()
+    if sig == signal.SIGINT:
+        result = json.loads(out)
+        # Ctrl-C after the swap: the pipeline finishes its checks and says so.
+        assert result["status"] == APPLIED, result["message"]
+        assert result["live"] == "new" and live == candidate
+        assert rows[0].outcome == APPLIED and rows[0].sha256 == sha(live)
+        assert "Stopping safely" in err.decode()
+        return
+    # SIGKILL: nothing could be recorded at that moment but the row begun before the
+    # swap; the next run settles it from what the server really has.
+    assert rows[0].outcome == "in-progress"
+    time.sleep(5)  # let the orphaned smbcontrol finish
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        store = BackupStore(transport, str(config))
+        assert store.entries(), "the backup made before the swap is there"
+        follow_up, _ = _apply(transport, fresh_smbd, config.read_bytes() + b"# next\n",
+                              reconnect=False)
+    finally:
+        transport.close()
+    settled = next(r for r in AppliedVersions().for_server(server, str(config))
+               if r.id == rows[0].id)
+    assert settled.outcome == "interrupted"
+    assert settled.live == ("new" if live == candidate else "old")
+    assert follow_up.status == APPLIED, follow_up.message  # type: ignore[attr-defined]
+    assert not _leftovers(fresh_smbd)
+
+
+# -- a fake smbd planted by another user ------------------------------------------------------
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a process as another user")
+def test_a_fake_smbd_of_another_user_is_never_run_as_root(
+    tmp_path: Path, plain_user: object, ssh_options: ConnectionOptions,
+) -> None:
+    import pwd
+
+    uid = pwd.getpwnam(plain_user.name).pw_uid  # type: ignore[attr-defined]
+    trap = Path(f"/tmp/sambatune-fake-{os.getpid()}")
+    trap.mkdir(mode=0o777, exist_ok=True)
+    trap.chmod(0o777)
+    ran = trap / "ran-as-root"
+    fake = trap / "smbd"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexec sleep 600\n")
+    fake.chmod(0o755)
+    os.chown(fake, uid, -1)
+    server = SmbServer(tmp_path, "real-smbd")
+    server.port = free_port()
+    server.config.write_text(server.default_config())
+    # Started first, so it has the lower pid, and it names the real smbd's config.
+    sleeper = trap / "sleep.py"
+    sleeper.write_text("import time\ntime.sleep(600)\n")
+    impostor = subprocess.Popen(
+        [str(fake), str(sleeper), f"--configfile={server.config}"],
+        executable="/usr/bin/python3", user=uid,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server.start()
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        from sambatune.remote.samba_ops import find_instance, smbd_processes
+
+        seen = smbd_processes(transport)
+        assert [p["pid"] for p in seen.untrusted] == [impostor.pid]
+        assert "not run by root" in seen.untrusted[0]["reason"]
+        instance = find_instance(transport, str(server.config), seen=seen)
+        assert instance is not None and instance.pid != impostor.pid
+        before = instance.pid
+        # socket options need a restart: the step that used to re-run a process's
+        # command line as root.
+        original = server.config.read_bytes()
+        candidate = original.replace(
+            b"[global]\n", b"[global]\n  socket options = TCP_NODELAY SO_KEEPALIVE\n")
+        outcome = apply_config(transport, ApplyRequest(str(server.config), original, candidate),
+                               journal=AppliedVersions().journal(transport.label,
+                                                                 str(server.config)))
+        after = find_instance(transport, str(server.config))
+    finally:
+        transport.close()
+        impostor.kill()
+        impostor.wait()
+        server.stop()
+    assert not ran.exists(), "the planted program ran"
+    assert outcome.status == APPLIED, outcome.message
+    assert "restarted" in outcome.message
+    assert after is not None and after.pid != before, "the real smbd did not restart"
+    assert after.exe == "/usr/sbin/smbd"
+    assert_truth(outcome, server.config, original, candidate, transport.label)
+    for path in (ran, fake, sleeper):
+        path.unlink(missing_ok=True)
+    trap.rmdir()
+    assert not processes_mentioning(str(trap))
+
+
+def test_a_root_owned_smbd_in_a_world_writable_place_is_not_trusted(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh_agents"))
+    import sysinfo  # type: ignore[import-not-found]
+
+    assert sysinfo.smbd_trust(0, "/usr/sbin/smbd") is None
+    assert "not run by root" in sysinfo.smbd_trust(1000, "/usr/sbin/smbd")
+    assert sysinfo.smbd_trust(0, None) is None  # cannot look without root: unverified
+    assert "not smbd" in sysinfo.smbd_trust(0, "/usr/bin/python3.11")
+    planted = Path("/tmp") / f"sambatune-{os.getpid()}" / "smbd"
+    planted.parent.mkdir(exist_ok=True)
+    try:
+        planted.write_text("")
+        if os.geteuid() == 0:
+            assert "written by users other than root" in sysinfo.smbd_trust(0, str(planted))
+        else:
+            assert "not owned by root" in sysinfo.smbd_trust(0, str(planted))
+    finally:
+        planted.unlink()
+        planted.parent.rmdir()
+
+
+# -- backups and links -----------------------------------------------------------------------
+
+def test_a_shared_backup_dir_keeps_each_configs_backups_apart(
+    tmp_path: Path, ssh_options: ConnectionOptions
+) -> None:
+    shared = tmp_path / "backups"
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        configs = []
+        for name in ("one", "two"):
+            server = SmbServer(tmp_path, name)
+            server.port = free_port()
+            server.config.write_text(server.default_config())
+            configs.append(server.config)
+        for round_ in range(3):
+            for config in configs:
+                data = config.read_bytes()
+                outcome = apply_config(transport, ApplyRequest(
+                    str(config), data, data + f"# {round_}\n".encode(),
+                    backup_dir=str(shared), retention=2 if config == configs[0] else 5))
+                assert outcome.ok, outcome.message
+        one = BackupStore(transport, str(configs[0]), backup_dir=str(shared))
+        two = BackupStore(transport, str(configs[1]), backup_dir=str(shared))
+        assert len(one.entries()) == 2
+        assert len(two.entries()) == 3, "pruning one config deleted the other's backups"
+        assert all(b.config_path == str(configs[1]) for b in two.entries())
+    finally:
+        transport.close()
+
+
+def test_a_symlinked_smb_conf_is_changed_through_the_link(
+    fresh_smbd: SmbServer, ssh_options: ConnectionOptions, tmp_path: Path
+) -> None:
+    real = fresh_smbd.config
+    link = tmp_path / "smb.conf"
+    link.symlink_to(real)
+    original = real.read_bytes()
+    candidate = original + b"# through the link\n"
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        outcome = apply_config(transport, ApplyRequest(str(link), original, candidate))
+    finally:
+        transport.close()
+    assert outcome.ok, outcome.message
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_bytes() == candidate
+    assert any("symbolic link" in w for w in outcome.warnings)
