@@ -2,11 +2,18 @@
 
 ``SAMBATUNE_HOME`` (used by the tests, and handy for portable installs) puts
 everything under one folder; otherwise the platform's usual places are used.
+
+They hold whole smb.conf files, server names, benchmark results and the log: on POSIX
+systems the folders are 0700 and the files 0600, also when an older version (or a
+umask) left them looser. On Windows these modes mean nothing; the profile folder's
+ACLs already keep other users out.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -37,8 +44,7 @@ def _app_dir(kind: str) -> Path:
 
         finder = platformdirs.user_config_dir if kind == "config" else platformdirs.user_data_dir
         path = Path(finder(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(path)
 
 
 def config_dir() -> Path:
@@ -52,5 +58,55 @@ def data_dir() -> Path:
 
 
 def known_hosts_file() -> Path:
-    """Host keys the user accepted inside SambaTune (OpenSSH format)."""
-    return config_dir() / "known_hosts"
+    """Host keys the user accepted inside SambaTune (OpenSSH format).
+
+    Made here, empty and private, if missing: keys are appended to it later, and an
+    appended file keeps the mode it was created with.
+    """
+    path = config_dir() / "known_hosts"
+    if os.name == "posix":
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return private_file(path)
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` made if missing (parents with their usual modes), readable by this user only.
+
+    Only for SambaTune's own folders: an existing folder loses its group and other bits.
+    """
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _owner_only(path)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """``path``, if it exists, without group and other permissions."""
+    _owner_only(path)
+    return path
+
+
+def private_database(path: Path) -> Path:
+    """``path`` ready for ``sqlite3.connect``: the database and its side files private.
+
+    SQLite gives the -journal, -wal and -shm files it creates the database file's mode,
+    so a new database starts here as an empty 0600 file (SQLite takes an empty file for
+    a new database); existing ones, side files included, are tightened.
+    """
+    if os.name == "posix":
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    for name in (path.name, *(path.name + suffix for suffix in ("-journal", "-wal", "-shm"))):
+        _owner_only(path.with_name(name))
+    return path
+
+
+def _owner_only(path: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return
+    if mode & 0o077:
+        os.chmod(path, mode & ~0o077)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sambatune.appdirs import data_dir
+from sambatune.appdirs import data_dir, private_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS applied_configs (
@@ -70,6 +70,7 @@ class AppliedVersions:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or data_dir() / "sambatune.sqlite3"
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_database(self.path)  # whole smb.conf files
         with self._connect() as db:
             db.executescript(SCHEMA)
             columns = {row[1] for row in db.execute("PRAGMA table_info(applied_configs)")}

@@ -6,24 +6,36 @@ and no code formats them into a message.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import logging.handlers
+import os
 from pathlib import Path
 
-from sambatune.appdirs import data_dir
+from sambatune.appdirs import data_dir, private_dir, private_file
 
 
 def log_path() -> Path:
-    folder = data_dir() / "logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / "sambatune.log"
+    return private_dir(data_dir() / "logs") / "sambatune.log"
+
+
+class PrivateRotatingLog(logging.handlers.RotatingFileHandler):
+    """A rotating log whose files only this user reads: the log names servers, paths
+    and what went wrong on them, and each rotation opens a new file (with the umask)."""
+
+    def _open(self) -> io.TextIOWrapper:
+        if os.name == "posix":
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return super()._open()
 
 
 def start_file_log(level: int = logging.INFO) -> Path:
     path = log_path()
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-    )
+    for old in path.parent.glob(path.name + "*"):
+        private_file(old)
+    handler = PrivateRotatingLog(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )

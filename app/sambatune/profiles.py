@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sambatune.appdirs import config_dir
+from sambatune.appdirs import config_dir, private_file
 from sambatune.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ class ProfileStore:
     def load(self) -> list[ServerProfile]:
         if not self.path.exists():
             return []
+        private_file(self.path)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return [ServerProfile.from_json(item) for item in data.get("servers", [])]
@@ -114,6 +115,8 @@ class ProfileStore:
 
         payload = {"version": 1, "servers": [p.to_json() for p in profiles if not p.is_local]}
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The atomic write keeps an existing file's mode: tighten it first.
+        private_file(self.path)
         write_local_file_atomic(
             str(self.path), (json.dumps(payload, indent=2) + "\n").encode("utf-8"), mode=0o600
         )

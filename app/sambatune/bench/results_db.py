@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sambatune.appdirs import data_dir
+from sambatune.appdirs import data_dir, private_database
 from sambatune.bench.context import BenchContext
 from sambatune.bench.events import Sample
 from sambatune.bench.records import BenchResult, RunRecord, SeriesResult
@@ -173,6 +173,7 @@ class ResultsDatabase:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or data_dir() / FILE_NAME
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_database(self.path)  # server names, each session's smb.conf and survey
         with self._connect() as db:
             self._migrate(db)
 

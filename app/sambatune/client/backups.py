@@ -12,6 +12,7 @@ Each backup is a folder in the user's data directory:
   parts, as commands a person can read and run.
 
 ``index.json`` lists the backups (newest last); if it is lost, the folders are scanned.
+Like all of SambaTune's own files they are readable by this user only (POSIX modes).
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ class BackupStore:
         backup_id = now.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         folder = self.root / backup_id
         try:
-            folder.mkdir(parents=True, exist_ok=False)
+            appdirs.private_dir(self.root)
+            folder.mkdir(mode=0o700, exist_ok=False)
             backup = Backup(backup_id, now.isoformat(timespec="seconds"), kind, os_info,
                             entries, folder, plan_id, summary)
             backup.files = self._write_restore_files(backup)
@@ -179,7 +181,7 @@ class BackupStore:
                 [(e.ref, e.prior.value) for e in registry if isinstance(e.ref, RegistryValueRef)],
                 version, deleted_keys=deleted,
             )
-            (backup.folder / "restore.reg").write_bytes(regfile.encode())
+            _write_private(backup.folder / "restore.reg", regfile.encode())
             files.append("restore.reg")
         others = [e for e in backup.entries if not isinstance(e.ref, RegistryValueRef)]
         if backup.os.family == "windows":
@@ -190,7 +192,7 @@ class BackupStore:
             if registry:
                 lines.append('reg import "%~dp0restore.reg"')
             lines += [cmd for e in reversed(others) for cmd in _windows_restore_commands(e)]
-            (backup.folder / "restore.cmd").write_bytes(("\r\n".join(lines) + "\r\n").encode())
+            _write_private(backup.folder / "restore.cmd", ("\r\n".join(lines) + "\r\n").encode())
             files.append("restore.cmd")
         elif others:
             lines = ["#!/bin/sh",
@@ -201,8 +203,9 @@ class BackupStore:
             lines += [cmd for e in reversed(others)
                       for cmd in _posix_restore_commands(e, backup.os)]
             script = backup.folder / "restore.sh"
-            script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            script.chmod(0o755)
+            _write_private(script, ("\n".join(lines) + "\n").encode("utf-8"))
+            if os.name == "posix":
+                script.chmod(0o700)
             files.append("restore.sh")
         return files
 
@@ -301,8 +304,19 @@ def _write_json(path: Path, data: Any) -> None:
     from sambatune.remote.local import write_local_file_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    # The atomic write keeps an existing file's mode (an index.json from before): tighten.
+    appdirs.private_file(path)
     write_local_file_atomic(str(path), (json.dumps(data, indent=2) + "\n").encode("utf-8"),
                             mode=0o600 if os.name == "posix" else None)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    if os.name == "posix":
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+    else:
+        path.write_bytes(data)
 
 
 def _windows_restore_commands(entry: BackupEntry) -> list[str]:
