@@ -225,7 +225,7 @@ def restore_events(
             caveats = [e.caveat for e in loaded.entries if e.caveat]
             event.result.warnings += caveats
             if event.result.ok and not dry_run:
-                _remove_created_keys(system, loaded)
+                event.result.warnings += _remove_created_keys(system, loaded.entries)
                 store.mark_restored(loaded.id)
         yield event
 
@@ -315,9 +315,12 @@ def _execute(
     entries = []
     for write, step in pending:
         key_existed = None
+        created: list[str] = []
         if isinstance(write.ref, RegistryValueRef) and registry is not None:
-            key_existed = registry.key_exists(write.ref.key)
-        entries.append(BackupEntry(write.ref, step.before, key_existed, _caveat(system, write.ref)))
+            created = registry.missing_keys(write.ref.key)
+            key_existed = not created
+        entries.append(BackupEntry(write.ref, step.before, key_existed,
+                                   _caveat(system, write.ref), created))
 
     if dry_run:
         preview = None
@@ -382,6 +385,8 @@ def _execute(
         if step.status == "would-change":
             step.status = "not-attempted"
     problems = _roll_back(system, done)
+    # Only the writes attempted can have made keys (pending and entries share the order).
+    result.warnings += _remove_created_keys(system, entries[:len(done)])
     result.rolled_back = True
     result.message = (f"Stopped: {failure}. "
                       + ("Everything already changed was put back from backup "
@@ -412,16 +417,30 @@ def _roll_back(system: ClientSystem, done: list[tuple[_Write, StepResult]]) -> l
     return problems
 
 
-def _remove_created_keys(system: ClientSystem, backup: Backup) -> None:
-    """Registry keys SambaTune created (absent before) go again once empty."""
+def _remove_created_keys(system: ClientSystem, entries: list[BackupEntry]) -> list[str]:
+    """Remove the registry keys the writes created, once their values are gone again.
+
+    Deepest first, so a created parent is empty when its turn comes. A key that holds
+    anything (someone else's value or subkey, or a value that could not be put back)
+    stays, and the returned warnings say so.
+    """
     registry = _registry_of(system)
     if registry is None:
-        return
-    for entry in backup.entries:
-        if isinstance(entry.ref, RegistryValueRef) and entry.key_existed is False:
-            key = entry.ref.key
-            if registry.key_exists(key) and not registry.values(key) and not registry.subkeys(key):
-                registry.delete_tree(key)
+        return []
+    created: dict[str, str] = {}
+    for entry in entries:
+        for key in entry.created_keys:
+            created.setdefault(key.lower(), key)
+    warnings = []
+    for key in sorted(created.values(), key=lambda k: k.count("\\"), reverse=True):
+        if not registry.key_exists(key):
+            continue
+        if registry.values(key) or registry.subkeys(key):
+            warnings.append(f"SambaTune created the registry key {key}; it was left in place "
+                            "because it is not empty.")
+            continue
+        registry.delete_tree(key)
+    return warnings
 
 
 def _caveat(system: ClientSystem, ref: SettingRef) -> str:

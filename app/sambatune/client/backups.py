@@ -55,24 +55,35 @@ class BackupError(SambaTuneError):
 class BackupEntry:
     ref: SettingRef
     prior: Observed
-    #: Registry values only: did the key exist before? (A key SambaTune created is removed
-    #: again on restore when nothing else was put in it.)
+    #: Registry values only: did the key exist before?
     key_existed: bool | None = None
     #: Where the restore is not bit-exact, why (e.g. netsh cannot express "never set").
     caveat: str = ""
+    #: Registry values only: the keys writing the value created (its key and the parents
+    #: that were missing too), deepest first. A restore removes each again while nothing
+    #: else is in it, so the registry ends up with the keys it had.
+    created_keys: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"setting": self.ref.to_json(), "prior": self.prior.to_json()}
         if self.key_existed is not None:
             data["key_existed"] = self.key_existed
+        if self.created_keys:
+            data["created_keys"] = list(self.created_keys)
         if self.caveat:
             data["caveat"] = self.caveat
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BackupEntry:
-        return cls(ref_from_json(data["setting"]), Observed.from_json(data["prior"]),
-                   data.get("key_existed"), data.get("caveat", ""))
+        ref = ref_from_json(data["setting"])
+        key_existed = data.get("key_existed")
+        created = data.get("created_keys")
+        if created is None:
+            # Backups from before created_keys knew only whether the value's own key existed.
+            created = [ref.key] if key_existed is False and isinstance(ref, RegistryValueRef) else []
+        return cls(ref, Observed.from_json(data["prior"]), key_existed, data.get("caveat", ""),
+                   [str(key) for key in created])
 
 
 @dataclass
@@ -174,8 +185,8 @@ class BackupStore:
         files = []
         registry = [e for e in backup.entries if isinstance(e.ref, RegistryValueRef)]
         if registry:
-            deleted = {e.ref.key.lower() for e in registry
-                       if isinstance(e.ref, RegistryValueRef) and e.key_existed is False}
+            # The outermost key each write created goes, with all below it, as [-KEY].
+            deleted = {e.created_keys[-1] for e in registry if e.created_keys}
             version = 4 if backup.os.generation == "win9x" else 5
             regfile = registry_changes_as_reg(
                 [(e.ref, e.prior.value) for e in registry if isinstance(e.ref, RegistryValueRef)],

@@ -262,17 +262,20 @@ def registry_changes_as_reg(
 ) -> RegFile:
     """Group (value, new content) pairs by key into a .reg file; None content = ``"Name"=-``.
 
-    ``deleted_keys`` (lower-cased paths) become ``[-KEY]`` blocks instead: keys that did
-    not exist before and must not exist after.
+    ``deleted_keys`` become ``[-KEY]`` blocks instead: keys that did not exist before and
+    must not exist after. A value in one of them, or in a key below one, needs no line.
     """
     regfile = RegFile(version)
     blocks: dict[str, RegKeyBlock] = {}
+    doomed = {key.lower(): key for key in deleted_keys or ()}
     for ref, value in items:
         lowered = ref.key.lower()
-        if deleted_keys and lowered in deleted_keys:
-            if lowered not in blocks:
-                blocks[lowered] = RegKeyBlock(ref.key, delete=True)
-                regfile.blocks.append(blocks[lowered])
+        gone = next((key for key in doomed if lowered == key or lowered.startswith(key + "\\")),
+                    None)
+        if gone is not None:
+            if gone not in blocks:
+                blocks[gone] = RegKeyBlock(doomed[gone], delete=True)
+                regfile.blocks.append(blocks[gone])
             continue
         block = blocks.get(lowered)
         if block is None:

@@ -84,6 +84,18 @@ class RegistryStore(abc.ABC):
     def values(self, key: str) -> dict[str, RegValue]:
         """Every value of the key, by name as stored."""
 
+    def missing_keys(self, key: str) -> list[str]:
+        """The keys a value written into ``key`` would create: it and its missing parents,
+        deepest first. A hive always exists."""
+        parts = normalize_key(key).split("\\")
+        missing = []
+        for depth in range(len(parts), 1, -1):
+            path = "\\".join(parts[:depth])
+            if self.key_exists(path):
+                break
+            missing.append(path)
+        return missing
+
 
 @dataclass
 class _Key:
