@@ -446,3 +446,26 @@ def test_a_symlinked_smb_conf_is_changed_through_the_link(
     assert link.is_symlink() and link.resolve() == real
     assert real.read_bytes() == candidate
     assert any("symbolic link" in w for w in outcome.warnings)
+
+
+def test_an_interrupt_as_the_swap_returns_is_settled_from_the_server(
+    fresh_smbd: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    """A KeyboardInterrupt (a library user's Ctrl-C) right when the swap has happened:
+    the pipeline must not claim the file is unchanged."""
+
+    def interrupt(step: str, _t: Transport) -> None:
+        if step == "install":
+            raise KeyboardInterrupt
+
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        candidate = _candidate(fresh_smbd)
+        outcome, original = _apply(transport, fresh_smbd, candidate, reconnect=False,
+                                   fault=interrupt)
+    finally:
+        transport.close()
+    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
+                 transport.label)
+    assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
+    assert "Interrupted" in outcome.message  # type: ignore[attr-defined]

@@ -175,9 +175,9 @@ def who_applies(transport: Transport) -> str:
 
 class _Uncertain(Exception):
     """A step whose effect on the server we cannot know from here: the connection
-    dropped, or the command did not answer in time."""
+    dropped, the command did not answer in time, or we were interrupted waiting."""
 
-    def __init__(self, step: str, cause: Exception) -> None:
+    def __init__(self, step: str, cause: BaseException) -> None:
         super().__init__(str(cause))
         self.step = step
         self.cause = cause
@@ -186,7 +186,15 @@ class _Uncertain(Exception):
 
     @property
     def dropped(self) -> bool:
-        return not isinstance(self.cause, CommandTimedOut)
+        return not isinstance(self.cause, (CommandTimedOut, KeyboardInterrupt))
+
+    def describe(self) -> str:
+        where = STEP_TITLES.get(self.step, self.step)
+        if isinstance(self.cause, KeyboardInterrupt):
+            return f"Interrupted during '{where}'"
+        if isinstance(self.cause, CommandTimedOut):
+            return f"The server stopped answering during '{where}'"
+        return f"The connection was lost during '{where}'"
 
 
 PREPARE_STEPS = ("upload", "testparm", "backup")
@@ -337,13 +345,16 @@ class ApplyRun:
             swapped = self._step("install", self._install)
         except _Uncertain as lost:
             return self._recover(lost)
-        except (SambaTuneError, KeyboardInterrupt) as error:
+        except KeyboardInterrupt as interrupt:
+            # The swap may have happened before the interrupt came: ask the server.
+            return self._recover(_Uncertain("install", interrupt))
+        except SambaTuneError as error:
             # The swap script refuses before it replaces anything; only a connection
-            # problem (handled above) leaves its effect open.
+            # problem or an interrupt (handled above) leaves its effect open.
             self._cleanup_candidate()
-            text = error.message if isinstance(error, SambaTuneError) else "Interrupted."
-            self._event("install", FAILED, text)
-            return self._outcome(FAILED_OUTCOME, "old", f"{text} The live file is unchanged.")
+            self._event("install", FAILED, error.message)
+            return self._outcome(FAILED_OUTCOME, "old",
+                                 f"{error.message} The live file is unchanged.")
         if swapped is not None:
             return swapped
         self.installed = True
@@ -560,9 +571,7 @@ class ApplyRun:
 
     def _recover(self, lost: _Uncertain) -> ApplyOutcome:
         """``lost.step`` ended without an answer: find out what the server has."""
-        where = STEP_TITLES.get(lost.step, lost.step)
-        what = ("The connection was lost" if lost.dropped
-                else "The server stopped answering") + f" during '{where}'"
+        what = lost.describe()
         before_install = lost.step in PREPARE_STEPS or (
             lost.step == "install" and not lost.command_sent
         )
