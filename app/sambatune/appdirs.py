@@ -64,9 +64,7 @@ def known_hosts_file() -> Path:
     appended file keeps the mode it was created with.
     """
     path = config_dir() / "known_hosts"
-    if os.name == "posix":
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    create_private_file(path)
     return private_file(path)
 
 
@@ -93,12 +91,18 @@ def private_database(path: Path) -> Path:
     so a new database starts here as an empty 0600 file (SQLite takes an empty file for
     a new database); existing ones, side files included, are tightened.
     """
-    if os.name == "posix":
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    create_private_file(path)
     for name in (path.name, *(path.name + suffix for suffix in ("-journal", "-wal", "-shm"))):
         _owner_only(path.with_name(name))
     return path
+
+
+def create_private_file(path: Path | str) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists: a file that others write to
+    later (SQLite, a log handler, appends) keeps the mode it was created with."""
+    if os.name == "posix":
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _owner_only(path: Path) -> None:

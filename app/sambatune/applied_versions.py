@@ -82,15 +82,15 @@ class AppliedVersions:
 
     def record(
         self, *, server: str, path: str, content: bytes, previous: bytes, outcome: str,
-        summary: str, backup_id: str | None,
+        summary: str, backup_id: str | None, live: str = "",
     ) -> int:
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         with self._connect() as db:
             cursor = db.execute(
                 "INSERT INTO applied_configs (server, path, applied_at, outcome, summary, "
-                "sha256, previous_sha256, backup_id, content) VALUES (?,?,?,?,?,?,?,?,?)",
+                "sha256, previous_sha256, backup_id, content, live) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (server, path, now, outcome, summary, hashlib.sha256(content).hexdigest(),
-                 hashlib.sha256(previous).hexdigest(), backup_id, content),
+                 hashlib.sha256(previous).hexdigest(), backup_id, content, live),
             )
             return int(cursor.lastrowid or 0)
 
@@ -127,8 +127,7 @@ class AppliedJournal:
               backup_id: str | None) -> None:
         self.row_id = self.versions.record(
             server=self.server, path=self.path, content=candidate, previous=previous,
-            outcome=IN_PROGRESS, summary=summary, backup_id=backup_id)
-        self.versions._update(self.row_id, live="unknown")
+            outcome=IN_PROGRESS, summary=summary, backup_id=backup_id, live="unknown")
 
     def finish(self, *, status: str, live: str, content: bytes) -> None:
         """Settle the row begun for this run: its outcome and the bytes that are live."""

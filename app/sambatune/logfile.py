@@ -6,14 +6,12 @@ and no code formats them into a message.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import logging
 import logging.handlers
-import os
 from pathlib import Path
 
-from sambatune.appdirs import data_dir, private_dir, private_file
+from sambatune.appdirs import create_private_file, data_dir, private_dir, private_file
 
 
 def log_path() -> Path:
@@ -25,9 +23,7 @@ class PrivateRotatingLog(logging.handlers.RotatingFileHandler):
     and what went wrong on them, and each rotation opens a new file (with the umask)."""
 
     def _open(self) -> io.TextIOWrapper:
-        if os.name == "posix":
-            with contextlib.suppress(FileExistsError):
-                os.close(os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        create_private_file(self.baseFilename)
         return super()._open()
 
 

@@ -130,14 +130,7 @@ def _read_stdin_line() -> str:
 
 
 def connect_from_args(args: argparse.Namespace, cancel: CancelToken | None = None) -> Transport:
-    from sambatune.remote.connection import open_target
-
-    password, passphrase, sudo_password = _read_stdin_secrets(args)
-    # The passphrase stays out of the options: they hand their password to the server.
-    options = options_from_args(args, password, sudo_password)
-    prompts = TerminalPrompts(args.accept_new_host_key, password, passphrase)
-    transport = open_target(options, prompts, cancel=cancel)
-    options.password = None
+    transport, _reconnect = reconnectable_from_args(args, cancel)
     return transport
 
 
@@ -149,6 +142,7 @@ def reconnectable_from_args(
     from sambatune.remote.connection import open_target
 
     password, passphrase, sudo_password = _read_stdin_secrets(args)
+    # The passphrase stays out of the options: they hand their password to the server.
     options = options_from_args(args, password, sudo_password)
     prompts = TerminalPrompts(args.accept_new_host_key, password, passphrase)
     transport = open_target(options, prompts, cancel=cancel)

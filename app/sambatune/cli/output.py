@@ -55,7 +55,6 @@ def escape_json_controls(text: str) -> str:
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-
 class TerminalSafeStream(io.TextIOBase):
     """A text stream that writes control characters visibly (see :func:`visible`)."""
 

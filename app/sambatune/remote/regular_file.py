@@ -33,20 +33,14 @@ class FileRead(NamedTuple):
     data: bytes = b""
 
 
+_KIND_BY_FORMAT: dict[int, FileKind] = {
+    stat.S_IFREG: "file", stat.S_IFDIR: "directory", stat.S_IFIFO: "fifo",
+    stat.S_IFCHR: "character device", stat.S_IFBLK: "block device", stat.S_IFSOCK: "socket",
+}
+
+
 def kind_of(mode: int) -> FileKind:
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return "other"
+    return _KIND_BY_FORMAT.get(stat.S_IFMT(mode), "other")
 
 
 def described(kind: str) -> str:

@@ -138,9 +138,6 @@ class SshTransport(Transport):
             return str(sock.getsockname()[0])
         return ""
 
-    def is_alive(self) -> bool:
-        return self._transport.is_active()
-
     def is_connected(self) -> bool:
         return self._transport.is_active()
 
