@@ -469,3 +469,35 @@ def test_an_interrupt_as_the_swap_returns_is_settled_from_the_server(
                  transport.label)
     assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
     assert "Interrupted" in outcome.message  # type: ignore[attr-defined]
+
+
+def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
+    fresh_smbd: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    import fcntl
+
+    original = fresh_smbd.config.read_bytes()
+    directory = os.open(fresh_smbd.config.parent, os.O_RDONLY)
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        fcntl.flock(directory, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds it
+        outcome = apply_config(transport, ApplyRequest(
+            str(fresh_smbd.config), original, _candidate(fresh_smbd)))
+        assert outcome.status == REFUSED, outcome.message
+        assert "Another SambaTune run" in outcome.message
+        assert fresh_smbd.config.read_bytes() == original
+        fcntl.flock(directory, fcntl.LOCK_UN)
+        assert apply_config(transport, ApplyRequest(
+            str(fresh_smbd.config), original, _candidate(fresh_smbd))).ok
+        # The run is over: its guard (a cat on the server) let go of the lock.
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                fcntl.flock(directory, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the guard still holds the lock"
+                time.sleep(0.05)
+    finally:
+        os.close(directory)
+        transport.close()

@@ -32,7 +32,7 @@ from sambatune.errors import (
     ConnectionFailed,
     SambaTuneError,
 )
-from sambatune.remote.apply_guard import ApplyBusy, ApplyLock, remove_leftovers
+from sambatune.remote.apply_guard import ApplyBusy, ApplyGuard
 from sambatune.remote.config_backups import (
     DEFAULT_RETENTION,
     Backup,
@@ -239,7 +239,7 @@ class ApplyRun:
         self.real_path = request.path
         self.candidate_path = self._candidate_beside(request.path)
         self.backup_dir = request.backup_dir or default_backup_dir(request.path)
-        self.lock: ApplyLock | None = None
+        self.guard: ApplyGuard | None = None
         self.backup: Backup | None = None
         self.testparm: TestparmReport | None = None
         self.old_dump = ""
@@ -303,8 +303,8 @@ class ApplyRun:
         try:
             outcome = self._run()
         finally:
-            if self.lock is not None:
-                self.lock.release()
+            if self.guard is not None:
+                self.guard.release()
         self._record(outcome)
         return outcome
 
@@ -366,17 +366,22 @@ class ApplyRun:
         request, t = self.request, self.transport
         sudo = request.sudo
         self.cancel.raise_if_cancelled()
-        self._resolve_link()
-        self.lock = ApplyLock(t, self.real_path, sudo=sudo)
+        self.guard = ApplyGuard(t, request.path, self.backup_dir, sudo=sudo)
         try:
-            locked = self.lock.acquire()
+            guarded = self.guard.acquire()
         except ApplyBusy as busy:
-            self.lock = None
+            self.guard = None
             return self._outcome(REFUSED, "old", busy.message)
-        removed = remove_leftovers(t, self.real_path, self.backup_dir, sudo=sudo, locked=locked)
-        if removed:
+        if guarded.real_path != request.path:
+            # Work on the file a symbolic link points to, and say so.
+            self.real_path = guarded.real_path
+            self.candidate_path = self._candidate_beside(self.real_path)
+            self.warnings.append(
+                f"{request.path} is a symbolic link to {self.real_path}: SambaTune changes "
+                f"{self.real_path} and leaves the link as it is.")
+        if guarded.removed:
             self.warnings.append("Removed what an earlier, interrupted run left: "
-                                 + ", ".join(posixpath.basename(p) for p in removed))
+                                 + ", ".join(posixpath.basename(p) for p in guarded.removed))
         self._settle_interrupted_runs()
         try:
             instance = find_instance(t, request.path, sudo=sudo, cancel=self.cancel)
@@ -426,19 +431,6 @@ class ApplyRun:
         self._event("backup", DONE, posixpath.basename(self.backup.path), self.backup.path)
         self.cancel.raise_if_cancelled()
         return None
-
-    def _resolve_link(self) -> None:
-        """Work on the file a symbolic link points to, and say so."""
-        request = self.request
-        result = self.transport.run(["readlink", "-f", "--", request.path], sudo=request.sudo,
-                                    timeout=30)
-        real = result.text.strip() if result.ok else ""
-        if real and real != request.path:
-            self.real_path = real
-            self.candidate_path = self._candidate_beside(real)
-            self.warnings.append(
-                f"{request.path} is a symbolic link to {real}: SambaTune changes {real} and "
-                "leaves the link as it is.")
 
     def _settle_interrupted_runs(self) -> None:
         """Rows an earlier, killed run left 'in progress' get the truth from the server."""
