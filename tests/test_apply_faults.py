@@ -446,6 +446,9 @@ def test_a_symlinked_smb_conf_is_changed_through_the_link(
     assert link.is_symlink() and link.resolve() == real
     assert real.read_bytes() == candidate
     assert any("symbolic link" in w for w in outcome.warnings)
+    # smbd runs with the file the link points to: it is found, reloaded and checked.
+    assert "Applied and verified" in outcome.message
+    assert [e.step for e in outcome.steps if e.state == "done"][-2:] == ["reload", "health"]
 
 
 def test_an_interrupt_as_the_swap_returns_is_settled_from_the_server(

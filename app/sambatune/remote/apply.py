@@ -48,6 +48,7 @@ from sambatune.remote.samba_ops import (
     restart_reasons,
     restart_smbd,
     run_testparm,
+    smbd_processes,
 )
 from sambatune.remote.transport import Transport
 from sambatune.remote.verified_replace import replace_verified
@@ -237,6 +238,8 @@ class ApplyRun:
         self.steps: list[StepEvent] = []
         # The file that is really replaced: smb.conf may be a symbolic link.
         self.real_path = request.path
+        # The path the running smbd was started with: the link or the file it points to.
+        self.served_path = request.path
         self.candidate_path = self._candidate_beside(request.path)
         self.backup_dir = request.backup_dir or default_backup_dir(request.path)
         self.guard: ApplyGuard | None = None
@@ -384,8 +387,13 @@ class ApplyRun:
                                  + ", ".join(posixpath.basename(p) for p in guarded.removed))
         self._settle_interrupted_runs()
         try:
-            instance = find_instance(t, request.path, sudo=sudo, cancel=self.cancel)
+            seen = smbd_processes(t, sudo=sudo, cancel=self.cancel)
+            instance = None
+            for path in dict.fromkeys((request.path, self.real_path)):
+                instance = instance or find_instance(t, path, sudo=sudo, seen=seen)
             self.smbd_was_running = instance is not None
+            if instance is not None:
+                self.served_path = instance.config
         except AgentFailed as error:
             self.warnings.append(f"Could not tell whether smbd runs: {error.message}")
         try:
@@ -500,8 +508,8 @@ class ApplyRun:
         step = "restart" if self.reasons else "reload"
         try:
             how = self._step(step, lambda: (
-                restart_smbd(t, request.path, sudo=request.sudo) if self.reasons
-                else reload_smbd(t, request.path, sudo=request.sudo)))
+                restart_smbd(t, self.served_path, sudo=request.sudo) if self.reasons
+                else reload_smbd(t, self.served_path, sudo=request.sudo)))
             self._event(step, DONE, "needed for " + "; ".join(self.reasons) if self.reasons
                         else "smbd re-read the file", how)
         except SambaTuneError as error:
@@ -509,7 +517,7 @@ class ApplyRun:
             return self._rollback(f"{STEP_TITLES[step]} failed: {error.message}")
         expected = _listed_shares(self.testparm.dump if self.testparm else "")
         health = self._step("health", lambda: health_check(
-            t, request.path, expected_shares=expected, sudo=request.sudo))
+            t, self.served_path, expected_shares=expected, sudo=request.sudo))
         if not health.ok:
             self._event("health", FAILED, health.message)
             return self._rollback(f"The health check failed: {health.message}")
@@ -550,10 +558,10 @@ class ApplyRun:
                                  f"failed too: {back.error}. The backup is {self.backup.path}.")
         try:
             if self.reasons:
-                restart_smbd(t, request.path, sudo=request.sudo)
+                restart_smbd(t, self.served_path, sudo=request.sudo)
             elif self.smbd_was_running:
-                reload_smbd(t, request.path, sudo=request.sudo)
-            health = health_check(t, request.path, attempts=4, sudo=request.sudo)
+                reload_smbd(t, self.served_path, sudo=request.sudo)
+            health = health_check(t, self.served_path, attempts=4, sudo=request.sudo)
             state_note = "smbd answers again." if health.ok else f"But: {health.message}."
         except SambaTuneError as error:
             state_note = f"Reloading smbd with the old file failed too: {error.message}."

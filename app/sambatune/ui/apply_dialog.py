@@ -234,9 +234,14 @@ class ApplyDialog(QDialog):
         label, background, color = OUTCOME_STYLES.get(outcome.status, ("Done", "#eee", "#333"))
         self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
                                         "border-radius:4px;")
-        text = f"<b>{label}.</b> {html.escape(outcome.message)}"
+        first, dot, rest = outcome.message.partition(". ")
+        if first.startswith(label):  # "Applied and verified. …": the verdict says it already
+            text = f"<b>{html.escape(first + dot.strip())}</b> {html.escape(rest)}"
+        else:
+            text = f"<b>{label}.</b> {html.escape(outcome.message)}"
         if outcome.warnings:
-            text += "<br>Warnings: " + html.escape("; ".join(outcome.warnings))
+            # One per line: each is a sentence of its own (a path, what was cleaned up).
+            text += "".join(f"<br>• {html.escape(w)}" for w in outcome.warnings)
         self.result_label.setText(text)
         self.result_label.show()
         self._show_details(outcome)
