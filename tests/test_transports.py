@@ -96,6 +96,22 @@ def test_read_file(transport: Transport, tmp_path: Path) -> None:
         transport.read_file(str(tmp_path / "missing"))
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_read_file_never_opens_what_is_not_a_regular_file(
+    transport: Transport, tmp_path: Path, kind: str
+) -> None:
+    """smb.conf (or a backup) replaced by a FIFO or /dev/zero: a clear refusal at once,
+    not a read that hangs or never ends."""
+    path = {"fifo": tmp_path / "smb.conf", "device": Path("/dev/zero"),
+            "directory": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    started = time.monotonic()
+    with pytest.raises(CommandFailed, match="not a regular file"):
+        transport.read_file(str(path))
+    assert time.monotonic() - started < 10
+
+
 def test_write_file_atomic_keeps_mode_and_owner(transport: Transport, tmp_path: Path) -> None:
     folder = tmp_path / "etc"
     folder.mkdir()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import IncludeStatus
 from sambatune.errors import SambaTuneError
-from sambatune.remote.regular_file import FileRead, read_local
+from sambatune.remote.regular_file import READ_LIMIT, FileRead, read_local
 
 if TYPE_CHECKING:  # the CLI's local path must not pay for the transport stack
     from sambatune.remote.transport import Transport
@@ -28,7 +28,7 @@ MIB = 1024 * 1024
 #: 24,000 such shares or 340,000 lines, which lint reads in about 1.3 s and 170 MB,
 #: and which SSH brings over in a second on a 100 Mbit/s link. Samba itself has no
 #: limit; this one keeps a sparse giant from eating the memory.
-FILE_SIZE_LIMIT = 8 * MIB
+FILE_SIZE_LIMIT = READ_LIMIT
 #: The most read across all the includes of one configuration: includes nest 100 deep,
 #: and 100 files of 8 MiB would need some 17 GB to lint.
 INCLUDES_SIZE_LIMIT = 16 * MIB

@@ -124,15 +124,6 @@ class LocalTransport(Transport):
     def close(self) -> None:
         pass
 
-    def read_file(self, path: str, *, sudo: bool = False) -> bytes:
-        if sudo and self.sudo_mode() != "root":
-            return super().read_file(path, sudo=True)
-        try:
-            with open(path, "rb") as handle:
-                return handle.read()
-        except OSError as exc:
-            raise CommandFailed(f"Reading {path} failed: {exc.strerror}", details=str(exc)) from exc
-
     def read_regular_file(self, path: str, limit: int, *, sudo: bool = False) -> FileRead:
         if sudo and self.sudo_mode() != "root":
             return super().read_regular_file(path, limit, sudo=True)

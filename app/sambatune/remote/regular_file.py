@@ -15,6 +15,11 @@ import os
 import stat
 from typing import Literal, NamedTuple
 
+#: The most :meth:`Transport.read_file` reads of one file: every file SambaTune reads
+#: on a target (smb.conf and its includes, backups, a man page) is far smaller. The
+#: 50,000-line smb.conf of bench/conf_parse.py (3,500 shares) is 1.2 MiB.
+READ_LIMIT = 8 * 1024 * 1024
+
 FileKind = Literal[
     "file",  # a regular file of at most the limit: ``data`` holds it
     "too large",  # a regular file of more than the limit: not kept

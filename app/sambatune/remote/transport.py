@@ -191,8 +191,19 @@ class Transport(abc.ABC):
             unregister()
             process.kill()
 
-    def read_file(self, path: str, *, sudo: bool = False) -> bytes:
-        return self.run(["cat", "--", path], sudo=sudo).check(f"Reading {path}").stdout
+    def read_file(
+        self, path: str, *, sudo: bool = False, limit: int = regular_file.READ_LIMIT
+    ) -> bytes:
+        """A regular file's bytes. Every file SambaTune reads on a target goes through
+        :meth:`read_regular_file`: a device, FIFO or directory in its place (smb.conf
+        replaced by ``/dev/zero``, a backup by a FIFO) is refused, never opened."""
+        found = self.read_regular_file(path, limit, sudo=sudo)
+        if found.kind == "file":
+            return found.data
+        reason = ("no such file" if found.kind == "missing" else
+                  f"larger than {limit // (1024 * 1024)} MiB" if found.kind == "too large" else
+                  f"it is {regular_file.described(found.kind)}, not a regular file")
+        raise CommandFailed(f"Reading {path} failed: {reason}")
 
     def file_exists(self, path: str, *, sudo: bool = False) -> bool:
         return self.run(["test", "-e", path], sudo=sudo).exit_code == 0
