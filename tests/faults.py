@@ -46,6 +46,19 @@ def cut_first(argv: tuple[str, ...]) -> tuple[str, ...]:
     return ("sh", "-c", 'kill -KILL "$PPID"', "sambatune-cut")
 
 
+def cut_mid_stream(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The real command gets the first 64 bytes sent on stdin, then the connection drops:
+    a cut in the middle of an upload."""
+    return ("sh", "-c", '{ head -c 64; kill -KILL "$PPID"; } | "$@"', "sambatune-cut", *argv)
+
+
+def garbage_testparm(code: int) -> Rewrite:
+    """A testparm that answers binary noise and terminal escapes with ``code``."""
+    noise = "\x1b]0;owned\x07\x1b[2J\xff\xfe[global\n = =\n\x00"
+    return lambda _argv: ("python3", "-c", f"import sys; sys.stdout.write({noise!r}); "
+                          f"sys.stderr.write({noise!r}); sys.exit({code})")
+
+
 def then_hang(argv: tuple[str, ...]) -> tuple[str, ...]:
     """Run the command, then never answer (until our short timeout gives up)."""
     return ("sh", "-c", '"$@"; exec sleep 30', "sambatune-hang", *argv)

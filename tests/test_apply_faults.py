@@ -25,7 +25,9 @@ from faults import (
     Rule,
     assert_truth,
     cut_first,
+    cut_mid_stream,
     garbage_agent,
+    garbage_testparm,
     is_agent,
     is_swap,
     sha,
@@ -87,9 +89,9 @@ def faulty(ssh_options: ConnectionOptions) -> Iterator[FaultyTransport]:
 
 CUT_POINTS = [
     # (which command, cut before it runs or after it ran, after which step)
-    ("upload", "before", None), ("upload", "after", None),
+    ("upload", "before", None), ("upload", "mid-stream", None), ("upload", "after", None),
     ("testparm", "before", "upload"), ("testparm", "after", "upload"),
-    ("backup", "after", "testparm"),
+    ("backup", "mid-stream", "testparm"), ("backup", "after", "testparm"),
     ("swap", "before", "backup"), ("swap", "after", "backup"),
     ("reload", "before", "install"), ("reload", "after", "install"),
     ("health", "after", "reload"),
@@ -114,8 +116,8 @@ def test_cut_connection_outcome_matches_server_and_history(
     fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
     command: str, when: str, after: str | None, reconnect: bool,
 ) -> None:
-    faulty.rules.append(Rule(_matcher(command), cut_first if when == "before" else then_cut,
-                             after_step=after))
+    cut = {"before": cut_first, "mid-stream": cut_mid_stream, "after": then_cut}[when]
+    faulty.rules.append(Rule(_matcher(command), cut, after_step=after))
     candidate = _candidate(fresh_smbd)
     outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=reconnect,
                                options=ssh_options)
@@ -195,6 +197,22 @@ def test_garbage_from_the_agent_at_the_health_check_rolls_back(
     assert "cannot read" in outcome.message  # type: ignore[attr-defined]
     assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
                  faulty.label)
+
+
+@pytest.mark.parametrize("code", [0, 1], ids=["says-ok", "says-no"])
+def test_garbage_from_testparm_never_breaks_the_truth(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, code: int
+) -> None:
+    faulty.rules.append(Rule(lambda a: "testparm" in a, garbage_testparm(code), times=2))
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert faulty.rules[0].fired >= 1
+    state = assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
+                         faulty.label)
+    # A testparm that says no is obeyed; one that says yes to a valid file changes nothing
+    # the health check would not catch.
+    assert state == ("new" if code == 0 else "old"), outcome.message  # type: ignore[attr-defined]
+    assert not _leftovers(fresh_smbd)
 
 
 # -- an editor saves in the gap -----------------------------------------------------------

@@ -625,10 +625,15 @@ class ApplyRun:
     _recovering = False
 
     def _cleanup_candidate(self) -> None:
+        """Remove this run's candidate, and the upload's temporary file should the upload
+        have been cut off (the names carry this run's random token: no one else's)."""
+        directory = posixpath.dirname(self.candidate_path) or "."
+        base = posixpath.basename(self.candidate_path)
         try:
             if self.transport.is_connected():
-                self.transport.run(["rm", "-f", "--", self.candidate_path],
-                                   sudo=self.request.sudo)
+                self.transport.run(
+                    ["sh", "-c", 'rm -f -- "$1" "$2/.$3".sambatune.??????', "sambatune-clean",
+                     self.candidate_path, directory, base], sudo=self.request.sudo)
         except SambaTuneError:
             pass
 

@@ -44,6 +44,7 @@ else
   state=unlocked; age="-mmin +60"
 fi
 find "$dir" -maxdepth 1 -type f \( -name ".$q.sambatune-*.new" -o -name ".$q.sambatune.??????" \
+  -o -name "..$q.sambatune-*.new.sambatune.??????" \
   -o -name ".$q.sambatune-restore.*" -o -name ".$q.sambatune-theirs.*" \) $age \
   -exec printf 'removed %s\n' {} \; -delete 2>/dev/null
 if [ -d "$backup" ]; then

@@ -359,7 +359,9 @@ set -eu
 dir=$1; base=$2; size=$3; sum=$4; mode=$5
 target="$dir/$base"
 tmp=$(mktemp "$dir/.$base.sambatune.XXXXXX")
-trap 'rm -f "$tmp"' EXIT INT TERM HUP
+# PIPE too: when the connection dies mid-upload, the complaint about the short write
+# hits a closed stderr, and an untrapped SIGPIPE would leave the temporary file behind.
+trap 'rm -f "$tmp"' EXIT INT TERM HUP PIPE
 cat > "$tmp"
 got=$(wc -c < "$tmp" | tr -d ' ')
 if [ "$got" != "$size" ]; then
@@ -380,5 +382,5 @@ else
 fi
 sync "$tmp" 2>/dev/null || sync
 mv -f "$tmp" "$target"
-trap - EXIT INT TERM HUP
+trap - EXIT INT TERM HUP PIPE
 """
