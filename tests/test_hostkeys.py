@@ -284,11 +284,18 @@ def openssh_outcome(server: SshServer, known: Path, user_key: Path) -> str:
     return f"ssh failed otherwise: {result.stderr}"
 
 
+def options_with(port: int, known: Path, user_key: Path, lines: str | None = None
+                 ) -> ConnectionOptions:
+    """Options for the test sshd on ``port``, with ``known`` as known_hosts (written
+    with ``lines`` when given)."""
+    if lines is not None:
+        known.write_text(lines)
+    return ConnectionOptions(host="127.0.0.1", port=port, user=current_user(),
+                             identity_file=str(user_key), known_hosts=known)
+
+
 def sambatune_outcome(server: SshServer, known: Path, user_key: Path) -> tuple[str, FixedAnswers]:
-    options = ConnectionOptions(
-        host="127.0.0.1", port=server.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
-    )
+    options = options_with(server.port, known, user_key)
     answers = FixedAnswers(accept_new_host_key=True)
     try:
         target = open_target(options, answers)
@@ -344,11 +351,8 @@ def test_sambatune_decides_as_openssh_accept_new(
 def test_revoked_key_message(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
     known = tmp_path / "known_hosts"
     pub = sshd.host_key.with_suffix(".pub")
-    known.write_text(f"{sshd.known_hosts_line}@revoked * {public_line(pub)}\n")
-    options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
-    )
+    options = options_with(sshd.port, known, user_key,
+                           f"{sshd.known_hosts_line}@revoked * {public_line(pub)}\n")
     with pytest.raises(HostKeyRevoked) as caught:
         open_target(options, FixedAnswers(accept_new_host_key=True))
     assert caught.value.code == "host-key-revoked"
@@ -362,11 +366,8 @@ def test_other_key_type_message(
 ) -> None:
     server = servers["rsa"]
     known = tmp_path / "known_hosts"
-    known.write_text(f"[127.0.0.1]:{server.port} {public_line(keys['other'])}\n")
-    options = ConnectionOptions(
-        host="127.0.0.1", port=server.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
-    )
+    options = options_with(server.port, known, user_key,
+                           f"[127.0.0.1]:{server.port} {public_line(keys['other'])}\n")
     with pytest.raises(HostKeyChanged) as caught:
         open_target(options, FixedAnswers(accept_new_host_key=True))
     assert "CHANGED" in caught.value.message
@@ -379,11 +380,8 @@ def test_changed_key_under_a_pattern_is_not_removed_with_ssh_keygen(
     sshd: SshServer, keys: dict[str, Path], user_key: Path, tmp_path: Path
 ) -> None:
     known = tmp_path / "known_hosts"
-    known.write_text(f"[127.0.0.1]:* {public_line(keys['other'])}\n")
-    options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
-    )
+    options = options_with(sshd.port, known, user_key,
+                           f"[127.0.0.1]:* {public_line(keys['other'])}\n")
     with pytest.raises(HostKeyChanged) as caught:
         open_target(options, NoPrompts())
     # ssh-keygen -R would delete the pattern line for every host it covers.
@@ -396,11 +394,8 @@ def test_certificate_authority_is_mentioned_when_asking(
     sshd: SshServer, keys: dict[str, Path], user_key: Path, tmp_path: Path
 ) -> None:
     known = tmp_path / "known_hosts"
-    known.write_text(f"@cert-authority * {public_line(keys['other'])}\n")
-    options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
-    )
+    options = options_with(sshd.port, known, user_key,
+                           f"@cert-authority * {public_line(keys['other'])}\n")
     with pytest.raises(HostKeyUnknown) as caught:
         open_target(options, NoPrompts())
     assert "certificate authority" in caught.value.details
