@@ -29,3 +29,14 @@ def test_sambatune_home_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("SAMBATUNE_HOME", str(tmp_path))
     assert appdirs.data_dir() == tmp_path / "data"
     assert appdirs.config_dir() == tmp_path / "config"
+
+
+def test_the_log_goes_where_the_platform_keeps_logs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAMBATUNE_HOME", raising=False)
+    monkeypatch.setattr(appdirs.Path, "mkdir", lambda *args, **kwargs: None)
+    assert str(appdirs.log_dir()) == platformdirs.user_log_dir("SambaTune", appauthor=False)
+
+
+def test_the_log_under_sambatune_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAMBATUNE_HOME", str(tmp_path))
+    assert appdirs.log_dir() == tmp_path / "logs"

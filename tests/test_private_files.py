@@ -11,6 +11,8 @@ import logging
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from sambatune.client.backups import BackupEntry, BackupStore
 from sambatune.client.osinfo import forced_profile
 from sambatune.client.regvalue import REG_DWORD
 from sambatune.client.settings import Observed, RegistryValueRef, SysctlRef
-from sambatune.logfile import PrivateRotatingLog, start_file_log
+from sambatune.logfile import CRASH_LOG_LIMIT, PrivateRotatingLog, start_file_log
 from sambatune.profiles import ProfileStore, ServerProfile
 from sambatune.remote.hostkeys import HostKeyStore
 from sambatune.wizard.measure import MeasureSpec
@@ -121,8 +123,8 @@ def test_server_profiles(tmp_path: Path) -> None:
 
 
 def test_log_file_and_its_rotations() -> None:
-    folder = appdirs.data_dir() / "logs"
-    folder.mkdir(mode=0o755)
+    folder = Path(os.environ["SAMBATUNE_HOME"]) / "logs"
+    folder.mkdir(mode=0o755, parents=True)
     old = folder / "sambatune.log.1"
     old.write_text("an old rotation\n")
     old.chmod(0o644)
@@ -142,8 +144,33 @@ def test_log_file_and_its_rotations() -> None:
             root.removeHandler(handler)
             handler.close()
         root.setLevel(level)
+    assert path.parent == appdirs.log_dir() == folder
     assert "after the rotation" in path.read_text()
     assert_private(folder, path, *folder.glob("sambatune.log.*"))
+
+
+def test_crash_log() -> None:
+    """A process that dies of a segfault leaves its stack in crash.log: private, appended
+    to (an earlier crash survives the restart), started afresh once it has grown large."""
+    folder = Path(os.environ["SAMBATUNE_HOME"]) / "logs"
+    folder.mkdir(mode=0o755, parents=True)
+    path = folder / "crash.log"
+    path.write_text("an earlier crash\n")
+    path.chmod(0o644)
+    crash = ("import faulthandler\nfrom sambatune.logfile import start_crash_log\n"
+             "start_crash_log()\nfaulthandler._sigsegv()\n")
+    died = subprocess.run([sys.executable, "-c", crash], capture_output=True, timeout=60)
+    assert died.returncode != 0
+    text = path.read_text()
+    assert text.startswith("an earlier crash\n--- SambaTune ")
+    assert "Fatal Python error: Segmentation fault" in text
+    assert 'File "<string>", line 4' in text
+    assert_private(folder, path)
+
+    path.write_text("x" * (CRASH_LOG_LIMIT + 1))
+    subprocess.run([sys.executable, "-c", crash], capture_output=True, timeout=60)
+    assert path.read_text().startswith("--- SambaTune ")
+    assert_private(path, folder / "crash.log.1")
 
 
 def test_own_known_hosts() -> None:

@@ -53,8 +53,24 @@ def config_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """The results database, backups of this computer's settings, reports, the log."""
+    """The results database, backups of this computer's settings, reports."""
     return _app_dir("data")
+
+
+def log_dir() -> Path:
+    """The app's log and crash report: the platform's place for logs
+    (``~/.local/state/SambaTune/log``, ``~/Library/Logs/SambaTune``,
+    ``%LOCALAPPDATA%\\SambaTune\\Logs``), or ``logs`` under ``SAMBATUNE_HOME``.
+
+    Only the desktop app writes there, so importing platformdirs costs nothing that
+    matters (the CLI's fast path never asks for it).
+    """
+    override = _home_override()
+    if override is not None:
+        return private_dir(override / "logs")
+    import platformdirs
+
+    return private_dir(Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)))
 
 
 def known_hosts_file() -> Path:
