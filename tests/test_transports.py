@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
 import subprocess
 import threading
@@ -142,6 +143,55 @@ def test_write_into_missing_directory_fails_cleanly(transport: Transport, tmp_pa
         transport.write_file_atomic(str(tmp_path / "nope" / "f"), b"x")
 
 
+# --- the log --------------------------------------------------------------------------
+
+
+def command_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The transport's log lines, without their durations."""
+    return [re.sub(r" in \d+\.\d\d s$", "", r.getMessage()) for r in caplog.records
+            if r.name == "sambatune.remote.transport"]
+
+
+def test_every_command_is_logged_with_status_and_time_never_stdin(
+    transport: Transport, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="sambatune.remote.transport")
+    transport.run(["sh", "-c", "cat >/dev/null; exit 3", "it's"], stdin=b"the stdin-secret")
+    assert command_lines(caplog) == [
+        f"{transport.label}: ran sh -c 'cat >/dev/null; exit 3' 'it'\"'\"'s' -> exit 3"]
+    assert re.search(r" -> exit 3 in \d+\.\d\d s$", caplog.records[-1].getMessage())
+    assert "stdin-secret" not in caplog.text
+
+
+def test_a_script_is_logged_by_its_size_and_first_line(
+    transport: Transport, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="sambatune.remote.transport")
+    script = "set -eu\n" + "true\n" * 100
+    transport.run(["sh", "-c", script, "arg"])
+    assert command_lines(caplog) == [
+        f"{transport.label}: ran sh -c '<script of {len(script)} characters: set -eu>' arg -> exit 0"]
+
+
+def test_started_processes_are_logged_when_they_start_and_end(
+    transport: Transport, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="sambatune.remote.transport")
+    assert list(transport.stream(["sh", "-c", "echo one"])) == ["one"]
+    with pytest.raises(CommandFailed):
+        list(transport.stream(["sh", "-c", "exit 4"]))
+    transport.start(["sleep", "30"]).kill()
+    label = transport.label
+    assert command_lines(caplog) == [
+        f"{label}: started sh -c 'echo one'",
+        f"{label}: ended sh -c 'echo one' -> exit 0",
+        f"{label}: started sh -c 'exit 4'",
+        f"{label}: ended sh -c 'exit 4' -> exit 4",
+        f"{label}: started sleep 30",
+        f"{label}: ended sleep 30 -> closed by SambaTune",
+    ]
+
+
 # --- sudo -------------------------------------------------------------------------
 
 
@@ -174,6 +224,9 @@ def test_sudo_with_password_on_stdin_never_visible(
     assert target.read_bytes() == b"written as root"
     assert target.stat().st_uid == 0
     assert ps.seen == []
+    # The commands are in the log (sudo's -S included), the password is not.
+    assert "ran sudo -k -S -p " in caplog.text and " -- sh -c 'sleep 1; id -u; cat' -> exit 0" in caplog.text
+    assert "payload" not in caplog.text
     assert sudo_user.password not in caplog.text
     assert sudo_user.password not in sshd_password.log.read_text()
     for log in Path("/var/log").glob("auth.log*"):

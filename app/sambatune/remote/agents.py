@@ -15,6 +15,7 @@ never reaches the agent, an error message or a traceback.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ PROTOCOL = 1
 BUNDLE_HEADER = b"SAMBATUNE-BUNDLE "
 MIN_PYTHON = (3, 6)
 RUNTIME_MODULE = "agent_runtime"
+
+log = logging.getLogger(__name__)
 
 # Written so that any Python parses it, down to 2.7: an old interpreter must be able
 # to say it is too old rather than die with a syntax error.
@@ -107,6 +110,8 @@ class AgentRun:
         self.cancel = cancel or CancelToken()
         self.hello: dict[str, Any] = {}
         self.result: AgentResult | None = None
+        # The command line is the same bootstrap for every agent: say which one it runs.
+        log.info("%s: agent %s", transport.label, name)
         try:
             self._process: RemoteProcess = transport.start(
                 python_command(transport, python), sudo=sudo

@@ -2,6 +2,11 @@
 
 Commands are argument lists, never shell strings: a transport that needs a shell
 (SSH does) quotes every argument itself. Anything secret goes in on stdin.
+
+Every command is logged here, the one place all of them pass (:meth:`Transport.run`,
+:meth:`Transport.start` and what is built on them): the target, the argv shell-quoted
+(a long script shortened to its size and first line), the exit status and how long it
+took. Never stdin, not even its size (with sudo it starts with the password line).
 """
 
 from __future__ import annotations
@@ -10,10 +15,13 @@ import abc
 import dataclasses
 import hashlib
 import json
+import logging
 import posixpath
 import secrets
 import shlex
-from collections.abc import Iterator, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sambatune.cancellation import CancelToken
@@ -30,6 +38,11 @@ SUDO_WITHOUT_PASSWORD = ("sudo", "-n")
 # Random per process so a command cannot print it by chance; no % (sudo expands those).
 SUDO_PROMPT = f"[sambatune-sudo-{secrets.token_hex(6)}]"
 REDACTED = "********"
+#: An argument longer than this, or of several lines, is a script: logged by its size
+#: and first line, not in full at every run.
+LOGGED_ARGUMENT_LIMIT = 120
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -149,18 +162,18 @@ class Transport(abc.ABC):
         """Run a command to completion and return what it printed and its exit code."""
         if sudo:
             argv, stdin = self._with_sudo(argv, stdin, prompt=SUDO_PROMPT)
-            return self._sudo_result(self._run(tuple(argv), stdin, timeout, cancel))
-        return self._run(tuple(argv), stdin, timeout, cancel)
+            return self._sudo_result(self._logged_run(tuple(argv), stdin, timeout, cancel))
+        return self._logged_run(tuple(argv), stdin, timeout, cancel)
 
     def start(self, argv: Sequence[str], *, sudo: bool = False) -> RemoteProcess:
         """Start a long-running command; its stdin stays open until closed or killed."""
         if sudo:
             argv, prefix = self._with_sudo(argv, None)
-            process = self._start(tuple(argv))
+            process = self._logged_start(tuple(argv))
             if prefix:
                 process.write(prefix)
             return process
-        return self._start(tuple(argv))
+        return self._logged_start(tuple(argv))
 
     def stream(
         self,
@@ -243,6 +256,51 @@ class Transport(abc.ABC):
             f"Writing {path}"
         )
 
+    # -- the log -----------------------------------------------------------
+    def _logged_run(
+        self, argv: tuple[str, ...], stdin: bytes | None, timeout: float | None,
+        cancel: CancelToken | None,
+    ) -> CommandResult:
+        started = time.monotonic()
+        try:
+            result = self._run(argv, stdin, timeout, cancel)
+        except BaseException as exc:
+            self._log_command(argv, _failure(exc), started)
+            raise
+        self._log_command(argv, f"exit {result.exit_code}", started)
+        return result
+
+    def _logged_start(self, argv: tuple[str, ...]) -> RemoteProcess:
+        started = time.monotonic()
+        try:
+            process = self._start(argv)
+        except BaseException as exc:
+            self._log_command(argv, f"not started: {_failure(exc)}", started)
+            raise
+        log.info("%s: started %s", self.label, self.loggable(argv))
+        return _LoggedProcess(
+            process, lambda outcome: self._log_command(argv, outcome, started, ended=True)
+        )
+
+    def _log_command(
+        self, argv: Sequence[str], outcome: str, started: float, *, ended: bool = False
+    ) -> None:
+        if log.isEnabledFor(logging.INFO):
+            verb = "ended" if ended else "ran"
+            log.info("%s: %s %s -> %s in %.2f s", self.label, verb, self.loggable(argv),
+                     self.redact(outcome), time.monotonic() - started)
+
+    def loggable(self, argv: Sequence[str]) -> str:
+        """``argv`` as a shell line for the log: scripts shortened, the sudo password
+        redacted (no command carries it; this makes sure)."""
+        shown = []
+        for arg in argv:
+            if len(arg) > LOGGED_ARGUMENT_LIMIT or "\n" in arg.strip():
+                first = next((line.strip() for line in arg.splitlines() if line.strip()), "")
+                arg = f"<script of {len(arg)} characters: {first[:60]}>"
+            shown.append(arg)
+        return self.redact(shlex.join(shown))
+
     # -- sudo --------------------------------------------------------------
     def set_sudo_password(self, password: str | None) -> None:
         """Remember the sudo password (in memory only) for later ``sudo=True`` calls."""
@@ -256,10 +314,10 @@ class Transport(abc.ABC):
     def sudo_mode(self) -> str:
         """How this target gets root: ``root`` (already), ``nopasswd`` or ``password``."""
         if self._sudo_mode is None:
-            uid = self._run(("id", "-u"), None, 30.0, None)
+            uid = self._logged_run(("id", "-u"), None, 30.0, None)
             if uid.ok and uid.text.strip() == "0":
                 self._sudo_mode = "root"
-            elif self._run(("sudo", "-n", "true"), None, 30.0, None).ok:
+            elif self._logged_run(("sudo", "-n", "true"), None, 30.0, None).ok:
                 self._sudo_mode = "nopasswd"
             else:
                 self._sudo_mode = "password"
@@ -275,7 +333,7 @@ class Transport(abc.ABC):
                 f"Root rights are needed on {self.label} and sudo asks for a password.",
                 details="Enter the sudo password of this account, or give it passwordless sudo.",
             )
-        result = self._run((*SUDO_WITH_PASSWORD, "-v"), self._password_line(), 30.0, None)
+        result = self._logged_run((*SUDO_WITH_PASSWORD, "-v"), self._password_line(), 30.0, None)
         if not result.ok:
             raise explain_sudo_failure(self.label, self.redact(result.error_text))
 
@@ -326,6 +384,48 @@ class Transport(abc.ABC):
         # run() and the agents' bootstrap deal with that.
         sudo = (*SUDO_WITH_PASSWORD[:-1], prompt)  # the empty prompt swapped for ``prompt``
         return (*sudo, "--", *argv), self._password_line() + (stdin or b"")
+
+
+class _LoggedProcess(RemoteProcess):
+    """A started process that logs how it ended: its exit status when waited for, or
+    that SambaTune closed it. Data written to it is never logged."""
+
+    def __init__(self, inner: RemoteProcess, note: Callable[[str], None]) -> None:
+        self._inner = inner
+        self._note: Callable[[str], None] | None = note
+        self._lock = threading.Lock()
+
+    def _ended(self, outcome: str) -> None:
+        with self._lock:
+            note, self._note = self._note, None
+        if note is not None:
+            note(outcome)
+
+    def write(self, data: bytes) -> None:
+        self._inner.write(data)
+
+    def close_stdin(self) -> None:
+        self._inner.close_stdin()
+
+    def readline(self) -> bytes:
+        return self._inner.readline()
+
+    def stderr_text(self) -> str:
+        return self._inner.stderr_text()
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._inner.wait(timeout)
+        self._ended(f"exit {code}")
+        return code
+
+    def kill(self) -> None:
+        self._inner.kill()
+        self._ended("closed by SambaTune")
+
+
+def _failure(exc: BaseException) -> str:
+    text = getattr(exc, "message", "") or str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _spellings(password: str | None) -> list[str]:
