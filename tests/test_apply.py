@@ -197,10 +197,19 @@ def test_full_disk_changes_nothing(tmp_path: Path, ssh: Transport, room: str) ->
 
 def test_restart_when_ports_change(server: SmbServer, ssh: Transport) -> None:
     new_port = free_port()
-    candidate = server.config.read_bytes().replace(
+    original = server.config.read_bytes()
+    candidate = original.replace(
         f"smb ports = {server.port}".encode(), f"smb ports = {new_port}".encode())
-    outcome = apply_config(ssh, _request(server, candidate))
+    pid = server.process.pid if server.process else 0
+    refused = apply_config(ssh, _request(server, candidate))
+    assert refused.status == REFUSED, refused.message
+    assert "needs smbd to restart" in refused.message and "smb ports" in refused.message
+    assert refused.clients is not None and "No client is connected" in refused.message
+    assert server.config.read_bytes() == original and not _leftovers(server)
+    assert server.process and server.process.pid == pid and server.process.poll() is None
+    outcome = apply_config(ssh, _request(server, candidate, allow_restart=True))
     assert outcome.status == APPLIED, outcome.message
+    assert outcome.activation == "restart"
     assert any("smb ports" in r for r in outcome.restart_reasons)
     assert "restart" in outcome.message
     server.port = new_port
@@ -271,11 +280,14 @@ def test_sudo_apply_never_shows_the_password(
     assert sudo_user.password not in str(outcome.to_json())
 
 
-def test_socket_options_change_needs_a_restart() -> None:
-    """smbd sets them on its listening sockets too; a reload leaves accepted sockets with
-    the old buffers, so the pipeline restarts smbd (the wizard's verdict depends on it)."""
-    from sambatune.remote.samba_ops import restart_reasons
+def test_socket_options_taken_away_need_a_restart() -> None:
+    """smbd sets them on its listening sockets too and accepted sockets inherit them: an
+    option taken away stays until a restart (tests/test_activation.py shows it)."""
+    from sambatune.conf.activation import Activation, classify_changes, needs_restart
 
     old = "[global]\n\tsocket options = SO_RCVBUF=8192 SO_SNDBUF=8192\n"
-    assert restart_reasons(old, "[global]\n") == [
+    assert [c.describe() for c in needs_restart(classify_changes(old, "[global]\n"))] == [
         "socket options: SO_RCVBUF=8192 SO_SNDBUF=8192 -> (default)"]
+    added = classify_changes("[global]\n", "[global]\n\tsocket options = TCP_NODELAY "
+                             "SO_KEEPALIVE\n")
+    assert [c.activation for c in added] == [Activation.NEW_CONNECTIONS]

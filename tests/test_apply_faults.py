@@ -370,12 +370,13 @@ def test_a_fake_smbd_of_another_user_is_never_run_as_root(
         instance = find_instance(transport, str(server.config), seen=seen)
         assert instance is not None and instance.pid != impostor.pid
         before = instance.pid
-        # socket options need a restart: the step that used to re-run a process's
+        # The addresses bound need a restart: the step that used to re-run a process's
         # command line as root.
         original = server.config.read_bytes()
-        candidate = original.replace(
-            b"[global]\n", b"[global]\n  socket options = TCP_NODELAY SO_KEEPALIVE\n")
-        outcome = apply_config(transport, ApplyRequest(str(server.config), original, candidate),
+        candidate = original.replace(b"interfaces = lo", b"interfaces = 127.0.0.1/8")
+        assert candidate != original
+        outcome = apply_config(transport, ApplyRequest(str(server.config), original, candidate,
+                                                       allow_restart=True),
                                journal=AppliedVersions().journal(transport.label,
                                                                  str(server.config)))
         after = find_instance(transport, str(server.config))

@@ -23,6 +23,7 @@ def register_apply_verbs(verbs: Any) -> None:
                        help="the new version (a local file)")
     _add_target_options(apply)
     apply.add_argument("--summary", default="", help="one line saying what the change is")
+    _add_consent_options(apply)
     apply.add_argument("--yes", action="store_true", help="apply without asking")
     add_json_flag(apply)
     apply.set_defaults(handler=handle_apply)
@@ -38,6 +39,7 @@ def register_apply_verbs(verbs: Any) -> None:
     add_connection_options(restore)
     restore.add_argument("backup_id", metavar="BACKUP_ID")
     _add_target_options(restore)
+    _add_consent_options(restore)
     restore.add_argument("--yes", action="store_true", help="restore without asking")
     add_json_flag(restore)
     restore.set_defaults(handler=handle_restore)
@@ -53,6 +55,16 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
                         "beside the file)")
     parser.add_argument("--keep", type=int, default=30, metavar="N",
                         help="how many backups to keep (default: 30)")
+
+
+def _add_consent_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-restart", action="store_true",
+                        help="allow restarting smbd when a changed parameter needs it (a "
+                        "restart ends every client's connection; without this the apply "
+                        "is refused and says which parameters need it)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="show the plan (diff, testparm, how each changed parameter "
+                        "takes effect, who a restart would cut off) and change nothing")
 
 
 def _open(args: argparse.Namespace) -> tuple[Any, str, bool, Callable[[], Any]]:
@@ -104,7 +116,8 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
         else:
             print("Nothing to apply: the new version is identical.")
         return 0
-    if not _confirm(f"Apply this change to {path} on {transport.label}?", args):
+    if not args.dry_run and not _confirm(f"Apply this change to {path} on {transport.label}?",
+                                         args):
         print("Not applied.", file=sys.stderr)
         return 1
     progress = TerminalProgress()
@@ -119,7 +132,8 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
             print(line + (f": {event.message}" if event.message else ""), file=sys.stderr)
 
     request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
-                           backup_dir=args.backup_dir, retention=args.keep)
+                           backup_dir=args.backup_dir, retention=args.keep,
+                           allow_restart=args.allow_restart, dry_run=args.dry_run)
     cancel = CancelToken()
     opened = [transport]
 
@@ -138,10 +152,20 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
     if args.json:
         print_json({**outcome.to_json(), "diff": diff, "path": path, "target": transport.label})
     else:
+        _print_changes(outcome)
         print(outcome.message)
         if outcome.live_diff:
             print("What changed on the server meanwhile:\n" + outcome.live_diff)
-    return 0 if outcome.ok else 1
+    return 0 if outcome.ok or outcome.status == "planned" else 1
+
+
+def _print_changes(outcome: Any) -> None:
+    """How smbd takes each changed parameter, as a short table."""
+    if not outcome.changes:
+        return
+    print("How each change takes effect:")
+    for change in outcome.changes:
+        print(f"  {change.activation.value:<16} {change.describe()}  ({change.why})")
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sambatune.cancellation import CancelToken
+from sambatune.conf.activation import ParameterChange, classify_changes, needs_restart
 from sambatune.errors import (
     AgentFailed,
     Cancelled,
@@ -45,11 +46,11 @@ from sambatune.remote.samba_ops import (
     health_check,
     parse_dump,
     reload_smbd,
-    restart_reasons,
     restart_smbd,
     run_testparm,
     smbd_processes,
 )
+from sambatune.remote.smb_sessions import ConnectedClients, connected_clients
 from sambatune.remote.transport import Transport
 from sambatune.remote.verified_replace import replace_verified
 
@@ -73,6 +74,7 @@ REFUSED = "refused"
 ROLLED_BACK = "rolled-back"
 FAILED_OUTCOME = "failed"
 CANCELLED = "cancelled"
+PLANNED = "planned"  # a dry run: what would happen, nothing changed
 
 
 
@@ -111,6 +113,9 @@ class ApplyRequest:
     sudo: bool = False
     backup_dir: str | None = None
     retention: int = DEFAULT_RETENTION
+    # A restart ends every client's connection: only with the admin's explicit yes.
+    allow_restart: bool = False
+    dry_run: bool = False
 
     @property
     def original_sha256(self) -> str:
@@ -133,6 +138,17 @@ class ApplyOutcome:
     warnings: list[str] = field(default_factory=list)
     live_diff: str = ""  # when someone else changed the file: what they changed
     candidate_vs_live: str = ""
+    changes: list[ParameterChange] = field(default_factory=list)
+    clients: ConnectedClients | None = None  # who a restart would cut off (when one is needed)
+    smbd_running: bool = True
+    plan: list[str] = field(default_factory=list)  # a dry run: the steps an apply would take
+
+    @property
+    def activation(self) -> str:
+        """How smbd takes the change: "restart", "reload" or "none" (smbd not running)."""
+        if not self.smbd_running:
+            return "none"
+        return "restart" if self.restart_reasons else "reload"
 
     @property
     def ok(self) -> bool:
@@ -148,6 +164,10 @@ class ApplyOutcome:
             "backup": self.backup.to_json() if self.backup else None,
             "testparm": self.testparm.to_json() if self.testparm else None,
             "restart_reasons": self.restart_reasons,
+            "activation": self.activation,
+            "changes": [c.to_json() for c in self.changes],
+            "clients": self.clients.to_json() if self.clients else None,
+            **({"plan": self.plan} if self.status == PLANNED else {}),
             "warnings": self.warnings,
             "live_diff": self.live_diff,
             "candidate_vs_live": self.candidate_vs_live,
@@ -247,6 +267,8 @@ class ApplyRun:
         self.testparm: TestparmReport | None = None
         self.old_dump = ""
         self.reasons: list[str] = []
+        self.changes: list[ParameterChange] = []
+        self.clients: ConnectedClients | None = None
         self.warnings: list[str] = []
         self.installed = False
         self.smbd_was_running = True
@@ -270,6 +292,7 @@ class ApplyRun:
         return ApplyOutcome(
             status=status, live=live, message=message, steps=self.steps, backup=self.backup,
             testparm=self.testparm, restart_reasons=self.reasons, warnings=self.warnings,
+            changes=self.changes, clients=self.clients, smbd_running=self.smbd_was_running,
             **extra,
         )
 
@@ -420,7 +443,19 @@ class ApplyRun:
                     "\n".join(report.warnings))
         old_report = self._guarded("testparm", lambda: run_testparm(t, request.path, sudo=sudo))
         self.old_dump = old_report.dump
-        self.reasons = restart_reasons(self.old_dump, report.dump)
+        self.changes = classify_changes(self.old_dump, report.dump)
+        self.reasons = [c.describe() for c in needs_restart(self.changes)]
+        if self.reasons and self.smbd_was_running:
+            refused = self._weigh_restart()
+            if refused is not None:
+                return refused
+        if request.dry_run:
+            self._cleanup_candidate()
+            steps = ["upload", "testparm", "backup", "install"]
+            if self.smbd_was_running:
+                steps += ["restart" if self.reasons else "reload", "health"]
+            return self._outcome(PLANNED, "old", self._plan_sentence(),
+                                 plan=[STEP_TITLES[s] for s in steps])
         self.cancel.raise_if_cancelled()
 
         store = BackupStore(t, request.path, backup_dir=request.backup_dir,
@@ -439,6 +474,37 @@ class ApplyRun:
         self._event("backup", DONE, posixpath.basename(self.backup.path), self.backup.path)
         self.cancel.raise_if_cancelled()
         return None
+
+    def _weigh_restart(self) -> ApplyOutcome | None:
+        """Who a restart would cut off; a refusal unless the admin allowed the restart."""
+        try:
+            self.clients = self._guarded("testparm", lambda: connected_clients(
+                self.transport, self.served_path, sudo=self.request.sudo, cancel=self.cancel))
+        except SambaTuneError as error:
+            if isinstance(error, Cancelled):
+                raise
+            self.warnings.append(f"Could not tell who is connected: {error.message}")
+        if self.request.allow_restart or self.request.dry_run:
+            return None
+        self._cleanup_candidate()
+        who = self.clients.sentence() if self.clients else "Who is connected is not known."
+        return self._outcome(
+            REFUSED, "old",
+            "Not applied: this change needs smbd to restart, which ends every client's "
+            f"connection. {who} Needs the restart: " + "; ".join(self.reasons)
+            + ". Nothing was changed; apply again allowing the restart.")
+
+    def _plan_sentence(self) -> str:
+        if not self.smbd_was_running:
+            return "Dry run: testparm accepts it; smbd is not running for this file, so " \
+                "nothing would be reloaded. Nothing was changed."
+        if self.reasons:
+            who = self.clients.sentence() if self.clients else "Who is connected is not known."
+            return ("Dry run: testparm accepts it; applying needs a restart of smbd, which "
+                    f"ends every client's connection ({who.rstrip('.')}). Needs the restart: "
+                    + "; ".join(self.reasons) + ". Nothing was changed.")
+        return "Dry run: testparm accepts it; a reload applies it without dropping anyone. " \
+            "Nothing was changed."
 
     def _settle_interrupted_runs(self) -> None:
         """Rows an earlier, killed run left 'in progress' get the truth from the server."""

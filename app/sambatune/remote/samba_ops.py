@@ -15,17 +15,6 @@ from sambatune.remote.transport import Transport
 # is set on the listening sockets too, and every accepted connection inherits their
 # buffer sizes: after a reload that removes SO_RCVBUF=8192, a 4 MiB get still took 1.8 s
 # on the test bed, after a restart 0.06 s.
-RESTART_PARAMETERS = (
-    "socket options",
-    "smb ports",
-    "server smb transports",
-    "interfaces",
-    "bind interfaces only",
-    "disable netbios",
-    "smb2 max credits",
-    "server multi channel support",
-)
-
 _ERROR_MARKERS = (
     "error loading services",
     "invalid",
@@ -106,17 +95,6 @@ def parse_dump(text: str) -> dict[str, dict[str, str]]:
             name, _, value = stripped.partition("=")
             current[name.strip()] = value.strip()
     return sections
-
-
-def restart_reasons(old_dump: str, new_dump: str) -> list[str]:
-    """Parameters whose change a reload does not apply (smbd must restart)."""
-    old = parse_dump(old_dump).get("global", {})
-    new = parse_dump(new_dump).get("global", {})
-    return [
-        f"{name}: {old.get(name, '(default)')} -> {new.get(name, '(default)')}"
-        for name in RESTART_PARAMETERS
-        if old.get(name) != new.get(name)
-    ]
 
 
 def share_names(dump: str) -> list[str]:
