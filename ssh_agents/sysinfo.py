@@ -384,22 +384,34 @@ def samba_info(params, mount_table):
 
     processes = smbd_processes()
     info["instances"], info["untrusted_processes"] = smbd_instances(processes, default_config)
-    info["running"] = bool(info["instances"])
     info["processes"] = sum(i["processes"] for i in info["instances"])
+    testparm = which("testparm")
+    for instance in info["instances"]:
+        instance["dirs"] = instance_dirs(testparm, instance["config"])
 
     config = params.get("config_path")
     source = "given"
+    candidates = sorted(set(i["config"] for i in info["instances"] if i["config"]))
     if not config:
-        own = [i["config"] for i in info["instances"] if i["config"]]
-        if len(set(own)) == 1:
-            config, source = own[0], "running smbd"
+        # Never a default while smbd runs with other files: with several, the admin
+        # chooses (the apply refuses until then).
+        if len(candidates) == 1:
+            config, source = candidates[0], "running smbd"
+        elif candidates:
+            config, source = None, "ambiguous"
         else:
             config, source = default_config, "smbd -b"
+    info["config_candidates"] = candidates
+    serving = [i for i in info["instances"] if config and same_file(i["config"], config)]
+    for instance in info["instances"]:
+        instance["managed"] = instance in serving
+    # "Running" is said of the instance that serves the managed file, never of another.
+    info["running"] = bool(serving)
+    info["other_instances"] = len(info["instances"]) - len(serving)
     info["config_path"] = config
     info["config_source"] = source
     info["config_readable"] = bool(config) and os.access(config, os.R_OK)
 
-    testparm = which("testparm")
     info["shares"] = []
     if testparm and config and os.path.exists(config):
         code, out, err = run([testparm, "-s", "--suppress-prompt", config])
@@ -413,6 +425,31 @@ def samba_info(params, mount_table):
         if share.get("path") and "%" not in share["path"]:
             share["filesystem"] = filesystem_of(share["path"], mount_table)
     return info
+
+
+def same_file(a, b):
+    """The same file, also when one path is a symbolic link to the other."""
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except OSError:
+        return False
+
+
+INSTANCE_DIRS = ("pid directory", "lock directory", "state directory", "cache directory",
+                 "private dir")
+
+
+def instance_dirs(testparm, config):
+    """Where an instance keeps its pid file and databases (two instances must not share)."""
+    if not testparm or not config or not os.access(config, os.R_OK):
+        return {}
+    code, out, _ = run([testparm, "-s", "-v", "--suppress-prompt", config], timeout=60)
+    values = parse_globals(out) if code == 0 else {}
+    return dict((name, values[name]) for name in INSTANCE_DIRS if name in values)
 
 
 def parse_sections(text):

@@ -63,14 +63,40 @@ class Survey:
         shares: list[dict[str, Any]] = self.samba.get("shares") or []
         return shares
 
+    @property
+    def instances(self) -> list[dict[str, Any]]:
+        """Every trusted smbd running on the host, one entry per main process."""
+        instances: list[dict[str, Any]] = self.samba.get("instances") or []
+        return instances
+
+    @property
+    def managed_instance(self) -> dict[str, Any] | None:
+        """The smbd that serves the managed smb.conf; None when none runs for it."""
+        for instance in self.instances:
+            if instance.get("managed"):
+                return instance
+        return None
+
+    @property
+    def ambiguous(self) -> bool:
+        """Several smbd run with different files and none was chosen."""
+        return self.samba.get("config_source") == "ambiguous"
+
+    @property
+    def config_candidates(self) -> list[str]:
+        return [str(c) for c in self.samba.get("config_candidates") or []]
+
     def smb_port(self) -> int | None:
-        """The port the serving smbd listens on (445 unless configured otherwise)."""
-        for instance in self.samba.get("instances") or []:
+        """The port the managed smbd listens on (445 unless configured otherwise)."""
+        instance = self.managed_instance
+        if instance is not None:
             ports = [p["port"] for p in instance.get("listening") or []]
             if 445 in ports:
                 return 445
             if ports:
                 return int(ports[0])
+        if self.ambiguous:
+            return None
         ports_text = (self.samba.get("globals") or {}).get("smb ports", "")
         for word in ports_text.replace(",", " ").split():
             if word.isdigit():
@@ -134,8 +160,17 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
     samba = data.get("samba") or {}
     if not samba.get("installed"):
         notes.append(SurveyNote(PROBLEM, "samba", "Samba is not installed (no smbd found)."))
+    elif samba.get("config_source") == "ambiguous":
+        notes.append(SurveyNote(
+            PROBLEM, "smbd", "Several smbd run with different smb.conf files ("
+            + ", ".join(samba.get("config_candidates") or []) + "): choose the one SambaTune "
+            "manages (Overview, or --remote-path on the command line)."))
     elif not samba.get("running"):
-        notes.append(SurveyNote(PROBLEM, "smbd", "smbd is not running: no file service."))
+        others = samba.get("other_instances") or 0
+        notes.append(SurveyNote(
+            PROBLEM, "smbd", f"smbd is not running for {samba.get('config_path')}: no file "
+            "service from it." + (f" {others} other smbd instance(s) run with other files."
+                                  if others else "")))
     if samba.get("installed") and samba.get("config_path") and not samba.get("config_readable"):
         notes.append(
             SurveyNote(

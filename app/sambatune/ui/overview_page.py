@@ -90,6 +90,8 @@ def _set_row(table: QTableWidget, row: int, values: list[str], tint: QColor | No
 
 class OverviewPage(QWidget):
     refresh_requested = Signal()
+    #: The admin chose which smbd SambaTune manages: the smb.conf it runs with.
+    instance_chosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,6 +137,8 @@ class OverviewPage(QWidget):
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         self._add(grid_widget)
+        if len(survey.instances) > 1 or survey.ambiguous:
+            self._add(self._instances_card(survey))
         self._add(self._network_card(data))
         self._add(self._shares_card(survey))
         self._add(self._tcp_card(data.get("tcp") or {}))
@@ -199,33 +203,76 @@ class OverviewPage(QWidget):
         version_row = QHBoxLayout(version)
         version_row.setContentsMargins(0, 0, 0, 0)
         version_row.addWidget(_value(samba.get("version_text", "?").replace("Version ", "")))
-        version_row.addWidget(
-            _badge("smbd running" if samba.get("running") else "smbd NOT running",
-                   bool(samba.get("running")))
-        )
+        if survey.ambiguous:
+            version_row.addWidget(_badge("choose an smbd below", False))
+        else:
+            version_row.addWidget(
+                _badge("smbd running" if samba.get("running") else "smbd NOT running",
+                       bool(samba.get("running"))))
         version_row.addStretch(1)
         form.addRow("Version", version)
-        form.addRow("smb.conf", _value(f"{samba.get('config_path')}  ({samba.get('config_source')})"))
+        if survey.ambiguous:
+            form.addRow("smb.conf", _value("not chosen: several smbd run with different files"))
+        else:
+            form.addRow("smb.conf", _value(f"{samba.get('config_path')}  "
+                                           f"({samba.get('config_source')})"))
         testparm = samba.get("testparm") or {}
         if testparm:
             ok = testparm.get("exit_code") == 0
             form.addRow("testparm", _badge_row("accepts the file" if ok else "rejects the file", ok))
-        config = samba.get("config_path")
-        instances = samba.get("instances") or []
-        serving = [i for i in instances if i.get("config") == config] or instances[:1]
-        ports = sorted({p["port"] for i in serving for p in i.get("listening") or []})
-        if ports:
-            form.addRow("Listening", _value(", ".join(f"TCP {p}" for p in ports)))
-        if serving:
-            form.addRow("Processes", _value(f"{serving[0].get('processes', '?')} (parent pid "
-                                            f"{serving[0].get('pid')})"))
-        if len(instances) > 1:
-            form.addRow("Other smbd", _value(f"{len(instances) - 1} more instance(s) with other "
-                                             "config files"))
+        # Facts of the managed instance only: another smbd's port is not this one's.
+        serving = survey.managed_instance
+        if serving is not None:
+            ports = sorted({p["port"] for p in serving.get("listening") or []})
+            if ports:
+                form.addRow("Listening", _value(", ".join(f"TCP {p}" for p in ports)))
+            form.addRow("Processes", _value(f"{serving.get('processes', '?')} (parent pid "
+                                            f"{serving.get('pid')})"))
+        others = len(survey.instances) - (serving is not None)
+        if others and not survey.ambiguous:
+            form.addRow("Other smbd", _value(f"{others} more instance(s) with other config "
+                                             "files (listed below)"))
         globals_ = samba.get("globals") or {}
         protocol = globals_.get("server max protocol") or "default (SMB3_11)"
         form.addRow("Max protocol", _value(protocol))
         form.addRow("Min protocol", _value(globals_.get("server min protocol") or "default (SMB2_02)"))
+        return box
+
+    def _instances_card(self, survey: Survey) -> QWidget:
+        """Every smbd on the host, and the choice of the one SambaTune manages."""
+        box = QGroupBox("smbd instances on this host")
+        box.setObjectName("instancesBox")
+        layout = QVBoxLayout(box)
+        explain = QLabel(
+            "Several smbd run here, each with its own smb.conf, ports and databases. "
+            "SambaTune edits, reloads, measures and checks one of them: "
+            + ("choose it." if survey.ambiguous else "the one marked “managed”."))
+        explain.setWordWrap(True)
+        layout.addWidget(explain)
+        table = _table(["", "smb.conf", "Listening", "Parent pid", "Lock directory", ""])
+        table.setObjectName("instanceTable")
+        instances = survey.instances
+        table.setRowCount(len(instances))
+        for row, instance in enumerate(instances):
+            managed = bool(instance.get("managed"))
+            ports = sorted({p["port"] for p in instance.get("listening") or []})
+            dirs = instance.get("dirs") or {}
+            _set_row(table, row, [
+                "managed" if managed else "",
+                str(instance.get("config") or "?"),
+                ", ".join(f"TCP {p}" for p in ports) or "no TCP port",
+                str(instance.get("pid")),
+                str(dirs.get("lock directory") or "—"),
+            ], None, " ".join(instance.get("argv") or []))
+            if not managed and instance.get("config"):
+                choose = QPushButton("Manage this one")
+                choose.setObjectName(f"manageInstance{row}")
+                config = str(instance["config"])
+                choose.clicked.connect(lambda _=False, c=config: self.instance_chosen.emit(c))
+                table.setCellWidget(row, 5, choose)
+        table.resizeColumnsToContents()
+        _fit_height(table)
+        layout.addWidget(table)
         return box
 
     def _system_card(self, survey: Survey) -> QWidget:

@@ -141,9 +141,20 @@ class ServerSession(QObject):
         return self.transport
 
     def config_path(self) -> str:
-        """The smb.conf this server uses: the profile's, or what the survey found."""
+        """The smb.conf this server uses: the profile's, or what the survey found.
+
+        Never a default while smbd runs with other files: with several instances and
+        none chosen this refuses, naming them, until the admin picks one (Overview).
+        """
+        from sambatune.errors import InvalidInput
+
         if self.profile.config_path:
             return self.profile.config_path
+        if self.survey is not None and self.survey.ambiguous:
+            raise InvalidInput(
+                f"Several smbd run on {self.profile.target_label} with different smb.conf "
+                f"files ({', '.join(self.survey.config_candidates)}). Choose the one "
+                "SambaTune manages on the Overview page.")
         if self.survey is not None and self.survey.config_path:
             return self.survey.config_path
         return "/etc/samba/smb.conf"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -109,6 +109,9 @@ def plan_target(session: ServerSession) -> PlanTarget | None:
 
 
 class ServerWorkspace(QWidget):
+    #: The server profile changed (the managed smbd instance): save the server list.
+    profile_changed = Signal()
+
     def __init__(self, session: ServerSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -136,6 +139,7 @@ class ServerWorkspace(QWidget):
         self.tabs.setDocumentMode(True)
         self.overview = OverviewPage()
         self.overview.refresh_requested.connect(session.refresh_survey)
+        self.overview.instance_chosen.connect(self.manage_instance)
         self.tabs.addTab(self.overview, "Overview")
         self.editor = ConfEditorPage(ServerConfig(session), session.runner, session=session)
         self.editor.failed.connect(session.failed.emit)
@@ -211,9 +215,24 @@ class ServerWorkspace(QWidget):
 
         self.editor.confirm_close(close)
 
+    def manage_instance(self, config_path: str) -> None:
+        """Make the smbd running with ``config_path`` the one every page works on."""
+
+        def switch() -> None:
+            self.session.profile.config_path = config_path
+            self.profile_changed.emit()
+            self.editor.forget()
+            self.session.refresh_survey()
+
+        self.editor.confirm_close(switch)
+
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             self.overview.show_survey(survey)
+            # One source of truth: the editor follows the managed file when it changed.
+            if (self.tabs.currentWidget() is self.editor and not self.editor.loaded
+                    and self.editor.task is None and self.session.transport is not None):
+                self.editor.open()
             if self.pages_built:  # otherwise build_pages passes it on
                 self.benchmarks.show_survey(survey)
                 self.wizard.show_survey(survey)

@@ -97,7 +97,10 @@ class ServerConfig:
 
     def __init__(self, session: ServerSession) -> None:
         self.session = session
-        self.path = session.config_path()
+        try:
+            self.path = session.config_path()
+        except SambaTuneError:  # several instances, none chosen yet: open() says so
+            self.path = ""
         self.sudo = False
 
     @property

@@ -1,0 +1,233 @@
+"""Several smbd on one host, and changes that must not drop the users of the right one.
+
+Real smbd instances on loopback, each with its own smb.conf, port and databases; real
+SSH; a real SMB client holding a session and an open file across an apply.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from smbprotocol.connection import Connection
+from smbprotocol.session import Session
+from smbprotocol.tree import TreeConnect
+
+from sambatune.applied_versions import AppliedVersions
+from sambatune.remote.apply import APPLIED, PLANNED, REFUSED, ApplyRequest, apply_config
+from sambatune.remote.config_location import detect_config_path
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.samba_ops import find_instance
+from sambatune.remote.smb_sessions import connected_clients, parse_locks_text, parse_sessions_text
+from sambatune.remote.survey import run_survey
+from sambatune.remote.transport import Transport
+from test_activation import open_file
+from testbed.ports import free_port
+from testbed.smbd import SmbServer
+
+NEW_SHARE = "\n[extra]\n  path = {path}\n  guest ok = yes\n"
+
+
+@pytest.fixture
+def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
+    transport = open_target(ssh_options, NoPrompts())
+    yield transport
+    transport.close()
+
+
+@pytest.fixture
+def second_smbd(tmp_path: Path) -> Iterator[SmbServer]:
+    server = SmbServer(tmp_path, "second-smbd")
+    server.start()
+    yield server
+    server.stop()
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+class HeldSession:
+    """An SMB client that stays connected with a file open, as a user at work would."""
+
+    def __init__(self, port: int) -> None:
+        self.connection = Connection(uuid.uuid4(), "127.0.0.1", port, require_signing=False)
+        self.connection.connect(timeout=10)
+        session = Session(self.connection, "guest", "", require_encryption=False,
+                          auth_protocol="ntlm")
+        session.connect()
+        self.tree = TreeConnect(session, r"\\127.0.0.1\bench")
+        self.tree.connect(require_secure_negotiate=False)
+        self.file = open_file(self.tree, "working-on.txt", create=True)
+        self.file.write(b"before", 0)
+
+    def still_works(self) -> bool:
+        self.file.write(b"after the apply", 0)
+        return bytes(self.file.read(0, 15)) == b"after the apply"
+
+    def close(self) -> None:
+        self.connection.disconnect()
+
+
+@pytest.fixture
+def held(fresh_smbd: SmbServer) -> Iterator[HeldSession]:
+    session = HeldSession(fresh_smbd.port)
+    yield session
+    session.close()
+
+
+# -- which smbd, which smb.conf ---------------------------------------------------------------
+
+
+def test_the_survey_lists_every_instance_and_chooses_none(
+        fresh_smbd: SmbServer, second_smbd: SmbServer, ssh: Transport) -> None:
+    survey = run_survey(ssh)
+    ours = {str(fresh_smbd.config), str(second_smbd.config)}
+    found = {i["config"]: i for i in survey.instances if i["config"] in ours}
+    assert set(found) == ours
+    first = found[str(fresh_smbd.config)]
+    assert first["pid"] == fresh_smbd.process.pid if fresh_smbd.process else False
+    assert [p["port"] for p in first["listening"]][0] == fresh_smbd.port
+    assert first["dirs"]["lock directory"] == str(fresh_smbd.dir / "lock")
+    assert first["dirs"]["pid directory"] == str(fresh_smbd.dir / "state")
+    # Several files and none chosen: no default, no other instance's facts.
+    assert survey.ambiguous and survey.config_path is None
+    assert ours <= set(survey.config_candidates)
+    assert survey.smb_port() is None and not survey.samba["running"]
+    assert any("Several smbd run" in n.message for n in survey.notes())
+
+    chosen = run_survey(ssh, config_path=str(second_smbd.config))
+    assert chosen.managed_instance is not None
+    assert chosen.managed_instance["pid"] == second_smbd.process.pid if second_smbd.process \
+        else False
+    assert chosen.smb_port() == second_smbd.port
+    assert chosen.samba["running"] and not chosen.ambiguous
+
+
+def test_apply_without_a_path_refuses_and_names_every_candidate(
+        fresh_smbd: SmbServer, second_smbd: SmbServer, tmp_path: Path) -> None:
+    from sambatune.remote.local import LocalTransport
+
+    with pytest.raises(Exception) as refused:
+        detect_config_path(LocalTransport())
+    assert str(fresh_smbd.config) in str(refused.value)
+    assert str(second_smbd.config) in str(refused.value)
+
+    candidate = tmp_path / "new.conf"
+    before = {s.config: s.config.read_bytes() for s in (fresh_smbd, second_smbd)}
+    candidate.write_bytes(before[fresh_smbd.config] + b"# changed\n")
+    result = cli("conf", "apply", "--file", str(candidate), "--yes", "--json")
+    assert result.returncode == 1
+    assert "Several smbd run" in result.stderr
+    assert str(fresh_smbd.config) in result.stderr and str(second_smbd.config) in result.stderr
+    assert "Traceback" not in result.stderr
+    assert {s.config: s.config.read_bytes() for s in (fresh_smbd, second_smbd)} == before
+
+
+def test_survey_json_has_one_entry_per_instance(fresh_smbd: SmbServer,
+                                                second_smbd: SmbServer) -> None:
+    result = cli("survey", "--json")
+    assert result.returncode == 0, result.stderr
+    samba = json.loads(result.stdout)["samba"]
+    configs = [i["config"] for i in samba["instances"]]
+    assert configs.count(str(fresh_smbd.config)) == 1
+    assert configs.count(str(second_smbd.config)) == 1
+    assert samba["config_source"] == "ambiguous" and samba["config_path"] is None
+
+
+# -- reload or restart, and who it drops ------------------------------------------------------
+
+
+def test_a_reload_keeps_a_working_session_and_its_open_file(
+        fresh_smbd: SmbServer, held: HeldSession, ssh: Transport) -> None:
+    pid = find_instance(ssh, str(fresh_smbd.config))
+    assert pid is not None
+    original = fresh_smbd.config.read_bytes()
+    candidate = original + NEW_SHARE.format(path=fresh_smbd.share_path).encode()
+    outcome = apply_config(ssh, ApplyRequest(str(fresh_smbd.config), original, candidate))
+    assert outcome.status == APPLIED, outcome.message
+    assert outcome.activation == "reload"
+    assert held.still_works(), "the user's open file stopped working"
+    after = find_instance(ssh, str(fresh_smbd.config))
+    assert after is not None and after.pid == pid.pid, "smbd was restarted"
+    assert "extra" in fresh_smbd.list_shares()
+
+
+def test_a_restart_is_refused_without_consent_and_names_who_it_drops(
+        fresh_smbd: SmbServer, held: HeldSession, ssh: Transport) -> None:
+    path = str(fresh_smbd.config)
+    original = fresh_smbd.config.read_bytes()
+    candidate = original.replace(b"bind interfaces only = yes", b"bind interfaces only = no")
+    journal = AppliedVersions().journal(ssh.label, path)
+
+    planned = apply_config(ssh, ApplyRequest(path, original, candidate, dry_run=True),
+                           journal=journal)
+    assert planned.status == PLANNED and planned.live == "old"
+    assert planned.activation == "restart"
+    assert planned.clients is not None and len(planned.clients.sessions) == 1
+    assert [f.name for f in planned.clients.open_files] == ["working-on.txt"]
+    assert "1 session(s) from 1 machine(s)" in planned.message
+
+    refused = apply_config(ssh, ApplyRequest(path, original, candidate), journal=journal)
+    assert refused.status == REFUSED and refused.live == "old"
+    assert "bind interfaces only" in refused.message and "1 session(s)" in refused.message
+    # The three agree: the report, the history (nothing recorded) and the server.
+    assert fresh_smbd.config.read_bytes() == original
+    assert AppliedVersions().for_server(ssh.label, path) == []
+    assert held.still_works()
+    assert not [p for p in fresh_smbd.config.parent.iterdir() if p.name.endswith(".new")]
+
+
+def test_cli_dry_run_and_allow_restart(fresh_smbd: SmbServer, held: HeldSession,
+                                       tmp_path: Path) -> None:
+    path = str(fresh_smbd.config)
+    original = fresh_smbd.config.read_bytes()
+    new_port = free_port()
+    candidate = tmp_path / "new.conf"
+    candidate.write_bytes(original.replace(f"smb ports = {fresh_smbd.port}".encode(),
+                                           f"smb ports = {new_port}".encode()))
+    common = ["conf", "apply", "--file", str(candidate), "--remote-path", path, "--json"]
+
+    dry = cli(*common, "--dry-run")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["status"] == "planned" and plan["activation"] == "restart"
+    assert plan["changes"] == [{"section": "global", "parameter": "smb ports",
+                                "old": str(fresh_smbd.port), "new": str(new_port),
+                                "activation": "restart", "why": plan["changes"][0]["why"]}]
+    assert len(plan["clients"]["sessions"]) == 1 and plan["diff"]
+    assert plan["plan"][-2:] == ["Restart smbd", "Check smbd answers and lists the shares"]
+    assert fresh_smbd.config.read_bytes() == original
+
+    refused = cli(*common, "--yes")
+    assert refused.returncode == 1
+    assert json.loads(refused.stdout)["status"] == "refused"
+    assert fresh_smbd.config.read_bytes() == original and held.still_works()
+
+    applied = cli(*common, "--yes", "--allow-restart")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert json.loads(applied.stdout)["activation"] == "restart"
+    fresh_smbd.port = new_port
+    assert "bench" in fresh_smbd.list_shares()
+
+
+def test_connected_clients_from_the_text_of_older_samba(fresh_smbd: SmbServer,
+                                                        held: HeldSession) -> None:
+    """Samba before 4.16 has no --json: the plain tables give the same answer."""
+    from sambatune.remote.local import LocalTransport
+
+    as_json = connected_clients(LocalTransport(), str(fresh_smbd.config))
+    base = ["smbstatus", f"--configfile={fresh_smbd.config}"]
+    text_sessions = subprocess.run([*base, "-b"], capture_output=True, text=True).stdout
+    text_locks = subprocess.run([*base, "-L"], capture_output=True, text=True).stdout
+    assert parse_sessions_text(text_sessions) == as_json.sessions
+    assert [(f.pid, f.share_path, f.name) for f in parse_locks_text(text_locks)] == [
+        (f.pid, f.share_path, f.name) for f in as_json.open_files]
+    assert as_json.open_files[0].share_path == str(fresh_smbd.share_path)
