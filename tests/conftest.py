@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # Qt renders without a screen in tests; screenshots still work.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+pytest_plugins = ["log_guard"]  # a test that logs an unexpected error fails (tests/log_guard.py)
 
 from sambatune.remote.connection import ConnectionOptions, open_target  # noqa: E402
 from sambatune.remote.local import LocalTransport  # noqa: E402
