@@ -50,15 +50,35 @@ def draw_live_plot_once() -> tuple[int, int, str]:
     return plot.points, colored, f"pyqtgraph {pyqtgraph.__version__}, numpy {numpy.__version__}"
 
 
+def _log_versions() -> None:
+    """What a bug report needs first: which SambaTune, on what."""
+    import logging
+    import platform
+
+    import PySide6
+
+    from sambatune import __version__
+
+    logging.getLogger(__name__).info(
+        "SambaTune %s starting: Python %s, PySide6 %s, %s", __version__,
+        platform.python_version(), PySide6.__version__, platform.platform())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from sambatune.logfile import start_file_log
+    from sambatune.logfile import start_crash_log, start_file_log
+    from sambatune.ui.error_hooks import ErrorHooks
     from sambatune.ui.main_window import MainWindow, app_icon
     from sambatune.ui.startup_probe import STARTUP_PROBE_ENV, FirstPaintProbe
 
     start_file_log()
+    start_crash_log()
+    _log_versions()
     app = _application()
+    hooks = ErrorHooks()
+    hooks.install()
     app.setWindowIcon(app_icon())
     window = MainWindow()
+    hooks.show = window.show_error
     probe = os.environ.get(STARTUP_PROBE_ENV)
     if probe:
         FirstPaintProbe(probe, window)

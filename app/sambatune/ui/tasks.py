@@ -5,10 +5,15 @@ as often as it likes (from its worker thread) and returns a result or raises.
 The GUI gets ``reported``, ``done``, ``failed`` and ``cancelled`` as Qt signals, so
 widgets are only ever touched from the GUI thread. Like Picard's ``run_task`` and
 napari's ``GeneratorWorker``, with cancel as a flag the core checks.
+
+How each task ends goes to the log: an anticipated failure (a
+:class:`~sambatune.errors.SambaTuneError`) at WARNING with its details and traceback,
+anything else (a bug) at ERROR with its traceback, before the GUI shows it.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 import traceback
 from collections.abc import Callable
@@ -18,6 +23,8 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, SambaTuneError
+
+log = logging.getLogger(__name__)
 
 Report = Callable[[Any], None]
 SWITCH_INTERVAL_S = 0.001
@@ -47,13 +54,18 @@ class Task(QRunnable):
         self.cancel_token.cancel()
 
     def run(self) -> None:
+        log.debug("%s: started", self.name)
         try:
             result = self.fn(self.signals.reported.emit, self.cancel_token)
         except Cancelled:
+            log.info("%s: cancelled", self.name)
             self._finish(self.signals.cancelled.emit)
         except SambaTuneError as known:
+            details = f"\n{known.details}" if known.details else ""
+            log.warning("%s failed: %s%s", self.name, known.message, details, exc_info=True)
             self._fail(known)
         except Exception as exc:  # shown to the user, never swallowed
+            log.error("%s failed unexpectedly", self.name, exc_info=True)
             self._fail(
                 SambaTuneError(
                     f"{self.name} failed unexpectedly: {type(exc).__name__}: {exc}",
@@ -61,6 +73,7 @@ class Task(QRunnable):
                 )
             )
         else:
+            log.debug("%s: done", self.name)
             if self.cancel_token.cancelled:
                 self._finish(self.signals.cancelled.emit)
             else:
