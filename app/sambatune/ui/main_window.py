@@ -98,9 +98,25 @@ class MainWindow(QMainWindow):
         wizard.triggered.connect(self.open_wizard)
         server_menu.addAction(wizard)
         help_menu = self.menuBar().addMenu("&Help")
+        open_logs = QAction("Open &log folder", self)
+        open_logs.setObjectName("openLogFolderAction")
+        open_logs.triggered.connect(self.open_log_folder)
+        help_menu.addAction(open_logs)
         about = QAction("&About SambaTune", self)
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
+
+    def open_log_folder(self) -> None:
+        """The folder with sambatune.log and crash.log, in the file manager."""
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        from sambatune.appdirs import log_dir
+
+        folder = log_dir()
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            self.message_bar.show_message(
+                "info", f"The log folder is {folder} (no file manager could open it).")
 
     def show_about(self) -> None:
         from sambatune import __version__
