@@ -128,7 +128,16 @@ def print_json(value: Any) -> None:
 
 
 def run_verb(args: argparse.Namespace) -> int:
-    """Run the verb's handler; turn our errors into one clear line (or a JSON error)."""
+    """Run the verb's handler; turn our errors into one clear line (or a JSON error).
+
+    With ``--verbose`` the log goes to stderr as it happens (see :func:`verbose_log`).
+    """
+    verbose = bool(getattr(args, "verbose", False))
+    with verbose_log(verbose):
+        return _run_handler(args, verbose)
+
+
+def _run_handler(args: argparse.Namespace, verbose: bool) -> int:
     wants_json = bool(getattr(args, "json", False))
     try:
         code = args.handler(args)
@@ -142,8 +151,45 @@ def run_verb(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except SambaTuneError as error:
-        report_error(error, wants_json, verbose=getattr(args, "verbose", False))
+        if verbose:  # where it came from, for a bug report; the message follows
+            import logging
+
+            logging.getLogger(__name__).info("sambatune %s failed", getattr(args, "verb", ""),
+                                             exc_info=True)
+        report_error(error, wants_json, verbose=verbose)
         return EXIT_CANCELLED if isinstance(error, Cancelled) else EXIT_ERROR
+
+
+@contextlib.contextmanager
+def verbose_log(enabled: bool) -> Iterator[None]:
+    """With ``--verbose``, SambaTune's log on stderr while the verb runs: every command on
+    the target (exit status, duration), apply steps, warnings, and an error's traceback.
+
+    The command line keeps no log file (scripted and parallel runs would share one, and
+    the terminal has it all); the desktop app's is described in ``sambatune.logfile``.
+    Lines pass through the same filter as the rest of stderr: a server's text cannot
+    drive the terminal from the log either.
+    """
+    if not enabled:
+        yield
+        return
+    import logging
+
+    from sambatune.logfile import FORMAT
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(FORMAT))
+    root, paramiko = logging.getLogger(), logging.getLogger("paramiko")
+    saved = root.level, paramiko.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    paramiko.setLevel(logging.WARNING)  # every auth attempt at INFO otherwise
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(saved[0])
+        paramiko.setLevel(saved[1])
 
 
 def report_error(error: SambaTuneError, wants_json: bool, *, verbose: bool = False) -> None:
@@ -157,7 +203,8 @@ def report_error(error: SambaTuneError, wants_json: bool, *, verbose: bool = Fal
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument("-v", "--verbose", action="store_true", help="show error details")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show error details, and the log (every command run) on stderr")
 
 
 class TerminalProgress:
