@@ -169,6 +169,7 @@ class MainWindow(QMainWindow):
             session.state_changed.connect(lambda _state: self._refresh_list())
             self.sessions[profile_id] = session
             workspace = ServerWorkspace(session)
+            workspace.profile_changed.connect(self._save)
             self.workspaces[profile_id] = workspace
             self.stack.addWidget(workspace)
         return self.sessions[profile_id]

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -249,28 +250,38 @@ class OverviewPage(QWidget):
             + ("choose it." if survey.ambiguous else "the one marked “managed”."))
         explain.setWordWrap(True)
         layout.addWidget(explain)
-        table = _table(["", "smb.conf", "Listening", "Parent pid", "Lock directory", ""])
+        table = _table(["", "smb.conf", "Listening", "Parent pid", ""])
         table.setObjectName("instanceTable")
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Long paths lose their middle, not the file name; the tooltip has it all.
+        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        table.setWordWrap(False)
         instances = survey.instances
         table.setRowCount(len(instances))
         for row, instance in enumerate(instances):
             managed = bool(instance.get("managed"))
             ports = sorted({p["port"] for p in instance.get("listening") or []})
             dirs = instance.get("dirs") or {}
+            tooltip = "\n".join([" ".join(instance.get("argv") or []),
+                                  *(f"{name}: {value}" for name, value in dirs.items())])
             _set_row(table, row, [
                 "managed" if managed else "",
                 str(instance.get("config") or "?"),
                 ", ".join(f"TCP {p}" for p in ports) or "no TCP port",
                 str(instance.get("pid")),
-                str(dirs.get("lock directory") or "—"),
-            ], None, " ".join(instance.get("argv") or []))
+            ], None, tooltip)
             if not managed and instance.get("config"):
                 choose = QPushButton("Manage this one")
                 choose.setObjectName(f"manageInstance{row}")
                 config = str(instance["config"])
                 choose.clicked.connect(lambda _=False, c=config: self.instance_chosen.emit(c))
-                table.setCellWidget(row, 5, choose)
+                table.setCellWidget(row, 4, choose)
         table.resizeColumnsToContents()
+        table.resizeRowsToContents()
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
         _fit_height(table)
         layout.addWidget(table)
         return box
