@@ -53,6 +53,9 @@ def test_apply_then_restore_from_history(
     qtbot.addWidget(dialog)
     dialog.show()
     assert "+[fresh]" in dialog.diff.toPlainText()
+    qtbot.waitUntil(lambda: dialog.plan is not None, timeout=30000)
+    assert "A reload applies this change" in dialog.plan_label.text()
+    assert not dialog.allow_restart.isVisible()
     screenshot(dialog, "apply-review")
     # Catch the dialog in the middle of the run: the backup step is under way.
     shown_running: list[str] = []

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -77,6 +78,11 @@ class ApplyDialog(QDialog):
         self.outcome: ApplyOutcome | None = None
         self.task: Task | None = None
         self.cancel = CancelToken()
+        # The dry run made when the dialog opens: how smbd takes the change, who a
+        # restart would cut off. Apply waits for it (both hold the server's apply lock).
+        self.plan: ApplyOutcome | None = None
+        self.plan_task: Task | None = None
+        self._start_when_planned = False
 
         layout = QVBoxLayout(self)
         self.pages = QStackedWidget()
@@ -89,11 +95,23 @@ class ApplyDialog(QDialog):
         intro = QLabel(
             f"These changes will be applied to <b>{path}</b> on "
             f"<b>{session.profile.target_label}</b>. SambaTune validates them with testparm, "
-            "backs up the live file, swaps atomically, reloads smbd and checks it still "
-            "serves; on any failure it puts the old file back."
+            "backs up the live file, swaps atomically, reloads smbd (restarts it only if you "
+            "allow it below) and checks it still serves; on any failure it puts the old file "
+            "back."
         )
         intro.setWordWrap(True)
         review_layout.addWidget(intro)
+        self.plan_label = QLabel("Checking how smbd takes this change…")
+        self.plan_label.setObjectName("applyPlan")
+        self.plan_label.setWordWrap(True)
+        self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        review_layout.addWidget(self.plan_label)
+        self.allow_restart = QCheckBox("Restart smbd for this change (every connected client "
+                                       "is disconnected)")
+        self.allow_restart.setObjectName("allowRestart")
+        self.allow_restart.hide()
+        self.allow_restart.toggled.connect(self._consent_changed)
+        review_layout.addWidget(self.allow_restart)
         self.diff = DiffView()
         self.diff.setObjectName("applyDiff")
         self.diff.show_diff(unified_diff(original, candidate, path))
@@ -164,6 +182,58 @@ class ApplyDialog(QDialog):
         self.cancel_button.clicked.connect(self._cancel)
         self.close_button.clicked.connect(self.accept)
         layout.addWidget(self.buttons)
+        if original != candidate:
+            self._check_plan()
+        else:
+            self.plan_label.hide()
+
+    # -- the plan (a dry run) ---------------------------------------------------------
+    def _check_plan(self) -> None:
+        from sambatune.remote.apply import ApplyRequest, apply_config
+
+        session = self.session
+        path, original, candidate = self.path, self.original, self.candidate
+
+        def work(_report: Any, cancel: CancelToken) -> ApplyOutcome:
+            transport = session.require_transport()
+            sudo = session.prepare_root(transport, path, cancel)
+            return apply_config(transport, ApplyRequest(path, original, candidate, sudo=sudo,
+                                                        dry_run=True), cancel=cancel)
+
+        self.plan_task = session.run_task("Check the change", work, on_done=self._planned,
+                                          on_failed=self._plan_failed,
+                                          on_cancelled=lambda: self._plan_failed(None))
+
+    def _planned(self, plan: ApplyOutcome) -> None:
+        self.plan_task = None
+        self.plan = plan
+        self.plan_label.setText(plan_html(plan))
+        needs_restart = plan.activation == "restart"
+        self.allow_restart.setVisible(needs_restart)
+        self._consent_changed(self.allow_restart.isChecked())
+        if self._start_when_planned:
+            self._start_when_planned = False
+            if needs_restart and not self.allow_restart.isChecked():
+                self.apply_button.setText("Apply")
+            else:
+                self.start()
+
+    def _plan_failed(self, error: SambaTuneError | None) -> None:
+        self.plan_task = None
+        reason = f" ({html.escape(error.message)})" if error is not None else ""
+        self.plan_label.setText(
+            f"Could not check in advance how smbd takes this change{reason}. If it needs a "
+            "restart, Apply stops before changing anything and says so.")
+        if self._start_when_planned:
+            self._start_when_planned = False
+            self.start()
+
+    def _consent_changed(self, allowed: bool) -> None:
+        needs_restart = self.plan is not None and self.plan.activation == "restart"
+        self.apply_button.setEnabled(self.original != self.candidate
+                                     and (allowed or not needs_restart))
+        self.apply_button.setText("Apply and restart smbd" if needs_restart and allowed
+                                  else "Apply")
 
     def _fit_steps(self) -> None:
         """As tall as its rows (rollback and restart add some), so nothing scrolls."""
@@ -199,6 +269,11 @@ class ApplyDialog(QDialog):
     def start(self) -> None:
         from sambatune.remote.apply import ApplyRequest, apply_config
 
+        if self.plan_task is not None:  # the check holds the server's lock: wait for it
+            self._start_when_planned = True
+            self.apply_button.setText("Checking…")
+            return
+        allow_restart = self.allow_restart.isChecked()
         self.pages.setCurrentIndex(1)
         self.apply_button.hide()
         session = self.session
@@ -216,7 +291,8 @@ class ApplyDialog(QDialog):
         def work(report: Any, _task_cancel: CancelToken) -> ApplyOutcome:
             transport = session.require_transport()
             sudo = session.prepare_root(transport, path, stop)
-            request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo)
+            request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
+                                   allow_restart=allow_restart)
             return apply_config(transport, request, on_event=report, cancel=stop,
                                 reconnect=session.reconnector(transport),
                                 journal=session.apply_journal(transport, path))
@@ -325,7 +401,32 @@ class ApplyDialog(QDialog):
         if self.task is not None:
             self._cancel()
             return
+        if self.plan_task is not None:
+            self.plan_task.cancel()
         super().reject()
+
+
+def plan_html(plan: ApplyOutcome) -> str:
+    """What the dry run found, for the review: reload or restart, and who it concerns."""
+    if plan.status != "planned":  # testparm refused it, or someone changed the file
+        return f"<span style='color:#8a5300'><b>⚠ This change will not apply:</b></span> " \
+            f"{html.escape(plan.message)}"
+    later = [c for c in plan.changes if c.activation.value == "new connections"]
+    later_text = ""
+    if later:
+        later_text = ("<br>Clients that connect after the reload get "
+                      + html.escape(", ".join(c.name for c in later))
+                      + "; connected ones keep the old value until they reconnect.")
+    if plan.activation == "none":
+        return "smbd is not running for this file: it reads the new version when it starts."
+    if plan.activation == "reload":
+        return ("<span style='color:#1e4620'><b>✔ A reload applies this change.</b></span> "
+                "Connected clients stay connected." + later_text)
+    who = plan.clients.sentence() if plan.clients else "Who is connected is not known."
+    return ("<span style='color:#b3261e'><b>⚠ This change needs smbd to restart</b></span>, "
+            "which disconnects every client. "
+            f"<b>Connected now: {html.escape(who)}</b><br>Needs the restart: "
+            + html.escape("; ".join(plan.restart_reasons)) + later_text)
 
 
 def _qcolor(text: str) -> Any:
