@@ -169,13 +169,23 @@ class StoredSession:
         return data
 
 
+def _statements(script: str) -> Iterator[str]:
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending
+
+
 class ResultsDatabase:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or data_dir() / FILE_NAME
         self.path.parent.mkdir(parents=True, exist_ok=True)
         private_database(self.path)  # server names, each session's smb.conf and survey
-        with self._connect() as db:
-            self._migrate(db)
+        self._migrate()
 
     def connection(self) -> AbstractContextManager[sqlite3.Connection]:
         """One transaction on the database (for the tables other modules own, e.g. the wizard's)."""
@@ -191,17 +201,33 @@ class ResultsDatabase:
         finally:
             db.close()
 
-    def _migrate(self, db: sqlite3.Connection) -> None:
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise SambaTuneError(
-                f"{self.path} was written by a newer SambaTune (results schema {version}; "
-                f"this one knows up to {SCHEMA_VERSION}).",
-                details="Update SambaTune, or point SAMBATUNE_HOME elsewhere.",
-            )
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            db.executescript(MIGRATIONS[target])
-            db.execute(f"PRAGMA user_version = {target}")
+    def _migrate(self) -> None:
+        # Two threads (or two windows) opening a new database at once both saw version 0
+        # and the second failed with "table already exists": the version is read and
+        # raised inside one write transaction, so the second waits and sees the first's.
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                if version > SCHEMA_VERSION:
+                    raise SambaTuneError(
+                        f"{self.path} was written by a newer SambaTune (results schema "
+                        f"{version}; this one knows up to {SCHEMA_VERSION}).",
+                        details="Update SambaTune, or point SAMBATUNE_HOME elsewhere.",
+                    )
+                for target in range(version + 1, SCHEMA_VERSION + 1):
+                    # executescript would commit first and end the lock: one statement
+                    # at a time instead.
+                    for statement in _statements(MIGRATIONS[target]):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {target}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        finally:
+            db.close()
 
     @property
     def schema_version(self) -> int:

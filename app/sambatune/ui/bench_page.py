@@ -50,6 +50,7 @@ class BenchmarksPage(QWidget):
         self.session = session
         self.task: Task | None = None
         self.last_result: BenchResult | None = None
+        self._surveyed_port: int | None = None  # the port the last survey put in the form
         self.run_numbers: dict[str, int] = {}
         outer = QHBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 8)
@@ -140,11 +141,16 @@ class BenchmarksPage(QWidget):
         from sambatune.bench.context import BenchContext, data_address
 
         self.form.set_shares([str(s.get("name")) for s in survey.shares if not s.get("printable")])
-        if self.session.transport is not None and not self.form.server.text():
+        if self.session.transport is None:
+            return
+        if not self.form.server.text():
             self.form.server.setText(data_address(self.session.transport))
-            context = BenchContext(data_address(self.session.transport), survey=survey,
-                                   smb_conf_path=survey.config_path)
+        # Follow the managed smbd's port on every survey, unless the admin typed another.
+        context = BenchContext(data_address(self.session.transport), survey=survey,
+                               smb_conf_path=survey.config_path)
+        if self._surveyed_port is None or self.form.port.value() == self._surveyed_port:
             self.form.port.setValue(context.smb_port())
+        self._surveyed_port = context.smb_port()
 
     def _test_changed(self) -> None:
         test = self.form.current_test()
