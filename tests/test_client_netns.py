@@ -235,3 +235,72 @@ def test_a_value_the_kernel_refuses_rolls_everything_back(blackhole_lab: NetLab)
     assert statuses["net.core.rmem_max"] == "failed"
     assert {name: lab.sysctl(name) for name in SYSCTLS} == original
     assert not (lab.sysctl_dir / "90-sambatune.conf").exists()
+
+
+def test_a_profile_plan_applied_in_a_namespace_never_lowers_a_value(
+        blackhole_lab: NetLab) -> None:
+    """A plan made for a Linux profile (1 Gbit/s x 10 ms: 2,500,000-byte ceilings) applied
+    to a namespace whose values are partly higher: only the lower ones rise, only those
+    are persisted, and the restore puts back exactly what was there."""
+    from sambatune.client.linux_system import parse_sysctl_file
+    from sambatune.client.osinfo import forced_profile
+    from sambatune.client.planner import Measurements, build_plan
+    from sambatune.client.system import ProfileSystem
+
+    lab = blackhole_lab
+    lab.home.mkdir(parents=True, exist_ok=True)
+    sh("ip", "netns", "exec", lab.client, "sysctl", "-qw",
+       "net.ipv4.tcp_rmem=4096 131072 33554432", "net.ipv4.tcp_wmem=8192 32768 1000000")
+    for name in ("net.core.rmem_max", "net.core.wmem_max"):
+        if not writable_in(lab.client, name) and int(lab.sysctl(name)) < 2_500_000:
+            pytest.skip(f"{name} is the host's here and lower than the plan: the kernel "
+                        "would refuse the raise")
+    host_before = host_values()
+    original = {name: lab.sysctl(name) for name in SYSCTLS}
+    own_file = lab.sysctl_dir / "90-sambatune.conf"
+    real_file_existed = Path("/etc/sysctl.d/90-sambatune.conf").exists()
+
+    plan = build_plan(ProfileSystem(forced_profile("linux")),
+                      Measurements(1e9, "entered", 0.010, "entered")).to_json()
+    changes = {c["catalog_id"]: c for c in plan["changes"]}
+    assert changes["linux-rmem-max"]["recommended"] == "2500000"
+    assert changes["linux-tcp-rmem"]["at_least"] and changes["linux-rmem-max"]["at_least"]
+    # The profile's file is /etc/sysctl.d's: the host's. Point it at the lab's.
+    changes["linux-sysctl-file"]["setting"]["path"] = str(own_file)
+    plan_path = lab.home / "profile-plan.json"
+    plan_path.write_text(json.dumps(plan))
+
+    dry = lab.cli("apply", str(plan_path), "--dry-run", "--sysctl-dir", str(lab.sysctl_dir),
+                  "--json")
+    steps = {s["setting"]: s for s in dry["steps"]}
+    assert steps["net.ipv4.tcp_rmem"]["status"] == "left-as-is"
+    assert steps["net.ipv4.tcp_rmem"]["message"].startswith(
+        "already 33554432, higher than the 2500000 this plan needs; left as is")
+    assert steps["net.core.rmem_max"]["status"] == "left-as-is"
+    assert steps["net.ipv4.tcp_wmem"]["operations"] == [
+        "sysctl -w 'net.ipv4.tcp_wmem=8192 32768 2500000'"]
+    assert "rmem" not in steps[str(own_file)]["operations"][0]
+    assert {name: lab.sysctl(name) for name in SYSCTLS} == original and not own_file.exists()
+
+    applied = lab.cli("apply", str(plan_path), "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    assert applied["ok"], applied
+    now = {name: lab.sysctl(name) for name in SYSCTLS}
+    assert now["net.ipv4.tcp_rmem"] == "4096 131072 33554432"
+    assert now["net.ipv4.tcp_wmem"] == "8192 32768 2500000", "min and default kept"
+    for name in SYSCTLS:
+        for old, new in zip(original[name].split(), now[name].split(), strict=True):
+            assert int(new) >= int(old), f"{name} went down: {original[name]} -> {now[name]}"
+    # Only what was raised is persisted: never a value lower than the kernel held.
+    raised = {name: "2500000" for name in ("net.core.rmem_max", "net.core.wmem_max")
+              if int(original[name]) < 2_500_000}
+    assert parse_sysctl_file(own_file.read_text()) == {
+        "net.ipv4.tcp_wmem": "8192 32768 2500000", **raised}
+    assert host_values() == host_before, "the host's own settings must not change"
+    assert Path("/etc/sysctl.d/90-sambatune.conf").exists() == real_file_existed
+
+    restored = lab.cli("restore", applied["backup"]["id"], "--sysctl-dir", str(lab.sysctl_dir),
+                       "--json")
+    assert restored["ok"], restored
+    assert {name: lab.sysctl(name) for name in SYSCTLS} == original
+    assert not own_file.exists()
+    assert host_values() == host_before

@@ -79,11 +79,12 @@ def test_windows_xp_plans_tcpwindowsize_and_scaling() -> None:
     # 1,250,000 bytes rounded up to whole 1460-byte segments.
     assert window.recommended == RegValue.dword(1_251_220)
     assert window.restart == "reboot"
-    assert by_id(plan, "tcpip-tcp1323opts").recommended == RegValue.dword(1)
+    # Unknown there: absent means TechNet's default 3; writing 1 would turn timestamps off.
+    assert by_id(plan, "tcpip-tcp1323opts").recommended == RegValue.dword(3)
     registry_plan = plan.registry_plan()
     assert [(e["name"], e["after"]) for e in registry_plan.to_json()] == [
         ("TcpWindowSize", "REG_DWORD 0x00131794 (1251220)"),
-        ("Tcp1323Opts", "REG_DWORD 0x00000001 (1)"),
+        ("Tcp1323Opts", "REG_DWORD 0x00000003 (3)"),
     ]
     autotuning = by_id(plan, "netsh-autotuninglevel")
     assert autotuning.honoured is False and autotuning.action == "none"
@@ -186,7 +187,7 @@ def test_xp_apply_writes_a_byte_exact_backup_and_restore_brings_back_absent_valu
     # MSS = 1400 - 40 = 1360; 1,250,000 -> 920 segments = 1,251,200 bytes.
     assert registry.get(TCPIP, "TcpWindowSize") == RegValue.dword(1_251_200)
     assert registry.get(TCPIP, "GlobalMaxTcpWindowSize") == RegValue.dword(1_251_200)
-    assert registry.get(TCPIP, "Tcp1323Opts") == RegValue.dword(1)
+    assert registry.get(TCPIP, "Tcp1323Opts") == RegValue.dword(3)
     assert registry.get(IFACE, "MTU") == RegValue.dword(1400)
 
     backup = Path(result.backup_folder or "")
@@ -346,3 +347,86 @@ def test_a_window_without_an_elevation_prompt_is_told_what_to_run(
     assert "sudo sambatune client apply PLAN.json" in rights_advice(None)
     assert "elevation prompt" in rights_advice("uac")
     assert "pkexec" in rights_advice("pkexec")
+
+
+# -- plans for another machine carry minimums ------------------------------------------
+
+def xp_profile_plan() -> ClientPlan:
+    """An XP plan made on another computer (values unread), carried over as a file."""
+    plan = build_plan(ProfileSystem(forced_profile("windows-xp")), measured())
+    return ClientPlan.from_json(plan.to_json())
+
+
+def test_tcp1323opts_sets_the_scaling_bit_and_keeps_timestamps() -> None:
+    """TechNet documents Tcp1323Opts' default as 3 (scaling and timestamps): writing 1
+    would turn timestamps off. Only bit 0 is SambaTune's to set."""
+    opts = by_id(xp_profile_plan(), "tcpip-tcp1323opts")
+    assert opts.recommended == RegValue.dword(3) and opts.to_json()["at_least"]
+    assert "Writing 1 would turn timestamps off" in opts.reason
+    for present, planned in ((None, 3), (0, 1), (2, 3)):
+        registry = xp_registry()
+        if present is not None:
+            registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(present))
+        item = by_id(build_plan(windows_system("windows-xp", registry=registry), measured()),
+                     "tcpip-tcp1323opts")
+        assert item.action == "set" and item.recommended == RegValue.dword(planned), present
+    registry = xp_registry()
+    registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(1))
+    item = by_id(build_plan(windows_system("windows-xp", registry=registry), measured()),
+                 "tcpip-tcp1323opts")
+    assert item.action == "keep"
+
+
+@pytest.mark.parametrize(("before", "after", "status"), [
+    (None, 3, "changed"),  # absent: the documented default 3, made explicit
+    (0, 1, "changed"),  # both off there: scaling on, timestamps stay off
+    (2, 3, "changed"),
+    (1, 1, "left-as-is"),  # scaling already on; timestamps stay off as someone chose
+])
+def test_an_xp_profile_plan_applied_ors_the_scaling_bit_into_what_is_there(
+        tmp_path: Path, before: int | None, after: int, status: str) -> None:
+    registry = xp_registry()
+    if before is not None:
+        registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(before))
+    original = copy.deepcopy(registry.snapshot())
+    system = windows_system("windows-xp", registry=registry)
+    store = BackupStore(tmp_path)
+    result = apply_plan(system, xp_profile_plan(), store=store)
+    assert result.ok, result.message
+    assert registry.get(TCPIP, "Tcp1323Opts") == RegValue.dword(after)
+    step = next(s for s in result.steps if s.setting.endswith("\\Tcp1323Opts"))
+    assert step.status == status
+    assert restore_backup(system, result.backup_id or "", store=store).ok
+    assert registry.snapshot() == original
+
+
+def test_an_xp_profile_plan_never_lowers_a_larger_window(tmp_path: Path) -> None:
+    registry = xp_registry()
+    registry.set(TCPIP, "TcpWindowSize", RegValue.dword(4_194_304))
+    registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(3))
+    original = copy.deepcopy(registry.snapshot())
+    system = windows_system("windows-xp", registry=registry)
+    plan = xp_profile_plan()
+    window = by_id(plan, "tcpip-tcpwindowsize")
+    assert window.to_json()["recommended_display"].startswith("at least REG_DWORD")
+    assert "this is a minimum" in window.reason
+
+    dry = apply_plan(system, plan, dry_run=True, store=BackupStore(tmp_path / "dry"))
+    assert {s.setting.rsplit("\\", 1)[1]: s.status for s in dry.steps} == {
+        "TcpWindowSize": "left-as-is", "Tcp1323Opts": "unchanged"}
+    assert dry.backup_preview is None
+    result = apply_plan(system, plan, store=BackupStore(tmp_path))
+    assert result.ok and result.backup_id is None, "nothing written, nothing to back up"
+    step = next(s for s in result.steps if s.setting.endswith("\\TcpWindowSize"))
+    assert step.message == "already 4194304, higher than the 1251220 this plan needs; left as is"
+    assert registry.snapshot() == original
+
+
+def test_the_xp_plan_says_what_smb1_costs() -> None:
+    notes = " ".join(xp_profile_plan().notes)
+    assert "Windows XP speaks only SMB1" in notes
+    assert "server min protocol = NT1" in notes and "Samba 4.11" in notes
+    assert "WannaCry" in notes and "EternalBlue" in notes and "1709" in notes
+    assert "encryption" in notes and "signing" in notes
+    ten = build_plan(ProfileSystem(forced_profile("windows-10")), measured())
+    assert not any("SMB1" in note for note in ten.notes)

@@ -2,7 +2,8 @@
 
 Read through ``sambatune.client`` (the same backends the client tuning uses): on Linux the
 ceiling of receive auto-tuning (the third number of ``net.ipv4.tcp_rmem``), on macOS
-``net.inet.tcp.autorcvbufmax`` limited by the window scale factor. Windows sizes its
+``net.inet.tcp.autorcvbufmax`` (XNU picks each connection's window scale to fit it, so
+``net.inet.tcp.win_scale_factor``, only the starting shift, is no limit). Windows sizes its
 window by an auto-tuning level rather than a number, so it is not read here.
 """
 
@@ -12,7 +13,7 @@ from sambatune.advisor.measurements import ClientWindow
 from sambatune.client.posix_plan import BUFFER_PER_WINDOW
 from sambatune.client.settings import Observed, SysctlRef
 from sambatune.client.system import ClientSystem
-from sambatune.client.window import MAX_UNSCALED_WINDOW, largest_window
+from sambatune.client.window import MAX_SCALED_WINDOW, MAX_UNSCALED_WINDOW
 
 
 def _numbers(observed: Observed) -> list[int]:
@@ -44,10 +45,7 @@ def this_computer_window(system: ClientSystem | None = None) -> ClientWindow | N
         ceiling = _numbers(system.read(SysctlRef("net.inet.tcp.autorcvbufmax")))
         if len(ceiling) != 1:
             return None
-        window = ceiling[0] // BUFFER_PER_WINDOW
-        shift = _numbers(system.read(SysctlRef("net.inet.tcp.win_scale_factor")))
-        if len(shift) == 1:
-            window = min(window, largest_window(min(shift[0], 14)))
+        window = min(ceiling[0] // BUFFER_PER_WINDOW, MAX_SCALED_WINDOW)
         return ClientWindow(window, f"net.inet.tcp.autorcvbufmax {ceiling[0]:,} bytes on this "
                             "computer, about half of it usable as window")
     return None

@@ -242,6 +242,8 @@ def _print_result(result: Any, wants_json: bool) -> int:
             for operation in step["operations"]:
                 for line in operation.splitlines():
                     print(f"      {line}")
+            if step["message"]:
+                print(f"      {step['message']}")
         for warning in data["warnings"]:
             print(f"WARNING: {warning}")
     return 0 if result.ok else 1

@@ -5,6 +5,9 @@ The order never changes:
 1. Refuse a plan made for another kind of machine, and writes without admin rights.
 2. Read every setting about to change *now*; refuse if one cannot be read (it could
    not be put back) or no longer holds what the plan saw (``force`` overrides).
+   Settle each limit the plan may only raise against the value read: a value already
+   higher is left as it is, and only what is actually raised is persisted
+   (``minimums.py``). A plan for another machine carries minimums, not values to copy.
 3. Dry run: stop here and say exactly what would be written or run.
 4. Write the backup and read it back.
 5. Write each setting, read it back, compare.
@@ -49,8 +52,9 @@ class StepResult:
     before: Observed
     wanted: SettingValue | None
     #: "would-change" (dry run), "planned" (dry run of a plan for another machine),
-    #: "unchanged" (already so), "changed", "failed", "not-attempted" (after a failure),
-    #: "rolled-back", "rollback-failed".
+    #: "unchanged" (already so), "left-as-is" (already higher than the plan's minimum, or
+    #: no longer SambaTune's to set: nothing written), "changed", "failed",
+    #: "not-attempted" (after a failure), "rolled-back", "rollback-failed".
     status: str
     after: Observed | None = None
     message: str = ""
@@ -120,6 +124,8 @@ class _Write:
     expected: Observed | None
     restart: str = "none"
     key_existed: bool | None = None
+    #: A plan's write (settled against the machine's values); restores write exactly.
+    from_plan: bool = False
 
 
 def apply_events(
@@ -149,7 +155,8 @@ def apply_events(
             details="Make a plan on this computer: sambatune client plan ... --json",
         )
     writes = [
-        _Write(c.id, c.ref, c.target, c.current if c.current.known else None, c.restart)
+        _Write(c.id, c.ref, c.target, c.current if c.current.known else None, c.restart,
+               from_plan=True)
         for c in plan.actionable() if c.ref is not None
     ]
     if not writes:
@@ -176,6 +183,9 @@ def preview_elsewhere(plan: ClientPlan, system: ClientSystem) -> ApplyResult:
                                "catalog.")
     steps = [
         StepResult(c.id, c.ref.label(), list(c.operations), c.current, c.target, "planned")
+        if _still_planned(c.ref) else
+        StepResult(c.id, c.ref.label(), [], c.current, c.target, "left-as-is",
+                   message=NOT_PLANNED)
         for c in changes if c.ref is not None
     ]
     where = ("a profile, not a machine SambaTune has read" if not plan.os.detected
@@ -304,12 +314,17 @@ def _execute(
                 "changed.", details="Make a new plan, or apply with --force.")
         fresh.append(observed)
 
+    left = _settle_minimums(writes, fresh)
     steps = [
+        StepResult(w.id, w.ref.label(), [], before, w.target, "left-as-is", message=why)
+        if why else
         StepResult(w.id, w.ref.label(), system.operations(w.ref, w.target), before, w.target,
                    "unchanged" if _same(before, w.target) else "would-change")
-        for w, before in zip(writes, fresh, strict=True)
+        for w, before, why in zip(writes, fresh, left, strict=True)
     ]
     pending = [(w, s) for w, s in zip(writes, steps, strict=True) if s.status == "would-change"]
+    higher = sum(1 for s in steps if s.status == "left-as-is")
+    left_text = f" {higher} left as is (each step says why)." if higher else ""
     restart = _heaviest(w.restart for w, _ in pending)
 
     entries = []
@@ -330,13 +345,15 @@ def _execute(
                 "settings": [e.to_json() for e in entries],
             }
         message = (f"Dry run: {len(pending)} setting(s) would change, "
-                   f"{len(steps) - len(pending)} already as planned. Nothing was written.")
+                   f"{len(steps) - len(pending) - higher} already as planned.{left_text} "
+                   "Nothing was written.")
         yield ApplyDone(ApplyResult(action, True, True, steps, restart_needed=restart,
                                     message=message, backup_preview=preview))
         return
     if not pending:
         yield ApplyDone(ApplyResult(action, False, True, steps,
-                                    message="Every setting already holds the planned value."))
+                                    message="Every setting already holds the planned value"
+                                    + (" or more." if higher else ".") + left_text))
         return
 
     yield ApplyProgress("writing the backup", 0.15)
@@ -375,8 +392,8 @@ def _execute(
     result = ApplyResult(action, False, failure is None, steps, backup.id, str(backup.folder),
                          restart_needed=restart if failure is None else "none")
     if failure is None:
-        result.message = (f"{len(pending)} setting(s) changed; backup {backup.id}. "
-                          + _restart_text(restart))
+        result.message = (f"{len(pending)} setting(s) changed; backup {backup.id}."
+                          + left_text + " " + _restart_text(restart))
         yield ApplyDone(result)
         return
 
@@ -394,6 +411,56 @@ def _execute(
                          "Putting back failed for: " + "; ".join(problems)
                          + f". Restore by hand from {backup.folder}."))
     yield ApplyDone(result)
+
+
+NOT_PLANNED = ("SambaTune plans no longer set this (see 'sambatune client show' for why); "
+               "left as is.")
+
+
+def _still_planned(ref: SettingRef) -> bool:
+    from sambatune.client.minimums import entry_of
+
+    entry = entry_of(ref)
+    return entry is None or entry.planned
+
+
+def _settle_minimums(writes: list[_Write], fresh: list[Observed]) -> list[str]:
+    """Settle a plan's limits against the values just read; why each write is left out.
+
+    A limit the catalog marks ``raise_only`` is raised to the plan's minimum, never
+    lowered: a value already higher is left as it is (and so is a setting plans no
+    longer set). SambaTune's sysctl.d file then gets only the values actually raised.
+    Each write's ``target`` becomes what it will really write. Restores are exact.
+    """
+    from sambatune.client.minimums import entry_of, settle, settle_sysctl_file
+    from sambatune.client.settings import FileRef, SysctlRef
+
+    left = [""] * len(writes)
+    raised: dict[str, str] = {}
+    for index, (write, before) in enumerate(zip(writes, fresh, strict=True)):
+        entry = entry_of(write.ref)
+        if not write.from_plan or entry is None or write.target is None:
+            continue
+        if not entry.planned:
+            left[index] = NOT_PLANNED
+            continue
+        if entry.raise_only is not None:
+            settled = settle(entry.raise_only, before, write.target)
+            if settled.left_as_is:
+                left[index] = settled.left_as_is
+                continue
+            write.target = write.ref.check_value(settled.target)
+        if isinstance(write.ref, SysctlRef) and not _same(before, write.target):
+            raised[write.ref.name] = str(write.target)
+    for index, (write, before) in enumerate(zip(writes, fresh, strict=True)):
+        if write.from_plan and isinstance(write.ref, FileRef) and isinstance(write.target, str):
+            content = settle_sysctl_file(write.target, before, raised)
+            if content is None:
+                left[index] = ("nothing new to keep across reboots: this apply raises no "
+                               "sysctl value here; the file is left as it is.")
+            else:
+                write.target = content
+    return left
 
 
 def _roll_back(system: ClientSystem, done: list[tuple[_Write, StepResult]]) -> list[str]:

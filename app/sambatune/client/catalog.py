@@ -15,12 +15,27 @@ from sambatune.client.osinfo import GENERATIONS, WINDOWS_GENERATIONS
 from sambatune.packaged import resource
 
 RESTART_KINDS = ("none", "adapter-restart", "service-restart", "reboot")
+#: How an apply compares a limit it may only raise with what the machine holds:
+#: "number" (the value itself), "third-number" (the largest of three, as in
+#: net.ipv4.tcp_rmem), "bits" (a bit mask: the needed bits are ORed in, the others kept).
+RAISE_COMPARISONS = ("number", "third-number", "bits")
 
 
 @dataclass(frozen=True)
 class Honour:
     honoured: bool
     evidence: str
+
+
+@dataclass(frozen=True)
+class RaiseOnly:
+    """A setting an apply may only raise (see :data:`RAISE_COMPARISONS`)."""
+
+    compare: str
+    #: "bits": the bits SambaTune needs set.
+    bits: int = 0
+    #: "bits": what an absent value means (the documented default).
+    absent_means: int | None = None
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,10 @@ class CatalogEntry:
     restart_note: str
     generations: dict[str, Honour]
     sources: tuple[str, ...]
+    #: Set when an apply may only raise this setting, never lower it.
+    raise_only: RaiseOnly | None = None
+    #: False: shown and restorable, but no plan may set it any more.
+    planned: bool = True
 
     def honour(self, generation: str) -> Honour:
         found = self.generations.get(generation)
@@ -60,6 +79,12 @@ def load_catalog() -> dict[str, CatalogEntry]:
                 for gen, v in raw["generations"].items()
             },
             sources=tuple(raw.get("sources") or ()),
+            raise_only=RaiseOnly(
+                compare=str(raw["raise_only"]["compare"]),
+                bits=int(raw["raise_only"].get("bits", 0)),
+                absent_means=raw["raise_only"].get("absent_means"),
+            ) if raw.get("raise_only") else None,
+            planned=bool(raw.get("planned", True)),
         )
     return entries
 
@@ -97,6 +122,13 @@ def catalog_problems() -> list[str]:
                 problems.append(f"{item.id}: unknown generation {generation!r}")
         if "kind" not in item.setting:
             problems.append(f"{item.id}: setting has no kind")
+        rule = item.raise_only
+        if rule is not None:
+            if rule.compare not in RAISE_COMPARISONS:
+                problems.append(f"{item.id}: raise_only compares {rule.compare!r}, not one of "
+                                f"{RAISE_COMPARISONS}")
+            if (rule.compare == "bits") != (rule.bits > 0):
+                problems.append(f"{item.id}: raise_only needs bits exactly when it compares bits")
     return problems
 
 
@@ -117,6 +149,11 @@ def is_catalogued(kind: str, **address: str) -> bool:
     A plan is a file: whoever applies it with administrator rights should not be
     able to write anything else through it.
     """
+    return find_entry(kind, **address) is not None
+
+
+def find_entry(kind: str, **address: str) -> CatalogEntry | None:
+    """The catalog entry of the setting at this address, or None."""
     for item in load_catalog().values():
         setting = item.setting
         if setting.get("kind") != kind:
@@ -127,13 +164,13 @@ def is_catalogued(kind: str, **address: str) -> bool:
             key = address.get("key", "").lower()
             pattern = _PLACEHOLDER_KEYS.get(setting["key"])
             if (pattern.fullmatch(key) if pattern else setting["key"].lower() == key):
-                return True
+                return item
         elif kind == "sysctl":
             if setting["name"] == address.get("name"):
-                return True
+                return item
         elif kind == "adapter-property":
             if setting["keyword"] == address.get("keyword"):
-                return True
+                return item
         else:
-            return True
-    return False
+            return item
+    return None

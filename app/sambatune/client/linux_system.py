@@ -194,6 +194,20 @@ def render_sysctl_file(values: dict[str, str], header: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+SYSCTL_FILE_HEADER = (
+    "Written by SambaTune (sambatune client apply) so these values survive a reboot.\n"
+    "Undo with 'sambatune client restore BACKUP' (see 'sambatune client backups'),\n"
+    "or delete this file and reboot."
+)
+
+
+def merge_sysctl_file(existing: str | None, values: dict[str, str]) -> str:
+    """SambaTune's own file: the values it already holds, updated with ``values``."""
+    merged = parse_sysctl_file(existing) if existing is not None else {}
+    merged.update(values)
+    return render_sysctl_file(merged, SYSCTL_FILE_HEADER)
+
+
 def parse_sysctl_file(text: str) -> dict[str, str]:
     """``name = value`` lines of a sysctl.d file (comments, blanks and a '-' prefix dropped)."""
     values: dict[str, str] = {}

@@ -45,8 +45,9 @@ GENERATION_SUMMARY = {
     "linux": "Linux: the kernel auto-tunes each connection's buffers up to the tcp_rmem / "
              "tcp_wmem ceilings; sysctl sets them, /etc/sysctl.d keeps them, ip link sets "
              "the MTU.",
-    "macos": "macOS: sysctl sets the window scale factor and the auto-tuning ceilings (until "
-             "the next restart); networksetup sets the MTU.",
+    "macos": "macOS: sysctl sets the auto-tuning ceilings, from which the kernel also picks "
+             "each connection's window scale (until the next restart); networksetup sets the "
+             "MTU.",
 }
 
 

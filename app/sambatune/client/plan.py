@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.client.catalog import RESTART_KINDS
+from sambatune.client.minimums import minimum_text, raise_rule
 from sambatune.client.nics import NetworkInterface
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.regfile import RegFile, RegKeyBlock
@@ -76,13 +77,26 @@ class PlannedChange:
         """The value the setting will hold (None = absent) if the change is applied."""
         return self.recommended if self.action == "set" else None
 
+    @property
+    def at_least(self) -> bool:
+        """True when the target is a minimum: the apply raises a lower value to it and
+        leaves a higher one as it is (the catalog's ``raise_only`` settings)."""
+        return self.action == "set" and raise_rule(self.ref) is not None
+
+    def target_display(self) -> str:
+        """The target as people read it; for another machine, stated as the minimum it is."""
+        rule = raise_rule(self.ref) if self.action == "set" else None
+        if rule is not None and self.current.state == "unknown":
+            return minimum_text(rule, self.target)
+        return display_value(self.target)
+
     def diff(self) -> dict[str, str] | None:
         if not self.changes_something:
             return None
         return {
             "setting": self.ref.label() if self.ref else self.title,
             "before": self.current.display(),
-            "after": display_value(self.target),
+            "after": self.target_display(),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -94,8 +108,9 @@ class PlannedChange:
             "current": self.current.to_json(),
             "action": self.action,
             "recommended": value_to_json(self.recommended),
-            "recommended_display": display_value(self.recommended)
+            "recommended_display": self.target_display()
             if self.action == "set" else ("(absent)" if self.action == "delete" else ""),
+            "at_least": self.at_least,
             "honoured": self.honoured,
             "label": "honoured" if self.honoured else "ignored",
             "honoured_note": self.honoured_note,

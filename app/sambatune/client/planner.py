@@ -16,6 +16,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.client import catalog
 from sambatune.client.catalog import Honour
 from sambatune.client.measure import DEFAULT_RTT_PORTS, RttMeasurement, measure_rtt
+from sambatune.client.minimums import minimum_note, raise_rule
 from sambatune.client.nics import NetworkInterface, choose_interface
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import ClientPlan, PlannedChange
@@ -157,8 +158,14 @@ class PlanContext:
         if action in ("set", "delete") and not honour.honoured:
             # Never write a value this OS would ignore: that is how tweak scripts mislead.
             raise AssertionError(f"{catalog_id} is ignored on {self.os.name}; refusing to plan it")
+        if action in ("set", "delete") and not entry.planned:
+            raise AssertionError(f"{catalog_id} is shown and restored, never planned")
         if action == "set" and ref is not None and recommended is not None:
             recommended = ref.check_value(recommended)
+            rule = raise_rule(ref)
+            if rule is not None and current.state == "unknown":
+                # Another machine: the target is a minimum the apply settles there.
+                reason = f"{reason} {minimum_note(rule)}"
         operations = (
             self.system.operations(ref, recommended if action == "set" else None)
             if ref is not None and action in ("set", "delete") else []

@@ -3,6 +3,11 @@
 Both kernels already size the window by themselves (receive auto-tuning); what a plan
 can fix is a ceiling too low for the bandwidth-delay product, scaling turned off,
 auto-tuning turned off, or an MTU that runs into a black hole.
+
+A plan only ever raises a ceiling. For a profile (another machine, nothing readable) the
+Linux plan states its ceilings as minimums, which the apply on that machine settles
+against the real values (``minimums.py``); the macOS plan starts from XNU's defaults,
+so it never asks for less than a Mac already has.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from sambatune.client.linux_system import (
     SYSCTL_FILE_NAME,
     LinuxSystem,
     boot_time_overrides,
+    merge_sysctl_file,
     parse_sysctl_file,
-    render_sysctl_file,
 )
 from sambatune.client.plan import PlannedChange
 from sambatune.client.planner import PlanContext
@@ -24,7 +29,6 @@ from sambatune.client.window import (
     MAX_SCALED_WINDOW,
     MAX_UNSCALED_WINDOW,
     format_rtt,
-    largest_window,
 )
 from sambatune.units import format_bits, format_bytes
 
@@ -190,84 +194,114 @@ def _persistence_item(ctx: PlanContext, values: dict[str, str]) -> PlannedChange
     else:
         ref = FileRef(str(Path(DEFAULT_SYSCTL_DIR) / SYSCTL_FILE_NAME))
     current = ctx.read(ref)
-    merged = parse_sysctl_file(str(current.value)) if current.state == "present" else {}
-    merged.update(values)
-    content = render_sysctl_file(
-        merged,
-        "Written by SambaTune (sambatune client apply) so these values survive a reboot.\n"
-        "Undo with 'sambatune client restore BACKUP' (see 'sambatune client backups'),\n"
-        "or delete this file and reboot.",
-    )
+    content = merge_sysctl_file(str(current.value) if current.state == "present" else None,
+                                values)
     if isinstance(system, LinuxSystem):
-        overrides = boot_time_overrides(list(merged), Path(ref.path))
+        overrides = boot_time_overrides(list(parse_sysctl_file(content)), Path(ref.path))
         for name, files in overrides.items():
             ctx.warnings.append(
                 f"{name} is also set in {', '.join(files)}, which systemd-sysctl reads after "
                 f"{Path(ref.path).name}: at boot that value wins over SambaTune's."
             )
-    return ctx.item("linux-sysctl-file", ref, current, "set", content,
-                    f"Keeps the {len(values)} sysctl value(s) above across reboots; sysctl -w "
-                    "alone lasts until the next boot.")
+    reason = (f"Keeps the {len(values)} sysctl value(s) above across reboots; sysctl -w "
+              "alone lasts until the next boot.")
+    if current.state == "unknown":
+        reason += (" Applied on that machine, the file keeps only the values the apply actually "
+                   "raises there, never one lower than the file or the kernel already holds.")
+    return ctx.item("linux-sysctl-file", ref, current, "set", content, reason)
 
 
 # -- macOS ----------------------------------------------------------------------------
 
+#: What a Mac holds when nobody changed it, for planning a profile (its values cannot be
+#: read). XNU: sb_max starts at SB_MAX, 8 MiB (bsd/kern/uipc_socket2.c,
+#: bsd/sys/socketvar.h); tcp_autorcvbuf_max / tcp_autosndbuf_max are 2 MiB in
+#: bsd/netinet/tcp_input.c / tcp_output.c, and tcp_init (bsd/netinet/tcp_subr.c) raises
+#: both to 4 MiB on Macs with 4 GiB of memory or more, which is every current Mac.
+MACOS_DEFAULTS = {
+    "kern.ipc.maxsockbuf": 8 * 1024 * 1024,
+    "net.inet.tcp.autorcvbufmax": 4 * 1024 * 1024,
+    "net.inet.tcp.autosndbufmax": 4 * 1024 * 1024,
+}
+_MACOS_DEFAULT_SOURCE = {
+    "kern.ipc.maxsockbuf": "macOS's default (SB_MAX, XNU)",
+    "net.inet.tcp.autorcvbufmax": "macOS's default on a Mac with 4 GiB of memory or more "
+                                  "(XNU tcp_init; 2 MiB on smaller ones)",
+    "net.inet.tcp.autosndbufmax": "macOS's default on a Mac with 4 GiB of memory or more "
+                                  "(XNU tcp_init; 2 MiB on smaller ones)",
+}
+
+
 def plan_macos(ctx: PlanContext) -> list[PlannedChange]:
     items: list[PlannedChange] = []
-    sizing = ctx.sizing
     buffer = _buffer_target(ctx)
-    unknown_here = not ctx.os.detected
+    profile = not ctx.os.detected
 
-    def read_int(name: str) -> tuple[SysctlRef, Observed, int | None]:
+    def read_int(name: str) -> tuple[SysctlRef, Observed, int | None, str]:
+        """The value, or for a profile macOS's default, and where the number came from."""
         ref = SysctlRef(name)
         current = ctx.read(ref)
-        return ref, current, _int(current)
+        have = _int(current)
+        if have is None and profile and current.state == "unknown" and name in MACOS_DEFAULTS:
+            return ref, current, MACOS_DEFAULTS[name], _MACOS_DEFAULT_SOURCE[name]
+        return ref, current, have, "the current value"
 
-    ref, current, shift = read_int("net.inet.tcp.win_scale_factor")
-    if (shift is not None and shift < sizing.scale_shift) or (shift is None and unknown_here
-                                                               and sizing.scale_shift > 3):
-        items.append(ctx.item(
-            "macos-win-scale-factor", ref, current, "set", str(sizing.scale_shift),
-            f"{_need_text(ctx)}, which needs scale factor {sizing.scale_shift} "
-            f"(65,535 x 2^{sizing.scale_shift} = {largest_window(sizing.scale_shift):,} bytes); "
-            + (f"{shift} allows only {largest_window(min(shift, 14)):,}." if shift is not None
-               else "macOS defaults to 3 (524,280 bytes).")))
-    else:
-        items.append(ctx.item("macos-win-scale-factor", ref, current, "keep", None,
-                              f"{_need_text(ctx)}; scale factor "
-                              f"{shift if shift is not None else '?'} covers it."))
-
-    ref_max, cur_max, have_max = read_int("kern.ipc.maxsockbuf")
+    ref_max, cur_max, have_max, max_source = read_int("kern.ipc.maxsockbuf")
     buffers = []
     for catalog_id, name in (("macos-autorcvbufmax", "net.inet.tcp.autorcvbufmax"),
                              ("macos-autosndbufmax", "net.inet.tcp.autosndbufmax")):
-        ref, current, have = read_int(name)
-        if (have is not None and have < buffer) or (have is None and unknown_here):
+        ref, current, have, source = read_int(name)
+        if have is None and not profile:
+            buffers.append(ctx.item(catalog_id, ref, current, "none", None,
+                                    f"Could not be read here ({current.display()}); nothing is "
+                                    "planned for it."))
+        elif have is None or have < buffer:
             buffers.append(ctx.item(
                 catalog_id, ref, current, "set", str(buffer),
                 f"{_need_text(ctx)}; auto-tuning stops at this ceiling, and the window is only "
-                f"part of the buffer, so about {BUFFER_PER_WINDOW}x the window: {buffer:,} bytes."))
+                f"part of the buffer, so about {BUFFER_PER_WINDOW}x the window: {buffer:,} bytes"
+                + (f", more than {source}, {have:,}." if have is not None else ".")
+                + (" The kernel also picks each connection's window scale from this ceiling."
+                   if name.endswith("autorcvbufmax") else "")))
         else:
             buffers.append(ctx.item(catalog_id, ref, current, "keep", None,
-                                    f"{format_bytes(have)} leaves room for the window."))
+                                    f"{_need_text(ctx)}; {source}, {have:,} bytes, leaves room "
+                                    f"for the {buffer:,}-byte buffer this needs."))
     # The socket-buffer ceiling must rise first, or the kernel refuses the larger values.
-    if any(b.action == "set" for b in buffers) and (
-            (have_max is not None and have_max < buffer) or (have_max is None and unknown_here)):
+    if have_max is None:
+        items.append(ctx.item("macos-maxsockbuf", ref_max, cur_max, "none", None,
+                              f"Could not be read here ({cur_max.display()}); nothing is "
+                              "planned for it."))
+    elif any(b.action == "set" for b in buffers) and have_max < buffer:
         items.append(ctx.item("macos-maxsockbuf", ref_max, cur_max, "set", str(buffer),
                               "No socket buffer can exceed this ceiling, so it must be at least "
-                              f"the new auto-tuning ceilings ({buffer:,} bytes)."))
+                              f"the new auto-tuning ceilings ({buffer:,} bytes); {max_source} "
+                              f"is {have_max:,}."))
     else:
         items.append(ctx.item("macos-maxsockbuf", ref_max, cur_max, "keep", None,
-                              "High enough for the auto-tuning ceilings."))
+                              f"High enough for the auto-tuning ceilings ({max_source}, "
+                              f"{have_max:,} bytes)."))
     items += buffers
 
-    ref, current, auto = read_int("net.inet.tcp.doautorcvbuf")
+    ref, current, auto, _ = read_int("net.inet.tcp.doautorcvbuf")
     if auto == 0:
         items.append(ctx.item("macos-doautorcvbuf", ref, current, "set", "1",
                               "Receive auto-tuning is off, so buffers never grow to what the "
                               "path needs; on is macOS's default."))
     else:
-        items.append(ctx.item("macos-doautorcvbuf", ref, current, "keep", None, "On."))
+        items.append(ctx.item("macos-doautorcvbuf", ref, current, "keep", None,
+                              "On." if auto is not None else "On unless someone turned it off "
+                              "(the default)."))
+
+    # net.inet.tcp.win_scale_factor is only where the kernel starts: tcp_set_max_rwinscale
+    # (bsd/netinet/tcp_subr.c) raises each connection's shift until the window covers
+    # autorcvbufmax. Reported, never set.
+    shift = _int(ctx.read(SysctlRef("net.inet.tcp.win_scale_factor")))
+    ctx.notes.append(
+        "Window scaling: macOS chooses each connection's scale factor itself, large enough for "
+        "the receive ceiling (net.inet.tcp.autorcvbufmax); net.inet.tcp.win_scale_factor"
+        + (f" (here {shift})" if shift is not None else "")
+        + " is only the smallest factor it starts from, so SambaTune does not set it.")
 
     nic = ctx.interface
     if nic is not None and ctx.mtu.target is not None:

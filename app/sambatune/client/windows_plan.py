@@ -53,15 +53,45 @@ HIGH_LATENCY_CACHES = {
 }
 #: From this RTT on, metadata round trips cost enough for bigger SMB client caches to pay.
 HIGH_LATENCY_SECONDS = 0.005
+#: Tcp1323Opts when absent on 2000/XP/2003: window scaling and timestamps (TechNet
+#: cc938205 for 2000, cc757402 for Server 2003).
+NT5_TCP1323OPTS_DEFAULT = 3
+
+
+def smb1_note(name: str) -> str:
+    """What it takes, and costs, for a 2000/XP/2003 client to reach a current Samba."""
+    return (
+        f"{name} speaks only SMB1 (the NT1 dialect). Samba 4.11 and later refuse SMB1 unless "
+        "the server's smb.conf sets 'server min protocol = NT1' in [global], so this client "
+        "cannot reach a current Samba without that change, whatever the window. That change "
+        "re-enables SMB1 for every client of the server, with what SMB1 lacks: modern signing "
+        "(SMB1 signs with MD5, SMB 2 and 3 with HMAC-SHA256 and AES) and any encryption (SMB 3 "
+        "encrypts with AES). SMB1 is also the protocol WannaCry spread through (the EternalBlue "
+        "flaw, MS17-010), and Microsoft has left SMB1 off "
+        "by default since Windows 10 1709. Samba 4.7 and later also refuse the older NTLM "
+        "logon this Windows sends by default ('ntlm auth = ntlmv2-only'): set "
+        "LmCompatibilityLevel to 3 on the client rather than weakening the server. Prefer "
+        "retiring the machine; if it must stay, allow NT1 only on a Samba instance reachable "
+        "from its network segment alone."
+    )
 
 
 def plan_windows(ctx: PlanContext) -> list[PlannedChange]:
     generation = ctx.os.generation
     if generation == "win9x":
-        return _plan_9x(ctx)
-    if generation == "nt5":
-        return _plan_nt5(ctx)
-    return _plan_vista_and_later(ctx)
+        items = _plan_9x(ctx)
+    elif generation == "nt5":
+        items = _plan_nt5(ctx)
+    else:
+        items = _plan_vista_and_later(ctx)
+    if not ctx.os.detected and any(i.at_least and isinstance(i.ref, RegistryValueRef)
+                                   for i in items):
+        ctx.notes.append(
+            "The registry values above are minimums for a machine SambaTune has not read. "
+            "'sambatune client apply' on that machine compares them with what it holds and only "
+            "raises; the .reg file cannot compare and writes them as they are, so check first "
+            "that the machine holds no larger values.")
+    return items
 
 
 def _registry(key: str, name: str, value_type: int = REG_DWORD) -> RegistryValueRef:
@@ -251,12 +281,21 @@ def _plan_nt5(ctx: PlanContext) -> list[PlannedChange]:
     opts_current = ctx.read(opts_ref)
     opts = _dword(opts_current)
     if scaling_needed and (opts is None or not opts & 1):
-        items.append(ctx.item(
-            "tcpip-tcp1323opts", opts_ref, opts_current, "set", RegValue.dword((opts or 0) | 1),
-            f"A {window:,}-byte window is above 65,535 and needs window scaling (bit 0). "
-            + ("Absent on XP/2003 means scaling is off. " if opts_current.state == "absent"
-               else "")
-            + "Timestamps (bit 1) are left as they were: they add 12 bytes to every segment."))
+        need_scaling = f"A {window:,}-byte window is above 65,535 and needs window scaling (bit 0)."
+        if opts is not None:
+            new = opts | 1
+            why = (f" {opts} leaves it off; {new} turns it on and keeps the other bit as it is "
+                   f"(timestamps, bit 1, stay {'on' if opts & 2 else 'off'}).")
+        else:
+            # Absent (or not known): TechNet documents the default as 3, scaling and
+            # timestamps. Writing 1 would turn timestamps off; 3 only makes scaling explicit.
+            new = NT5_TCP1323OPTS_DEFAULT | 1
+            why = (" Absent, the value means its documented default, 3 (scaling and timestamps, "
+                   "TechNet cc938205 / cc757402); SambaTune writes the 3 so scaling does not "
+                   "depend on the default, and timestamps stay on as they were. Writing 1 "
+                   "would turn timestamps off.")
+        items.append(ctx.item("tcpip-tcp1323opts", opts_ref, opts_current, "set",
+                              RegValue.dword(new), need_scaling + why))
     else:
         items.append(ctx.item("tcpip-tcp1323opts", opts_ref, opts_current, "keep", None,
                               "Window scaling is already allowed." if scaling_needed
@@ -309,6 +348,7 @@ def _plan_nt5(ctx: PlanContext) -> list[PlannedChange]:
                                   "detection on, TCP falls back to smaller segments when large "
                                   "ones vanish, for destinations the lowered MTU does not cover."))
 
+    ctx.notes.append(smb1_note(ctx.os.name))
     items.append(ctx.label("netsh-autotuninglevel", None,
                            "Receive-window auto-tuning arrived with Vista; on this Windows the "
                            "registry values above size the window."))
