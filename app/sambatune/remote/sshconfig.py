@@ -1,9 +1,35 @@
-"""Resolve a host the way OpenSSH would: ~/.ssh/config, then what the user typed."""
+"""Resolve a host the way OpenSSH would: ~/.ssh/config, then what the user typed.
+
+paramiko reads ssh_config but skips ``Include`` without a word; :func:`load_ssh_config`
+follows it as OpenSSH does (``man ssh_config``, readconf.c) and hands paramiko one
+flattened text:
+
+- ``Include`` takes one or more paths, each a glob whose matches are read in sorted
+  order; ``~`` is the home folder and a relative path is relative to ``~/.ssh`` (also
+  for a file given with ``--ssh-config``, like ``ssh -F``); a path that matches nothing
+  is skipped without a word, a file that is there but unreadable is an error;
+- inside a ``Host`` or ``Match`` block the included lines apply only when that block
+  matches, and the included file's own ``Host``/``Match`` blocks only when both do;
+  after the included file the including block goes on as before;
+- includes nest up to 16 deep (a file including itself ends there, with an error);
+- a config file others may write (group or world writable, or owned by someone else
+  than you or root) is refused, as ssh refuses it: ~/.ssh/config and every included
+  file, not a file given explicitly.
+
+A block nested in another becomes one ``Match`` line with both blocks' criteria
+(``Host`` patterns as ``originalhost``, which matches the same name). First obtained
+value wins, as always: the flattened text keeps every line in reading order.
+"""
 
 from __future__ import annotations
 
 import getpass
+import glob
+import logging
 import os
+import re
+import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +38,14 @@ import paramiko
 from sambatune.errors import InvalidInput
 
 DEFAULT_IDENTITIES = ("id_ed25519", "id_ecdsa", "id_rsa")
+#: OpenSSH's READCONF_MAX_DEPTH.
+INCLUDE_DEPTH_LIMIT = 16
+# paramiko's SSHConfig.SETTINGS_REGEX: a keyword, then "=" or blanks, then the value.
+_SETTING = re.compile(r"(\w+)(?:\s*=\s*|\s+)(.+)")
+# Match criteria that take no argument.
+_BARE_CRITERIA = ("all", "canonical", "final")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,13 +78,143 @@ def default_ssh_config_path() -> Path:
 
 
 def load_ssh_config(path: Path | None = None) -> paramiko.SSHConfig:
+    """The user's ssh config (``path``, like ``ssh -F``, or ~/.ssh/config), includes
+    followed. A missing file is an empty config, as for ssh."""
+    explicit = path is not None
     path = path if path is not None else default_ssh_config_path()
     if not path.is_file():
         return paramiko.SSHConfig()
+    blocks: list[_Block] = []
+    _read_config(path, (), 0, blocks, check_owner=not explicit)
+    text = "".join(block.render() for block in blocks)
     try:
-        return paramiko.SSHConfig.from_path(str(path))
+        return paramiko.SSHConfig.from_text(text)
     except Exception as exc:  # paramiko raises several kinds for a bad file
         raise InvalidInput(f"Cannot read the SSH config file {path}: {exc}") from exc
+
+
+# A condition is the criteria of one Host or Match line, as Match keywords and arguments:
+# all of them must hold. A block holds when its own condition and all enclosing ones do.
+Criteria = tuple[tuple[str, str | None], ...]
+
+
+@dataclass
+class _Block:
+    """Lines of one file under one condition: the file's own header line, if any, and the
+    conditions of the blocks its Include lines were in."""
+
+    header: str | None  # "Host ..." / "Match ..." as written; None: the top of a file
+    own: Criteria
+    enclosing: tuple[Criteria, ...]
+    lines: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        if not self.lines:
+            return ""
+        if not self.enclosing:
+            head = self.header or "Host *"
+        else:
+            criteria = [c for part in (*self.enclosing, self.own) for c in part
+                        if c != ("all", None)]  # "all" with others: the others decide
+            head = "Match " + " ".join(
+                keyword if argument is None else f"{keyword} {shlex.quote(argument)}"
+                for keyword, argument in criteria
+            ) if criteria else "Host *"
+        return head + "\n" + "".join(line + "\n" for line in self.lines)
+
+
+def _read_config(
+    path: Path, enclosing: tuple[Criteria, ...], depth: int, blocks: list[_Block],
+    *, check_owner: bool,
+) -> None:
+    if depth > INCLUDE_DEPTH_LIMIT:
+        raise InvalidInput(
+            f"Too many nested Include levels in the SSH config (more than "
+            f"{INCLUDE_DEPTH_LIMIT}) at {path}: does a file include itself?")
+    if check_owner:
+        _check_owner(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InvalidInput(f"Cannot read the SSH config file {path}: {exc.strerror}",
+                           details=str(exc)) from exc
+    block = _Block(None, (), enclosing)
+    blocks.append(block)
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        setting = _SETTING.match(line)
+        if setting is None:
+            raise InvalidInput(f"Cannot read the SSH config file {path}, line {number}: "
+                               f"{line!r} is not 'Keyword value'.")
+        keyword, value = setting.group(1).lower(), setting.group(2)
+        if keyword in ("host", "match"):
+            own = _criteria(keyword, value, path, number)
+            block = _Block(line, own, enclosing)
+            blocks.append(block)
+        elif keyword == "include":
+            inside = (*enclosing, block.own) if block.header is not None else enclosing
+            for included in _include_paths(value, path, number):
+                _read_config(included, inside, depth + 1, blocks, check_owner=True)
+            # What follows belongs to the including block again.
+            block = _Block(block.header, block.own, enclosing)
+            blocks.append(block)
+        else:
+            block.lines.append(line)
+
+
+def _criteria(keyword: str, value: str, path: Path, number: int) -> Criteria:
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise InvalidInput(f"Cannot read the SSH config file {path}, line {number}: {exc}") from exc
+    if keyword == "host":
+        # Host matches the name as typed, the way Match originalhost does.
+        return (("originalhost", ",".join(words)),)
+    criteria: list[tuple[str, str | None]] = []
+    while words:
+        word = words.pop(0)
+        if word.lstrip("!").lower() in _BARE_CRITERIA:
+            criteria.append((word.lower(), None))
+        elif not words:
+            raise InvalidInput(f"Cannot read the SSH config file {path}, line {number}: "
+                               f"Match {word} needs an argument.")
+        else:
+            criteria.append((word.lower(), words.pop(0)))
+    return tuple(criteria)
+
+
+def _include_paths(value: str, path: Path, number: int) -> list[Path]:
+    try:
+        patterns = shlex.split(value)
+    except ValueError as exc:
+        raise InvalidInput(f"Cannot read the SSH config file {path}, line {number}: {exc}") from exc
+    found: list[Path] = []
+    for pattern in patterns:
+        if not pattern.startswith("~") and not os.path.isabs(pattern):
+            pattern = os.path.join("~", ".ssh", pattern)
+        matches = sorted(glob.glob(os.path.expanduser(pattern)))
+        if not matches:
+            log.debug("%s line %d: Include %s matched no files", path, number, pattern)
+        # A directory (config.d/* with a subfolder) or a FIFO is not a config file.
+        found += [Path(m) for m in matches if os.path.isfile(m)]
+    return found
+
+
+def _check_owner(path: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        info = path.stat()
+    except OSError:
+        return  # reading it says what is wrong
+    if (info.st_uid not in (0, os.getuid())) or stat.S_IMODE(info.st_mode) & 0o022:
+        raise InvalidInput(
+            f"Bad owner or permissions on {path}: others could change where your "
+            "connections go, so ssh refuses this file and so does SambaTune.",
+            details=f"Make it yours and writable only by you: chmod go-w '{path}'",
+        )
 
 
 def resolve_endpoint(
