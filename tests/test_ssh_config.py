@@ -1,14 +1,18 @@
-"""~/.ssh/config as OpenSSH reads it: Include (checked against ``ssh -G`` itself)."""
+"""~/.ssh/config as OpenSSH reads it: Include (checked against ``ssh -G`` itself), and
+key files: one the user named must exist, one of the config may be missing."""
 
 from __future__ import annotations
 
+import json
+import logging
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from sambatune.errors import InvalidInput
+from sambatune.errors import AuthenticationFailed, InvalidInput, SecretRequired
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.sshconfig import INCLUDE_DEPTH_LIMIT, load_ssh_config, resolve_endpoint
@@ -162,3 +166,68 @@ Host testbed
         assert transport.run(["true"]).ok
     finally:
         transport.close()
+
+
+# -- key files -------------------------------------------------------------------------------
+
+
+def test_a_mistyped_identity_file_is_an_error_naming_it(
+    ssh_options: ConnectionOptions, sshd: SshServer,
+) -> None:
+    ssh_options.identity_file = "~/.ssh/id_ed2519"
+    with pytest.raises(InvalidInput) as caught:
+        open_target(ssh_options, NoPrompts())
+    assert caught.value.message == "The identity file ~/.ssh/id_ed2519 does not exist."
+    assert str(Path.home() / ".ssh" / "id_ed2519") in caught.value.details
+
+
+def test_a_folder_as_identity_file_is_an_error(ssh_options: ConnectionOptions) -> None:
+    ssh_options.identity_file = str(Path.home())
+    with pytest.raises(InvalidInput, match="is not a file"):
+        open_target(ssh_options, NoPrompts())
+
+
+def test_the_command_line_names_a_mistyped_identity(sshd: SshServer, tmp_path: Path) -> None:
+    missing = str(tmp_path / "id_ed2519")
+    done = subprocess.run(
+        [sys.executable, "-m", "sambatune", "survey", "--host", "127.0.0.1", "--port",
+         str(sshd.port), "--identity", missing, "--known-hosts", str(tmp_path / "kh"), "--json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1
+    error = json.loads(done.stdout)["error"]
+    assert (error["code"], error["message"]) == (
+        "invalid-input", f"The identity file {missing} does not exist.")
+
+
+def test_a_key_file_named_for_password_sign_in_does_not_matter(
+    ssh_options: ConnectionOptions,
+) -> None:
+    ssh_options.identity_file = "~/.ssh/id_ed2519"
+    ssh_options.auth = "password"
+    # The test sshd takes keys only: the answer is about the password, not the key file.
+    with pytest.raises((AuthenticationFailed, SecretRequired)):
+        open_target(ssh_options, NoPrompts())
+
+
+def test_a_missing_identity_file_of_the_ssh_config_is_skipped_as_ssh_does(
+    sshd: SshServer, user_key: Path, isolated_home: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="sambatune.remote.sshconfig")
+    ssh = isolated_home / ".ssh"
+    write(ssh / "config", f"""
+Host testbed
+    HostName 127.0.0.1
+    Port {sshd.port}
+    User {current_user()}
+    IdentityFile ~/.ssh/id_gone
+    IdentityFile {user_key}
+""")
+    write(ssh / "known_hosts", sshd.known_hosts_line)
+    transport = open_target(ConnectionOptions(host="testbed"), NoPrompts())
+    try:
+        assert transport.run(["true"]).ok
+    finally:
+        transport.close()
+    assert f"IdentityFile {ssh / 'id_gone'} (ssh config, for testbed) does not exist: skipped" \
+        in caplog.text

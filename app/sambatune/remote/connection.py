@@ -56,7 +56,10 @@ def open_target(
             options.host,
             port=options.port,
             user=options.user,
-            identity_file=options.identity_file,
+            # Signing in with a password or the agent alone uses no key file, so one
+            # named anyway must not stop the connection.
+            identity_file=options.identity_file if options.auth not in ("password", "agent")
+            else None,
             ssh_config=load_ssh_config(options.ssh_config),
             connect_timeout=options.connect_timeout,
             jump_host=options.jump_host,

@@ -245,8 +245,14 @@ def resolve_endpoint(
     resolved_user = user or found.get("user") or getpass.getuser()
     identities: list[str] = []
     if identity_file:
-        identities.append(os.path.expanduser(identity_file))
-    identities.extend(os.path.expanduser(p) for p in found.get("identityfile", []))
+        identities.append(_required_identity(identity_file))
+    for entry in found.get("identityfile", []):
+        # ssh skips an IdentityFile of its config that is not there, without a word.
+        path = os.path.expanduser(entry)
+        if not os.path.exists(path):
+            log.info("IdentityFile %s (ssh config, for %s) does not exist: skipped, as ssh "
+                     "skips it", entry, typed_host)
+        identities.append(path)
     identities_only = found.get("identitiesonly", "no").lower() == "yes"
     if not identities and not identities_only:
         ssh_dir = os.path.expanduser("~/.ssh")
@@ -274,6 +280,24 @@ def resolve_endpoint(
         proxy_jump=tuple(jumps),
         connect_timeout=timeout,
     )
+
+
+def _required_identity(typed: str) -> str:
+    """The key file the user named (the server's profile, ``--identity``), which must be
+    there: quietly trying ssh-agent and the default keys instead would sign in with
+    another key, or fail later with a message that never names the typo."""
+    path = os.path.expanduser(typed)
+    details = (f"Looked for {path}. SambaTune does not fall back to ssh-agent or the "
+               "default keys when the key file given for a server is missing; correct the "
+               "server's key file (or --identity), or leave it empty to use those.")
+    if not os.path.exists(path):
+        raise InvalidInput(f"The identity file {typed} does not exist.", details=details)
+    if not os.path.isfile(path):
+        raise InvalidInput(f"The identity file {typed} is not a file.", details=details)
+    if not os.access(path, os.R_OK):
+        raise InvalidInput(f"The identity file {typed} cannot be read (permission denied).",
+                           details=details)
+    return path
 
 
 def _split_destination(text: str) -> tuple[str | None, str, int | None]:
