@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
@@ -90,9 +91,15 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert not page.primary.isEnabled()  # not an smb.conf change
     pick(page, "socket-options-fixed-buffers")
     assert page.primary.isEnabled()
+    details = page.findings_view.details.toPlainText()
+    assert "Needs a restart of smbd, which disconnects every client" in details
     screenshot(window, "wizard-4-choose")
 
-    page.primary.click()  # Apply this change and measure
+    page.primary.click()  # Apply this change and measure: a restart is asked for first
+    question = page.findChild(QMessageBox, "restartQuestion")
+    assert question is not None and "restart" in question.text()
+    assert config.read_bytes() == original
+    question.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: page.measure_view.runs.table.rowCount() >= 2, timeout=LONG)
     assert "-  socket options = SO_RCVBUF=8192 SO_SNDBUF=8192" in page.measure_view.diff.toPlainText()
     steps = [page.measure_view.steps.item(i).text() for i in range(page.measure_view.steps.count())]

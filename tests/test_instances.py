@@ -93,8 +93,8 @@ def test_the_survey_lists_every_instance_and_chooses_none(
     found = {i["config"]: i for i in survey.instances if i["config"] in ours}
     assert set(found) == ours
     first = found[str(fresh_smbd.config)]
-    assert first["pid"] == fresh_smbd.process.pid if fresh_smbd.process else False
-    assert [p["port"] for p in first["listening"]][0] == fresh_smbd.port
+    assert fresh_smbd.process is not None and first["pid"] == fresh_smbd.process.pid
+    assert {p["port"] for p in first["listening"]} == {fresh_smbd.port}
     assert first["dirs"]["lock directory"] == str(fresh_smbd.dir / "lock")
     assert first["dirs"]["pid directory"] == str(fresh_smbd.dir / "state")
     # Several files and none chosen: no default, no other instance's facts.
@@ -105,8 +105,8 @@ def test_the_survey_lists_every_instance_and_chooses_none(
 
     chosen = run_survey(ssh, config_path=str(second_smbd.config))
     assert chosen.managed_instance is not None
-    assert chosen.managed_instance["pid"] == second_smbd.process.pid if second_smbd.process \
-        else False
+    assert second_smbd.process is not None
+    assert chosen.managed_instance["pid"] == second_smbd.process.pid
     assert chosen.smb_port() == second_smbd.port
     assert chosen.samba["running"] and not chosen.ambiguous
 

@@ -94,8 +94,9 @@ def _socket_options(value: str | None) -> set[str]:
     return {option.split("=", 1)[0].upper() for option in text.split()}
 
 
-def _classify(section: str, name: str, old: str | None, new: str | None,
-              binds_interfaces: bool) -> tuple[Activation, str]:
+def classify_parameter(section: str, name: str, old: str | None, new: str | None,
+                       binds_interfaces: bool) -> tuple[Activation, str]:
+    """When smbd applies one parameter's change from ``old`` to ``new`` (None: unset)."""
     if section == "global":
         if name == "interfaces" and not binds_interfaces:
             return Activation.RELOAD, "without bind interfaces only it names local networks"
@@ -137,7 +138,7 @@ def classify_changes(old_dump: str, new_dump: str) -> list[ParameterChange]:
         for name in dict.fromkeys([*old, *new]):
             if old.get(name) == new.get(name):
                 continue
-            activation, why = _classify(section, name, old.get(name), new.get(name), binds)
+            activation, why = classify_parameter(section, name, old.get(name), new.get(name), binds)
             changes.append(ParameterChange(section, name, old.get(name), new.get(name),
                                            activation, why))
     return changes

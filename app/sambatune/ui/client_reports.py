@@ -33,6 +33,7 @@ STATUS_TEXT = {
     "would-change": "would change",
     "planned": "planned for that machine",
     "unchanged": "already so",
+    "left-as-is": "already higher, left as is",
     "changed": "changed",
     "failed": "FAILED",
     "not-attempted": "not attempted",

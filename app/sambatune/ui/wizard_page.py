@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QStackedWidget,
@@ -40,6 +41,7 @@ from sambatune.ui.wizard_views import (
     StartView,
     VerdictView,
 )
+from sambatune.wizard.change import activation_sentence
 from sambatune.wizard.machine import (
     APPLY,
     BASELINE,
@@ -452,6 +454,34 @@ class WizardPage(QWidget):
         index = self.findings_view.selected() if wizard.stage == CHOOSE else None
         if wizard.stage == CHOOSE and index is None:
             return
+        if wizard.stage == CHOOSE and index is not None:
+            finding: dict[str, Any] | None = self.findings_view.findings[index]
+        else:
+            pending = wizard.record.last("choose") if wizard.stage == APPLY else None
+            finding = pending.data["finding"] if pending is not None else None
+        activation = (finding or {}).get("activation") or {}
+        if activation.get("activation") == "restart":
+            self._ask_restart(activation, lambda: self._apply_and_measure(index,
+                                                                          allow_restart=True))
+            return
+        self._apply_and_measure(index, allow_restart=False)
+
+    def _ask_restart(self, activation: dict[str, Any], then: Any) -> None:
+        """A restart disconnects every client: the admin says yes to it, each time."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Restart smbd?",
+                          activation_sentence(activation) + "\n\nApply the "
+                          "change and restart smbd now?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                          self)
+        box.setObjectName("restartQuestion")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda button: then() if button == QMessageBox.StandardButton.Yes
+                             else None)
+        box.open()
+
+    def _apply_and_measure(self, index: int | None, *, allow_restart: bool) -> None:
+        wizard = self.wizard
+        assert wizard is not None
         self._page("change", self.measure_view)
         pending = wizard.record.last("choose") if wizard.stage != CHOOSE else None
         self.measure_view.begin(
@@ -467,7 +497,8 @@ class WizardPage(QWidget):
                 report(("diff", chosen.data["diff"]))
             if wizard.stage == APPLY:
                 self._transport_and_root(cancel)
-                applied = wizard.apply(transport, cancel=cancel, on_event=report)
+                applied = wizard.apply(transport, cancel=cancel, on_event=report,
+                                       allow_restart=allow_restart)
                 if not applied.data["ok"]:
                     raise SambaTuneError(f"The change was not applied: {applied.data['message']}",
                                          details="smb.conf is unchanged; choose another change.")

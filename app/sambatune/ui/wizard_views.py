@@ -35,6 +35,7 @@ from sambatune.remote.apply import STEP_TITLES
 from sambatune.ui.run_table import RunTable
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_rate
+from sambatune.wizard.change import activation_sentence
 from sambatune.wizard.measure import DEFAULT_SIZE, MeasureSpec
 from sambatune.wizard.store import WizardSummary
 
@@ -194,7 +195,8 @@ def finding_html(finding: dict[str, Any]) -> str:
             f"<p><b>What to expect:</b> {escape(finding['expected_effect'])}</p>"
             f"<p style='color:#555'><i>Where that expectation comes from:</i> "
             f"{escape(finding['effect_source'])}</p>"
-            f"<p><b>Risk:</b> {escape(finding['risk'])}</p>")
+            f"<p><b>Risk:</b> {escape(finding['risk'])} "
+            f"<b>{escape(activation_sentence(finding.get('activation')))}</b></p>")
 
 
 class FindingsView(QWidget):
@@ -248,6 +250,11 @@ class FindingsView(QWidget):
     def selected(self) -> int | None:
         row = self.list.currentRow()
         return row if 0 <= row < len(self.findings) else None
+
+    def selected_needs_restart(self) -> bool:
+        row = self.selected()
+        activation = (self.findings[row].get("activation") if row is not None else None) or {}
+        return bool(activation.get("activation") == "restart")
 
     def selected_is_applicable(self) -> bool:
         row = self.selected()

@@ -40,9 +40,10 @@ from sambatune.remote.apply import (
     read_live,
     unified_diff,
 )
+from sambatune.remote.smb_sessions import connected_clients
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
-from sambatune.wizard.change import apply_change, change_from_json
+from sambatune.wizard.change import apply_change, change_activation, change_from_json
 from sambatune.wizard.measure import MeasureSpec, measure
 from sambatune.wizard.store import StepRecord, WizardRecord, WizardStore
 from sambatune.wizard.verdict import Verdict, judge
@@ -272,6 +273,11 @@ class TuningWizard:
                                survey=self.survey, cancel=cancel)
         advice = advise(inputs)
         findings = [f.to_json() for f in advice.findings]
+        clients = self._connected_clients(transport, cancel)
+        for finding in findings:
+            if finding.get("change") and finding["change"].get("kind") == ConfigChange.kind:
+                finding["activation"] = change_activation(finding["change"], inputs.config,
+                                                          clients)
         self._add(FINDINGS, {"findings": findings, "judged_as": advice.judged_as,
                              "samba_version": advice.samba_version, "counts": advice.counts(),
                              "config_sha256": _sha(live)}, smb_conf=live)
@@ -311,8 +317,19 @@ class TuningWizard:
             "diff": unified_diff(live, candidate, self.config_path, "now", "with the change"),
         }, smb_conf=candidate)
 
+    def _connected_clients(self, transport: Transport,
+                           cancel: CancelToken | None) -> int | None:
+        """How many sessions the managed smbd has now; None when smbstatus cannot say."""
+        try:
+            return len(connected_clients(transport, self.config_path, sudo=self.sudo,
+                                         cancel=cancel).sessions)
+        except Cancelled:
+            raise
+        except SambaTuneError:
+            return None
+
     def apply(self, transport: Transport, *, cancel: CancelToken | None = None,
-              on_event: OnEvent | None = None) -> StepRecord:
+              on_event: OnEvent | None = None, allow_restart: bool = False) -> StepRecord:
         """Apply the chosen change through the safe-apply pipeline (testparm, backup,
         atomic swap, reload, health check, rollback on failure)."""
         self._expect(APPLY)
@@ -328,7 +345,8 @@ class TuningWizard:
                                                 "wizard was interrupted).", "steps": []},
                              smb_conf=candidate)
         self._check_live(live, before, "the change")
-        outcome = self._swap(transport, before, candidate, chosen.data["summary"], on_event, cancel)
+        outcome = self._swap(transport, before, candidate, chosen.data["summary"], on_event, cancel,
+                             allow_restart=allow_restart)
         if outcome.status == CANCELLED:
             raise Cancelled(outcome.message)
         if outcome.live == "unknown":
@@ -375,8 +393,12 @@ class TuningWizard:
                                       "message": "The previous smb.conf was already back."},
                              smb_conf=live)
         self._check_live(live, candidate, "reverting")
+        # Reverting a change that took a restart takes one too: the admin allowed it.
+        applied = self.record.last(APPLY)
+        restarted = applied is not None and any(
+            step.get("step") == "restart" for step in applied.data.get("steps") or [])
         outcome = self._swap(transport, candidate, before, f"revert {chosen.data['summary']}",
-                             on_event, cancel)
+                             on_event, cancel, allow_restart=restarted)
         if not outcome.ok:
             raise SambaTuneError(f"The change was not reverted: {outcome.message}",
                                  details="\n".join(f"{s.step}: {s.state} {s.message}"
@@ -429,13 +451,14 @@ class TuningWizard:
                        cancel=cancel, on_event=on_event)
 
     def _swap(self, transport: Transport, previous: bytes, candidate: bytes, what: str,
-              on_event: OnEvent | None, cancel: CancelToken | None) -> ApplyOutcome:
+              on_event: OnEvent | None, cancel: CancelToken | None, *,
+              allow_restart: bool = False) -> ApplyOutcome:
         """Replace ``previous`` by ``candidate`` through the safe-apply pipeline and keep
         the version in the applied-config record, as the editor's Apply does."""
         summary = f"SambaTune wizard {self.id}, change {self.round}: {what}"
         return apply_config(
             transport, ApplyRequest(self.config_path, previous, candidate, summary=summary,
-                                    sudo=self.sudo),
+                                    sudo=self.sudo, allow_restart=allow_restart),
             on_event=on_event, cancel=cancel,
             journal=AppliedVersions().journal(transport.label, self.config_path))
 

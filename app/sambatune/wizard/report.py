@@ -17,6 +17,7 @@ from sambatune.bench.html_report import html_page, html_table, runs_chart, sessi
 from sambatune.bench.results_db import StoredSession
 from sambatune.errors import SambaTuneError
 from sambatune.units import format_rate
+from sambatune.wizard.change import activation_sentence
 
 if TYPE_CHECKING:
     from sambatune.wizard.machine import TuningWizard
@@ -94,7 +95,8 @@ def _round_section(number: int, steps: dict[str, Any], sessions: dict[int, Store
             "<ul>" + "".join(f"<li>{escape(e['text'])}</li>" for e in finding["evidence"]) + "</ul>",
             f"<p><b>Expected:</b> {escape(finding['expected_effect'])} "
             f'<span class="muted">({escape(finding["effect_source"])})</span></p>',
-            f"<p><b>Risk:</b> {escape(finding['risk'])}</p>",
+            f"<p><b>Risk:</b> {escape(finding['risk'])} "
+            f"{escape(activation_sentence(finding.get('activation')))}</p>",
             "<h3>The edit</h3>", _pre(chosen.data.get("diff", ""))]
     applied = steps.get("apply")
     if applied is not None:
