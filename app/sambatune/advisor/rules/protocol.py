@@ -143,7 +143,7 @@ def multichannel_off(inputs: AdvisorInput) -> Iterator[Finding]:
             change=ConfigChange(GLOBAL, name, "unset"),
             expected_effect=effect,
             effect_source=source,
-            risk="None known on 4.15 and later; a restart of smbd is needed for it to apply.",
+            risk="None known on 4.15 and later.",
             applies_to_version=f"{inputs.version_label()}: stable and on by default on Linux "
                                "and FreeBSD since 4.15.",
             parameters=(name,),
