@@ -51,6 +51,10 @@ def gather_inputs(
     if survey is None:
         survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
     path = config_path or survey.config_path
+    if not path and survey.ambiguous:
+        raise InvalidInput(f"Several smbd run on {transport.label} with different smb.conf "
+                           f"files ({', '.join(survey.config_candidates)}): say which one "
+                           "with --config-path.")
     if not path:
         raise InvalidInput(f"No smb.conf was found on {transport.label}: give its path "
                            "(--config-path).")

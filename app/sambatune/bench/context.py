@@ -59,6 +59,12 @@ class BenchContext:
         """smbd's port for this smb.conf: the smbd running with it, else its "smb ports"."""
         if self.survey is None:
             return 445
+        if self.survey.ambiguous and not self.smb_conf_path:
+            # 445 could well be another instance's port: never measure the wrong smbd.
+            raise InvalidInput(
+                "Several smbd run on this server with different smb.conf files ("
+                + ", ".join(self.survey.config_candidates) + "): say which one "
+                "(--config-path) or give the SMB port.")
         for instance in self.survey.samba.get("instances") or []:
             if self.smb_conf_path and instance.get("config") == self.smb_conf_path:
                 ports = [int(p["port"]) for p in instance.get("listening") or []]

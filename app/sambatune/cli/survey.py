@@ -57,8 +57,13 @@ def format_survey(data: dict[str, Any]) -> str:
         f" ({format_bytes(memory.get('available_bytes'))} available)",
         f"  Samba    {samba.get('version_text') or 'not installed'}"
         f"{', running' if samba.get('running') else ', NOT running'}",
-        f"  smb.conf {samba.get('config_path')} ({samba.get('config_source')})",
+        f"  smb.conf {samba.get('config_path') or 'not chosen'} ({samba.get('config_source')})",
     ]
+    for instance in samba.get("instances") or []:
+        ports = ", ".join(str(p["port"]) for p in instance.get("listening") or []) or "none"
+        mark = "managed" if instance.get("managed") else "other"
+        lines.append(f"  smbd     pid {instance['pid']} ({mark}): {instance.get('config')}, "
+                     f"TCP {ports}")
     for nic in data.get("nics") or []:
         speed = f"{nic['speed_mbit']} Mbit/s" if nic.get("speed_mbit") else "speed unknown"
         lines.append(

@@ -148,6 +148,8 @@ class BenchmarksPage(QWidget):
         # Follow the managed smbd's port on every survey, unless the admin typed another.
         context = BenchContext(data_address(self.session.transport), survey=survey,
                                smb_conf_path=survey.config_path)
+        if survey.ambiguous:  # no instance chosen yet: the Overview asks for one
+            return
         if self._surveyed_port is None or self.form.port.value() == self._surveyed_port:
             self.form.port.setValue(context.smb_port())
         self._surveyed_port = context.smb_port()
