@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import getpass
 import hashlib
+import logging
 import posixpath
 import secrets
 import socket
@@ -53,6 +54,8 @@ from sambatune.remote.samba_ops import (
 from sambatune.remote.smb_sessions import ConnectedClients, connected_clients
 from sambatune.remote.transport import Transport
 from sambatune.remote.verified_replace import replace_verified
+
+log = logging.getLogger(__name__)
 
 STEP_TITLES = {
     "upload": "Upload the new version beside the live file",
@@ -285,6 +288,8 @@ class ApplyRun:
     def _event(self, step: str, state: str, message: str = "", details: str = "") -> None:
         event = StepEvent(step, state, message, details)
         self.steps.append(event)
+        log.info("%s: apply %s: %s: %s%s", self.transport.label, self.request.path,
+                 event.title, state, f": {message}" if message else "")
         if self.on_event is not None:
             self.on_event(event)
 
@@ -332,6 +337,8 @@ class ApplyRun:
             if self.guard is not None:
                 self.guard.release()
         self._record(outcome)
+        log.info("%s: apply %s ended %s, live %s: %s", self.transport.label, self.request.path,
+                 outcome.status, outcome.live, outcome.message)
         return outcome
 
     def _record(self, outcome: ApplyOutcome) -> None:
