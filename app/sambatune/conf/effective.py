@@ -17,7 +17,15 @@ under its canonical name:
 - a share starts from the share-level defaults set in [global] *so far*: Samba
   copies them when it creates the share, so a [global] block after the share does
   not reach it. :meth:`EffectiveConfig.resolve` answers "what value does this
-  share really get" with that rule.
+  share really get" with that rule;
+- Samba then sets some values on its own (``forced``, with the reason): ``[printers]``
+  is always printable and never browseable; a share without a path (other than
+  [homes] and a DFS proxy) is made unavailable; ``include = registry`` switches on
+  ``registry shares``; ``idmap uid``/``idmap gid``/``idmap backend`` also set their
+  ``idmap config * :`` forms; and an active directory domain controller gets the share
+  defaults it needs each time a [global] block ends (VFS modules when none are set,
+  DOS attribute mapping off, ``store dos attributes``) and, once the file is read,
+  its passdb backend and RPC server settings. These win over what the file says.
 
 Values are the text Samba stored: continuation lines joined, blank runs collapsed,
 ``%`` macros left as written. Compare them with testparm through
@@ -37,6 +45,29 @@ from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import boolean_text, parse_boolean
 
 GLOBAL = "global"
+# Written as one key (blanks and case folded): the spellings of the AD DC role.
+_AD_DC_ROLES = {"activedirectorydomaincontroller", "domaincontroller", "dc"}
+# What an AD DC gets at the end of every [global] block (source3/param/loadparm.c,
+# init_locals) and once the whole file is read (lp_enforce_ad_dc_settings).
+_AD_DC_SHARE_DEFAULTS = (("map hidden", "No"), ("map system", "No"), ("map readonly", "No"),
+                         ("map archive", "No"), ("store dos attributes", "Yes"))
+_AD_DC_GLOBALS = (
+    ("passdb backend", "samba_dsdb"),
+    ("winbindd:use external pipes", "true"),
+    ("rpc_server:default", "external"),
+    ("rpc_server:svcctl", "embedded"),
+    ("rpc_server:srvsvc", "embedded"),
+    ("rpc_server:eventlog", "embedded"),
+    ("rpc_server:ntsvcs", "embedded"),
+    ("rpc_server:winreg", "embedded"),
+    ("rpc_server:spoolss", "embedded"),
+    ("rpc_daemon:spoolssd", "embedded"),
+    ("rpc_server:tcpip", "no"),
+)
+# Legacy idmap parameters whose handler also sets the parametric form (lib/param/loadparm.c).
+_IDMAP_PARAMETRIC = {"idmap uid": "idmap config * : range",
+                     "idmap gid": "idmap config * : range",
+                     "idmap backend": "idmap config * : backend"}
 # Samba's include depth limit (source3/param/loadparm.c, MAX_INCLUDE_DEPTH, checked
 # first thing in lp_include): the main file is depth 0, so it may include a chain of
 # 100 files; an include line in the 100th fails with "Maximum include depth (100)
@@ -83,6 +114,15 @@ IgnoreReason = Literal[
     "no-equals",  # a line without "=" (not a comment either)
     "parametric-dropped",  # a share's x:y option forgotten when its section was opened again
 ]
+
+
+class Forced(NamedTuple):
+    """A value Samba sets on its own while loading, and why."""
+
+    name: str  # canonical (a parametric name lower-cased)
+    value: str  # as testparm prints it
+    reason: str
+    origin: Origin  # the line that caused it (a section header, the include, the role)
 
 
 class Ignored(NamedTuple):
@@ -150,6 +190,7 @@ class Section:
 
     __slots__ = (
         "copied",
+        "forced",
         "headers",
         "inherited",
         "is_global",
@@ -175,6 +216,8 @@ class Section:
         self.inherited = inherited
         #: (shares) What ``copy =`` brought in; None stands for the source's default.
         self.copied: dict[str, Setting | None] = {}
+        #: Values Samba sets itself while loading; they win over the file's.
+        self.forced: dict[str, Forced] = {}
 
     def value(self, name: str) -> str | None:
         """What this section itself sets for ``name`` (a canonical name), or None."""
@@ -195,7 +238,7 @@ class Resolved(NamedTuple):
     """The value a section really gets for a parameter, and why."""
 
     value: str | None  # None: the catalog does not know the default
-    source: Literal["set", "copied", "global", "default"]
+    source: Literal["set", "copied", "global", "default", "samba"]
     setting: Setting | None  # the assignment it comes from ("default": None)
 
 
@@ -244,6 +287,9 @@ class EffectiveConfig:
             raise KeyError(section_name)
         if parameter is not None and parameter.scope == "global":
             section = self.global_section
+        forced = section.forced.get(canonical)
+        if forced is not None:
+            return Resolved(forced.value, "samba", None)
         setting = section.settings.get(canonical) or section.parametric.get(canonical)
         if setting is not None:
             return Resolved(setting.value, "set", setting)
@@ -259,15 +305,23 @@ class EffectiveConfig:
         return Resolved(default, "default", None)
 
     def to_json(self) -> dict[str, dict[str, str]]:
-        """{section: {canonical name: value}} for what each section sets itself."""
+        """{section: {canonical name: value}}: what each section sets itself, what it
+        copied from another share, and what Samba set on its own (which wins)."""
         with paused_gc():
             return self._values()
 
     def _values(self) -> dict[str, dict[str, str]]:
-        return {
-            section.name: {name: setting.value for name, setting in section.own_settings().items()}
-            for section in self.sections.values()
-        }
+        values = {}
+        for section in self.sections.values():
+            own = {name: setting.value for name, setting in section.own_settings().items()}
+            for name, copied in section.copied.items():
+                # include and copy act where they are written; a copy does not repeat them.
+                if copied is not None and name not in own and name not in _SPECIAL:
+                    own[name] = copied.value
+            for name, forced in section.forced.items():
+                own[name] = forced.value
+            values[section.name] = own
+        return values
 
 
 class _Walker:
@@ -400,6 +454,8 @@ class _Walker:
             self._include(value, setting.origin)
         elif flags & _COPY:
             self._copy(value, setting.origin)
+        elif canonical in _IDMAP_PARAMETRIC and current.is_global:
+            self._parametric(_IDMAP_PARAMETRIC[canonical], written, value, setting.origin)
 
     def _structure(self, row: Head, label: str, index: int) -> None:
         """A section header, or a line Samba ignores or refuses."""
@@ -423,6 +479,11 @@ class _Walker:
 
     def _section(self, name: str, origin: Origin) -> Section:
         result = self.result
+        leaving = self.current
+        if not leaving.is_global:
+            self.close_share(leaving)
+        elif not is_global_section(name):
+            self._global_block_ended(origin)
         if not name:
             result.problems.append(LoadProblem(
                 "empty-section", self.current.name, "A section header [] has no name.", origin))
@@ -445,6 +506,66 @@ class _Walker:
         section.headers.append(origin)
         self.current = section
         return section
+
+    # -- what Samba sets on its own ----------------------------------------------------
+    def _force(self, section: Section, name: str, value: str, reason: str,
+               origin: Origin) -> None:
+        section.forced[name] = Forced(name, value, reason, origin)
+        if section.is_global and ":" not in name:
+            parameter = self.catalog.get(name)
+            if parameter is not None and parameter.scope != "global":
+                # A share-level value set in [global]: shares defined later start from it.
+                self.share_defaults[name] = Setting(name, value, name, value, origin.file,
+                                                    origin.line, False)
+
+    def _is_ad_dc(self) -> bool:
+        role = self.result.resolve(GLOBAL, "server role").value or ""
+        return name_key(role) in _AD_DC_ROLES
+
+    def _global_block_ended(self, origin: Origin) -> None:
+        """A share header after [global] (init_locals): an AD DC's share defaults."""
+        if not self._is_ad_dc():
+            return
+        result, global_section = self.result, self.result.global_section
+        reason = "server role = active directory domain controller"
+        if not (result.resolve(GLOBAL, "vfs objects").value or "").strip():
+            modules = "dfs_samba4 acl_xattr"
+            if result.resolve(GLOBAL, "xattr_tdb:file").value is not None:
+                modules += " xattr_tdb"
+            elif result.resolve(GLOBAL, "posix:eadb").value is not None:
+                modules += " posix_eadb"
+            self._force(global_section, "vfs objects", modules, reason, origin)
+        for name, value in _AD_DC_SHARE_DEFAULTS:
+            self._force(global_section, name, value, reason, origin)
+
+    def close_share(self, section: Section) -> None:
+        """The end of a share's block (lpcfg_service_ok): Samba's corrections."""
+        result = self.result
+        origin = section.headers[-1] if section.headers else Origin("", 0)
+        if section.key == "printers":
+            if (result.resolve(section.name, "printable").value or "").lower() not in (
+                    "yes", "true", "1", "on"):
+                self._force(section, "printable", "Yes", "[printers] is always printable",
+                            origin)
+            if (result.resolve(section.name, "browseable").value or "yes").lower() in (
+                    "yes", "true", "1", "on", "auto"):
+                self._force(section, "browseable", "No", "[printers] is never browseable",
+                            origin)
+        if (section.key != "homes" and not (result.resolve(section.name, "path").value or "")
+                and not (result.resolve(section.name, "msdfs proxy").value or "")):
+            self._force(section, "available", "No",
+                        "a share without a path is made unavailable", origin)
+
+    def finish(self) -> None:
+        """After the whole file (lp_load_ex): the last share's check, an AD DC's settings."""
+        if not self.current.is_global:
+            self.close_share(self.current)
+        if self._is_ad_dc():
+            setting = self.result.global_section.settings.get("server role")
+            origin = setting.origin if setting else Origin("", 0)
+            for name, value in _AD_DC_GLOBALS:
+                self._force(self.result.global_section, name, value,
+                            "server role = active directory domain controller", origin)
 
     def _parametric(self, canonical: str, written: str, value: str, origin: Origin) -> None:
         current = self.current
@@ -512,6 +633,9 @@ class _Walker:
                 result.problems.append(LoadProblem(
                     "include-registry-in-share", section,
                     "include = registry only works in [global].", origin))
+            else:
+                self._force(self.current, "registry shares", "Yes", "include = registry",
+                            origin)
             result.includes.append(IncludeLink(origin, section, path, "registry", None,
                                                "settings stored in the registry are not read"))
             return
@@ -559,5 +683,7 @@ def effective_view(
     """
     result = EffectiveConfig(catalog)
     with paused_gc():
-        _Walker(result, read_include, cancel).walk(document)
+        walker = _Walker(result, read_include, cancel)
+        walker.walk(document)
+        walker.finish()
     return result
