@@ -560,6 +560,11 @@ class _Walker:
         """After the whole file (lp_load_ex): the last share's check, an AD DC's settings."""
         if not self.current.is_global:
             self.close_share(self.current)
+        dos = self.result.global_section.settings.get("dos charset")
+        if dos is not None and name_key(dos.value) in ("utf8", "utf-8"):
+            # handle_dos_charset: a multi-byte DOS charset cannot work; Samba uses CP850.
+            self._force(self.result.global_section, "dos charset", "CP850",
+                        "a DOS charset cannot be UTF-8", dos.origin)
         if self._is_ad_dc():
             setting = self.result.global_section.settings.get("server role")
             origin = setting.origin if setting else Origin("", 0)

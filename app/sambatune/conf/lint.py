@@ -40,6 +40,7 @@ from sambatune.conf.effective import (
 )
 from sambatune.conf.knowledge import explanations
 from sambatune.conf.normalize import enum_form, stored_form, testparm_form
+from sambatune.conf.testparm_checks import testparm_checks
 from sambatune.conf.values import integer_is_clean, parse_boolean, parse_bytes, parse_octal
 from sambatune.remote.regular_file import described
 
@@ -153,6 +154,10 @@ class _Linter:
         for problem in view.problems:
             self.add(problem.origin.file, problem.origin.line, problem.section, None, "error",
                      problem.code, problem.message)
+        if view.loads:
+            for check in testparm_checks(view):
+                self.add(check.origin.file, check.origin.line, "global", check.parameter,
+                         "error", check.code, check.message)
         self._ignored()
         self._includes()
         for section in checked(view.sections.values(), self.cancel, every=64):

@@ -1,0 +1,129 @@
+"""Real smb.conf files written by people, read by SambaTune and by testparm: they must agree.
+
+The corpus (tests/data/smbconf_corpus, sources in its SOURCES.json) holds files from
+public repositories: home NAS, Docker images, distro defaults, AD members and DCs, Time
+Machine shares, printers. For every file testparm accepts, ``conf effective --json``
+(the view's ``to_json``) must say what testparm says, section by section: every
+parameter either prints, in Samba's own form. For every file testparm refuses, lint must
+report an error. Every file must survive load-then-save byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from sambatune.conf.document import SmbConfDocument
+from sambatune.conf.effective import effective_view
+from sambatune.conf.includes import LocalIncludes
+from sambatune.conf.lint import lint
+from sambatune.conf.normalize import NOT_SHOWN_BY_TESTPARM, stored_form
+from sambatune.conf.testparm_output import parse_dump
+from test_conf_oracle import ALWAYS_PRINTED, installed_catalog
+
+CORPUS = Path(__file__).parent / "data" / "smbconf_corpus"
+FILES = sorted(CORPUS.glob("*.conf"))
+# Printed by testparm for every file, whatever it says.
+ALWAYS = ALWAYS_PRINTED
+
+
+# testparm's own words for a refusal -> the lint code that must report the same reason.
+REASONS = {
+    "there is no valid 'passwd program'": "testparm-passwd-program",
+    "requires 'realm' parameter": "testparm-ads-realm",
+    "requires 'workgroup' parameter": "testparm-ads-workgroup",
+    "overlaps with the range of": "testparm-idmap-overlap",
+    "backend as the default idmap backend": "testparm-idmap-default-backend",
+    "'winbind separator' parameter must": "testparm-winbind-separator",
+    "cannot be set in the smb.conf file. nmbd will abort": "testparm-wins",
+    "Ignoring invalid value 'share' for parameter 'security'": "invalid-enum",
+}
+
+
+def run_testparm_s(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["testparm", "-s", "-d", "0", *extra, str(path)], capture_output=True,
+                          text=True, errors="surrogateescape", timeout=60)
+
+
+@cache
+def verdict(path: Path) -> tuple[bool, str, str, str]:
+    """(testparm accepts it, its -s dump, its -sv dump, its stderr)."""
+    terse = run_testparm_s(path)
+    refused = terse.returncode != 0 or "Error loading services" in terse.stderr
+    verbose = run_testparm_s(path, "-v") if not refused else terse
+    return not refused, terse.stdout, verbose.stdout, terse.stderr
+
+
+def disagreements(path: Path) -> list[str]:
+    """Where ``conf effective`` and lint differ from testparm on one file (empty: none)."""
+    catalog = installed_catalog()
+    document = SmbConfDocument.read(str(path))
+    view = effective_view(document, catalog, read_include=LocalIncludes())
+    errors = [f for f in lint(document, catalog, view=view) if f.severity == "error"]
+    accepted, terse_text, verbose_text, stderr = verdict(path)
+    if not accepted:
+        if not errors:
+            return [f"testparm refuses it, lint finds no error:\n{stderr[-600:]}"]
+        codes = {f.code for f in errors}
+        return [f"testparm: {line.strip()} -- lint: {sorted(codes)}"
+                for line in stderr.splitlines() for fragment, code in REASONS.items()
+                if fragment in line and code not in codes]
+    if errors:
+        return [f"lint reports errors testparm does not: {errors[:3]}"]
+    terse = dict(parse_dump(terse_text))
+    verbose = dict(parse_dump(verbose_text))
+    ours = view.to_json()
+    problems = []
+    if list(ours) != [name for name, _ in parse_dump(terse_text)]:
+        return [f"sections: ours {list(ours)} testparm {[n for n, _ in parse_dump(terse_text)]}"]
+    for section_name, values in ours.items():
+        printed = terse.get(section_name, {})
+        shown_all = verbose.get(section_name, {})
+        names = [n for n in dict.fromkeys([*values, *printed])
+                 if n not in NOT_SHOWN_BY_TESTPARM and n not in ("include",) and n not in ALWAYS]
+        for name in names:
+            parameter = catalog.get(name)
+            if ":" in name:
+                theirs = printed.get(name)
+                ours_value = values.get(name)
+            elif parameter is None:
+                problems.append(f"[{section_name}] {name}: not a parameter of this Samba")
+                continue
+            else:
+                resolved = view.resolve(section_name, name)
+                ours_value = parameter.default if resolved.source == "default" else (
+                    stored_form(parameter, resolved.value or ""))
+                theirs = printed.get(name, shown_all.get(name,
+                                                         verbose.get("global", {}).get(name)))
+                if (name not in printed and parameter.type in ("string", "ustring")
+                        and (ours_value or "").lower() == (theirs or "").lower()):
+                    continue  # a share prints a string only when it differs, ignoring case
+            if ours_value != theirs:
+                problems.append(f"[{section_name}] {name}: ours {ours_value!r} "
+                                f"testparm {theirs!r}")
+    return problems
+
+
+def test_the_corpus_is_big_varied_and_sourced() -> None:
+    sources = json.loads((CORPUS / "SOURCES.json").read_text())
+    assert len(FILES) >= 100
+    assert sorted(entry["file"] for entry in sources) == [path.name for path in FILES]
+    assert all(entry["repository"] and entry["path"] for entry in sources)
+    kinds = {entry["kind"] for entry in sources}
+    assert {"ad-dc", "ad-member", "time-machine", "printers", "distro-default"} <= kinds
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+def test_real_file_reads_like_testparm(path: Path) -> None:
+    problems = disagreements(path)
+    assert not problems, "\n".join(problems[:8])
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+def test_real_file_saves_byte_for_byte(path: Path) -> None:
+    data = path.read_bytes()
+    assert SmbConfDocument(data, str(path)).render() == data
