@@ -171,7 +171,7 @@ def test_version_thresholds_match_the_parameter_history(
 def test_removals_come_from_removed_json() -> None:
     knowledge = load_knowledge()
     removal = knowledge.removal("Read  Size")
-    assert removal is not None and removal.removed_in == parse_version("3.2.0")
+    assert removal is not None and removal.removed_in == parse_version("3.0.2")
     assert knowledge.removal("oplocks") is None
     assert "read raw" in knowledge.smb1_only_names()
 

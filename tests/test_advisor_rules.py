@@ -515,5 +515,5 @@ def test_an_unknown_version_is_judged_as_the_reference_and_says_so() -> None:
 
 def test_removed_parameter_uses_the_removal_record() -> None:
     [finding] = run("removed-parameter", explicit=conf(global_={"read prediction": "yes"}))
-    assert "removed in Samba 3.0.0" in finding.title
+    assert "removed in Samba 2.2.0" in finding.title
     assert "Samba git commit b9fedcb2de5" in " ".join(finding.sources)

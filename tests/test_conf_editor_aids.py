@@ -28,7 +28,10 @@ def test_hints_say_default_status_and_our_verdict(catalog: ParameterCatalog) -> 
     assert hints.hint("smb2 max read", "1M").startswith("default 8M")
     assert hints.hint("writable", "yes") == "means read only, inverted · default No"
     assert hints.hint("writable", "no") == "means read only, inverted · the default"
-    assert hints.hint("read prediction", "yes") == "removed in Samba 3.0.0 · ignored"
+    assert hints.hint("read prediction", "yes") == "removed in Samba 2.2.0 · ignored"
+    # Samba 3.0.0 WHATSNEW lists "client code page" as removed; "dos charset" took its job.
+    assert hints.hint("client code page", "850") == (
+        "removed in Samba 3.0.0 · ignored · use dos charset")
     assert hints.hint("no such thing", "1") == "unknown to Samba 4.17 · ignored"
     assert hints.hint("acl_xattr:ignore system acls", "yes") == ""
     assert hints.hint("comment", "x") == "default empty"

@@ -64,6 +64,23 @@ def test_the_verdict_depends_on_the_version() -> None:
     assert "obsolete" in gone.advice_on_this_version
 
 
+def test_removed_names_say_when_and_what_replaced_them() -> None:
+    """Samba 3.4.0 WHATSNEW: "use kerberos keytab  Removed", "kerberos method  New"; Samba
+    3.0.0 WHATSNEW lists "client code page" as removed, its job went to "dos charset"."""
+    catalog = load_bundled("4.17")
+    result = explain("Use Kerberos Keytab", catalog)
+    assert (result.status, result.removed_in, result.replacement) == (
+        "removed", "3.4.0", "kerberos method")
+    assert "'kerberos method' does its job today" in result.advice_on_this_version
+    assert explain("auth methods", catalog).removed_in == "4.8.0"
+    # 4.4 still had it; the 4.17 stand-in catalog cannot describe it but knows when it went.
+    older = explain("username", load_bundled("4.4"))
+    assert (older.status, older.removed_in, older.replacement) == (
+        "unknown", "4.5.0", "valid users")
+    gone = explain("client code page", catalog)
+    assert gone.status == "removed" and gone.replacement == "dos charset"
+
+
 def test_unknown_names_get_suggestions() -> None:
     result = explain("oplcks", load_bundled("4.17"))
     assert result.status == "unknown" and "oplocks" in result.suggestions

@@ -11,6 +11,7 @@ import pytest
 from sambatune.conf.catalog import ParameterCatalog, load_bundled
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.includes import LocalIncludes, TransportIncludes
+from sambatune.conf.knowledge import removed_parameters
 from sambatune.conf.lint import CODES, Finding, lint
 from sambatune.remote.transport import Transport
 
@@ -77,7 +78,7 @@ def test_each_finding_on_its_line() -> None:
     }
     by_line = {finding.line: finding for finding in found if finding.severity != "error"}
     assert "Did you mean 'oplocks'" in by_line[8].message
-    assert "3.2.0" in by_line[4].message
+    assert "3.0.2" in by_line[4].message
     assert "line 16 (as 'writable')" in by_line[15].message
     assert by_line[7].severity == "warning" and "'no # off'" in by_line[7].message
     assert by_line[17].section == "data" and by_line[17].parameter == "workgroup"
@@ -137,6 +138,38 @@ def test_removed_depends_on_the_version() -> None:
     text = "[global]\ndirectory name cache size = 100\n"
     assert not [f for f in findings(text, "4.17") if f.code != "smb1-only-parameter"]
     assert "removed-parameter" in [f.code for f in findings(text, "4.19")]
+
+
+def test_every_recorded_removal_is_reported_with_its_release_and_replacement(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: 32 of the 36 parameters removed since Samba 3.6 came out as plain "unknown".
+
+    Sources: the "smb.conf changes" tables in each release's WHATSNEW.txt (e.g. samba-4.8.0:
+    "auth methods  Removed"; samba-3.4.0: "use kerberos keytab  Removed" next to the new
+    "kerberos method"), as recorded in resources/parameters/removed.json; testparm 4.17
+    confirms that it ignores every one of them.
+    """
+    gone = {name: info for name, info in removed_parameters().items()
+            if info.removed_in <= catalog().version}
+    text = "[global]\n" + "".join(f"{name} = 1\n" for name in gone)
+    by_line = {f.line: f for f in findings(text)}
+    for line, (name, info) in enumerate(gone.items(), start=2):
+        finding = by_line[line]
+        assert finding.code == "removed-parameter", f"{name}: {finding.code}"
+        assert f"removed in Samba {info.removed_in_text}" in finding.message
+        if info.replacement:
+            assert finding.message.endswith(f"Use '{info.replacement}' instead.")
+    config = tmp_path / "smb.conf"
+    config.write_text(text)
+    stderr = subprocess.run(["testparm", "-s", str(config)], capture_output=True,
+                            text=True).stderr
+    unknown = {line.split('"')[1].lower() for line in stderr.splitlines()
+               if line.startswith("Unknown parameter encountered")}
+    assert unknown == set(gone)
+    [kerberos] = findings("[global]\nuse kerberos keytab = yes\n")
+    assert kerberos.message.startswith("'use kerberos keytab' was removed in Samba 3.4.0")
+    assert kerberos.message.endswith("Use 'kerberos method' instead.")
 
 
 def test_global_after_share_names_the_shares_that_miss_it() -> None:

@@ -68,9 +68,45 @@ CLASSIC = [
     "strict locking", "strict sync", "sync always", "deadtime", "share modes",
     "password level",
 ]
-REQUIRED_REMOVED = {
+# Removed parameters that old tuning material recommends: these are explained in full.
+TUNING_REMOVED = {
     "read prediction", "read size", "share modes", "password level",
     "directory name cache size", "write cache size", "oplock contention limit", "getwd cache",
+}
+# Every parameter Samba 3.6.0 or a later 4.x release had and 4.17 lacks (issue 16): the
+# parm_table of source3/param/loadparm.c at samba-3.6.0 and lib/param/param_table.c (from
+# 4.4 on generated from docs-xml/smbdotconf) at each samba-4.x.0 tag, checked against the
+# "smb.conf changes" tables of the WHATSNEW.txt of each release. `idmap alloc backend` and
+# `update encrypted` went in 3.6.0 itself.
+REMOVED_SINCE_3_6 = {
+    "acl compatibility": "4.0.0", "announce as": "4.0.0", "announce version": "4.0.0",
+    "directory security mask": "4.0.0", "display charset": "4.0.0",
+    "force directory security mode": "4.0.0", "force security mode": "4.0.0",
+    "paranoid server security": "4.0.0", "printer admin": "4.0.0", "security mask": "4.0.0",
+    "send spnego principal": "4.0.0", "share modes": "4.0.0", "time offset": "4.0.0",
+    "password level": "4.1.0", "set directory": "4.1.0", "use ntdb": "4.3.0",
+    "only user": "4.5.0", "username": "4.5.0", "user": "4.5.0", "users": "4.5.0",
+    "winbindd privileged socket directory": "4.7.0", "auth methods": "4.8.0",
+    "map untrusted to domain": "4.8.0", "oplock contention limit": "4.8.0",
+    "profile acls": "4.8.0", "use spnego": "4.8.0", "winbind trusted domains only": "4.8.0",
+    "web port": "4.11.0", "rndc command": "4.12.0", "write cache size": "4.12.0",
+    "ldap ssl ads": "4.13.0", "homedir map": "4.15.0", "nis homedir": "4.15.0",
+    "share backend": "4.15.0", "idmap alloc backend": "3.6.0", "update encrypted": "3.6.0",
+}
+# Older ones still found in configurations, with the release that first lacked them.
+OLDER_REMOVED = {
+    # Present at cvs2svn tag release-2-0-10 (813c618d71f), absent at release-2-2-0
+    # (95e5bc384f0): source/param/loadparm.c parm_table.
+    "read prediction": "2.2.0", "shared mem size": "2.2.0",
+    "ole locking compatibility": "2.2.0",
+    # WHATSNEW.txt of samba-3.0.2: "read size  removed (unused)".
+    "read size": "3.0.2",
+    # WHATSNEW.txt of samba-3.0.25 ("lock spin count  Removed", "change notify timeout
+    # Removed") and samba-3.2.0 ("mangled map  Removed", "read bmpx  Removed").
+    "lock spin count": "3.0.25", "change notify timeout": "3.0.25", "mangled map": "3.2.0",
+    "read bmpx": "3.2.0",
+    # WHATSNEW.txt of samba-3.0.0, "Removed Parameters".
+    "client code page": "3.0.0", "character set": "3.0.0", "nt smb support": "3.0.0",
 }
 
 
@@ -219,13 +255,25 @@ def test_every_classic_parameter_says_what_became_of_the_old_advice(
     assert not silent, f"no classic advice judged for: {silent}"
 
 
-def test_removed_lists_what_old_guides_still_paste(
+def test_removed_tuning_parameters_are_explained(
     explanations: dict[str, Any], removed: dict[str, Any]
 ) -> None:
-    assert set(removed["parameters"]) >= REQUIRED_REMOVED
-    # A removed parameter is what users paste from old guides: it must be explained too.
-    unexplained = set(removed["parameters"]) - set(explanations["parameters"])
+    assert set(removed["parameters"]) >= TUNING_REMOVED
+    # Old tuning guides still recommend these: each gets a full explanation, not just a note.
+    unexplained = TUNING_REMOVED - set(explanations["parameters"])
     assert not unexplained, f"removed but not explained: {sorted(unexplained)}"
+
+
+@pytest.mark.parametrize(("name", "release"), [*REMOVED_SINCE_3_6.items(),
+                                               *OLDER_REMOVED.items()])
+def test_every_removal_is_known_with_its_release(
+    name: str, release: str, removed: dict[str, Any]
+) -> None:
+    """Issue 16: these showed as plain "unknown" (or with a wrong release) before."""
+    entry = removed["parameters"].get(name)
+    assert entry is not None, f"{name!r} is missing from removed.json"
+    assert entry["removed_in"] == release
+    assert name not in installed_parameters()
 
 
 # --- agreement with the installed Samba ---------------------------------------------------

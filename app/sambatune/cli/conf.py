@@ -301,7 +301,8 @@ def format_explanation(data: dict[str, Any]) -> str:
         lines.append("  synonyms: " + ", ".join(
             s["name"] + (" (inverse)" if s["inverse"] else "") for s in data["synonyms"]))
     if data["removed_in"]:
-        lines.extend(wrap(f"removed in {data['removed_in']}: {data['removal_note']}"))
+        instead = f" Use '{data['replacement']}' instead." if data["replacement"] else ""
+        lines.extend(wrap(f"removed in {data['removed_in']}: {data['removal_note']}{instead}"))
     if data["suggestions"]:
         lines.append("  did you mean: " + ", ".join(data["suggestions"]))
     for label, key in (("What it does", "summary"), ("Performance", "performance"),

@@ -99,7 +99,8 @@ def explain(name: str, catalog: ParameterCatalog) -> Explanation:
         facts.update(name=" ".join(name.lower().split()), status="unknown",
                      suggestions=catalog.suggest(name))
         if later is not None:  # removed only after this version, yet unknown here
-            facts.update(removed_in=later.removed_in_text, removal_note=later.note)
+            facts.update(removed_in=later.removed_in_text, removal_note=later.note,
+                         replacement=later.replacement)
     ours = _our_entry(facts["name"])
     if ours is not None:
         _, entry = ours
@@ -120,8 +121,10 @@ def _judge(facts: dict[str, Any], version: tuple[int, int, int]) -> str:
     status = facts["status"]
     name = facts["name"]
     if status == "removed":
+        instead = (f" '{facts['replacement']}' does its job today."
+                   if facts.get("replacement") else "")
         return (f"Samba {label} no longer has '{name}' (removed in {facts['removed_in']}): any "
-                "advice to set it is obsolete here, and the line is ignored. Remove it.")
+                f"advice to set it is obsolete here, and the line is ignored. Remove it.{instead}")
     if status == "unknown":
         return f"Samba {label} does not know '{name}'; a line setting it is ignored."
     parts = []

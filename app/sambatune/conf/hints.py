@@ -67,7 +67,8 @@ class ParameterHints:
                 return ""  # a module's own option (vfs_module:option): not in the catalog
             removed = catalog.removed(written_name)
             if removed is not None:
-                return f"removed in Samba {removed.removed_in_text}{SEPARATOR}ignored"
+                instead = f"{SEPARATOR}use {removed.replacement}" if removed.replacement else ""
+                return f"removed in Samba {removed.removed_in_text}{SEPARATOR}ignored{instead}"
             return f"unknown to Samba {self.version}{SEPARATOR}ignored"
         parameter = lookup.parameter
         parts = []
