@@ -64,6 +64,10 @@ def format_rate_pair(first: float, second: float) -> tuple[str, str]:
     ``format_rate`` alone would print 112.3 and 112.4 MB/s both as "112 MB/s".
     """
     largest = max(abs(first), abs(second))
+    smallest = min(abs(first), abs(second))
+    if smallest == 0 or largest / smallest >= 100:
+        # One shared unit would print the small one as "0.00 GB/s": each gets its own.
+        return format_rate(first), format_rate(second)
     divisor, unit, decimals = next(
         (step for step in ((1e9, "GB/s", 2), (1e6, "MB/s", 1), (1e3, "kB/s", 1)) if largest >= step[0]),
         (1.0, "B/s", 0),
