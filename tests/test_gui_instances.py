@@ -106,6 +106,10 @@ def test_the_review_warns_before_a_restart_and_needs_consent(
         qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
         assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
         assert dialog.step_state("restart") == "done"
+        rows = [dialog.steps.item(i).text() for i in range(dialog.steps.count())]
+        assert [r.split("  ", 1)[1].split(" — ")[0] for r in rows][-2:] == [
+            "Restart smbd", "Check smbd answers and lists the shares"], rows
+        screenshot(dialog, "apply-restart-done")
         assert fresh_smbd.config.read_bytes() == candidate
     finally:
         try:

@@ -243,6 +243,9 @@ class ApplyDialog(QDialog):
                                   + 2 * self.steps.frameWidth() + 4)
 
     def _mark(self, step: str, state: str, message: str, details: str = "") -> None:
+        if step == "restart" and step not in self._rows and self.step_state("reload") == "pending":
+            # A restart takes the reload's place in the list, before the health check.
+            self._rows[step] = self._rows.pop("reload")
         if step not in self._rows:
             item = QListWidgetItem()
             self._rows[step] = item
@@ -255,7 +258,8 @@ class ApplyDialog(QDialog):
         item.setForeground(Qt.GlobalColor.black if state == "pending" else _qcolor(color))
         item.setData(Qt.ItemDataRole.UserRole, state)
         item.setToolTip(details or message)
-        finished = sum(1 for name in STEPS if self.step_state(name) in FINISHED_STATES)
+        finished = min(len(STEPS), sum(1 for name in self._rows if name != "rollback"
+                                       and self.step_state(name) in FINISHED_STATES))
         self.progress.setValue(finished)
         if state == "running":
             self.progress.setFormat(f"Step {min(finished + 1, len(STEPS))} of {len(STEPS)}: "
