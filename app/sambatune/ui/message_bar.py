@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -22,6 +23,13 @@ from sambatune.errors import SambaTuneError
 
 log = logging.getLogger(__name__)
 
+# Qt's own icons: an emoji renders as an empty box where the font lacks it.
+_ICONS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+    "success": QStyle.StandardPixmap.SP_DialogApplyButton,
+}
 _STYLES = {
     "error": "background:#fdecea; border:1px solid #f5c2c0; color:#611a15;",
     "warning": "background:#fff4e5; border:1px solid #ffd8a8; color:#663c00;",
@@ -58,6 +66,9 @@ class MessageBar(QFrame):
         self.setObjectName("messageBar")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
+        self.icon = QLabel()
+        self.icon.setObjectName("messageIcon")
+        layout.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
         self.label = QLabel()
         self.label.setObjectName("messageText")
         self.label.setWordWrap(True)
@@ -69,7 +80,8 @@ class MessageBar(QFrame):
         self.copy_button = QPushButton("Copy")
         self.copy_button.clicked.connect(self._copy)
         layout.addWidget(self.copy_button)
-        close = QPushButton("✕")
+        close = QPushButton()
+        close.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_TitleBarCloseButton))
         close.setFlat(True)
         close.setToolTip("Dismiss")
         close.clicked.connect(self.hide)
@@ -97,8 +109,9 @@ class MessageBar(QFrame):
     def _show(self, kind: str, message: str, details: str) -> None:
         self._message, self._details = message, details
         self.setStyleSheet(f"#messageBar {{{_STYLES[kind]} border-radius:4px;}}")
-        icon = {"error": "⛔", "warning": "⚠", "info": "ℹ", "success": "✔"}[kind]
-        self.label.setText(f"{icon}  {message}")
+        size = self.fontMetrics().height()
+        self.icon.setPixmap(self.style().standardIcon(_ICONS[kind]).pixmap(size, size))
+        self.label.setText(message)
         self.details_button.setVisible(bool(details))
         self.show()
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -29,7 +30,10 @@ from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits, format_bytes
 
 SEVERITY_COLORS = {PROBLEM: "#b3261e", WARNING: "#8a5300", "info": "#0d5c9e"}
-SEVERITY_ICONS = {PROBLEM: "⛔", WARNING: "⚠", "info": "ℹ"}
+# Qt's own icons: emoji render as empty boxes where the font lacks them.
+SEVERITY_ICONS = {PROBLEM: QStyle.StandardPixmap.SP_MessageBoxCritical,
+                  WARNING: QStyle.StandardPixmap.SP_MessageBoxWarning,
+                  "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
 PROBLEM_ROW = QColor("#fdecea")
 WARNING_ROW = QColor("#fff4e5")
 
@@ -184,13 +188,19 @@ class OverviewPage(QWidget):
         order = {PROBLEM: 0, WARNING: 1}
         for note in sorted(notes, key=lambda n: order.get(n.severity, 2)):
             color = SEVERITY_COLORS.get(note.severity, "#333")
+            row = QHBoxLayout()
+            icon = QLabel()
+            size = icon.fontMetrics().height()
+            icon.setPixmap(self.style().standardIcon(
+                SEVERITY_ICONS.get(note.severity, SEVERITY_ICONS["info"])).pixmap(size, size))
+            row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
             label = QLabel(
-                f"<span style='color:{color}'>{SEVERITY_ICONS.get(note.severity, '')} "
-                f"<b>{note.subject}</b></span>&nbsp; {note.message}"
+                f"<span style='color:{color}'><b>{note.subject}</b></span>&nbsp; {note.message}"
             )
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            layout.addWidget(label)
+            row.addWidget(label, 1)
+            layout.addLayout(row)
         return box
 
     def _samba_card(self, survey: Survey) -> QWidget:
