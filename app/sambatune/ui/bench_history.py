@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from sambatune.bench.comparison import SessionComparison
 from sambatune.bench.results_db import SessionSummary, StoredSession
 from sambatune.cancellation import CancelToken
+from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.live_plot import COLORS, configure
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_rate
@@ -224,8 +225,10 @@ class HistoryView(QWidget):
 
     # -- exporting -------------------------------------------------------------------
     def _ask_path(self, kind: str, default: str, filter_text: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", str(Path.home() / default), filter_text)
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", suggested(default),
+                                              filter_text)
         if path:
+            remember(path)
             self.export(kind, Path(path))
 
     def export(self, kind: str, path: Path, on_done: Callable[[Any], None] | None = None) -> None:

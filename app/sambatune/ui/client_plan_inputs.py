@@ -26,6 +26,7 @@ from sambatune.client.planner import PlanRequest
 from sambatune.client.quantities import parse_bandwidth, parse_duration
 from sambatune.errors import InvalidInput
 from sambatune.ui.bdp_calculator import CheckedField
+from sambatune.ui.file_places import remember, suggested
 
 #: The profiles offered besides this computer: one per Windows generation that plans
 #: differently, the newest first, then the other families.
@@ -192,8 +193,10 @@ class PlanInputs(QWidget):
 
     def _choose_bandwidth_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Bandwidth from a benchmark result", "", "JSON results (*.json);;All files (*)")
+            self, "Bandwidth from a benchmark result", suggested(),
+            "JSON results (*.json);;All files (*)")
         if path:
+            remember(path)
             self.bandwidth_file_chosen.emit(Path(path))
 
     # ------------------------------------------------------------------------------

@@ -61,6 +61,7 @@ from sambatune.ui.client_reports import (
 )
 from sambatune.ui.client_system_view import SystemView
 from sambatune.ui.diff_view import DiffView
+from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.tasks import Task, TaskRunner
 from sambatune.units import format_bits
 
@@ -616,18 +617,21 @@ class ClientTuningPage(QWidget):
     def _choose_plan_file(self) -> None:
         if self.plan is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save the plan", f"plan-{self.plan.id}.json",
+        path, _ = QFileDialog.getSaveFileName(self, "Save the plan",
+                                              suggested(f"plan-{self.plan.id}.json"),
                                               "SambaTune plans (*.json)")
         if path:
+            remember(path)
             self.save_plan(Path(path))
 
     def _choose_reg_file(self) -> None:
         if self.plan is None:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Save the registry changes",
-                                              f"sambatune-{self.plan.id}.reg",
+                                              suggested(f"sambatune-{self.plan.id}.reg"),
                                               "Registry files (*.reg)")
         if path:
+            remember(path)
             self.save_reg(Path(path))
 
     def save_plan(self, path: Path) -> None:

@@ -31,6 +31,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.apply import StepEvent
 from sambatune.remote.survey import Survey
+from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import Task
 from sambatune.ui.wizard_views import (
@@ -558,10 +559,11 @@ class WizardPage(QWidget):
         assert wizard is not None
         if path is None:
             path, _filter = QFileDialog.getSaveFileName(
-                self, "Save the wizard's report", f"sambatune-wizard-{wizard.id}.html",
+                self, "Save the wizard's report", suggested(f"sambatune-wizard-{wizard.id}.html"),
                 "HTML report (*.html)")
             if not path:
                 return
+            remember(path)
 
         def work(report: Any, cancel: CancelToken) -> str:
             from pathlib import Path
