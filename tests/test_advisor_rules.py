@@ -324,6 +324,9 @@ CASES = [
          dict(explicit=conf(global_={"read raw": "No"}), version=V410), None),
     Case("smb1-parameter-without-smb1", "unix extensions decide wide links",
          dict(explicit=conf(global_={"smb1 unix extensions": "No"})), None),
+    # Issue 16: smb_roundup() (source3/smbd/smb2_trans2.c) rounds for SMB2/3 clients too.
+    Case("smb1-parameter-without-smb1", "allocation roundup size is not SMB1-only",
+         dict(explicit=conf(data={"allocation roundup size": "1048576"})), None),
     Case("smb1-raw-disabled", "4.10", dict(explicit=conf(global_={"write raw": "no"}), version=V410),
          "suggestion", (G, "write raw", "unset", None)),
     Case("smb1-raw-disabled", "4.17 with SMB1 turned back on",

@@ -134,6 +134,17 @@ def test_smb1_findings_depend_on_version_and_min_protocol() -> None:
     assert "smb1-only-parameter" not in [f.code for f in findings(lowered)]
 
 
+def test_parameters_with_effects_beyond_smb1_are_not_called_smb1_only() -> None:
+    """Issue 16. allocation roundup size: source3/smbd/smb2_trans2.c smb_roundup() rounds for
+    SMB2/3 clients (tests/test_parameter_facts_smbd.py). smb1 unix extensions: source3/param/
+    loadparm.c lp_widelinks() turns wide links off for every protocol while it is on."""
+    text = ("[global]\nsmb1 unix extensions = no\n"
+            "[s]\npath = /tmp\nallocation roundup size = 1048576\n")
+    assert "smb1-only-parameter" not in [f.code for f in findings(text)]
+    assert "smb1-only-parameter" not in [f.code for f in findings(
+        "[global]\nunix extensions = yes\n")]
+
+
 def test_removed_depends_on_the_version() -> None:
     text = "[global]\ndirectory name cache size = 100\n"
     assert not [f for f in findings(text, "4.17") if f.code != "smb1-only-parameter"]

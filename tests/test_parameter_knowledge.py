@@ -322,8 +322,8 @@ QUOTED_DEFAULTS = [
     ("lpq cache time", "30", "default is now 30 seconds"),
     ("socket options", "TCP_NODELAY", "default (`TCP_NODELAY`)"),
     ("server min protocol", "SMB2_02", "default SMB2_02"),
-    ("smb2 max read", "8388608", "Default and maximum 8 MiB"),
-    ("smb2 max write", "8388608", "Default and maximum 8 MiB"),
+    ("smb2 max read", "8388608", "Default 8 MiB"),
+    ("smb2 max write", "8388608", "Default 8 MiB"),
     ("smb2 max trans", "8388608", "Default and maximum 8 MiB"),
     ("smb2 max credits", "8192", "Default 8192"),
     ("aio max threads", "100", "Default 100"),
@@ -336,6 +336,9 @@ QUOTED_DEFAULTS = [
     ("strict locking", "Auto", "Auto, the default"),
     ("max stat cache size", "512", "Default 512"),
     ("directory name cache size", "100", "default 100"),
+    ("max log size", "5000", "The default 5000"),
+    ("dns proxy", "Yes", "the default yes"),
+    ("block size", "1024", "the default is 1024 bytes"),
     ("server smb3 encryption algorithms", "AES-128-GCM, AES-128-CCM, AES-256-GCM, AES-256-CCM",
      "By default AES-128-GCM comes first"),
 ]
@@ -443,3 +446,114 @@ def test_seed_fingerprints_match_the_seeds_when_they_are_at_hand() -> None:
     )
     probe = words(seed_texts(seed_dir)[0])[100:100 + RUN_WORDS]
     assert run_digest(tuple(probe)) in live
+
+
+# --- issue 16: knowledge corrections, each test names the source it checks against ------------
+
+ISSUE_16_EXPLAINED = ["max log size", "dns proxy", "block size"]
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    return " ".join([entry["summary"], entry["performance"], entry["when_to_change"]]
+                    + [item["change"] for item in entry["history"]]
+                    + [item["today"] for item in entry["classic_advice"]])
+
+
+@pytest.mark.parametrize("name", ISSUE_16_EXPLAINED)
+def test_parameters_missing_until_issue_16_are_explained(
+    name: str, explanations: dict[str, Any]
+) -> None:
+    assert name in explanations["parameters"], f"{name} has no explanation"
+    assert name in installed_parameters()
+
+
+def test_allocation_roundup_size_applies_to_smb2_and_smb3(explanations: dict[str, Any]) -> None:
+    """Samba source: source3/smbd/smb2_trans2.c smb_roundup() rounds for every client except
+    those recognised as Samba or CIFS during an SMB1 negotiate (smb1_negprot.c is the only
+    caller of set_remote_arch), and source3/modules/vfs_default.c vfswrap_get_alloc_size()
+    applies it to every allocation size smbd reports. tests/test_parameter_facts_smbd.py sees
+    it over SMB 3.1.1."""
+    entry = explanations["parameters"]["allocation roundup size"]
+    assert entry["applies_to"] == "all"
+    assert "every SMB2/3 client" in entry["performance"]
+    assert "Only ever helped old SMB1 clients" not in entry["performance"]
+
+
+def test_smb1_unix_extensions_is_not_smb1_only(explanations: dict[str, Any]) -> None:
+    """Samba source: source3/param/loadparm.c lp_widelinks() returns false while
+    lp_smb1_unix_extensions() is on and allow insecure wide links is off, for every share
+    and protocol; smb1 unix extensions defaults to yes (testparm -sv, 4.17.12)."""
+    entry = explanations["parameters"]["smb1 unix extensions"]
+    assert entry["applies_to"] == "all"
+    assert "ignores `wide links = yes` on every share" in entry["summary"]
+    assert installed_defaults()["smb1 unix extensions"] == "Yes"
+
+
+def test_deadtime_zero_meant_one_week_before_4_11(explanations: dict[str, Any]) -> None:
+    """Samba source: source3/smbd/conn_idle.c conn_idle_all() up to 4.10 replaced a deadtime
+    of 0 by DEFAULT_SMBD_TIMEOUT (60*60*24*7 seconds, source3/include/local.h; the same in
+    2.0.7's process.c); commit 5ac626e7b05 (4.11) made 10080 the default and 0 'never'."""
+    entry = explanations["parameters"]["deadtime"]
+    text = entry_text(entry)
+    assert "from 0 (never)" not in text
+    assert "smbd treated 0 as one week" in text
+    [change] = entry["history"]
+    assert change["version"] == "4.11.0" and "0 now really means never" in change["change"]
+
+
+def test_max_open_files_keeps_a_value_that_is_set(
+    explanations: dict[str, Any], tmp_path: Path
+) -> None:
+    """Samba source: source3/param/loadparm.c max_open_files() lifts only the computed
+    default to MIN_OPEN_FILES_WINDOWS (16384); a set value reaches lp_max_open_files() and
+    source3/smbd/files.c file_init_global() unchanged. testparm shows it."""
+    result = run_testparm("[global]\nmax open files = 1000\n", tmp_path,
+                          "--parameter-name", "max open files")
+    assert result.stdout.strip() == "1000"
+    entry = explanations["parameters"]["max open files"]
+    assert "refuses values below" not in entry_text(entry)
+    assert "used as written, even a low one" in entry["summary"]
+
+
+def test_max_log_size_counts_kibibytes(explanations: dict[str, Any]) -> None:
+    """Samba source: lib/util/debug.c compares the log's size with max_log_size * 1024, while
+    testparm --show-all-parameters types the parameter P_BYTES (so a suffix multiplies KiB);
+    smb.conf(5) of 4.17.12 calls it an integer in kilobytes."""
+    assert "max log size=P_BYTES" in subprocess.run(
+        [samba_testparm(), "--show-all-parameters"], capture_output=True, text=True
+    ).stdout
+    entry = explanations["parameters"]["max log size"]
+    assert "in KiB" in entry["summary"] and "`max log size = 1M` means 1 GiB" in entry["summary"]
+
+
+def test_smb2_max_read_and_write_are_not_capped_at_8_mib(explanations: dict[str, Any]) -> None:
+    """Samba source: source3/smbd/smb2_negprot.c caps them at max_limit = 0xFFFF00 for SMB 2.1
+    and later over port 445 (64 KiB otherwise); smb.conf(5)'s 'maximum 8 MiB' is out of date.
+    tests/test_parameter_facts_smbd.py sees 16,776,960 bytes offered for 16M."""
+    for name in ("smb2 max read", "smb2 max write"):
+        entry = explanations["parameters"][name]
+        assert "maximum 8 MiB" not in entry_text(entry)
+        assert "up to 16 MiB minus 256 bytes" in entry["performance"]
+
+
+def protocol_values() -> list[str]:
+    out = subprocess.run([samba_testparm(), "--show-all-parameters"], capture_output=True,
+                         text=True, check=True).stdout
+    [line] = [line for line in out.splitlines() if line.startswith("server max protocol=")]
+    return line.split(",")[1].split("|")
+
+
+@pytest.mark.parametrize("name", ["server min protocol", "server max protocol"])
+def test_protocol_explanations_name_every_value_testparm_accepts(
+    name: str, explanations: dict[str, Any]
+) -> None:
+    """testparm --show-all-parameters lists every spelling; lib/param/param_table.c
+    enum_protocol maps SMB2 to PROTOCOL_SMB2_10 and SMB3 to PROTOCOL_SMB3_11."""
+    values = protocol_values()
+    assert {"SMB3_11", "SMB2_10", "SMB2", "SMB3", "CORE+"} <= set(values)
+    entry = explanations["parameters"][name]
+    text = entry["summary"] + " " + entry["when_to_change"]
+    missing = [value for value in values
+               if not re.search(rf"(?<![\w+]){re.escape(value)}(?![\w+])", text)]
+    assert not missing, f"{name} does not mention {missing}"
+    assert "SMB2_10 (or SMB2)" in text and "SMB3_11 (or SMB3)" in text
