@@ -459,3 +459,22 @@ def test_inside_the_namespace(qtbot: QtBot, runner: TaskRunner,
     assert mtu() == 1500
     assert read("sysctl", "-n", "net.ipv4.tcp_mtu_probing") == before_probing
     assert not (sysctl_dir / "90-sambatune.conf").exists()
+
+
+def test_a_missing_figure_is_marked_at_its_field_in_the_page_s_words(
+        qtbot: QtBot, tmp_path: Path, runner: TaskRunner) -> None:
+    """A profile has no link speed: the plan needs the bandwidth typed in, and the page
+    says so at that field, without the command line's flags."""
+    page = ClientTuningPage(runner, system_factory=system_for,
+                            store=BackupStore(tmp_path / "backups"))
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitUntil(lambda: page.snapshot is not None and not page.busy, timeout=30000)
+    page.profile.setCurrentIndex(page.profile.findData("windows-10"))
+    qtbot.waitUntil(lambda: not page.busy, timeout=30000)
+    page.inputs.bandwidth.edit.setText("")
+    page.inputs.rtt.edit.setText("10ms")
+    page.inputs.plan_button.click()
+    qtbot.waitUntil(lambda: page.inputs.bandwidth.error.isVisible(), timeout=30000)
+    assert "bandwidth" in page.inputs.bandwidth.error.text()
+    assert "--" not in page.inputs.bandwidth.error.text()

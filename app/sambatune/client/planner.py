@@ -197,6 +197,18 @@ class PlanContext:
                          honour=honour)
 
 
+
+class MissingPlanInput(InvalidInput):
+    """A figure the plan needs and could not find; ``field`` names the input it belongs in.
+
+    The message speaks of the inputs, not of command-line flags (the GUI shows it next to
+    the field); ``details`` names the flags for the command line.
+    """
+
+    def __init__(self, field: str, message: str, flags: str) -> None:
+        super().__init__(message, details=flags)
+        self.field = field
+
 def decide_mtu(
     interface: NetworkInterface | None, probe: PathMtuResult | None, requested: int | None
 ) -> MtuDecision:
@@ -317,8 +329,9 @@ def plan_events(
                       + (" (refused: the reset still costs one round trip)"
                          if rtt.answer == "refused" else ""))
     else:
-        raise InvalidInput("Give the round-trip time (--rtt 20ms) or a server to measure it "
-                           "(--server HOST).")
+        raise MissingPlanInput(
+            "rtt", "Enter the round-trip time to the server, or choose a server to measure "
+            "it to.", "command line: --rtt 20ms, or --server HOST")
 
     if request.bandwidth_bps is not None:
         bandwidth, bandwidth_source = request.bandwidth_bps, "entered"
@@ -330,10 +343,10 @@ def plan_events(
         bandwidth_source = (f"link speed of {interface.name} (an upper bound: the real path may "
                             "be slower; a network benchmark gives a truer figure)")
     else:
-        raise InvalidInput(
-            "Give the bandwidth (--bandwidth 1gbit) or a benchmark result (--bandwidth-from "
-            "FILE): the link speed of this computer's interface is not known."
-        )
+        raise MissingPlanInput(
+            "bandwidth", "Enter the bandwidth, or take it from a benchmark result: the link "
+            "speed of this computer's interface is not known.",
+            "command line: --bandwidth 1gbit, or --bandwidth-from FILE")
 
     probe: PathMtuResult | None = None
     if request.server and request.probe_mtu and request.mtu is None:

@@ -302,6 +302,12 @@ class ClientTuningPage(QWidget):
             return self.elevation is not None, rights_advice(self.elevation)
         return True, "Back up the current values, then write the planned ones."
 
+    def _mark_missing(self, error: SambaTuneError) -> None:
+        """A figure the plan needs is missing: say so at its field, not only in the bar."""
+        field = getattr(error, "field", None)
+        if field in ("bandwidth", "rtt"):
+            getattr(self.inputs, field).show_error(error.message)
+
     def _set_notice(self, kind: str, text: str) -> None:
         self.notice.setText(text)
         self.notice.setStyleSheet(NOTICE_STYLES[kind] + "border-radius:4px; padding:4px 6px;")
@@ -428,7 +434,7 @@ class ClientTuningPage(QWidget):
             return read
 
         self._set_notice("info", "")
-        self._start("Planning", work, on_done=self._planned)
+        self._start("Planning", work, on_done=self._planned, on_failed=self._mark_missing)
 
     def _planned(self, read: _SystemRead) -> None:
         assert read.plan is not None
