@@ -3,6 +3,9 @@
     connect -> survey -> findings -> baseline -> choose -> apply -> measure -> verdict
             -> decide (keep or revert) -> findings (next change) ... -> finish
 
+Any wizard can also be discarded, at any step (:meth:`TuningWizard.discard`): it ends
+there, and smb.conf stays as it is live.
+
 Each method does one step on the live server and writes it to the results database
 only when it has finished, so :attr:`TuningWizard.stage` (the next step to do) can be
 rebuilt from the database after the app was closed or the connection was lost
@@ -58,6 +61,8 @@ MEASURE = "measure"
 VERDICT = "verdict"
 DECIDE = "decide"
 FINISH = "finish"
+#: The wizard was ended without finishing: a step of its own, so the record says so.
+DISCARD = "discard"
 #: The stage of a finished wizard: nothing left to do.
 DONE = "done"
 
@@ -72,6 +77,7 @@ STEP_TITLES = {
     VERDICT: "Compare before and after",
     DECIDE: "Keep or revert",
     FINISH: "Finish and report",
+    DISCARD: "Discarded",
     DONE: "Finished",
 }
 #: Stages at which no change is on the server waiting for its verdict: finishing is safe.
@@ -126,11 +132,16 @@ class TuningWizard:
             return CHOOSE
         return {CONNECT: SURVEY, SURVEY: FINDINGS, BASELINE: CHOOSE, CHOOSE: APPLY,
                 APPLY: MEASURE, MEASURE: VERDICT, VERDICT: DECIDE, DECIDE: FINDINGS,
-                FINISH: DONE}[last.step]
+                FINISH: DONE, DISCARD: DONE}[last.step]
 
     @property
     def finished(self) -> bool:
         return self.stage == DONE
+
+    @property
+    def discarded(self) -> bool:
+        steps = self.record.steps
+        return bool(steps) and steps[-1].step == DISCARD
 
     @property
     def round(self) -> int:
@@ -424,6 +435,26 @@ class TuningWizard:
                                  "after the wizard") if original is not None else "",
             "final_sha256": _sha(live),
         }, smb_conf=live)
+
+    def discard(self, reason: str = "") -> StepRecord:
+        """End the wizard where it is, at any step; nothing on the server is touched.
+
+        smb.conf stays as it is live: a change this wizard applied and had not yet kept
+        or reverted stays too (the step says which), to be reverted in smb.conf history
+        if it is not wanted. The wizard is then done, no longer offered to resume.
+        """
+        if self.finished:
+            raise InvalidInput(f"Wizard {self.id} has ended already "
+                               f"({'discarded' if self.discarded else 'finished'}).")
+        stage = self.stage
+        data: dict[str, Any] = {"reason": reason.strip() or "discarded", "stage": stage,
+                                "changes_tried": self.round}
+        applied = self.record.last(APPLY)
+        chosen = self.record.last(CHOOSE)
+        if (stage in (MEASURE, VERDICT, DECIDE) and chosen is not None and applied is not None
+                and applied.data.get("ok")):
+            data["left_live"] = chosen.data.get("summary")
+        return self._add(DISCARD, data)
 
     def report_html(self) -> str:
         from sambatune.wizard.report import render_wizard_report

@@ -94,7 +94,8 @@ class WizardStore:
         """Write a finished step and append it to ``record``."""
         when = now_iso()
         position = len(record.steps) + 1
-        finished = when if step == "finish" else None
+        # Finished or discarded: either way the wizard has ended and cannot resume.
+        finished = when if step in ("finish", "discard") else None
         with self.database.connection() as db:
             db.execute(
                 "INSERT INTO wizard_steps (wizard_id, position, step, round, finished_at, data, "
