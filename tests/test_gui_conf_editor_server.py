@@ -105,6 +105,8 @@ def test_the_servers_smb_conf_opens_over_ssh_with_its_own_catalog(
     qtbot.waitUntil(lambda: "map to guest" in page.panel.man_pages, timeout=30000)
     if page.panel.man_pages["map to guest"] is not None:
         assert "smb.conf(5)" in page.panel.browser.toPlainText()
+        # The entry is brought into view, not appended below the fold.
+        assert page.panel.browser.verticalScrollBar().value() > 0
     else:
         assert "no smb.conf(5) entry" in page.panel.man_status.text()
 

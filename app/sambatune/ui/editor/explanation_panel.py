@@ -129,8 +129,10 @@ class ExplanationPanel(QWidget):
         current = self.browser.toHtml()
         paragraphs = "".join(f"<p>{html.escape(part)}</p>" for part in text.split("\n\n")[1:])
         self.browser.setHtml(current.replace("</body>", "") + (
-            "<h4>The man page, smb.conf(5)</h4>"
+            "<a name='man'></a><h4>The man page, smb.conf(5)</h4>"
             f"<div class='muted'>{paragraphs}</div></body>"))
+        # It goes below the explanation, out of sight: bring it into view.
+        self.browser.scrollToAnchor("man")
 
     def show_man_page_failed(self, name: str, message: str) -> None:
         if name == self.parameter:
