@@ -148,7 +148,7 @@ def sockbuf_chart(result: BenchResult) -> str:
 
 def runs_chart(sessions: Sequence[StoredSession], series: str) -> str:
     chart = Chart(f"Counted runs of '{series}', session by session", "run", "throughput",
-                  x_format=lambda v: f"{v:g}", y_format=format_rate)
+                  x_format=lambda v: f"{v:g}", y_format=format_rate, whole_x=True)
     for session in sessions:
         found = session.result.series.get(series)
         if found is None:

@@ -35,6 +35,8 @@ class Chart:
     x_format: Format = lambda value: f"{value:g}"
     y_format: Format = lambda value: f"{value:g}"
     log_x: bool = False
+    #: The x axis counts things (run 1, 2, 3): no ticks between whole numbers.
+    whole_x: bool = False
     #: Vertical marks with a label, e.g. the autotuned buffer size.
     marks: list[tuple[float, str]] = field(default_factory=list)
     width: int = 760
@@ -58,7 +60,8 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 def render(chart: Chart) -> str:
     left, right, top, bottom = 88, 16, 34, 48
-    legend_rows = math.ceil(len(chart.series) / 3) if len(chart.series) > 1 else 0
+    columns = _legend_columns(chart)
+    legend_rows = math.ceil(len(chart.series) / columns) if len(chart.series) > 1 else 0
     height = chart.height + legend_rows * 18 + (14 if legend_rows else 0)
     plot_w = chart.width - left - right
     plot_h = chart.height - top - bottom
@@ -84,6 +87,8 @@ def render(chart: Chart) -> str:
     else:
         x_ticks = nice_ticks(min(xs), max(xs))
         lo, hi = x_ticks[0], x_ticks[-1]
+        if chart.whole_x:
+            x_ticks = [tick for tick in x_ticks if float(tick).is_integer()] or [lo, hi]
         x_of = lambda v: left + (v - lo) / ((hi - lo) or 1) * plot_w  # noqa: E731
     y_ticks = nice_ticks(0.0, max(ys) * 1.05 or 1.0)
     y_hi = y_ticks[-1] or 1.0
@@ -128,12 +133,24 @@ def render(chart: Chart) -> str:
     if legend_rows:
         for index, series in enumerate(chart.series):
             color = series.color or PALETTE[index % len(PALETTE)]
-            x = left + (index % 3) * (plot_w / 3)
-            y = chart.height + 14 + (index // 3) * 18 - 4
+            x = left + (index % columns) * (plot_w / columns)
+            y = chart.height + 14 + (index // columns) * 18 - 4
             parts.append(f'<rect x="{x:.1f}" y="{y - 9}" width="14" height="4" fill="{color}"/>')
             parts.append(f'<text x="{x + 20:.1f}" y="{y - 4}">{escape(series.name[:48])}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+# About how wide a character of the 12 px sans-serif legend is, with the swatch.
+_CHAR_WIDTH, _SWATCH = 7, 30
+
+
+def _legend_columns(chart: Chart) -> int:
+    """As many legend columns (up to 3) as the longest name leaves room for: names no
+    longer run into the next column."""
+    longest = max((len(series.name[:48]) for series in chart.series), default=0)
+    plot_w = chart.width - 88 - 16
+    return max(1, min(3, plot_w // (longest * _CHAR_WIDTH + _SWATCH + 10)))
 
 
 def _finite(point: tuple[float, float]) -> bool:
