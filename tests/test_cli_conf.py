@@ -141,6 +141,15 @@ def test_explain_json_and_text() -> None:
     assert "read only (S)" in text.stdout  # the man page entry of the canonical name
 
 
+def test_explain_names_every_protocol_value_and_what_the_short_ones_mean() -> None:
+    """lib/param/param_table.c enum_protocol: SMB2 is PROTOCOL_SMB2_10, SMB3 is
+    PROTOCOL_SMB3_11, CORE+ is COREPLUS; testparm prints the short names."""
+    text = sambatune_cli("conf", "explain", "server max protocol").stdout
+    assert "also accepted: SMB3_11 (= SMB3), SMB2_10 (= SMB2), CORE+ (= COREPLUS)" in text
+    gone = " ".join(sambatune_cli("conf", "explain", "use kerberos keytab").stdout.split())
+    assert "removed in 3.4.0:" in gone and "Use 'kerberos method' instead." in gone
+
+
 def test_explain_unknown_name() -> None:
     result = sambatune_cli("conf", "explain", "oplcks", "--json")
     assert result.returncode == 1

@@ -35,6 +35,11 @@ def test_hints_say_default_status_and_our_verdict(catalog: ParameterCatalog) -> 
     assert hints.hint("no such thing", "1") == "unknown to Samba 4.17 · ignored"
     assert hints.hint("acl_xattr:ignore system acls", "yes") == ""
     assert hints.hint("comment", "x") == "default empty"
+    # lib/param/param_table.c enum_protocol: SMB2 is SMB2_10 (not SMB2_02), SMB3 is SMB3_11.
+    assert hints.hint("server min protocol", "SMB2") == "default SMB2_02 · SMB2 means SMB2_10"
+    assert hints.hint("server max protocol", "SMB3") == "the default · SMB3 means SMB3_11"
+    assert hints.hint("server max protocol", "SMB3_11") == "the default"
+    assert hints.hint("max protocol", "SMB2_02").endswith("default SMB3 = SMB3_11")
 
 
 def test_hints_follow_the_catalogs_version() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,22 @@ def test_synonyms_and_spellings_reach_the_canonical_entry() -> None:
     assert dead.name == "deadtime" and dead.default == "10080"
     signing = explain("server signing", catalog)
     assert signing.values[:3] == ["default", "No", "if_required"]
+
+
+def test_enum_values_include_every_spelling_testparm_accepts() -> None:
+    """testparm --show-all-parameters lists every spelling of the protocol enums; those it
+    prints differently (lib/param/param_table.c enum_protocol: SMB3_11 as SMB3, SMB2_10 as
+    SMB2, CORE+ as COREPLUS) come back as aliases with their meaning."""
+    out = subprocess.run(["testparm", "--show-all-parameters"], capture_output=True,
+                         text=True, check=True).stdout
+    catalog = load_bundled("4.17")
+    for name in ("server max protocol", "server min protocol", "client max protocol"):
+        [line] = [line for line in out.splitlines() if line.startswith(f"{name}=")]
+        accepted = {value.lower() for value in line.split(",")[1].split("|")}
+        result = explain(name, catalog)
+        assert result.aliases == {"SMB3_11": "SMB3", "SMB2_10": "SMB2", "CORE+": "COREPLUS"}
+        assert {v.lower() for v in [*result.values, *result.aliases]} == accepted
+        assert result.to_json()["aliases"] == result.aliases
 
 
 def test_the_verdict_depends_on_the_version() -> None:

@@ -109,6 +109,21 @@ def test_what_samba_refuses_is_an_error(line: str, code: str, tmp_path: Path) ->
     assert result.returncode != 0, "testparm accepted what lint calls an error"
 
 
+def test_an_invalid_protocol_names_every_value_samba_takes(tmp_path: Path) -> None:
+    """lib/param/param_table.c enum_protocol (4.15 dropped SMB2_22, SMB2_24 and SMB3_10):
+    testparm refuses SMB2_24 and loads SMB3_11 and SMB2_10, which it prints as SMB3 and SMB2."""
+    [finding] = findings("[global]\nserver max protocol = SMB2_24\n")
+    assert finding.code == "invalid-enum"
+    assert "SMB3_11 = SMB3, SMB2_10 = SMB2, CORE+ = COREPLUS" in finding.message
+    config = tmp_path / "smb.conf"
+    for value, printed in (("SMB3_11", "SMB3"), ("SMB2_10", "SMB2")):
+        config.write_text(f"[global]\nserver max protocol = {value}\n")
+        assert not findings(config.read_text())
+        shown = subprocess.run(["testparm", "-s", "--parameter-name", "server max protocol",
+                                str(config)], capture_output=True, text=True)
+        assert shown.stdout.strip() == printed
+
+
 @pytest.mark.parametrize(("text", "code"), [
     ("[global]\nname resolve order = hosts\n", "invalid-resolve-order"),
     ("[global]\nsmb ports = 445 99999\n", "invalid-port"),

@@ -297,6 +297,9 @@ def format_explanation(data: dict[str, Any]) -> str:
                      f"{data['default']!r}")
     if data["values"]:
         lines.extend(wrap("values: " + ", ".join(data["values"])))
+    if data.get("aliases"):
+        lines.extend(wrap("also accepted: " + ", ".join(
+            f"{alias} (= {meaning})" for alias, meaning in data["aliases"].items())))
     if data["synonyms"]:
         lines.append("  synonyms: " + ", ".join(
             s["name"] + (" (inverse)" if s["inverse"] else "") for s in data["synonyms"]))

@@ -61,6 +61,25 @@ class Parameter(NamedTuple):
                    for spelling in self.enum_values]
         return list(dict.fromkeys(printed))
 
+    @property
+    def enum_aliases(self) -> dict[str, str]:
+        """The other spellings an enum accepts -> the value testparm prints for each.
+
+        ``SMB3_11`` -> ``SMB3``, ``SMB2_10`` -> ``SMB2``, ``CORE+`` -> ``COREPLUS`` for the
+        protocol parameters (lib/param/param_table.c enum_protocol); together with
+        :attr:`enum_choices` these are every value Samba takes.
+        """
+        printed = {name_key(choice) for choice in self.enum_choices}
+        aliases: dict[str, str] = {}
+        seen: set[str] = set()
+        for spelling in self.enum_values:
+            key = name_key(spelling)
+            if key in printed or key in seen:
+                continue
+            seen.add(key)
+            aliases[spelling] = self.enum_print.get(key, spelling)
+        return aliases
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type, "scope": self.scope, "default": self.default}
         if self.synonyms:

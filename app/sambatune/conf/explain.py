@@ -30,6 +30,8 @@ class Explanation:
     scope: str | None = None
     default: str | None = None
     values: list[str] = field(default_factory=list)  # enum values, as testparm prints them
+    # The enum's other accepted spellings -> the value each means (SMB3_11 -> SMB3).
+    aliases: dict[str, str] = field(default_factory=dict)
     synonyms: list[dict[str, Any]] = field(default_factory=list)
     removed_in: str | None = None
     removal_note: str | None = None
@@ -56,7 +58,8 @@ class Explanation:
             "asked": self.asked, "name": self.name, "samba_version": self.samba_version,
             "status": self.status, "synonym_of": self.synonym_of, "inverse": self.inverse,
             "type": self.type, "scope": self.scope, "default": self.default,
-            "values": self.values, "synonyms": self.synonyms, "removed_in": self.removed_in,
+            "values": self.values, "aliases": self.aliases, "synonyms": self.synonyms,
+            "removed_in": self.removed_in,
             "removal_note": self.removal_note, "replacement": self.replacement,
             "suggestions": self.suggestions, "explained": self.explained,
             "summary": self.summary, "performance": self.performance,
@@ -88,7 +91,7 @@ def explain(name: str, catalog: ParameterCatalog) -> Explanation:
                 parameter.name if lookup.synonym else None),
             inverse=lookup.inverse, type=parameter.type, scope=parameter.scope,
             default=parameter.default,
-            values=parameter.enum_choices,
+            values=parameter.enum_choices, aliases=parameter.enum_aliases,
             synonyms=[{"name": s.name, "inverse": s.inverse} for s in parameter.synonyms],
         )
     elif removed is not None:

@@ -9,6 +9,8 @@ about it is obsolete). Hints are short on purpose; the full story is
 
 from __future__ import annotations
 
+import re
+
 from sambatune.conf.catalog import Parameter, ParameterCatalog
 from sambatune.conf.knowledge import explanations
 from sambatune.conf.normalize import testparm_form
@@ -19,6 +21,21 @@ SEPARATOR = " · "
 MAX_DEFAULT = 28  # longer defaults are cut with an ellipsis
 _SIZE_UNITS = (("G", 1024**3), ("M", 1024**2), ("K", 1024))
 _CACHE_LIMIT = 20000
+_DIALECT = re.compile(r"SMB\d_\d\d")  # SMB2_10: a dialect by number, not a short name
+
+
+def _dialect(parameter: Parameter, printed: str | None) -> str | None:
+    """The numbered dialect a protocol enum's short name stands for (SMB2 -> SMB2_10).
+
+    lib/param/param_table.c enum_protocol lists SMB2 and SMB3 first for their values, so
+    testparm prints them instead of the dialect numbers.
+    """
+    if printed is None or _DIALECT.fullmatch(printed):
+        return None
+    for spelling, meaning in parameter.enum_aliases.items():
+        if meaning == printed and _DIALECT.fullmatch(spelling):
+            return spelling
+    return None
 
 
 def _short(text: str) -> str:
@@ -75,6 +92,10 @@ class ParameterHints:
         if lookup.synonym is not None:
             parts.append(f"means {parameter.name}" + (", inverted" if lookup.inverse else ""))
         parts.append(self._default(parameter, value, lookup.inverse))
+        if parameter.type == "enum":
+            stands_for = _dialect(parameter, testparm_form(parameter, value))
+            if stands_for is not None and name_key(value) != name_key(stands_for):
+                parts.append(f"{value.strip()} means {stands_for}")
         if parameter.deprecated:
             parts.append("deprecated")
         if parameter.name in self._smb1:
@@ -98,4 +119,8 @@ class ParameterHints:
             return "the default"
         if parameter.type == "bytes":
             default = _size(default)
+        if parameter.type == "enum":
+            stands_for = _dialect(parameter, default)
+            if stands_for is not None:
+                default = f"{default} = {stands_for}"
         return f"default {_short(default)}" if default else "default empty"

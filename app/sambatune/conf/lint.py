@@ -438,7 +438,13 @@ def name_of(setting: Setting) -> str:
 
 
 def _enum_choices(parameter: Parameter) -> str:
-    return ", ".join(parameter.enum_choices)
+    """Every value Samba takes: the distinct ones, then the other spellings and their meaning."""
+    choices = ", ".join(parameter.enum_choices)
+    aliases = parameter.enum_aliases
+    if aliases:
+        choices += " (also " + ", ".join(f"{alias} = {meaning}"
+                                         for alias, meaning in aliases.items()) + ")"
+    return choices
 
 
 _RESOLVE_METHODS = frozenset({"lmhosts", "host", "wins", "bcast"})
