@@ -40,6 +40,8 @@ def test_hints_say_default_status_and_our_verdict(catalog: ParameterCatalog) -> 
     assert hints.hint("server max protocol", "SMB3") == "the default · SMB3 means SMB3_11"
     assert hints.hint("server max protocol", "SMB3_11") == "the default"
     assert hints.hint("max protocol", "SMB2_02").endswith("default SMB3 = SMB3_11")
+    # lib/util/debug.c: max log size counts KiB (max_log_size * 1024).
+    assert hints.hint("max log size", "1000") == "default 5000 KiB"
 
 
 def test_hints_follow_the_catalogs_version() -> None:

@@ -160,6 +160,67 @@ def test_parameters_with_effects_beyond_smb1_are_not_called_smb1_only() -> None:
         "[global]\nunix extensions = yes\n")]
 
 
+@pytest.mark.parametrize(("global_lines", "ignored"), [
+    ("", True),
+    ("smb1 unix extensions = yes\n", True),
+    ("unix extensions = no\n", False),
+    ("allow insecure wide links = yes\n", False),
+])
+def test_wide_links_that_unix_extensions_switch_off(global_lines: str, ignored: bool) -> None:
+    """source3/param/loadparm.c lp_widelinks(): false while smb1 unix extensions (default yes,
+    testparm -sv 4.17.12) is on unless allow insecure wide links = yes, for every protocol;
+    tests/test_parameter_facts_smbd.py sees a link out of the share fail over SMB3."""
+    found = findings(f"[global]\n{global_lines}[s]\npath = /tmp\nwide links = yes\n"
+                     "[t]\npath = /tmp\nwide links = no\n")
+    hits = [(f.line, f.severity, f.section) for f in found if f.code == "wide-links-ignored"]
+    line = 5 if global_lines else 4
+    assert hits == ([(line, "warning", "s")] if ignored else [])
+    if ignored:
+        [message] = [f.message for f in found if f.code == "wide-links-ignored"]
+        assert ("(the default)" if not global_lines else "(set on line 2)") in message
+
+
+def test_smb2_sizes_below_the_default_only_slow_transfers() -> None:
+    """source3/smbd/smb2_negprot.c offers MIN(0xFFFF00, smb2 max read/write) to SMB 2.1+
+    clients, so a smaller value only splits large transfers (default 8 MiB, testparm -sv)."""
+    found = findings("[global]\nsmb2 max read = 1M\nsmb2 max write = 4194304\n"
+                     "smb2 max trans = 64K\n")
+    assert [(f.line, f.parameter, f.severity) for f in found
+            if f.code == "smb2-size-below-default"] == [
+        (2, "smb2 max read", "warning"), (3, "smb2 max write", "warning")]
+    assert not findings("[global]\nsmb2 max read = 8M\nsmb2 max write = 16M\n")
+
+
+@pytest.mark.parametrize(("lines", "reported"), [
+    ("server signing = mandatory\n", True),
+    ("server signing = required\n", True),
+    ("server smb encrypt = required\n", True),
+    ("server signing = auto\n", False),
+    ("", False),
+])
+def test_receivefile_with_signing_or_encryption_required(lines: str, reported: bool) -> None:
+    """source3/smbd/smb2_server.c is_smb2_recvfile_write() returns false for signed
+    (SMB2_HDR_FLAG_SIGNED) and encrypted (transform header) writes, and smb1_process.c
+    receive_smb_raw_talloc() skips receivefile while signing is active."""
+    found = findings(f"[global]\nmin receivefile size = 16384\n{lines}")
+    assert [(f.line, f.severity) for f in found if f.code == "receivefile-signed"] == (
+        [(2, "info")] if reported else [])
+
+
+def test_a_suffix_on_max_log_size_multiplies_kibibytes(tmp_path: Path) -> None:
+    """lib/util/debug.c checks the log against max log size * 1024; testparm stores '1M' as
+    1048576, so the log may grow to 1 GiB."""
+    [finding] = findings("[global]\nmax log size = 1M\n")
+    assert finding.code == "size-unit-suffix" and finding.severity == "warning"
+    assert "'1M' means 1,048,576 KiB, 1.0 GiB" in finding.message
+    assert not findings("[global]\nmax log size = 10000\n")
+    config = tmp_path / "smb.conf"
+    config.write_text("[global]\nmax log size = 1M\n")
+    shown = subprocess.run(["testparm", "-s", "--parameter-name", "max log size", str(config)],
+                           capture_output=True, text=True)
+    assert shown.stdout.strip() == "1048576"
+
+
 def test_removed_depends_on_the_version() -> None:
     text = "[global]\ndirectory name cache size = 100\n"
     assert not [f for f in findings(text, "4.17") if f.code != "smb1-only-parameter"]

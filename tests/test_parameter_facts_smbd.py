@@ -74,3 +74,23 @@ def test_smb2_max_read_and_write_go_beyond_8_mib(server: SmbServer) -> None:
     with SmbProbeConnection("127.0.0.1", server.share, server.port) as connection:
         facts = connection.facts()
     assert (facts["max_read_size"], facts["max_write_size"]) == (0xFFFF00, 12 * 1024 * 1024)
+
+
+@pytest.mark.parametrize(("global_lines", "reachable"), [
+    ("", False),  # smb1 unix extensions defaults to yes: wide links = yes is ignored
+    ("  smb1 unix extensions = no\n", True),
+    ("  allow insecure wide links = yes\n", True),
+])
+def test_wide_links_need_unix_extensions_off_or_insecure_wide_links(
+    server: SmbServer, tmp_path: Path, global_lines: str, reachable: bool
+) -> None:
+    """source3/param/loadparm.c lp_widelinks(): while smb1 unix extensions is on, wide links is
+    false unless allow insecure wide links is set, for SMB2/3 connections too (smbclient
+    negotiates SMB3 here). lint's wide-links-ignored finding says so."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "note.txt").write_text("outside the share\n")
+    start(server, global_lines, share_lines="  wide links = yes\n")
+    (server.share_path / "link").symlink_to(outside)
+    result = server.smbclient("get link/note.txt -")
+    assert ("outside the share" in result.stdout) is reachable, result.stdout + result.stderr

@@ -15,7 +15,7 @@ from sambatune.conf.catalog import Parameter, ParameterCatalog
 from sambatune.conf.knowledge import explanations
 from sambatune.conf.normalize import testparm_form
 from sambatune.conf.syntax import name_key
-from sambatune.conf.values import boolean_text, parse_boolean
+from sambatune.conf.values import SIZE_UNITS, boolean_text, parse_boolean
 
 SEPARATOR = " · "
 MAX_DEFAULT = 28  # longer defaults are cut with an ellipsis
@@ -117,7 +117,9 @@ class ParameterHints:
             form = testparm_form(parameter, value)
         if form is not None and form == default:
             return "the default"
-        if parameter.type == "bytes":
+        if parameter.name in SIZE_UNITS:
+            default = f"{default} {SIZE_UNITS[parameter.name]}"
+        elif parameter.type == "bytes":
             default = _size(default)
         if parameter.type == "enum":
             stands_for = _dialect(parameter, default)

@@ -14,7 +14,11 @@
   includes that cannot be followed or are not read (a device, FIFO or directory, or
   a file too large to read);
 - performance findings: fixed socket buffers, a high log level, strict sync with
-  sync always, long hide/veto pattern lists, SMB1-only parameters while SMB1 is off.
+  sync always, long hide/veto pattern lists, SMB1-only parameters while SMB1 is off,
+  SMB2 read/write sizes below the default, receivefile with signing or encryption
+  required;
+- settings that do not do what they say: ``wide links = yes`` while smb1 unix
+  extensions silently turn it off, a K/M/G suffix on a size counted in KiB or MiB.
 
 Every finding has ``line`` (1-based), ``section``, ``parameter`` (canonical name
 when known, else as written, or None), ``severity``, ``code`` and ``message``, and
@@ -41,8 +45,15 @@ from sambatune.conf.effective import (
 from sambatune.conf.knowledge import explanations
 from sambatune.conf.normalize import enum_form, stored_form, testparm_form
 from sambatune.conf.testparm_checks import testparm_checks
-from sambatune.conf.values import integer_is_clean, parse_boolean, parse_bytes, parse_octal
+from sambatune.conf.values import (
+    SIZE_UNITS,
+    integer_is_clean,
+    parse_boolean,
+    parse_bytes,
+    parse_octal,
+)
 from sambatune.remote.regular_file import described
+from sambatune.units import format_bytes
 
 Severity = Literal["error", "warning", "info"]
 
@@ -84,6 +95,10 @@ CODES: dict[str, str] = {
     "strict-sync-sync-always": "strict sync with sync always: every write waits for the disk",
     "many-hide-veto-patterns": "many hide/veto patterns, checked against every directory entry",
     "smb1-only-parameter": "only affects SMB1, which this server refuses",
+    "wide-links-ignored": "wide links = yes, turned off by smb1 unix extensions (the default)",
+    "smb2-size-below-default": "smb2 max read/write below the default: only slows transfers",
+    "receivefile-signed": "min receivefile size while every connection is signed or sealed",
+    "size-unit-suffix": "a K/M/G suffix on a size Samba counts in KiB or MiB",
 }
 
 # Protocols in the order Samba ranks them (lib/param/param_table.c enum_protocol).
@@ -92,6 +107,8 @@ _PROTOCOL_RANK = {
     "SMB2": 6, "SMB2_10": 6, "SMB3_00": 7, "SMB3_02": 8, "SMB3": 9, "SMB3_11": 9,
 }
 _INLINE_COMMENT = re.compile(r"[ \t][#;]")
+# lib/param/loadparm.c lpcfg_server_signing_allowed(): ROLE_ACTIVE_DIRECTORY_DC and above.
+_DC_ROLES = frozenset({"active directory domain controller", "IPA primary domain controller"})
 _BUFFER_OPTION = re.compile(r"\bSO_(RCV|SND)BUF\s*=", re.IGNORECASE)
 PATTERN_LIMIT = 10
 LOG_LEVEL_LIMIT = 3
@@ -166,6 +183,9 @@ class _Linter:
         self._smb1_only()
         self._socket_options()
         self._log_level()
+        self._wide_links()
+        self._smb2_sizes()
+        self._receivefile()
         order = {doc.path or "<document>": index for index, doc in enumerate(view.documents)}
         self.findings.sort(key=lambda f: (order.get(f.file or self.root, 0), f.line))
         return self.findings
@@ -286,11 +306,19 @@ class _Linter:
                          f"{text!r} is not a value of '{parameter.name}'; it accepts "
                          f"{_enum_choices(parameter)}. Samba refuses to load the file.")
         elif kind == "bytes":
-            if parse_bytes(text) is None:
+            size = parse_bytes(text)
+            unit = SIZE_UNITS.get(parameter.name)
+            if size is None:
                 self.add(*where, "error", "invalid-size",
                          f"{text!r} is not a size Samba reads for '{parameter.name}': digits "
-                         "with an optional K, M or G, at most 2147483647 bytes. Samba refuses "
-                         "to load the file.")
+                         f"with an optional K, M or G, at most 2147483647 {unit or 'bytes'}. "
+                         "Samba refuses to load the file.")
+            elif unit is not None and text.strip(" \t")[-1:].isalpha():
+                factor = 1024 if unit == "KiB" else 1024**2
+                self.add(*where, "warning", "size-unit-suffix",
+                         f"'{parameter.name}' counts {unit}, and a suffix multiplies that: "
+                         f"{text.strip()!r} means {size:,} {unit}, "
+                         f"{format_bytes(size * factor)}. Write the number of {unit} alone.")
         elif kind == "octal":
             if parse_octal(text) is None:
                 self.add(*where, "error", "invalid-octal",
@@ -381,6 +409,73 @@ class _Linter:
                      "log-level-high",
                      f"log level {setting.value!r} makes smbd write detailed logs for every "
                      "request, which costs CPU and disk time. Use 1 (or 0) outside debugging.")
+
+    def _global_enum(self, name: str) -> str | None:
+        """The value of a global enum as testparm prints it (``mandatory`` -> ``required``)."""
+        parameter = self.catalog.parameters.get(name)
+        value = self.view.resolve("global", name).value if parameter is not None else None
+        return None if parameter is None or value is None else testparm_form(parameter, value)
+
+    def _wide_links(self) -> None:
+        """source3/param/loadparm.c lp_widelinks(): while smb1 unix extensions is on, wide
+        links is off on every share and for every protocol unless allow insecure wide links."""
+        if not {"smb1 unix extensions", "allow insecure wide links"} <= set(self.catalog.parameters):
+            return
+        unix = self.view.resolve("global", "smb1 unix extensions")
+        insecure = self.view.resolve("global", "allow insecure wide links")
+        if parse_boolean(unix.value or "") is not True or parse_boolean(insecure.value or ""):
+            return
+        why = (f"set on line {unix.setting.line}" if unix.setting is not None
+               else "the default")
+        for section in self.view.sections.values():
+            setting = section.settings.get("wide links")
+            if setting is None or parse_boolean(setting.value) is not True:
+                continue
+            self.add(setting.file, setting.line, section.name, "wide links", "warning",
+                     "wide-links-ignored",
+                     f"wide links = yes has no effect: smb1 unix extensions is on ({why}), and "
+                     "then smbd keeps every symlink inside the share, for SMB2/3 clients too, "
+                     "unless allow insecure wide links = yes. If links out of the share are "
+                     "really needed, set smb1 unix extensions = no (SMB1 is off by default "
+                     "anyway) or use a bind mount.")
+
+    def _smb2_sizes(self) -> None:
+        """source3/smbd/smb2_negprot.c offers what is set (up to 0xFFFF00); less than the
+        8 MiB default only makes clients split large transfers into more requests."""
+        for name, what in (("smb2 max read", "reads"), ("smb2 max write", "writes")):
+            setting = self.view.global_section.settings.get(name)
+            parameter = self.catalog.parameters.get(name)
+            if setting is None or parameter is None or parameter.default is None:
+                continue
+            size, default = parse_bytes(setting.value), parse_bytes(parameter.default)
+            if size is None or default is None or size >= default:
+                continue
+            self.add(setting.file, setting.line, "global", name, "warning",
+                     "smb2-size-below-default",
+                     f"{name} = {setting.written_value} is below the default "
+                     f"{format_bytes(default)}: SMB2/3 clients split large {what} into more, "
+                     f"smaller requests, which only slows transfers down. Remove the line.")
+
+    def _receivefile(self) -> None:
+        """source3/smbd/smb2_server.c is_smb2_recvfile_write() refuses signed and encrypted
+        writes, smb1_process.c receive_smb_raw_talloc() signed ones."""
+        setting = self.view.global_section.settings.get("min receivefile size")
+        if setting is None or not parse_bytes(setting.value):
+            return
+        signing = self._global_enum("server signing")
+        if signing == "required":
+            reason = "server signing = required makes every connection signed"
+        elif signing == "default" and self._global_enum("server role") in _DC_ROLES:
+            reason = "a domain controller signs every connection (server signing = default)"
+        elif self._global_enum("server smb encrypt") == "required":
+            reason = "server smb encrypt = required encrypts every connection"
+        else:
+            return
+        self.add(setting.file, setting.line, "global", "min receivefile size", "info",
+                 "receivefile-signed",
+                 f"min receivefile size has no effect here: {reason}, and smbd never hands a "
+                 "signed or encrypted write to receivefile. Remove the line; it only helps "
+                 "connections that are neither signed nor encrypted.")
 
     def _sync(self, section: Section) -> None:
         if "sync always" not in section.settings:

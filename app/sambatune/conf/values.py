@@ -24,6 +24,10 @@ _DECIMAL = re.compile(r"[0-9]+")
 _OCTAL = re.compile(r"[0-7]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 LIST_SEPARATORS = " \t,;\n\r"
+#: ``bytes`` parameters whose number Samba counts in a larger unit, so a K/M/G suffix
+#: multiplies that unit: lib/util/debug.c compares the log with max log size * 1024,
+#: source3/smbd/dfree.c takes max disk size * 1024 * 1024.
+SIZE_UNITS = {"max log size": "KiB", "max disk size": "MiB"}
 
 
 def parse_boolean(text: str) -> bool | None:
