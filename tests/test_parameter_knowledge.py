@@ -557,3 +557,13 @@ def test_protocol_explanations_name_every_value_testparm_accepts(
                if not re.search(rf"(?<![\w+]){re.escape(value)}(?![\w+])", text)]
     assert not missing, f"{name} does not mention {missing}"
     assert "SMB2_10 (or SMB2)" in text and "SMB3_11 (or SMB3)" in text
+
+
+def test_min_receivefile_size_is_no_longer_capped_at_128_kib(explanations: dict[str, Any]) -> None:
+    """Samba source: commit 74f8c3568a5 (2014, first in 4.2.0) removed MIN(..., BUFFER_SIZE)
+    from source3/param/loadparm.c lp_min_receive_file_size(); smb.conf(5)'s 128k limit is
+    out of date. Signed writes never qualify (smb2_server.c is_smb2_recvfile_write())."""
+    entry = explanations["parameters"]["min receivefile size"]
+    assert "cut to 128 KiB" not in entry["summary"]
+    assert [item["version"] for item in entry["history"]] == ["4.2.0"]
+    assert "`server signing = mandatory`" in entry["performance"]
