@@ -358,6 +358,11 @@ class OverviewPage(QWidget):
             return box
         table = _table(["Share", "Path", "Filesystem", "Free space", "Access"])
         table.setObjectName("shareTable")
+        # Long paths lose their middle instead of pushing the table sideways.
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        table.setWordWrap(False)
+        table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         table.setRowCount(len(shares))
         for row, share in enumerate(shares):
             fs = share.get("filesystem") or {}

@@ -45,6 +45,8 @@ from sambatune.conf.values import INT_MAX, integer_is_clean, parse_boolean, pars
 #: A change to make: given a copy of the document, edit it and say which lines changed.
 FormEdit = Callable[[SmbConfDocument], list[LineChange]]
 NAME, VALUE, NOTES, REMOVE = range(4)
+#: Below this table width the notes move from their column into each row's tooltip.
+NOTES_NEED = 560
 
 
 class FormView(QWidget):
@@ -106,10 +108,14 @@ class FormView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(VALUE, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(NOTES, QHeaderView.ResizeMode.Stretch)
+        # The value gets the room; the notes a share of it, or (when the window is
+        # narrow) only the row's tooltip: a notes column squeezed to a few pixels
+        # wrapped one letter per line.
+        header.setSectionResizeMode(VALUE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(NOTES, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(REMOVE, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setColumnWidth(VALUE, 220)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.viewport().installEventFilter(self)
         self.table.cellDoubleClicked.connect(self._row_double_clicked)
         self.table.cellClicked.connect(self._row_clicked)
         right_layout.addWidget(self.table, 1)
@@ -228,6 +234,8 @@ class FormView(QWidget):
             note = f"set in {setting.file}, line {setting.line}" + (f" · {note}" if note else "")
         notes = QTableWidgetItem(note)
         notes.setForeground(Qt.GlobalColor.darkGray)
+        if note:
+            name_item.setToolTip(f"{note}\n{name_item.toolTip()}")
         table.setItem(row, NOTES, notes)
         editable = not self.read_only and not elsewhere
         parameter = lookup.parameter if lookup is not None else None
@@ -295,11 +303,23 @@ class FormView(QWidget):
         return field
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_notes()
+            return False
         if event.type() == QEvent.Type.FocusIn:
             name = watched.property("parameter")
             if name:
                 self.parameter_focused.emit(str(name))
         return False
+
+    def _fit_notes(self) -> None:
+        width = self.table.viewport().width()
+        narrow = width < NOTES_NEED
+        if narrow != self.table.isColumnHidden(NOTES):
+            self.table.setColumnHidden(NOTES, narrow)
+            self.table.resizeRowsToContents()
+        if not narrow:
+            self.table.setColumnWidth(NOTES, int(width * 0.38))
 
     def _row_clicked(self, row: int, _column: int) -> None:
         item = self.table.item(row, NAME)
