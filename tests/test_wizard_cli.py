@@ -7,15 +7,67 @@ and smbd test bed, with the quick measurement of ``test_wizard``.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 from sambatune.errors import InvalidInput
+from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
-from sambatune.wizard.machine import DISCARD, DONE, SURVEY, TuningWizard
+from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.transport import Transport
+from sambatune.wizard.machine import APPLY, DISCARD, DONE, MEASURE, SURVEY, TuningWizard
 from sambatune.wizard.measure import MeasureSpec
 from sambatune.wizard.store import WizardStore
+from testbed.smbd import SmbServer
 
 QUICK = dict(size=4 << 20, runs=3, warmup=1)
+#: The same quick test, as ``wizard start`` takes it.
+QUICK_ARGS = ["--size", "4MiB", "--runs", "3", "--warmup", "1"]
+
+
+@pytest.fixture
+def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
+    transport = open_target(ssh_options, NoPrompts())
+    yield transport
+    transport.close()
+
+
+def ssh_args(options: ConnectionOptions) -> list[str]:
+    return ["--host", str(options.host), "--port", str(options.port), "--user",
+            str(options.user), "--identity", str(options.identity_file),
+            "--known-hosts", str(options.known_hosts)]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "sambatune", "wizard", *args],
+                          capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    done = cli(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    assert data["ok"] is True
+    return data
+
+
+def refused(*args: str) -> str:
+    """The message of a verb that must fail cleanly: exit 1, one line, no traceback."""
+    done = cli(*args)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert done.stderr.startswith("sambatune: "), done.stderr
+    return done.stderr
+
+
+def number_of(state: dict[str, Any], rule_id: str) -> int:
+    return next(f["number"] for f in state["findings"] if f["id"] == rule_id)
 
 
 def test_a_wizard_can_be_discarded_without_a_connection() -> None:
@@ -43,3 +95,127 @@ def test_a_wizard_can_be_discarded_without_a_connection() -> None:
         again.discard()
     with pytest.raises(InvalidInput, match="not at"):
         again.run_survey(LocalTransport())
+
+
+def test_a_wizard_run_from_the_command_line_and_resumed_in_between(
+    troubled_smbd: SmbServer, ssh_options: ConnectionOptions, ssh: Transport
+) -> None:
+    config = troubled_smbd.config
+    original = config.read_bytes()
+    connect = ssh_args(ssh_options)
+
+    started = cli_json("start", *connect, "--config-path", str(config),
+                       "--share", troubled_smbd.share, *QUICK_ARGS)
+    wizard_id = started["wizard_id"]
+    assert started["stage"] == "baseline" and started["server"] == ssh.label
+    assert [s["step"] for s in started["done"]] == ["connect", "survey", "findings"]
+    findings = {f["id"]: f for f in started["findings"]}
+    assert {"socket-options-fixed-buffers", "log-level-high", "sync-always"} <= set(findings)
+    assert findings["log-level-high"]["applicable"] is True
+    assert findings["log-level-high"]["activation"]["activation"] == "reload"
+    assert findings["measure-throughput"]["applicable"] is False
+    assert [f["number"] for f in started["findings"]] == list(range(1, len(findings) + 1))
+    assert started["next_command"] == f"sambatune wizard next {wizard_id}"
+    stored = TuningWizard.resume(WizardStore(), wizard_id)
+    assert stored.record.measure == MeasureSpec(share=troubled_smbd.share, **QUICK)  # type: ignore[arg-type]
+
+    # Choosing before the baseline is refused; without a number the only unfinished
+    # wizard of this server is meant.
+    assert "is for the step 'Choose one change'" in refused(
+        "next", *connect, "--finding", "log-level-high")
+    baseline = cli_json("next", *connect)
+    assert baseline["stage"] == "choose" and baseline["done"][0]["step"] == "baseline"
+    assert baseline["baseline_session"] == baseline["done"][0]["data"]["session_id"]
+    assert "Give --finding" in refused("next", str(wizard_id), *connect)
+    assert "proposes no smb.conf change" in refused(
+        "next", str(wizard_id), *connect, "--finding", "measure-throughput")
+    assert "There is no finding 99" in refused(
+        "next", str(wizard_id), *connect, "--finding", "99")
+
+    chosen = cli_json("next", str(wizard_id), *connect, "--finding",
+                      str(number_of(started, "log-level-high")))
+    assert chosen["stage"] == APPLY
+    pending = chosen["pending_change"]
+    assert pending["finding_id"] == "log-level-high" and "+  log level = 1" in pending["diff"]
+    assert config.read_bytes() == original  # choosing changes nothing yet
+
+    # The GUI carries on from the same record: it applies the change...
+    in_gui = TuningWizard.resume(WizardStore(), wizard_id)
+    assert in_gui.stage == APPLY
+    assert in_gui.apply(ssh).data["ok"] is True and in_gui.stage == MEASURE
+    assert b"log level = 1" in config.read_bytes()
+
+    # ...and the command line measures again and compares.
+    measured = cli("next", str(wizard_id), *connect)
+    assert measured.returncode == 0, measured.stderr
+    assert "Done: Measure again: session" in measured.stdout
+    assert f"Next: Compare before and after: sambatune wizard next {wizard_id}" in measured.stdout
+    verdict = cli_json("next", str(wizard_id), *connect)
+    assert verdict["stage"] == "decide"
+    assert verdict["verdict"]["overall"] in ("better", "worse", "mixed", "no real difference")
+    assert {s["series"] for s in verdict["verdict"]["series"]} == {"put", "get"}
+    assert "waits for your decision" in refused("next", str(wizard_id), *connect)
+
+    reverted = cli("revert", str(wizard_id), *connect)
+    assert reverted.returncode == 0, reverted.stderr
+    assert "Done: Keep or revert: reverted; smb.conf is byte for byte as before" in reverted.stdout
+    assert "Done: Look for problems" in reverted.stdout  # judged again, as the GUI does
+    assert config.read_bytes() == original
+    assert TuningWizard.resume(WizardStore(), wizard_id).stage == "choose"
+
+    finished = cli_json("finish", str(wizard_id), *connect)
+    assert finished["stage"] == DONE and finished["finished"] and not finished["discarded"]
+    assert finished["done"][0]["data"]["identical_to_original"] is True
+    assert finished["next_command"] is None
+    assert WizardStore().summaries(unfinished=True) == []
+    status = cli_json("status", str(wizard_id))
+    assert [s["step"] for s in status["steps"]] == [
+        "connect", "survey", "findings", "baseline", "choose", "apply", "measure", "verdict",
+        "decide", "findings", "finish"]
+    assert "has ended (finished)" in refused("next", str(wizard_id), *connect)
+    assert "No unfinished wizard on" in refused("next", *connect)
+    assert "There is no wizard 999" in refused("next", "999", *connect)
+
+
+def test_a_restart_needs_consent_and_a_wizard_is_discarded_from_the_command_line(
+    troubled_smbd: SmbServer, ssh_options: ConnectionOptions, ssh: Transport
+) -> None:
+    config = troubled_smbd.config
+    original = config.read_bytes()
+    connect = ssh_args(ssh_options)
+    start = ["start", *connect, "--config-path", str(config), "--share", troubled_smbd.share,
+             *QUICK_ARGS]
+
+    # Discarded at the baseline: nothing measured, nothing changed, no longer resumable.
+    first = cli_json(*start)["wizard_id"]
+    text = cli("discard", str(first), "--reason", "wrong share")
+    assert text.returncode == 0, text.stderr
+    assert "Done: Discarded: wrong share (at 'baseline')" in text.stdout
+    assert "smb.conf was left as it is live." in text.stdout
+    assert config.read_bytes() == original
+    assert WizardStore().summaries(unfinished=True) == []
+    listed = cli("status")
+    assert f"{first:>4}" in listed.stdout and "discarded" in listed.stdout
+    assert "has ended (discarded)" in refused("next", str(first), *connect)
+    assert "ended already" in refused("discard", str(first))
+
+    # A change that needs smbd restarted is applied only with --allow-restart.
+    second = cli_json(*start)
+    wizard_id = second["wizard_id"]
+    buffers = next(f for f in second["findings"] if f["id"] == "socket-options-fixed-buffers")
+    assert buffers["activation"]["activation"] == "restart"
+    cli_json("next", str(wizard_id), *connect)  # the baseline
+    chosen = cli_json("next", str(wizard_id), *connect, "--finding", str(buffers["number"]))
+    assert chosen["next_command"] == f"sambatune wizard next {wizard_id} --allow-restart"
+    message = refused("next", str(wizard_id), *connect)
+    assert "Not applied: Needs a restart of smbd" in message and "--allow-restart" in message
+    assert config.read_bytes() == original
+    wizard = TuningWizard.resume(WizardStore(), wizard_id)
+    assert wizard.stage == APPLY  # nothing was recorded: the wizard waits for the consent
+
+    # Resumed in the GUI, which discards it there: the button calls discard() bare.
+    wizard.discard()
+    state = cli_json("status", str(wizard_id))
+    assert state["stage"] == DONE and state["discarded"] is True
+    assert state["steps"][-1]["data"]["stage"] == APPLY
+    assert WizardStore().summaries(server=ssh.label, unfinished=True) == []
