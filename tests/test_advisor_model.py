@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,14 @@ import pytest
 from parameter_text_overlap import man_page_text, runs, shared_digests, shared_runs, words
 from sambatune.advisor import protocols
 from sambatune.advisor.advice import advise
-from sambatune.advisor.config_view import ConfigView, as_bool, as_bytes, name_list
+from sambatune.advisor.config_view import (
+    ConfigView,
+    as_bool,
+    as_bytes,
+    fold,
+    name_list,
+    same_value,
+)
 from sambatune.advisor.findings import (
     INFO,
     PROBLEM,
@@ -28,7 +36,7 @@ from sambatune.advisor.measurements import Measurements
 from sambatune.advisor.rules import RULE_IDS, durability, io, locking
 from sambatune.advisor.rules import protocol as protocol_rules
 from sambatune.errors import InvalidInput
-from test_advisor_rules import CASES, make_inputs, run
+from test_advisor_rules import CASES, conf, make_inputs, run
 from test_parameter_knowledge import MAN_PAGE, SEED_DIGESTS, seeds_directory
 
 # --- the findings model ------------------------------------------------------------------
@@ -111,6 +119,39 @@ def test_value_spellings() -> None:
     assert [as_bytes(v) for v in ("16384", "64k", "1M", "x", None)] == [16384, 65536, 1 << 20,
                                                                       None, None]
     assert name_list("/*.tmp/.DS_Store//Thumbs.db/") == ["*.tmp", ".DS_Store", "Thumbs.db"]
+
+
+@pytest.mark.parametrize(("parameter", "text"), [
+    ("read only", "enabled"),  # the advisor's own parser read this as yes
+    ("smb2 max read", "3G"),  # ... and this as 3 GiB
+])
+def test_the_advisor_refuses_what_samba_refuses(parameter: str, text: str,
+                                                tmp_path: Path) -> None:
+    """Issue 16, one parser: the advisor used its own as_bool/as_bytes, which took values
+    Samba refuses. lib/util/util_str.c set_boolean() knows yes/no/true/false/on/off/1/0 only;
+    lib/util/util_str.c conv_str_size_error() plus the INT_MAX check in lib/param/loadparm.c
+    refuse sizes of 2 GiB and more. testparm agrees."""
+    parse = as_bool if parameter == "read only" else as_bytes
+    assert parse(text) is None
+    config = tmp_path / "smb.conf"
+    config.write_text(f"[global]\n{parameter} = {text}\n")
+    assert subprocess.run(["testparm", "-s", str(config)], capture_output=True).returncode != 0
+
+
+def test_the_advisor_reads_values_like_the_conf_engine() -> None:
+    """The advisor's parsers are the conf engine's (sambatune.conf.values, conf.syntax); each
+    case below is one where the advisor's own copies used to disagree with Samba."""
+    assert as_bytes("+16K") == 16384  # strtoull takes the sign (testparm: 16384)
+    assert not same_value("enabled", "yes")  # not a boolean to Samba
+    assert same_value("Unix Only", "unixonly")  # enums compare like strwicmp
+    # A no-break space is no blank to Samba's isspace(): a different (unknown) name.
+    assert fold("max\u00a0xmit") != fold("max xmit") == fold("MaxXmit")
+    # source3/lib/util.c set_namearray() keeps a blank pattern between slashes.
+    assert name_list("/a/ /b/") == ["a", " ", "b"]
+    # lib/util/util_net.c set_socket_options() reads SO_RCVBUF=64K with atoi: 64 bytes.
+    [finding] = run("socket-options-fixed-buffers",
+                    explicit=conf(global_={"socket options": "SO_RCVBUF=64K"}))
+    assert "With 64 B buffers" in finding.expected_effect
 
 
 # --- measurements as JSON ----------------------------------------------------------------

@@ -12,58 +12,47 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from sambatune.conf.syntax import is_global_section, name_key
+from sambatune.conf.values import parse_boolean, parse_bytes, split_name_array
+
 GLOBAL = "global"
 
-_TRUE = {"yes", "true", "1", "on", "enabled"}
-_FALSE = {"no", "false", "0", "off", "disabled"}
-_BYTE_SUFFIX = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+# The rules read values with the conf engine's parsers (sambatune.conf.values), which
+# follow Samba's C code, so the advisor and lint cannot disagree about what a line means.
 
 
 def fold(name: str) -> str:
-    """How Samba compares parameter names: case and every blank ignored."""
-    return "".join(name.split()).lower()
+    """How Samba compares parameter names (strwicmp): case and blanks ignored."""
+    return name_key(name)
 
 
 def canonical_section(name: str) -> str:
-    lowered = " ".join(name.split()).lower()
-    return GLOBAL if lowered in (GLOBAL, "globals") else lowered
+    return GLOBAL if is_global_section(name) else " ".join(name.split()).lower()
 
 
 def as_bool(value: str | None) -> bool | None:
-    """smb.conf's spellings of a boolean; None for anything else (``Auto``, empty)."""
-    if value is None:
-        return None
-    word = value.strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    return None
+    """A boolean as Samba reads it (yes/no, true/false, on/off, 1/0); None for anything else
+    (``Auto``, ``enabled``, empty), which Samba refuses for a boolean parameter."""
+    return None if value is None else parse_boolean(value)
 
 
 def as_bytes(value: str | None) -> int | None:
-    """A byte value as smb.conf reads it: a number with an optional K/M/G (1024-based)."""
-    if value is None:
-        return None
-    text = value.strip().lower()
-    factor = 1
-    if text and text[-1] in _BYTE_SUFFIX:
-        factor = _BYTE_SUFFIX[text[-1]]
-        text = text[:-1].strip()
-    return int(text) * factor if text.isdigit() else None
+    """A size as Samba reads it: digits with an optional K/M/G/T/P, at most 2 GiB - 1."""
+    return None if value is None else parse_bytes(value)
 
 
 def same_value(a: str, b: str) -> bool:
-    """Equal as smb.conf means them: booleans by meaning, other words ignoring case."""
-    left, right = as_bool(a), as_bool(b)
+    """Equal as Samba means them: booleans by meaning, other words as Samba compares enum
+    values (case and blanks ignored)."""
+    left, right = parse_boolean(a), parse_boolean(b)
     if left is not None and right is not None:
         return left == right
-    return " ".join(a.split()).lower() == " ".join(b.split()).lower()
+    return name_key(a) == name_key(b)
 
 
 def name_list(value: str | None) -> list[str]:
-    """A ``/``-separated pattern list (hide files, veto files) as its patterns."""
-    return [part for part in (value or "").split("/") if part.strip()]
+    """A ``/``-separated pattern list (hide files, veto files) as Samba splits it."""
+    return split_name_array(value or "")
 
 
 def _normalise(data: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:

@@ -51,6 +51,7 @@ from sambatune.conf.values import (
     parse_boolean,
     parse_bytes,
     parse_octal,
+    split_name_array,
 )
 from sambatune.remote.regular_file import described
 from sambatune.units import format_bytes
@@ -496,7 +497,7 @@ class _Linter:
         first: Setting | None = None
         for name in names:
             value = self.view.resolve(section.name, name).value or ""
-            count += sum(1 for part in value.split("/") if part.strip())
+            count += len(split_name_array(value))
             if first is None and name in section.settings:
                 first = section.settings[name]
         if first is not None and count >= PATTERN_LIMIT:

@@ -130,6 +130,29 @@ def parse_bytes(text: str) -> int | None:
     return number if number <= INT_MAX else None
 
 
+def parse_decimal(text: str) -> int:
+    """C's ``atoi``: blanks, a sign, decimal digits, the rest ignored; 0 when no digits.
+
+    What lib/util/util_net.c set_socket_options() reads after ``SO_RCVBUF=`` (so ``64K``
+    is 64, not 65536).
+    """
+    number, _ = _strtol_prefix(text, 10)
+    if number is None:
+        return 0
+    if not -(2**63) <= number < 2**63:
+        number = 2**63 - 1 if number > 0 else -(2**63)
+    return _wrap_int(number)
+
+
+def split_name_array(text: str) -> list[str]:
+    """A ``/``-separated pattern list (hide files, veto files, veto oplock files).
+
+    source3/lib/util.c set_namearray(): every non-empty piece between slashes is a
+    pattern, a blank one included; repeated slashes are skipped.
+    """
+    return [piece for piece in text.split("/") if piece]
+
+
 def split_list(text: str) -> list[str]:
     """Samba's ``str_list_make_v3``: split on blanks, commas and semicolons; quotes group.
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sambatune.advisor.config_view import GLOBAL, as_bytes
+from sambatune.advisor.config_view import GLOBAL
 from sambatune.advisor.findings import INFO, PROBLEM, WARNING, ConfigChange, Evidence, Finding
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.rule import rule
+from sambatune.conf.values import parse_decimal
 from sambatune.units import format_bits, format_bytes
 
 DEFAULT = "TCP_NODELAY"
@@ -50,7 +51,8 @@ def fixed_buffers(inputs: AdvisorInput) -> Iterator[Finding]:
     if value is None:
         return
     items = tokens(value)
-    sizes = [as_bytes(t.partition("=")[2]) for t in items if flag(t) in BUFFER_FLAGS]
+    # set_socket_options() (lib/util/util_net.c) reads the number with atoi: no K/M suffix.
+    sizes = [parse_decimal(t.partition("=")[2]) for t in items if flag(t) in BUFFER_FLAGS]
     if not sizes:
         return
     smallest = min((s for s in sizes if s), default=None)
