@@ -1,43 +1,112 @@
-"""The bottleneck panel: the book's table from this server's measured layers, and clients supported."""
+"""The bottleneck panel: the book's table from this server's measured layers, and clients supported.
+
+Every row names the session its figure came from (the test, its file size and the
+smb.conf version it ran with). Sessions run with different smb.conf files are not
+combined unless the user ticks them in the session list: by default only those run
+with the newest session's smb.conf count.
+"""
 
 from __future__ import annotations
 
+import html
+import logging
+import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QBrush, QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
+    QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
+    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from sambatune.bench.bottleneck import BottleneckReport, clients_supported
-from sambatune.bench.bottleneck_inputs import BottleneckFigures, figures_from_results
+from sambatune.bench.bottleneck_inputs import (
+    LAYER_TESTS,
+    NOT_RECORDED,
+    TEST_NAMES,
+    BottleneckFigures,
+    SessionFacts,
+    config_versions,
+    default_selection,
+    figures_from_results,
+    stored_facts,
+)
 from sambatune.bench.records import BenchResult
 from sambatune.errors import SambaTuneError
 from sambatune.ui.tables import read_only_table
+from sambatune.units import format_bytes
 
-HEADERS = ["Layer", "Ceiling (MB/s)", "Ceiling (Mbit/s)", "% of link", "From", ""]
+HEADERS = ["Layer", "MB/s", "Mbit/s", "% of link", "Session", "How", ""]
+#: The first column's box ticks the session in or out.
+SESSION_HEADERS = ["Session", "Test", "File", "smb.conf", "Started", "Note"]
+SESSION_COLUMN = 4
+HOW_COLUMN = 5
 LIMIT_ROW = QColor("#fde7e4")
+WARNING = "#8a5300"
+#: How many sessions the list shows before it scrolls.
+VISIBLE_SESSIONS = 5
+
+log = logging.getLogger(__name__)
+
+
+def _text(text: str) -> str:
+    """Plain text for a rich-text label (a share or a note may hold < or &)."""
+    return html.escape(text, quote=False)
 
 
 def _number(value: float | None, digits: int = 0) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
+def _fit_height(table: QTableWidget, rows: int) -> None:
+    """As tall as its first ``rows`` rows (the rest scroll) and the header, with room for
+    the horizontal scroll bar when the columns are wider than the table."""
+    table.resizeRowsToContents()
+    shown = sum(table.rowHeight(r) for r in range(min(rows, table.rowCount())))
+    header = table.horizontalHeader().sizeHint().height()
+    columns = sum(table.columnWidth(c) for c in range(table.columnCount()))
+    scroll = (table.horizontalScrollBar().sizeHint().height()
+              if columns > table.viewport().width() else 0)
+    table.setFixedHeight(header + max(shown, table.verticalHeader().defaultSectionSize())
+                         + 2 * table.frameWidth() + scroll)
+
+
 class BottleneckPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.results: list[BenchResult] = []
+        #: The smb.conf and file of each session, by id; None when they cannot be read.
+        self.facts: dict[int, SessionFacts] | None = None
+        #: The sessions the user ticked; None: the default (the newest smb.conf's).
+        self.chosen: set[int] | None = None
         self.figures: BottleneckFigures | None = None
         self.report: BottleneckReport | None = None
-        layout = QVBoxLayout(self)
+        self._fit_pending = False
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        # Everything scrolls up and down when the page is short; nothing sideways.
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("bottleneckScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.content = QWidget()
+        self.scroll_area.setWidget(self.content)
+        outer.addWidget(self.scroll_area)
+        layout = QVBoxLayout(self.content)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
         top.addWidget(QLabel("Transfers:"))
@@ -48,9 +117,45 @@ class BottleneckPanel(QWidget):
         self.direction.currentIndexChanged.connect(self._recompute)
         top.addWidget(self.direction)
         top.addStretch(1)
+        self.default_button = QPushButton("Only the newest smb.conf")
+        self.default_button.setObjectName("bottleneckDefaultSessions")
+        self.default_button.setToolTip("Tick again only the sessions run with the same smb.conf "
+                                       "as the newest session")
+        self.default_button.clicked.connect(self.use_default_sessions)
+        top.addWidget(self.default_button)
         layout.addLayout(top)
+        self.sessions_hint = QLabel(
+            "The sessions the figures come from. Sessions run with another smb.conf measured "
+            "the server under other settings: they count only when you tick them.")
+        self.sessions_hint.setObjectName("bottleneckSessionsHint")
+        self.sessions_hint.setWordWrap(True)
+        self.sessions_hint.setMinimumWidth(200)
+        self.sessions_hint.setStyleSheet("color: palette(mid);")
+        layout.addWidget(self.sessions_hint)
+        self.sessions = read_only_table(SESSION_HEADERS, "bottleneckSessions")
+        self.sessions.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.sessions.setWordWrap(False)
+        self.sessions.horizontalHeader().sectionResized.connect(lambda *_args: self._schedule_fit())
+        self.sessions.itemChanged.connect(self._session_ticked)
+        layout.addWidget(self.sessions)
         self.table = read_only_table(HEADERS, "bottleneckTable")
+        # The session and how each figure was obtained share the width left, wrapped: the
+        # table fits the page instead of hiding them past a sideways scroll.
+        header = self.table.horizontalHeader()
+        for column in (SESSION_COLUMN, HOW_COLUMN):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
+        # A column that got narrower (a scroll bar came, the window shrank) wraps into more
+        # lines: the rows grow to show them, once the widths have settled.
+        header.sectionResized.connect(lambda *_args: self._schedule_fit())
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setWordWrap(True)
         layout.addWidget(self.table)
+        self.basis = QLabel("")
+        self.basis.setObjectName("bottleneckBasis")
+        self.basis.setWordWrap(True)
+        self.basis.setMinimumWidth(200)
+        layout.addWidget(self.basis)
         self.verdict = QLabel("")
         self.verdict.setObjectName("bottleneckVerdict")
         self.verdict.setWordWrap(True)
@@ -77,45 +182,177 @@ class BottleneckPanel(QWidget):
         layout.addWidget(self.clients)
         layout.addStretch(1)
 
-    def show_results(self, results: list[BenchResult]) -> None:
-        self.results = results
+    # -- what to show -----------------------------------------------------------------------
+    def show_results(self, results: Sequence[Any]) -> None:
+        """The server's stored sessions: :class:`StoredSession` items (which carry their
+        smb.conf) or their :class:`BenchResult` (whose smb.conf is looked up by id)."""
+        from sambatune.bench.results_db import StoredSession
+
+        stored = [r for r in results if isinstance(r, StoredSession)]
+        bare = [r for r in results if not isinstance(r, StoredSession)]
+        facts: dict[int, SessionFacts] | None = {s.id: SessionFacts.of(s) for s in stored}
+        if bare:
+            facts = self._stored_facts(bare, facts or {})
+        previous = set(self.facts or {})
+        self.results = [s.result for s in stored] + bare
+        self.facts = facts
+        if self.chosen is not None and set(facts or {}) != previous:
+            self.chosen = None  # other sessions now: the default again
+        self._fill_sessions()
         self._recompute()
 
+    @staticmethod
+    def _stored_facts(results: list[BenchResult],
+                      facts: dict[int, SessionFacts]) -> dict[int, SessionFacts] | None:
+        from sambatune.bench.results_db import ResultsDatabase
+
+        try:
+            return {**facts, **stored_facts(ResultsDatabase(), results)}
+        except (sqlite3.Error, OSError, SambaTuneError) as error:
+            # Without them the figures still show, each row naming its session.
+            log.warning("The smb.conf of the sessions could not be read: %s", error)
+            return None
+
+    def use_default_sessions(self) -> None:
+        self.chosen = None
+        self._fill_sessions()
+        self._recompute()
+
+    def choose_sessions(self, session_ids: set[int]) -> None:
+        """Combine exactly these sessions (what ticking them in the list does)."""
+        self.chosen = set(session_ids)
+        self._fill_sessions()
+        self._recompute()
+
+    def _selected(self) -> set[int]:
+        if self.chosen is not None:
+            return self.chosen
+        return default_selection(self.facts or {})
+
+    def _fill_sessions(self) -> None:
+        facts = self.facts or {}
+        usable = sorted((f for f in facts.values() if f.test in LAYER_TESTS),
+                        key=lambda f: (f.started_at, f.id), reverse=True)
+        versions = config_versions(facts.values())
+        selected = self._selected()
+        self.sessions.blockSignals(True)
+        try:
+            self.sessions.setRowCount(len(usable))
+            for row, item in enumerate(usable):
+                tick = QTableWidgetItem(str(item.id))
+                tick.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
+                tick.setCheckState(Qt.CheckState.Checked if item.id in selected
+                                   else Qt.CheckState.Unchecked)
+                tick.setData(Qt.ItemDataRole.UserRole, item.id)
+                tick.setToolTip("Tick to take figures from this session")
+                self.sessions.setItem(row, 0, tick)
+                cells = [TEST_NAMES.get(item.test, item.test),
+                         format_bytes(item.size) if item.size is not None else "–",
+                         versions.get(item.config, NOT_RECORDED),
+                         item.started_at[:16].replace("T", " "), item.note]
+                for column, text in enumerate(cells, 1):
+                    cell = QTableWidgetItem(text)
+                    if column == len(cells) and text:
+                        cell.setToolTip(text)
+                    self.sessions.setItem(row, column, cell)
+        finally:
+            self.sessions.blockSignals(False)
+        _fit_height(self.sessions, VISIBLE_SESSIONS)
+        self.sessions.setVisible(bool(usable))
+        self.sessions_hint.setVisible(bool(usable))
+        self.default_button.setVisible(bool(usable))
+        self.default_button.setEnabled(self.chosen is not None)
+
+    def _session_ticked(self, item: QTableWidgetItem) -> None:
+        if item.column() != 0:
+            return
+        ticked = set()
+        for row in range(self.sessions.rowCount()):
+            cell = self.sessions.item(row, 0)
+            if cell is not None and cell.checkState() == Qt.CheckState.Checked:
+                ticked.add(int(cell.data(Qt.ItemDataRole.UserRole)))
+        self.chosen = ticked
+        self.default_button.setEnabled(True)
+        self._recompute()
+
+    # -- the table and the verdict ------------------------------------------------------------
     def _recompute(self) -> None:
         direction: Any = self.direction.currentData()
-        self.figures = figures_from_results(self.results, direction)
+        self.figures = figures_from_results(self.results, direction, facts=self.facts,
+                                            chosen=self.chosen)
+        figures = self.figures
+        basis = figures.basis() if self.facts is not None else (
+            "The smb.conf each session ran with could not be read: these figures may mix "
+            "sessions run with different settings.")
+        if figures.mixed or self.facts is None:
+            basis = f"<span style='color:{WARNING}'><b>Mixed settings.</b> {_text(basis)}</span>"
+        else:
+            basis = _text(basis)
+        self.basis.setText(basis)
+        self.basis.setVisible(bool(basis))
         try:
-            self.report = self.figures.report()
+            self.report = figures.report()
         except SambaTuneError as error:
             self.report = None
-            self.verdict.setText(error.message)
+            self.table.setRowCount(0)
+            self.verdict.setText(_text(error.message))
             return
         report = self.report
         self.table.setRowCount(len(report.rows))
         bold = QFont(self.table.font())
         bold.setBold(True)
+        # With a layer still unmeasured the smallest figure is only the slowest so far.
+        known = report.limiting != "unknown"
         for row, layer in enumerate(report.rows):
             source = layer.source + ("" if layer.counted else " (not counted)")
+            limits = layer.limits and known
+            mark = "◀ limits" if limits else "slowest so far" if layer.limits else ""
             cells = [layer.name, _number(layer.ceiling_mb_per_s, 1), _number(layer.ceiling_mbit_per_s),
-                     _number(layer.percent_of_link), source, "◀ limits" if layer.limits else ""]
+                     _number(layer.percent_of_link), figures.describe_source(layer.name), source,
+                     mark]
+            facts = figures.session_of(layer.name)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if 1 <= column <= 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if layer.limits:
+                if column == SESSION_COLUMN and facts is not None:
+                    item.setToolTip(f"{facts.describe(figures.versions)}, started "
+                                    f"{facts.started_at}" + (f": {facts.note}" if facts.note else ""))
+                if limits:
                     item.setBackground(QBrush(LIMIT_ROW))
                     item.setFont(bold)
                 self.table.setItem(row, column, item)
-        self.table.resizeRowsToContents()
-        self.table.setMinimumHeight(34 + 30 * len(report.rows))
-        text = f"<b>Limit: {report.limiting}.</b> {report.reason}"
+        self._fit_table()
+        text = f"<b>Limit: {_text(report.limiting)}.</b> {_text(report.reason)}"
         if report.smb_vs_raw_meaning:
-            text += f"<br>{report.smb_vs_raw_meaning}"
+            text += f"<br>{_text(report.smb_vs_raw_meaning)}"
+        left_out = figures.left_out()
+        if left_out:
+            text += "".join(f"<br><span style='color:{WARNING}'>{_text(line)}</span>"
+                            for line in left_out)
         if report.advice:
-            text += "<ul>" + "".join(f"<li>{a}</li>" for a in report.advice) + "</ul>"
+            text += "<ul>" + "".join(f"<li>{_text(a)}</li>" for a in report.advice) + "</ul>"
         self.verdict.setText(text)
         if self.demand.text().strip():
             self._clients()
+
+    def _fit_table(self) -> None:
+        """Rows as tall as their wrapped text, the tables as tall as their rows."""
+        _fit_height(self.table, self.table.rowCount())
+        _fit_height(self.sessions, VISIBLE_SESSIONS)
+
+    def _schedule_fit(self) -> None:
+        if not self._fit_pending:
+            self._fit_pending = True
+            QTimer.singleShot(0, self._fit_now)
+
+    def _fit_now(self) -> None:
+        self._fit_pending = False
+        self._fit_table()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._schedule_fit()  # narrower columns wrap into more lines
 
     def _clients(self) -> None:
         from sambatune.client.quantities import parse_bandwidth
@@ -131,7 +368,8 @@ class BottleneckPanel(QWidget):
             demand = parse_bandwidth(text) / 8
             estimate = clients_supported(self.report.expected_bytes_per_s, demand)
         except SambaTuneError as error:
-            self.clients.setText(f"<span style='color:#b3261e'>{error.message}</span> {error.details}")
+            self.clients.setText(f"<span style='color:#b3261e'>{_text(error.message)}</span> "
+                                 f"{_text(error.details)}")
             return
         self.clients.setText(f"<b style='font-size:14pt'>About {estimate.clients} clients</b><br>"
-                             f"{estimate.assumption}")
+                             f"{_text(estimate.assumption)}")
