@@ -61,8 +61,7 @@ def run_testparm(
     errors: list[str] = []
     warnings: list[str] = []
     failed = result.exit_code != 0
-    for line in result.error_text.splitlines():
-        text = line.strip()
+    for text in messages_of_testparm(result.error_text):
         lower = text.lower()
         if not text or text.startswith(("Load smb config", "Loaded services", "Server role")):
             continue
@@ -79,6 +78,31 @@ def run_testparm(
     if failed and not errors:
         errors.append(f"testparm exited with status {result.exit_code}")
     return TestparmReport(path, result.exit_code, errors, warnings, result.text)
+
+
+# How a new testparm message starts; any other line carries on the one before it.
+_MESSAGE_START = re.compile(r"^(WARNING|ERROR|NOTE|Unknown|Ignoring|Invalid|Load smb|Loaded|"
+                            r"Server role|Weak crypto|Error|rlimit|[A-Za-z_]+(\([^)]*\))?: )")
+
+
+def messages_of_testparm(stderr: str) -> list[str]:
+    """testparm's stderr as whole messages: a warning over two or three lines (the
+    "(by default Samba will discover ...)" that follows one) is one message, not a
+    first line cut mid-sentence."""
+    messages: list[str] = []
+    previous_blank = True
+    for line in stderr.splitlines():
+        text = line.strip()
+        if not text:
+            previous_blank = True
+            continue
+        if (messages and not previous_blank and not _MESSAGE_START.match(text)
+                and messages[-1].startswith(("WARNING", "ERROR", "NOTE"))):
+            messages[-1] += " " + text
+        else:
+            messages.append(text)
+        previous_blank = False
+    return messages
 
 
 def parse_dump(text: str) -> dict[str, dict[str, str]]:
