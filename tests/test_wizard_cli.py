@@ -219,3 +219,42 @@ def test_a_restart_needs_consent_and_a_wizard_is_discarded_from_the_command_line
     assert state["stage"] == DONE and state["discarded"] is True
     assert state["steps"][-1]["data"]["stage"] == APPLY
     assert WizardStore().summaries(server=ssh.label, unfinished=True) == []
+
+
+def test_the_wizard_judges_with_the_stored_benchmarks_of_this_smb_conf(
+    troubled_smbd: SmbServer, ssh: Transport
+) -> None:
+    from bench_sessions import context, disk, throughput
+    from sambatune.bench.results_db import ResultsDatabase
+
+    live = troubled_smbd.config.read_bytes()
+    database = ResultsDatabase()
+
+    def save(result, conf: bytes) -> int:  # type: ignore[no-untyped-def]
+        result.target = ssh.label
+        return database.save(result, context(conf))
+
+    def judged() -> tuple[dict[str, Any], list[int]]:
+        wizard = TuningWizard.start(WizardStore(), ssh,
+                                    MeasureSpec(share=troubled_smbd.share, **QUICK),  # type: ignore[arg-type]
+                                    config_path=str(troubled_smbd.config))
+        wizard.run_survey(ssh)
+        findings = {f["id"]: f for f in wizard.find_problems(ssh)}
+        step = wizard.record.steps[-1]
+        wizard.discard("only judged")
+        return findings, step.data["measured_in"]
+
+    # Measured with another smb.conf: not this server's figures as it is now.
+    save(throughput("smb-client", "read", "SMB read", [40.0, 41.0, 40.5]), live + b"# v2\n")
+    findings, measured_in = judged()
+    assert "measure-throughput" in findings and measured_in == []
+
+    smb = save(throughput("smb-client", "read", "SMB read", [40.0, 41.0, 40.5]), live)
+    disk_test = save(disk(read_mb=180.0, write_mb=150.0, ops=2500.0), live)
+    findings, measured_in = judged()
+    assert measured_in == [smb, disk_test]
+    assert "measure-throughput" not in findings  # the SMB figure is on record now
+    slow = findings["smb-throughput-vs-ceiling"]
+    assert slow["title"].startswith("SMB reads reach only")
+    assert f"SMB from this computer session {smb}, run with this smb.conf" in \
+        slow["evidence"][0]["text"]

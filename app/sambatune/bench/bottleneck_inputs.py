@@ -94,6 +94,22 @@ def stored_facts(database: ResultsDatabase, results: Iterable[BenchResult]) -> d
     return {int(i): SessionFacts.of_result(by_id[i], sha, note or "") for i, sha, note in rows}
 
 
+def sessions_with_config(database: ResultsDatabase, server: str, smb_conf: bytes, *,
+                         limit: int = 20) -> list[StoredSession]:
+    """The newest sessions of ``server`` that can give a layer figure and ran with exactly
+    ``smb_conf`` (matched by hash, so only those sessions are read in full)."""
+    import hashlib
+
+    marks = ",".join("?" * len(LAYER_TESTS))
+    with database.connection() as db:
+        ids = [int(row[0]) for row in db.execute(
+            "SELECT sessions.id FROM sessions JOIN servers ON servers.id = sessions.server_id "
+            f"WHERE servers.label = ? AND smb_conf_sha256 = ? AND test IN ({marks}) "
+            "ORDER BY sessions.id DESC LIMIT ?",
+            [server, hashlib.sha256(smb_conf).hexdigest(), *LAYER_TESTS, limit])]
+    return [database.load(i) for i in ids]
+
+
 def config_versions(facts: Iterable[SessionFacts]) -> dict[str | None, str]:
     """A short name for each smb.conf the sessions ran with, oldest first: v1, v2, ..."""
     versions: dict[str | None, str] = {}

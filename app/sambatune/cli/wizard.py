@@ -628,6 +628,10 @@ def _findings_lines(wizard: TuningWizard) -> list[str]:
                 lines.append(f"         {sentence}")
     if not wizard.findings:
         lines.append("  (none)")
+    measured = judged.data.get("measured_in") if judged else None
+    if measured:
+        lines.append("Judged with the benchmark sessions run with this smb.conf: "
+                     + ", ".join(map(str, measured)) + ".")
     return lines
 
 
