@@ -258,3 +258,13 @@ def test_the_wizard_judges_with_the_stored_benchmarks_of_this_smb_conf(
     assert slow["title"].startswith("SMB reads reach only")
     assert f"SMB from this computer session {smb}, run with this smb.conf" in \
         slow["evidence"][0]["text"]
+
+
+def test_the_report_of_a_discarded_wizard_says_so() -> None:
+    store = WizardStore()
+    wizard = TuningWizard.start(store, LocalTransport(), MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
+                                config_path="/nowhere/smb.conf")
+    wizard.discard("the baseline failed")
+    report = wizard.report_html()
+    assert "discarded at survey: the baseline failed" in report
+    assert "was discarded at the survey step" in report and "not finished yet" not in report

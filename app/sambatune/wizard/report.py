@@ -67,6 +67,9 @@ def _step_summary(step: Any) -> str:
     if step.step == "finish":
         return "smb.conf unchanged" if data.get("identical_to_original") else (
             f"{len(data.get('kept') or [])} change(s) kept")
+    if step.step == "discard":
+        left = f"; left live: {data['left_live']}" if data.get("left_live") else ""
+        return f"discarded at {data.get('stage')}: {data.get('reason')}{left}"
     return ""
 
 
@@ -191,6 +194,13 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
             kept = "".join(f"<li>{escape(k)}</li>" for k in data.get("kept") or [])
             body.append(f"<p>Kept changes:</p><ul>{kept}</ul>" if kept else "")
             body.append(_pre(data.get("diff", "")))
+    elif (discarded := record.last("discard")) is not None:
+        data = discarded.data
+        left = (f" The change “{escape(str(data['left_live']))}” was applied and is still "
+                "live." if data.get("left_live") else "")
+        body.append(f"<p>The wizard was discarded at the {escape(str(data.get('stage')))} "
+                    f"step ({escape(str(data.get('reason')))}); smb.conf was left as it was "
+                    f"then.{left}</p>")
     else:
         body.append('<p class="muted">The wizard has not finished yet.</p>')
     if sessions:
