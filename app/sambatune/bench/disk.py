@@ -117,4 +117,8 @@ class DiskBenchmark(Benchmark[DiskOptions]):
         return READ
 
     def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:
+        names = _series_names(self.options)
+        self.plan_runs([n for n in names if n in (WRITE, READ)], bytes=self.options.size)
+        # Small files: as long as the runs before them took, until one has been timed.
+        self.plan_runs([n for n in names if n.startswith(METADATA)])
         yield from run_disk_agent(self, recorder, self.options)

@@ -18,6 +18,10 @@ class RunStarted:
     attempt: int
     warmup: bool
     label: str = ""
+    #: This run's number among the warm-ups, or among the counted runs, of its series
+    #: ("run ``number`` of ``of``"); 0 when the benchmark cannot say.
+    number: int = 0
+    of: int = 0
 
 
 @dataclass(frozen=True)
@@ -40,10 +44,28 @@ class RunFinished:
 
 @dataclass(frozen=True)
 class Progress:
-    """Overall progress of the whole benchmark, 0..1 (None when unknown)."""
+    """Overall progress of the whole benchmark, 0..1 (None when unknown).
+
+    ``remaining``: the seconds still to go, as the benchmark estimates them from what it
+    has measured so far (None until it can say); an empty ``message`` changes no text.
+    """
 
     fraction: float | None
     message: str
+    remaining: float | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """A benchmark made of parts says which one starts: "step ``index`` of ``count``".
+
+    ``series``: the series this part measures (the plot shows them while it runs).
+    """
+
+    index: int
+    count: int
+    title: str
+    series: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,4 +75,4 @@ class Notice:
     message: str
 
 
-BenchEvent = RunStarted | Sample | RunFinished | Progress | Notice
+BenchEvent = RunStarted | Sample | RunFinished | Progress | Notice | Step

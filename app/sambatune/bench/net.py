@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from sambatune.bench import progress
 from sambatune.bench.events import BenchEvent, Progress
 from sambatune.bench.runner import WHOLE, Benchmark, Phase, Recorder
 from sambatune.bench.tcp_stream import (
@@ -91,6 +92,14 @@ class PlannedRun:
     series: str
     attempt: int
     spec: StreamSpec
+
+
+def expected(run: PlannedRun) -> progress.PlannedRun:
+    """What the progress plan expects of a stream: its bytes, else its seconds."""
+    spec = run.spec
+    if spec.bytes:
+        return progress.PlannedRun(run.series, run.attempt, bytes=spec.bytes)
+    return progress.PlannedRun(run.series, run.attempt, seconds=spec.seconds)
 
 
 class NetStreams:
@@ -205,4 +214,5 @@ class NetBenchmark(Benchmark[NetOptions]):
         spec = self.options.spec(self.options.sndbuf, self.options.rcvbuf)
         plan = [PlannedRun(direction, attempt, spec)
                 for attempt in range(1, self.method.attempts + 1)]
+        self.plan.add(expected(run) for run in plan)
         yield from NetStreams(self, self.options).run(recorder, plan)

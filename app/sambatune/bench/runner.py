@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import abc
 import datetime as _dt
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent, Notice, Progress, RunFinished, RunStarted, Sample
+from sambatune.bench.progress import PlannedRun, ProgressPlan
 from sambatune.bench.records import BYTES, BenchResult, RunRecord, SeriesResult
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
@@ -43,6 +44,10 @@ class Method:
 
     def is_warmup(self, attempt: int) -> bool:
         return attempt <= self.warmup
+
+
+#: Samples bring a new estimate of the time left at most this often (seconds).
+ESTIMATE_EVERY = 0.25
 
 
 def now_iso() -> str:
@@ -74,7 +79,14 @@ class Recorder:
     def started(self, series: str, attempt: int, *, counted_always: bool = False) -> RunStarted:
         warmup = False if counted_always else self.method.is_warmup(attempt)
         label = self.series[series].label if series in self.series else series
-        return RunStarted(series, attempt, warmup, label)
+        method = self.method
+        if counted_always:
+            number, of = 1, 1
+        elif warmup:
+            number, of = attempt, method.warmup
+        else:
+            number, of = attempt - method.warmup, method.runs
+        return RunStarted(series, attempt, warmup, label, number, of)
 
     def record(
         self,
@@ -220,6 +232,8 @@ class Benchmark(abc.ABC, Generic[OptionsT]):
         self.context = context or BenchContext.bare(transport)
         self.cancel = cancel or CancelToken()
         self.result: BenchResult | None = None
+        #: The runs to come, which ``_measure`` lists so progress and time left follow them.
+        self.plan = ProgressPlan()
 
     def default_options(self) -> OptionsT:
         """The options when the caller gives none; tests that need a target refuse."""
@@ -242,6 +256,12 @@ class Benchmark(abc.ABC, Generic[OptionsT]):
         """Whom the session is filed under: the server as the transport reached it."""
         return self.transport.label
 
+    def plan_runs(self, series: Iterable[str], **expected: Any) -> None:
+        """Plan every attempt of ``series`` (in the order they alternate), as :class:`PlannedRun`."""
+        names = list(series)
+        self.plan.add(PlannedRun(name, attempt, **expected)
+                      for attempt in range(1, self.method.attempts + 1) for name in names)
+
     def events(self) -> Iterator[BenchEvent]:
         params = {"runs": self.method.runs, "warmup": self.method.warmup, **self.parameters()}
         recorder = Recorder(self.test, self.target_label, params, self.method,
@@ -249,10 +269,31 @@ class Benchmark(abc.ABC, Generic[OptionsT]):
         for message in self.context.notes:
             yield recorder.note(message)
         yield Progress(0.0, f"starting the {self.test} test on {self.transport.label}")
-        yield from self._measure(recorder)
+        yield from self._with_estimates(self._measure(recorder))
         self.cancel.raise_if_cancelled()
         self.result = recorder.finish(self.primary_series(recorder))
         yield Progress(1.0, "done")
+
+    def _with_estimates(self, events: Iterator[BenchEvent]) -> Iterator[BenchEvent]:
+        """The events, with the fraction and time left from the plan once it lists runs.
+
+        A run starting or ending, and samples (at most four times a second), each bring
+        a fresh :class:`Progress`; the agents' own progress keeps its message.
+        """
+        plan = self.plan
+        last = float("-inf")
+        for event in events:
+            plan.observe(event)
+            if isinstance(event, Progress) and plan:
+                fraction, remaining = plan.estimate()
+                event = Progress(fraction, event.message, remaining)
+            yield event
+            if plan and isinstance(event, (RunStarted, RunFinished, Sample)):
+                now = plan.clock()
+                if not isinstance(event, Sample) or now - last >= ESTIMATE_EVERY:
+                    last = now
+                    fraction, remaining = plan.estimate()
+                    yield Progress(fraction, "", remaining)
 
     def run(self, on_event: Callable[[BenchEvent], None] | None = None) -> BenchResult:
         for event in self.events():

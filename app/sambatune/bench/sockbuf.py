@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sambatune.bench.events import BenchEvent
-from sambatune.bench.net import NetOptions, NetStreams, PlannedRun
+from sambatune.bench.net import NetOptions, NetStreams, PlannedRun, expected
 from sambatune.bench.runner import Benchmark, Recorder
 from sambatune.errors import InvalidInput
 from sambatune.units import format_bytes
@@ -76,6 +76,7 @@ class SockbufBenchmark(Benchmark[SockbufOptions]):
             recorder.declare(name, label)
             spec = net.spec(size, size)
             plan += [PlannedRun(name, attempt, spec) for attempt in range(1, self.method.attempts + 1)]
+        self.plan.add(expected(run) for run in plan)
         for note in self._kernel_caps():
             yield recorder.note(note)
         yield from NetStreams(self, net).run(recorder, plan)

@@ -5,42 +5,33 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from sambatune.bench.events import BenchEvent, Notice, Progress, RunFinished, RunStarted, Sample
+from sambatune.bench.events import BenchEvent, Notice
+from sambatune.bench.progress import ProgressTracker
 from sambatune.bench.records import BYTES, BenchResult, SeriesResult
 from sambatune.cli.output import TerminalProgress
 from sambatune.units import format_bits, format_rate, format_seconds
 
 
 class BenchProgress:
-    """Events to a one-line progress bar on stderr (only when stderr is a terminal)."""
+    """Events to a one-line progress bar on stderr (only when stderr is a terminal): the
+    step, the run of how many, the live figure and the time left, as the GUI shows them."""
 
     def __init__(self) -> None:
         self.bar = TerminalProgress()
-        self.fraction: float | None = 0.0
-        self.run = ""
+        self.tracker = ProgressTracker()
 
     def message(self, text: str) -> None:
+        self.tracker.message(text)
         self.bar.update(None, text)
 
     def on_event(self, event: BenchEvent) -> None:
-        if isinstance(event, Progress):
-            if event.fraction is not None:
-                self.fraction = event.fraction
-            self.bar.update(self.fraction, self.run or event.message)
-        elif isinstance(event, RunStarted):
-            kind = "warm-up" if event.warmup else "run"
-            self.run = f"{event.label or event.series}: {kind} {event.attempt}"
-            self.bar.update(self.fraction, self.run)
-        elif isinstance(event, Sample):
-            self.bar.update(self.fraction, f"{self.run}  {format_rate(event.bytes_per_s)}")
-        elif isinstance(event, RunFinished):
-            record = event.record
-            figure = (format_rate(record.bytes_per_s) if record.unit == BYTES
-                      else _ops(record.operations_per_s))
-            self.bar.update(self.fraction, f"{self.run}  {figure}")
-        elif isinstance(event, Notice) and self.bar.enabled:
+        self.tracker.observe(event)
+        if isinstance(event, Notice) and self.bar.enabled:
             self.bar.done()
             print(f"sambatune: {event.message}", file=sys.stderr)
+            return
+        fraction = self.tracker.fraction
+        self.bar.update(0.0 if fraction is None else fraction, self.tracker.line())
 
     def done(self) -> None:
         self.bar.done()
