@@ -105,8 +105,12 @@ class Agent(object):
             self._processes.append(process)
         return process
 
-    def call(self, argv, timeout=None, env=None, cwd=None):
-        """Run a command to its end and return a Completed; a stop kills it at once."""
+    def call(self, argv, timeout=None, env=None, cwd=None, on_wait=None, every=0.5):
+        """Run a command to its end and return a Completed; a stop kills it at once.
+
+        ``on_wait(process, seconds)`` is called every ``every`` seconds while it runs
+        (to sample a transfer the command makes).
+        """
         started = time.monotonic()
         process = self.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=env, cwd=cwd)
@@ -122,11 +126,16 @@ class Agent(object):
         reader.daemon = True
         reader.start()
         deadline = None if timeout is None else started + timeout
+        tick = started + every
         try:
             while reader.is_alive():
                 reader.join(0.05)
                 if self.stopping.is_set():
                     raise Stop()
+                now = time.monotonic()
+                if on_wait is not None and now >= tick and process.poll() is None:
+                    tick = now + every
+                    on_wait(process, now - started)
                 if deadline is not None and time.monotonic() > deadline:
                     raise AgentFailure(
                         "timeout", "%s did not finish within %g s" % (argv[0], timeout))
@@ -443,9 +452,9 @@ class SmbClient(object):
             argv += ["-D", directory]
         return [*argv, "-c", commands]
 
-    def run(self, commands, directory=None, timeout=3600):
+    def run(self, commands, directory=None, timeout=3600, on_wait=None, every=0.5):
         done = self.agent.call(self.argv(commands, directory), timeout=timeout,
-                               env=dict(os.environ, LC_ALL="C"))
+                               env=dict(os.environ, LC_ALL="C"), on_wait=on_wait, every=every)
         self.check(done)
         return done
 

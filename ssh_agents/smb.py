@@ -19,12 +19,22 @@ Params:
   work_directory   where the local source file is kept (default: the system temp dir)
   protocol         highest protocol for smbclient -m, e.g. SMB3 (default: smbclient's)
 
-Lines: ``run_started`` {run, series}; ``run`` {run, series, bytes, seconds,
-wall_seconds}. Result: smbclient's version, the share, the file size.
+  sample_interval  seconds between ``sample`` lines during a copy (default 0.5)
+
+Lines: ``run_started`` {run, series}; ``sample`` {run, series, t, bytes, bytes_per_s}
+while smbclient copies; ``run`` {run, series, bytes, seconds, wall_seconds}.
+Result: smbclient's version, the share, the file size.
+
+smbclient says nothing until a copy ends (and a get receives a whole read of up to
+8 MiB before it writes any), so the samples count from outside what its connection has
+moved so far: bytes_received (get) or bytes_acked (put) of its TCP socket, from ss.
+Without ss, a put is followed by the bytes smbclient has read (/proc/PID/io), else by
+its file on the share as it grows; a get then has no samples.
 """
 
 import os
 import re
+import subprocess
 
 import agent_runtime
 from agent_runtime import AgentFailure, SmbClient
@@ -51,6 +61,82 @@ def make_source_file(agent, path, size):
                 agent.check()
     finally:
         os.close(fd)
+
+
+SS = agent_runtime.which("ss", extra_dirs=("/usr/sbin", "/sbin", "/usr/bin", "/bin"))
+TCP_COUNTER = {"get": "bytes_received", "put": "bytes_acked"}
+
+
+def tcp_bytes(port, pid, counter):
+    """A counter of the TCP connection that process ``pid`` has to ``port``, from ss."""
+    if not SS:
+        return None
+    try:
+        done = subprocess.run([SS, "-tinp", "state", "established", "( dport = :%d )" % port],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    entries = []
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        if line[:1] in (" ", "\t") and entries:
+            entries[-1] += " " + line  # ss -i puts the counters on a second line
+        else:
+            entries.append(line)
+    marker = "pid=%d," % pid
+    for entry in entries:
+        if marker in entry:
+            found = re.search(r"\b%s:(\d+)" % counter, entry)
+            return int(found.group(1)) if found else None
+    return None
+
+
+def io_bytes(pid, field):
+    """rchar or wchar of a process from /proc/PID/io; None where the system has none."""
+    try:
+        with open("/proc/%d/io" % pid, "r") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def file_bytes(path):
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+class CopySampler(object):
+    """``sample`` lines for one smbclient copy, counted from outside (see the top)."""
+
+    def __init__(self, agent, run, series, size, port, share_file):
+        self.agent = agent
+        self.run = run
+        self.series = series
+        self.size = size
+        self.port = port
+        self.share_file = share_file
+        self.last_t = 0.0
+        self.last_bytes = 0
+
+    def __call__(self, process, seconds):
+        moved = tcp_bytes(self.port, process.pid, TCP_COUNTER[self.series])
+        if moved is None and self.series == "put":
+            moved = io_bytes(process.pid, "rchar")
+            if moved is None and self.share_file:
+                moved = file_bytes(self.share_file)
+        if moved is None:
+            return
+        moved = min(moved, self.size)
+        elapsed = seconds - self.last_t
+        rate = (moved - self.last_bytes) / elapsed if elapsed > 0 else 0.0
+        self.agent.sample(run=self.run, series=self.series, t=round(seconds, 4), bytes=moved,
+                          bytes_per_s=max(rate, 0.0))
+        self.last_t, self.last_bytes = seconds, moved
 
 
 def parse_transfer(text, pattern, size):
@@ -98,17 +184,20 @@ def main(agent, params):
     if "put" not in operations:
         client.run(put)  # get needs the file on the share; this copy is not measured
 
+    interval = float(params.get("sample_interval") or 0.5)
+    share_file = os.path.join(share_dir, name) if share_dir else None
     for run in range(1, repeat + 1):
         agent.progress((run - 1) / float(repeat), "run %d of %d" % (run, repeat))
         for series in OPERATIONS:
             if series not in operations:
                 continue
             agent.emit("run_started", run=run, series=series)
+            sampler = CopySampler(agent, run, series, size, client.port, share_file)
             if series == "put":
-                done = client.run(put)
+                done = client.run(put, on_wait=sampler, every=interval)
                 transfer = parse_transfer(done.text + done.error_text, PUT_LINE, size)
             else:
-                done = client.run('get "%s" /dev/null' % name)
+                done = client.run('get "%s" /dev/null' % name, on_wait=sampler, every=interval)
                 transfer = parse_transfer(done.text + done.error_text, GET_LINE, size)
             if transfer is None:
                 raise client.failure(done, "smbclient did not report the %s rate." % series)

@@ -1,17 +1,28 @@
 """Long measurements say where they are: step, run of how many, the live figure, the time left.
 
-The estimates are checked with a clock the test moves.
+The estimates are checked with a clock the test moves; the SMB test against a real smbd
+with the classic fixed small socket buffers (``troubled_smbd``: a get runs at about
+2 MB/s), where it used to show nothing for minutes and took more than ten by default.
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from sambatune.bench.events import Progress, RunFinished, RunStarted, Sample, Step
+from sambatune.bench.context import collect_context
+from sambatune.bench.events import Notice, Progress, RunFinished, RunStarted, Sample, Step
 from sambatune.bench.progress import PlannedRun, ProgressPlan, ProgressTracker, format_left
 from sambatune.bench.records import RunRecord
+from sambatune.bench.runner import Method
+from sambatune.bench.sizing import adapted_size, nice_size_at_most
+from sambatune.bench.smb import GET, LARGEST_SIZE, PROBE_SIZE, PUT, SmbBenchmark, SmbOptions
+from sambatune.remote.local import LocalTransport
+from testbed.smbd import SmbServer
 
 MB = 1_000_000
+MiB = 1 << 20
 
 
 class Clock:
@@ -97,3 +108,94 @@ def test_durations_read_as_people_say_them() -> None:
     assert format_left(254) == "about 4 min 10 s left"
     assert format_left(1250) == "about 21 min left"
     assert format_left(3900) == "about 1 h 5 min left"
+
+
+def test_the_adapted_size_fits_the_target_and_stays_within_bounds() -> None:
+    assert nice_size_at_most(7 * MiB, 4 * MiB) == 6 * MiB
+    assert nice_size_at_most(1 * MiB, 4 * MiB) == 4 * MiB
+    slow = adapted_size({PUT: 100 * MB, GET: 2 * MB}, [PUT, GET], 6, target_seconds=60,
+                        smallest=4 * MiB, largest=512 * MiB, probe_size=4 * MiB)
+    # 6 rounds at 2 MB/s (and 100 MB/s) fit 60 s at about 19.6 MB: 16 MiB.
+    assert slow.size == 16 * MiB
+    assert slow.expected_seconds is not None and slow.expected_seconds <= 60
+    assert "16 MiB" in slow.reason and "512 MiB would take about 27 min" in slow.reason
+    fast = adapted_size({PUT: 900 * MB, GET: 1500 * MB}, [PUT, GET], 6, target_seconds=60,
+                        smallest=4 * MiB, largest=512 * MiB, probe_size=4 * MiB)
+    assert fast.size == 512 * MiB and "largest size" in fast.reason
+    crawling = adapted_size({GET: 0.1 * MB}, [GET], 6, target_seconds=60, smallest=4 * MiB,
+                            largest=512 * MiB, probe_size=4 * MiB)
+    assert crawling.size == 4 * MiB and "even at the smallest size" in crawling.reason
+
+
+# -- against a slow smbd -------------------------------------------------------------------
+
+
+def timed_events(bench: SmbBenchmark) -> list[tuple[float, object]]:
+    started = time.monotonic()
+    seen: list[tuple[float, object]] = []
+    bench.run(lambda event: seen.append((time.monotonic() - started, event)))
+    return seen
+
+
+def test_smb_on_a_slow_server_shows_its_copies_as_they_go(troubled_smbd: SmbServer) -> None:
+    transport = LocalTransport()
+    context = collect_context(transport, config_path=str(troubled_smbd.config))
+    size = 8 * MiB  # a given size is used as it is: no probe
+    bench = SmbBenchmark(transport, Method(runs=1, warmup=0),
+                         SmbOptions(share=troubled_smbd.share, size=size, ceilings=False),
+                         context=context)
+    seen = timed_events(bench)
+    result = bench.result
+    assert result is not None and result.parameters["size"] == size
+    assert "sizing" not in result.extra
+    assert not [e for _, e in seen if isinstance(e, Step) and e.count > 1]
+    started = next(t for t, e in seen if isinstance(e, RunStarted) and e.series == GET)
+    ended = next(t for t, e in seen if isinstance(e, RunFinished) and e.record.series == GET)
+    assert ended - started > 2, "the test bed's get should be slow (fixed 8 KiB buffers)"
+    run = next(e for _, e in seen if isinstance(e, RunStarted) and e.series == GET)
+    assert (run.number, run.of, run.warmup) == (1, 1, False)
+    # While the get crawls: samples from the server, growing, and a time left.
+    samples = [(t, e) for t, e in seen if isinstance(e, Sample) and e.series == GET
+               and started <= t <= ended]
+    assert len(samples) >= 3, samples
+    assert samples[0][0] - started < 1.5, "the first figure comes within a sample interval"
+    moved = [e.bytes for _, e in samples]
+    assert moved == sorted(moved) and 0 < moved[-1] <= size
+    assert all(e.source == "server" and e.bytes_per_s < 50 * MB for _, e in samples)
+    estimates = [(t, e) for t, e in seen if isinstance(e, Progress) and e.remaining is not None
+                 and started <= t < ended]
+    assert estimates and estimates[0][0] - started < 1.5
+    fractions = [e.fraction for _, e in estimates]
+    assert fractions == sorted(fractions) and 0 < fractions[-1] < 1
+    assert list(troubled_smbd.share_path.iterdir()) == []
+
+
+def test_the_default_smb_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> None:
+    transport = LocalTransport()
+    context = collect_context(transport, config_path=str(troubled_smbd.config))
+    target = 10.0
+    bench = SmbBenchmark(transport, Method(runs=2, warmup=1),
+                         SmbOptions(share=troubled_smbd.share, ceilings=False,
+                                    target_seconds=target),
+                         context=context)
+    started = time.monotonic()
+    seen = timed_events(bench)
+    took = time.monotonic() - started
+    result = bench.result
+    assert result is not None
+    size = result.parameters["size"]
+    assert PROBE_SIZE <= size < LARGEST_SIZE // 16
+    sizing = result.extra["sizing"]
+    assert sizing["size"] == size and sizing["probe_rates"][GET] < 20 * MB
+    reason = next(e.message for _, e in seen if isinstance(e, Notice) and "probe" in e.message)
+    assert f"{size >> 20} MiB" in reason and "512 MiB would take about" in reason
+    assert reason in result.notes
+    assert all(r.bytes == size for name in (PUT, GET) for r in result.series[name].runs)
+    steps = [e for _, e in seen if isinstance(e, Step)]
+    assert [(s.index, s.count) for s in steps] == [(1, 2), (2, 2)]
+    assert "probe" in steps[0].title and steps[1].series == (PUT, GET)
+    # The first estimate of the SMB runs is about the target; the whole test stays near it.
+    first = next(e.remaining for _, e in seen if isinstance(e, Progress) and e.remaining)
+    assert target / 3 < first < target * 3
+    assert took < target * 2 + 20, took
+    assert list(troubled_smbd.share_path.iterdir()) == []

@@ -7,17 +7,20 @@ the book's "Samba vs FTP" comparison, where Samba reached 68-80% of FTP in 1999.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.bench.context import BenchContext
 from sambatune.bench.disk import DiskOptions, run_disk_agent
-from sambatune.bench.events import BenchEvent
+from sambatune.bench.events import BenchEvent, Progress, RunFinished, Sample, Step
+from sambatune.bench.progress import PlannedRun
 from sambatune.bench.records import SeriesResult
-from sambatune.bench.runner import Benchmark, Phase, Recorder, translate_agent
+from sambatune.bench.runner import Benchmark, Method, Phase, Recorder, translate_agent
+from sambatune.bench.sizing import adapted_size
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.agents import AgentRun
+from sambatune.units import format_bytes, format_rate
 
 PUT, GET = "put", "get"
 TCP_LOOPBACK = "tcp-loopback"
@@ -27,12 +30,21 @@ SERIES_LABELS = {
     TCP_LOOPBACK: "Raw TCP on the server's loopback",
 }
 BOOK_RANGE = (0.68, 0.80)
+#: With no size given: a probe of this size first, then a file between these two sizes
+#: so that all SMB runs take about TARGET_SECONDS (the largest is the old fixed default).
+PROBE_SIZE = 4 << 20
+SMALLEST_SIZE = 4 << 20
+LARGEST_SIZE = 512 << 20
+TARGET_SECONDS = 60.0
+#: What the time left assumes of the disk ceiling's rate until it has measured it.
+DISK_GUESS = 200e6
 
 
 @dataclass(frozen=True)
 class SmbOptions:
     share: str
-    size: int = 512 << 20
+    #: The test file's size; None: sized from a short probe so the runs fit ``target_seconds``.
+    size: int | None = None
     operations: tuple[str, ...] = (PUT, GET)
     #: An account for the share; without one the session is a guest session.
     user: str | None = None
@@ -47,12 +59,16 @@ class SmbOptions:
     #: Also measure raw TCP on the server's loopback and its disk, for the ratios.
     ceilings: bool = True
     tcp_seconds: float = 3.0
+    #: With no size given: about how long all the SMB runs together should take.
+    target_seconds: float = TARGET_SECONDS
 
     def __post_init__(self) -> None:
         if not self.share:
             raise InvalidInput("Which share? The SMB test needs a share name.")
-        if self.size <= 0:
+        if self.size is not None and self.size <= 0:
             raise InvalidInput("The test file must be larger than 0 bytes.")
+        if self.target_seconds <= 0:
+            raise InvalidInput("The SMB runs need more than 0 seconds.")
         unknown = [o for o in self.operations if o not in (PUT, GET)]
         if unknown or not self.operations:
             raise InvalidInput(f"SMB operations are put and get (not {unknown}).")
@@ -85,32 +101,59 @@ class SmbBenchmark(Benchmark[SmbOptions]):
     def primary_series(self, recorder: Recorder) -> str:
         return GET if GET in recorder.series else PUT
 
-    def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:
+    def _agent_params(self, directory: str | None, size: int, repeat: int) -> dict[str, Any]:
         options = self.options
-        directory = options.directory or share_directory(self.context, options.share)
-        phases = 3 if options.ceilings else 1
-        for name in (GET, PUT):
-            if name in options.operations:
-                recorder.declare(name, SERIES_LABELS[name])
         params: dict[str, Any] = {
             "share": options.share, "port": options.port or self.context.smb_port(),
-            "address": options.address, "size": options.size,
-            "repeat": self.method.attempts, "operations": list(options.operations),
+            "address": options.address, "size": size,
+            "repeat": repeat, "operations": list(options.operations),
             "directory": directory, "protocol": options.protocol,
         }
         if options.user:
             params.update(user=options.user, password=options.password or "",
                           domain=options.domain or "")
-        run = AgentRun(self.transport, "smb", params, cancel=self.cancel)
-        result = yield from translate_agent(run, recorder, Phase(0, phases))
+        return params
+
+    def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:
+        options = self.options
+        directory = options.directory or share_directory(self.context, options.share)
+        operations = [name for name in (PUT, GET) if name in options.operations]
+        for name in (GET, PUT):
+            if name in options.operations:
+                recorder.declare(name, SERIES_LABELS[name])
+        steps = Steps((options.size is None) + 1 + 2 * options.ceilings)
+        size = options.size
+        rates: dict[str, float] = {}
+        if size is None:
+            yield steps.next(f"sizing the test file with a {format_bytes(PROBE_SIZE, 0)} probe")
+            rates = yield from self._probe(directory)
+            sizing = adapted_size(rates, operations, self.method.attempts,
+                                  target_seconds=options.target_seconds, smallest=SMALLEST_SIZE,
+                                  largest=LARGEST_SIZE, probe_size=PROBE_SIZE, what="SMB copies")
+            size = sizing.size
+            recorder.parameters["size"] = size
+            recorder.extra["sizing"] = sizing.to_json()
+            yield recorder.note(sizing.reason)
+        self.plan.add(PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
+                      for attempt in range(1, self.method.attempts + 1) for name in operations)
+        if options.ceilings:
+            self.plan_runs([TCP_LOOPBACK], seconds=options.tcp_seconds)
+            if directory:
+                self.plan_runs(["disk-write", "disk-read"], bytes=size, rate=DISK_GUESS)
+        yield steps.next("SMB put and get through the share (smbclient)", tuple(operations))
+        run = AgentRun(self.transport, "smb", self._agent_params(directory, size, self.method.attempts),
+                       cancel=self.cancel)
+        result = yield from translate_agent(run, recorder, steps.phase())
         recorder.extra["smb"] = result.data
         if not options.ceilings:
             return
-        yield from self._tcp_ceiling(recorder, Phase(1, phases))
+        yield steps.next("raw TCP on the server's loopback (the ceiling)", (TCP_LOOPBACK,))
+        yield from self._tcp_ceiling(recorder, steps.phase())
+        yield steps.next("the share's disk (the ceiling)", ("disk-write", "disk-read"))
         if directory:
-            disk = DiskOptions(directory=directory, size=options.size,
+            disk = DiskOptions(directory=directory, size=size,
                                operations=("write", "read"), prefix="disk-")
-            yield from run_disk_agent(self, recorder, disk, Phase(2, phases))
+            yield from run_disk_agent(self, recorder, disk, steps.phase())
         else:
             yield recorder.note(
                 "The share's directory on the server is unknown, so its disk was not measured."
@@ -120,12 +163,43 @@ class SmbBenchmark(Benchmark[SmbOptions]):
         if sentence:
             yield recorder.note(sentence)
 
+    def _probe(self, directory: str | None) -> Generator[BenchEvent, None, dict[str, float]]:
+        """One put and get of a small file, counted nowhere: the rates to size the file by."""
+        scratch = Recorder(self.test, self.target_label, {}, Method(runs=1, warmup=0), None)
+        run = AgentRun(self.transport, "smb", self._agent_params(directory, PROBE_SIZE, 1),
+                       cancel=self.cancel)
+        rates: dict[str, float] = {}
+        for event in translate_agent(run, scratch):
+            if isinstance(event, Sample):
+                yield Progress(None, f"probe: {event.series} {format_rate(event.bytes_per_s)}")
+            elif isinstance(event, RunFinished):
+                record = event.record
+                if record.bytes_per_s:
+                    rates[record.series] = record.bytes_per_s
+                yield Progress(None, f"probe: {record.series} {format_rate(record.bytes_per_s)}")
+        return rates
+
     def _tcp_ceiling(self, recorder: Recorder, phase: Phase) -> Iterator[BenchEvent]:
         recorder.declare(TCP_LOOPBACK, SERIES_LABELS[TCP_LOOPBACK])
         spec = {"direction": "download", "seconds": self.options.tcp_seconds}
         params = {"loopback": True, "runs": [spec] * self.method.attempts}
         run = AgentRun(self.transport, "net", params, cancel=self.cancel)
         yield from translate_agent(run, recorder, phase, lambda _name: TCP_LOOPBACK)
+
+
+class Steps:
+    """Numbers a benchmark's parts as they start ("step 2 of 4"); one part says nothing."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.index = 0
+
+    def next(self, title: str, series: tuple[str, ...] = ()) -> Step:
+        self.index += 1
+        return Step(self.index, self.count, title, series)
+
+    def phase(self) -> Phase:
+        return Phase(self.index - 1, self.count)
 
 
 def _mean(series: dict[str, SeriesResult], name: str) -> float | None:

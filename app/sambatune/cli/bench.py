@@ -61,8 +61,9 @@ def register(subparsers: Any) -> None:
                        "loopback, against its raw TCP and disk ceilings")
     _add_place_options(smb)
     _add_smb_options(smb)
-    smb.add_argument("--size", metavar="BYTES", default="512MiB",
-                     help="test file size (default 512MiB)")
+    smb.add_argument("--size", metavar="BYTES", default="auto",
+                     help="test file size (default auto: a 4MiB probe copy first, then a size "
+                          "that keeps all SMB runs near a minute, at most 512MiB)")
     smb.add_argument("--operations", default="put,get", help="put, get or both (default)")
     smb.add_argument("--no-ceilings", action="store_true",
                      help="skip the raw TCP and disk measurements the ratios need")
@@ -277,7 +278,8 @@ def build_benchmark(args: argparse.Namespace, transport: Any, context: Any, canc
         from sambatune.bench.smb import SmbBenchmark, SmbOptions
 
         smb = SmbOptions(
-            share=_share(args, context), size=_size(args.size),
+            share=_share(args, context),
+            size=None if args.size.strip().lower() == "auto" else _size(args.size),
             operations=_list(args.operations, str), ceilings=not args.no_ceilings, **smb_login,
         )
         return SmbBenchmark(transport, method, smb, **common)
