@@ -7,11 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from sambatune.bench.events import RunFinished, Sample
+from sambatune.bench.events import RunFinished, Sample, Step
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.bench.runner import Method
 from sambatune.bench.smb_bulk_read import AES_CMAC, AES_GMAC, HMAC_SHA256, Signer
@@ -239,6 +241,64 @@ def test_cancel_stops_and_cleans_up(smbd: SmbServer) -> None:
     with pytest.raises(Cancelled):
         bench.run(on_event)
     assert probe_files(smbd.share_path) == []
+
+
+def established_to(port: int) -> list[str]:
+    """This computer's TCP connections to ``port`` that are still open."""
+    done = subprocess.run(["ss", "-tnH", "state", "established", f"( dport = :{port} )"],
+                          capture_output=True, text=True, check=True)
+    return [line for line in done.stdout.splitlines() if line.strip()]
+
+
+def test_cancel_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServer) -> None:
+    """smbd with fixed 8 KiB socket buffers sends about 2 MB/s, so the four 4 MiB reads in
+    flight take 8 s to arrive: a cancel must not wait for them (it took 10.4 s)."""
+    cancel = CancelToken()
+    bench = SmbClientBenchmark(None, Method(runs=5, warmup=0),
+                               options(troubled_smbd, size=64 << 20, block_size=4 << 20,
+                                       outstanding=4),
+                               cancel=cancel)
+    cancelled_at: list[float] = []
+    reading: list[Sample] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, Sample) and event.series == READ:
+            reading.append(event)
+            if event.t >= 1.0 and not cancelled_at:
+                cancelled_at.append(time.monotonic())
+                cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        bench.run(on_event)
+    took = time.monotonic() - cancelled_at[0]
+    # The read was slow and still going: most of the file was not read yet.
+    assert reading[-1].bytes < 32 << 20 and reading[-1].bytes_per_s < 50e6
+    assert took < 1.0, f"the cancel took {took:.2f} s"
+    # Nothing left behind: the test file is gone, no connection stays open.
+    assert probe_files(troubled_smbd.share_path) == []
+    assert established_to(troubled_smbd.port) == []
+    assert not [t for t in threading.enumerate() if t.name == "sambatune-smb-probe"]
+
+
+def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> None:
+    """No size given: a 4 MiB probe first, then a file the runs read in about the target
+    time (at about 2 MB/s, far below the 256 MiB that took nine minutes a run here)."""
+    events: list[object] = []
+    target = 8.0
+    started = time.monotonic()
+    result = SmbClientBenchmark(None, Method(runs=1, warmup=1),
+                                options(troubled_smbd, size=None, target_seconds=target)).run(
+        events.append)
+    took = time.monotonic() - started
+    size = result.parameters["size"]
+    assert 4 << 20 <= size <= 16 << 20
+    assert result.extra["sizing"]["probe_rates"][READ] < 20e6
+    assert any("probe measured" in n and "256 MiB would take about" in n for n in result.notes)
+    assert all(r.bytes == size for name in (WRITE, READ) for r in result.series[name].runs)
+    steps = [e for e in events if isinstance(e, Step)]
+    assert [(s.index, s.count) for s in steps] == [(1, 2), (2, 2)]
+    assert took < 2 * target + 15, took
+    assert probe_files(troubled_smbd.share_path) == []
 
 
 def test_os_path_variant_writes_reads_and_drops_the_file(smbd: SmbServer) -> None:

@@ -54,6 +54,12 @@ HMAC_SHA256, AES_CMAC, AES_GMAC = 0, 1, 2
 CREDIT_BYTES = 64 * 1024
 #: Without a single answer for this long, the server is taken to be gone.
 IDLE_LIMIT = 60.0
+#: How often a wait for an answer looks at the cancel token (seconds).
+CANCEL_POLL = 0.05
+#: After a cancel or a failure, answers still in flight get this long to arrive so the
+#: connection stays usable; a slow server's are dropped with the connection instead
+#: (its socket closed), because a cancel must stop within a second.
+DRAIN_SECONDS = 0.2
 
 #: Called with (bytes moved so far, seconds since the transfer started).
 OnProgress = Callable[[int, float], None]
@@ -316,8 +322,11 @@ class BulkReader:
              on_progress: OnProgress | None = None, into: memoryview | None = None) -> int:
         """Read ``size`` bytes from offset 0; into ``into`` when given, else only counted.
 
-        Returns the bytes received. A short file or any failure raises; cancelling lets
-        the requests in flight finish first, so the connection can still close the file.
+        Returns the bytes received. A short file or any failure raises. A cancel stops
+        the wait for an answer at once; the answers still in flight get DRAIN_SECONDS to
+        arrive so the connection can still close the file, else the connection is closed
+        (:attr:`FramedTcp.connected` turns False), so a cancel never waits for a slow
+        server to send megabytes nobody wants.
         """
         import time
 
@@ -335,8 +344,10 @@ class BulkReader:
                     offset += length
                 if not pending:
                     break
-                message_id, slot = pending.popleft()
-                self._wait(slot)
+                _message_id, slot = pending[0]
+                if not self._wait(slot, cancel):
+                    break  # cancelled: the answer is left to the drain below
+                pending.popleft()
                 if slot.error is not None:
                     raise slot.error
                 if slot.received != slot.length:
@@ -345,11 +356,24 @@ class BulkReader:
                 if on_progress is not None:
                     on_progress(moved, time.perf_counter() - started)
         finally:
-            for message_id, slot in pending:
-                if not (self.transport.connected and slot.done.wait(IDLE_LIMIT)):
-                    self.transport.forget(message_id)
+            self._drain(pending)
         cancel.raise_if_cancelled()
         return moved
+
+    def _drain(self, pending: deque[tuple[int, _Slot]]) -> None:
+        """Let the answers in flight arrive, briefly; else close the connection under them."""
+        import time
+
+        deadline = time.monotonic() + DRAIN_SECONDS
+        for _message_id, slot in pending:
+            left = deadline - time.monotonic()
+            if not (self.transport.connected and slot.done.wait(max(left, 0.0))):
+                break
+        else:
+            return
+        for message_id, _slot in pending:
+            self.transport.forget(message_id)
+        self.transport.close()
 
     def _send(self, offset: int, length: int, target: memoryview) -> tuple[int, _Slot]:
         charge = credit_charge(length)
@@ -378,16 +402,20 @@ class BulkReader:
             raise
         return message_id, slot
 
-    def _wait(self, slot: _Slot) -> None:
+    def _wait(self, slot: _Slot, cancel: CancelToken) -> bool:
+        """Wait for the answer; False as soon as ``cancel`` is set."""
         import time
 
         deadline = time.monotonic() + IDLE_LIMIT
-        while not slot.done.wait(0.5):
+        while not slot.done.wait(CANCEL_POLL):
+            if cancel.cancelled:
+                return False
             if not self.transport.connected or self.connection._t_exc is not None:
                 raise ConnectionFailed("The SMB connection broke during the read.",
                                        details=repr(self.connection._t_exc))
             if time.monotonic() > deadline:
                 raise ConnectionFailed(f"The SMB server sent nothing for {IDLE_LIMIT:.0f} s.")
+        return True
 
 
 def probe_connection_class() -> type:

@@ -7,7 +7,9 @@ Both run here, on this computer, so the figure covers this computer, the network
 the server together; the server-side tests (net, disk, smb) split that up.
 
 Each attempt writes the test file and then reads it back; warm-up attempts first,
-as the method asks. The file is deleted at the end, also on failure or cancel.
+as the method asks. The file is deleted at the end, also on failure or cancel. With no
+size given, a short probe (one write and read of 4 MiB) first measures the rates, and
+the file is sized so that all runs take about a minute (:mod:`sambatune.bench.sizing`).
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ from typing import Any
 
 from sambatune.bench import path_probe
 from sambatune.bench.context import BenchContext
-from sambatune.bench.events import BenchEvent, Progress
+from sambatune.bench.events import BenchEvent, Progress, Step
+from sambatune.bench.progress import PlannedRun
 from sambatune.bench.runner import Benchmark, Method, Recorder
+from sambatune.bench.sizing import adapted_size
 from sambatune.bench.smb_wire import OnProgress, SmbLogin, SmbProbeConnection, Transfer
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.transport import Transport
-from sambatune.units import format_bits, format_percent
+from sambatune.units import format_bits, format_bytes, format_percent, format_rate
 
 WRITE, READ = "write", "read"
 SMBPROTOCOL = "smbprotocol"
@@ -44,6 +48,13 @@ SERIES_LABELS = {
 PURE_PYTHON_CEILING_BITS = {READ: 10e9, WRITE: 2.5e9}
 #: A client process this busy (CPU seconds per second) is the limit itself.
 CLIENT_BUSY_SHARE = 0.85
+#: With no size given: a probe of this size, then a file between these sizes so that all
+#: runs take about ``target_seconds`` (the largest is the form's old fixed default).
+PROBE_SIZE = 4 << 20
+SMALLEST_SIZE = 4 << 20
+LARGEST_SIZE = 256 << 20
+#: Moves the test file: (where its progress goes, how many bytes).
+Work = Callable[[OnProgress, int], Transfer]
 
 
 @dataclass(frozen=True)
@@ -54,13 +65,15 @@ class SmbClientOptions:
     login: SmbLogin = field(default_factory=SmbLogin)
     #: A directory on the share as this computer sees it (mount point or UNC path).
     path: str | None = None
-    size: int = 256 << 20
+    #: The test file's size; None: sized from a short probe so the runs fit ``target_seconds``.
+    size: int | None = None
     #: Bytes per request (capped at what the server negotiated) or per OS write/read.
     block_size: int = 4 << 20
     #: Requests in flight at once (SambaTune's client only).
     outstanding: int = 4
     operations: tuple[str, ...] = (WRITE, READ)
     sample_interval: float = 0.1
+    target_seconds: float = 60.0
 
     def __post_init__(self) -> None:
         if self.path and (self.server or self.share):
@@ -69,7 +82,7 @@ class SmbClientOptions:
             raise InvalidInput("Which share? Give the server and the share (or a mounted path).")
         if not 0 < self.port < 65536:
             raise InvalidInput(f"{self.port} is not a TCP port.")
-        if self.size <= 0 or self.block_size <= 0:
+        if (self.size is not None and self.size <= 0) or self.block_size <= 0:
             raise InvalidInput("The test file and the block size must be larger than 0 bytes.")
         if not 1 <= self.outstanding <= 64:
             raise InvalidInput("Between 1 and 64 requests can be in flight.")
@@ -174,19 +187,20 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
             name = connection.new_name()
             created = False
             try:
-                def write(on_progress: OnProgress) -> Transfer:
-                    return connection.write_file(name, options.size, options.block_size,
+                def write(on_progress: OnProgress, size: int) -> Transfer:
+                    return connection.write_file(name, size, options.block_size,
                                                  options.outstanding, self.cancel, on_progress)
 
-                def read(on_progress: OnProgress) -> Transfer:
-                    return connection.read_file(name, options.size, options.block_size,
+                def read(on_progress: OnProgress, size: int) -> Transfer:
+                    return connection.read_file(name, size, options.block_size,
                                                 options.outstanding, self.cancel, on_progress)
 
                 created = True
                 yield from self._attempts(recorder, write, read)
             finally:
                 if created:
-                    connection.delete(name)
+                    # A cancel may have closed the connection under a slow transfer.
+                    connection.remove(name)
         finally:
             connection.close()
 
@@ -202,10 +216,10 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
             yield recorder.note("This system cannot drop a file from its cache, so a read right "
                                 "after the write may come from this computer's memory.")
 
-        def write(on_progress: OnProgress) -> Transfer:
-            return path_probe.write_file(file, options.size, options.block_size, self.cancel, on_progress)
+        def write(on_progress: OnProgress, size: int) -> Transfer:
+            return path_probe.write_file(file, size, options.block_size, self.cancel, on_progress)
 
-        def read(on_progress: OnProgress) -> Transfer:
+        def read(on_progress: OnProgress, size: int) -> Transfer:
             path_probe.drop_cached(file)
             return path_probe.read_file(file, options.block_size, self.cancel, on_progress)
 
@@ -215,20 +229,34 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
             path_probe.remove(Path(file))
 
     # -- shared ---------------------------------------------------------------------------
-    def _attempts(self, recorder: Recorder, write: Callable[[OnProgress], Transfer],
-                  read: Callable[[OnProgress], Transfer]) -> Iterator[BenchEvent]:
+    def _attempts(self, recorder: Recorder, write: Work, read: Work) -> Iterator[BenchEvent]:
         options = self.options
         steps = [(n, write if n == WRITE else read) for n in (WRITE, READ) if n in options.operations]
+        size = options.size
+        rates: dict[str, float] = {}
+        if size is None:
+            yield Step(1, 2, f"sizing the test file with a {format_bytes(PROBE_SIZE, 0)} probe")
+            rates = yield from self._probe(write, read)
+            sizing = adapted_size(rates, [name for name, _work in steps], self.method.attempts,
+                                  target_seconds=options.target_seconds, smallest=SMALLEST_SIZE,
+                                  largest=LARGEST_SIZE, probe_size=PROBE_SIZE, what="runs")
+            size = sizing.size
+            recorder.parameters["size"] = size
+            recorder.extra["sizing"] = sizing.to_json()
+            yield recorder.note(sizing.reason)
+            yield Step(2, 2, "writes and reads of the test file", tuple(n for n, _w in steps))
         if WRITE not in options.operations:
             yield Progress(0.0, "writing the test file to read")
-            yield from self._watch(None, 0, write)
+            yield from self._watch(None, 0, write, size)
+        self.plan.add(PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
+                      for attempt in range(1, self.method.attempts + 1) for name, _work in steps)
         total = self.method.attempts * len(steps)
         done = 0
         for attempt in range(1, self.method.attempts + 1):
             for name, work in steps:
                 self.cancel.raise_if_cancelled()
                 yield recorder.started(name, attempt)
-                transfer = yield from self._watch(recorder, attempt, work, name)
+                transfer = yield from self._watch(recorder, attempt, work, size, name)
                 share = transfer.client_cpu_share
                 yield recorder.record(name, attempt, seconds=transfer.seconds, bytes=transfer.bytes,
                                       details={"client": options.client, "cpu_seconds": transfer.cpu_seconds,
@@ -238,9 +266,20 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
                 done += 1
                 yield Progress(done / total, f"{name} {attempt} of {self.method.attempts}")
 
-    def _watch(self, recorder: Recorder | None, attempt: int, work: Callable[[OnProgress], Transfer],
+    def _probe(self, write: Work, read: Work) -> Generator[BenchEvent, None, dict[str, float]]:
+        """One write and one read of a small file, counted nowhere: the rates to size by."""
+        rates: dict[str, float] = {}
+        for name, work in ((WRITE, write), (READ, read)):
+            yield Progress(None, f"probe: {name} of {format_bytes(PROBE_SIZE, 0)}")
+            transfer = yield from self._watch(None, 0, work, PROBE_SIZE)
+            if transfer.seconds > 0:
+                rates[name] = transfer.bytes / transfer.seconds
+                yield Progress(None, f"probe: {name} {format_rate(rates[name])}")
+        return rates
+
+    def _watch(self, recorder: Recorder | None, attempt: int, work: Work, size: int,
                series: str = "") -> Generator[BenchEvent, None, Transfer]:
-        watched = _Watched(work)
+        watched = _Watched(lambda on_progress: work(on_progress, size))
         watched.start()
         last_bytes, last_t = 0, 0.0
         while watched.is_alive():
@@ -251,6 +290,7 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
                 yield recorder.sample(series, attempt, t, moved, rate, source="client")
                 last_bytes, last_t = moved, t
         if watched.error is not None:
+            self.cancel.raise_if_cancelled()
             raise watched.error
         assert watched.result is not None
         return watched.result

@@ -301,7 +301,10 @@ class SmbProbeConnection:
                 sent = self.connection.send(message, sid, tid, credit_request=_charge(length))
                 pending.append((sent, receive, offset))
                 offset += length
-            sent, receive, at = pending.popleft()
+            sent, receive, at = pending[0]
+            if not _answered(sent, cancel):
+                break
+            pending.popleft()
             answer = receive(sent)
             if isinstance(answer, int):
                 moved += answer
@@ -312,12 +315,57 @@ class SmbProbeConnection:
             if on_progress is not None:
                 on_progress(moved, time.perf_counter() - started)
             if cancel.cancelled:
-                # Collect what is still in flight so the connection stays usable for cleanup.
-                for sent, receive, _ in pending:
-                    with contextlib.suppress(Exception):
-                        receive(sent)
-                cancel.raise_if_cancelled()
+                break
+        if cancel.cancelled:
+            self._drain([(sent, receive) for sent, receive, _ in pending])
+            cancel.raise_if_cancelled()
         return Transfer(moved, time.perf_counter() - started, time.process_time() - cpu)
+
+    def _drain(self, pending: list[tuple[Any, Any]]) -> None:
+        """Collect the answers still in flight, briefly (the connection stays usable for the
+        cleanup); a slow server's are dropped with the connection, whose socket is closed."""
+        from sambatune.bench.smb_bulk_read import DRAIN_SECONDS
+
+        deadline = time.monotonic() + DRAIN_SECONDS
+        for sent, receive in pending:
+            if not sent.response_event.wait(max(deadline - time.monotonic(), 0.0)):
+                self.abort()
+                return
+            with contextlib.suppress(Exception):
+                receive(sent)
+
+    def abort(self) -> None:
+        """Close the socket under everything in flight: the connection cannot be used again."""
+        connection = self.connection
+        if connection is not None and connection.transport is not None:
+            with contextlib.suppress(Exception):
+                connection.transport.close()
+
+    @property
+    def usable(self) -> bool:
+        connection = self.connection
+        return bool(connection is not None and connection.transport is not None
+                    and connection.transport.connected and connection._t_exc is None
+                    and self.tree is not None)
+
+    def remove(self, name: str) -> None:
+        """Delete ``name``: on this connection, or on a new one when a cancel closed this one."""
+        if self.usable:
+            self.delete(name)
+            return
+        with SmbProbeConnection(self.server, self.share, self.port, self.login,
+                                timeout=self.timeout) as fresh:
+            fresh.delete(name)
+
+
+def _answered(sent: Any, cancel: CancelToken) -> bool:
+    """Wait for the answer to ``sent``; False as soon as ``cancel`` is set."""
+    from sambatune.bench.smb_bulk_read import CANCEL_POLL
+
+    while not sent.response_event.wait(CANCEL_POLL):
+        if cancel.cancelled:
+            return False
+    return True
 
 
 def _explained(exc: BaseException, message: str) -> SambaTuneError:

@@ -38,7 +38,9 @@ def add_parser(tests: Any) -> None:
     login.add_argument("--remember-password", action="store_true",
                        help="after a successful run, keep the password in the system keyring")
     test = parser.add_argument_group("test")
-    test.add_argument("--size", default="256MiB", metavar="BYTES", help="test file size (default 256MiB)")
+    test.add_argument("--size", default="auto", metavar="BYTES",
+                      help="test file size (default auto: a 4MiB probe write and read first, then "
+                           "a size that keeps all runs near a minute, at most 256MiB)")
     test.add_argument("--block-size", default="4MiB", metavar="BYTES",
                       help="bytes per request (default 4MiB, capped at what the server allows)")
     test.add_argument("--outstanding", type=int, default=4,
@@ -89,7 +91,8 @@ def handle(args: argparse.Namespace) -> int:
     options = SmbClientOptions(
         server=args.server, share=args.share, port=args.port, path=args.path,
         login=SmbLogin(user=args.user, password=password, domain=args.domain),
-        size=parse_size(args.size), block_size=parse_size(args.block_size),
+        size=None if args.size.strip().lower() == "auto" else parse_size(args.size),
+        block_size=parse_size(args.block_size),
         outstanding=args.outstanding,
         operations=tuple(o.strip() for o in args.operations.split(",") if o.strip()),
     )
