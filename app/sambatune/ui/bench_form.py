@@ -47,6 +47,15 @@ EXPLANATIONS = {
                   "server together, as users see them.",
 }
 SECRET_KIND = "smb"
+#: The file size each test starts with; "auto" lets the SMB test size it from a probe.
+AUTO = "auto"
+DEFAULT_SIZES = {"disk": "256MiB", "smb": AUTO, "smb-client": AUTO}
+SIZE_TIPS = {
+    "smb": "auto: a short probe copy first, then a file sized so that all the SMB runs take "
+           "about a minute (at most 512MiB). A size you give is always used.",
+    "smb-client": "auto: a short probe write and read first, then a file sized so that all "
+                  "the runs take about a minute (at most 256MiB). A size you give is always used.",
+}
 #: Which rows each test shows.
 ROWS = {
     "share": {"disk", "smb", "dirscale", "smb-client"},
@@ -81,7 +90,8 @@ class RunRequest:
     remember: bool = False
     path: str = ""
     seconds: float = 5.0
-    size: int = 256 << 20
+    #: None: the SMB test sizes its file from a short probe.
+    size: int | None = 256 << 20
     block: int = 4 << 20
     outstanding: int = 4
     sizes: tuple[int, ...] = ()
@@ -137,6 +147,7 @@ class BenchForm(QWidget):
         self.duration.setSuffix(" s")
         self.duration.setValue(5.0)
         self.file_size = QLineEdit("256MiB")
+        self._size_default = "256MiB"
         self.block = QLineEdit("4MiB")
         self.outstanding = QSpinBox()
         self.outstanding.setRange(1, 64)
@@ -174,6 +185,12 @@ class BenchForm(QWidget):
         test = self.current_test()
         for key, widget in self.rows.items():
             self.form.setRowVisible(widget, test in ROWS[key])
+        # A size left at one test's default follows to the next test's default.
+        default = DEFAULT_SIZES.get(test, self._size_default)
+        if self.file_size.text().strip().lower() == self._size_default.lower():
+            self.file_size.setText(default)
+        self._size_default = default
+        self.file_size.setToolTip(SIZE_TIPS.get(test, ""))
         if test == "sockbuf" and self.duration.value() == 5.0:
             self.duration.setValue(2.0)
         elif test != "sockbuf" and self.duration.value() == 2.0:
@@ -207,6 +224,16 @@ class BenchForm(QWidget):
                 raise InvalidInput(f"'{text}' are not file counts.", details="Examples: 1000, 10k.")
             return tuple(int(p) for p in parts) or DEFAULT_COUNTS
 
+        def file_size(text: str) -> int | None:
+            if text.strip().lower() in ("", AUTO):
+                if DEFAULT_SIZES.get(test) == AUTO:
+                    return None
+                if not text.strip():
+                    return 256 << 20
+                raise InvalidInput("Only the SMB tests size their file themselves.",
+                                   details="Give a size, e.g. 256MiB.")
+            return parse_size(text)
+
         share = self.share.currentText().strip()
         if test in ("smb", "dirscale", "smb-client") and not share and not self.path.text().strip():
             raise InvalidInput("Which share? Choose one of the server's shares.")
@@ -220,7 +247,7 @@ class BenchForm(QWidget):
             port=self.port.value(), user=self.user.text().strip(), password=self.password.text(),
             remember=self.remember.isChecked(), path=self.path.text().strip(),
             seconds=self.duration.value(),
-            size=parse_size(self.file_size.text()) if test in ROWS["size"] else 256 << 20,
+            size=file_size(self.file_size.text()) if test in ROWS["size"] else 256 << 20,
             block=parse_size(self.block.text()) if test in ROWS["block"] else 4 << 20,
             outstanding=self.outstanding.value(),
             sizes=sizes(self.sizes.text()) if test == "sockbuf" else (),
@@ -261,7 +288,7 @@ def build_benchmark(request: RunRequest, transport: Any, context: Any, cancel: C
 
         directory = request.directory or context.share_path(request.share)
         return DiskBenchmark(transport, method, DiskOptions(
-            directory=directory, size=request.size, block_size=request.block,
+            directory=directory, size=request.size or 256 << 20, block_size=request.block,
             sample_interval=request.sample_interval * 2), **common)
     login: dict[str, Any] = {"user": request.user or None, "password": _password(request)}
     if test == "smb":

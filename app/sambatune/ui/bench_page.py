@@ -3,13 +3,17 @@
 Everything slow happens in a worker (``session.run_task``): connecting agents, the
 transfers, the results database, report writing. The GUI thread only receives events:
 samples go to the live plot through a 100 ms throttle, runs to the table as they finish.
+The status line under the progress bar says which step and which run of how many, the
+live figure and the time left (:class:`ProgressTracker`), and counts down between events.
+A test made of steps (the SMB test and its ceilings) shows each step's curves while it
+runs and, at the end, the step of its main figure again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -23,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.bench.events import Notice, Progress, RunFinished, RunStarted, Sample
+from sambatune.bench.events import Notice, Progress, RunFinished, RunStarted, Sample, Step
+from sambatune.bench.progress import ProgressTracker
 from sambatune.bench.records import BenchResult
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
@@ -38,6 +43,8 @@ from sambatune.ui.session import ServerSession
 from sambatune.ui.sockbuf_view import SockbufView
 from sambatune.ui.tasks import Task
 
+#: The status line is redrawn at most this often (ms), and counts the time left down.
+STATUS_EVERY_MS = 250
 PURE_PYTHON_HINT = (" SambaTune's own SMB client reads as fast as smbclient and writes up to about "
                     "2.5 Gbit/s; when it is the limit itself, the result says so. Give a mounted "
                     "path to measure through this computer's own client instead.")
@@ -52,6 +59,12 @@ class BenchmarksPage(QWidget):
         self.last_result: BenchResult | None = None
         self._surveyed_port: int | None = None  # the port the last survey put in the form
         self.run_numbers: dict[str, int] = {}
+        self.tracker = ProgressTracker()
+        self.steps: list[Step] = []
+        self.shown_step: Step | None = None
+        self.status_ticker = QTimer(self)
+        self.status_ticker.setInterval(STATUS_EVERY_MS)
+        self.status_ticker.timeout.connect(self._show_status)
         outer = QHBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 8)
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -183,6 +196,9 @@ class BenchmarksPage(QWidget):
         self.runs.clear()
         self.notes.setText("")
         self.run_numbers.clear()
+        self.steps.clear()
+        self.shown_step = None
+        self.tracker.reset(f"Starting: {TESTS[request.test]}…")
         self.progress.setValue(0)
         self.views.setCurrentIndex(0)
         session = self.session
@@ -207,6 +223,7 @@ class BenchmarksPage(QWidget):
         self._set_busy(True)
         run_heap.run_started()
         self.status.setText(f"Starting: {TESTS[request.test]}…")
+        self.status_ticker.start()
         self.task = self.session.run_task(
             f"Benchmark: {TESTS[request.test]}", work, on_event=self._on_event, on_done=self._done,
             on_failed=self._failed, on_cancelled=self._cancelled,
@@ -214,6 +231,7 @@ class BenchmarksPage(QWidget):
 
     def cancel(self) -> None:
         if self.task is not None:
+            self.status_ticker.stop()
             self.status.setText("Cancelling: the agents stop and clean up…")
             self.task.cancel()
 
@@ -223,18 +241,22 @@ class BenchmarksPage(QWidget):
         self.form.setEnabled(not busy)
 
     def _on_event(self, event: Any) -> None:
+        self.tracker.observe(event)
         if isinstance(event, Sample):
             self.live.add(event)
+        elif isinstance(event, Step):
+            self.steps.append(event)
+            if event.count > 1 and event.series:
+                # Each step's own curves: SMB at 2 MB/s beside TCP at 4 GB/s would be a flat line.
+                self.live.clear(f"Step {event.index} of {event.count}: {event.title}")
+                self.shown_step = event
+            self._show_status()
         elif isinstance(event, RunStarted):
             self.live.run_started(event.series, event.attempt, event.warmup, event.label)
-            if event.warmup:
-                step = f"warm-up {event.attempt}"
-            else:
-                # Counted runs are numbered as in the table and the legend: after the warm-ups.
-                step = f"run {self.run_numbers.get(event.series, 0) + 1}"
-            self.status.setText(f"{event.label or event.series}: {step}…")
+            self._show_status()
         elif isinstance(event, RunFinished):
             record = event.record
+            self.live.run_finished(record)
             number = None
             if not record.warmup:
                 number = self.run_numbers[record.series] = self.run_numbers.get(record.series, 0) + 1
@@ -249,10 +271,19 @@ class BenchmarksPage(QWidget):
             shown = self.notes.text()
             self.notes.setText((shown + "<br>" if shown else "") + "ℹ " + event.message)
 
+    def _show_status(self) -> None:
+        """The tracker's line: step, run of how many, live figure, time left."""
+        if self.task is None:
+            return
+        line = self.tracker.line()
+        if line and line != self.status.text():
+            self.status.setText(line)
+
     def _end(self) -> None:
         if self.task is not None:
             run_heap.run_ended()
         self.task = None
+        self.status_ticker.stop()
         self.live.finish()
         self._set_busy(False)
         self.progress.setRange(0, 1000)
@@ -261,6 +292,7 @@ class BenchmarksPage(QWidget):
         self._end()
         self.last_result = result
         self.progress.setValue(1000)
+        self._show_main_step(result)
         self.runs.show_series(list(result.series.values()))
         summary = result.summary.stats()
         mean = ""
@@ -273,6 +305,20 @@ class BenchmarksPage(QWidget):
         if result.test == "sockbuf":
             self.sockbuf.show_result(result, f" (session {result.session_id})")
         self.history.refresh()
+
+    def _show_main_step(self, result: BenchResult) -> None:
+        """After a test of several steps, the curves of the step its main figure comes from
+        (the SMB runs, not the raw TCP ceiling measured last)."""
+        main = next((step for step in self.steps if result.primary in step.series), None)
+        if main is None or main is self.shown_step or main.count < 2:
+            return
+        labels = {name: result.series[name].label for name in main.series if name in result.series}
+        warmups = [(r.series, r.attempt) for name in labels for r in result.series[name].runs
+                   if r.warmup]
+        title = main.title[:1].upper() + main.title[1:]
+        records = [r for name in labels for r in result.series[name].runs]
+        self.live.show_samples(title, result.samples, labels, warmups, records)
+        self.shown_step = main
 
     def _failed(self, error: SambaTuneError) -> None:
         self._end()

@@ -14,13 +14,15 @@ both axes' text and tick pictures, 30 to 50 ms on a loaded two-core machine):
   ten times a second; the y range keeps a sixth of headroom above the highest point.
 
 The legend is a line of text under the plot, outside the curves, so it never hides
-them however many runs there are.
+them however many runs there are. A run too short for two samples (a put that takes a
+tenth of a second) is drawn as its average across its duration, so every run shows.
 """
 
 from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +31,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from sambatune.bench.events import Sample
+from sambatune.bench.records import RunRecord
 from sambatune.ui.tasks import Throttle
 
 COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
@@ -140,6 +143,22 @@ class LivePlot(QWidget):
     def add(self, sample: Sample) -> None:
         self.throttle.push(sample)
 
+    def run_finished(self, record: RunRecord) -> None:
+        """A run ended: one too short for two samples gets its average drawn instead."""
+        self.throttle.push(record)
+
+    def show_samples(self, title: str, samples: Iterable[Sample], labels: Mapping[str, str],
+                     warmups: Iterable[tuple[str, int]], records: Iterable[RunRecord] = ()) -> None:
+        """Draw runs again from their samples: after the SMB test, its SMB runs, which the
+        ceilings' curves replaced while they were measured."""
+        self.clear(title)
+        self.labels.update(labels)
+        self.warmup.update(warmups)
+        chosen: list[Sample | RunRecord] = [s for s in samples if s.series in labels]
+        chosen += [r for r in records if r.series in labels]
+        if chosen:
+            self._flush(chosen)
+
     def finish(self) -> None:
         self.throttle.drain()
 
@@ -147,14 +166,18 @@ class LivePlot(QWidget):
     def points(self) -> int:
         return sum(line.count for line in self.lines.values())
 
-    def _flush(self, samples: list[Sample]) -> None:
+    def _flush(self, items: list[Sample | RunRecord]) -> None:
         grouped: dict[tuple[str, int], list[tuple[float, float]]] = {}
         x_high = y_high = 0.0
-        for sample in samples:
-            y = sample.bytes_per_s / 1e6
-            grouped.setdefault((sample.series, sample.attempt), []).append((sample.t, y))
-            x_high = max(x_high, sample.t)
-            y_high = max(y_high, y)
+        for item in items:
+            if isinstance(item, RunRecord):
+                points = self._average(item, len(grouped.get((item.series, item.attempt), [])))
+            else:
+                points = [(item.t, item.bytes_per_s / 1e6)]
+            for x, y in points:
+                grouped.setdefault((item.series, item.attempt), []).append((x, y))
+                x_high = max(x_high, x)
+                y_high = max(y_high, y)
         added = False
         for key, points in grouped.items():
             line = self.lines.get(key)
@@ -166,6 +189,17 @@ class LivePlot(QWidget):
             self._show_legend()
         self._set_ranges(x_high, y_high * (1 + HEADROOM))
         self.flushes += 1
+
+    def _average(self, record: RunRecord, pending: int) -> list[tuple[float, float]]:
+        """Points for a finished run that has fewer than two: its average over its time."""
+        line = self.lines.get((record.series, record.attempt))
+        drawn = (line.count if line is not None else 0) + pending
+        rate = record.bytes_per_s
+        if drawn >= 2 or not rate or record.seconds <= 0:
+            return []
+        if drawn == 1:  # one sample: carried on to the run's end at the average
+            return [(record.seconds, rate / 1e6)]
+        return [(0.0, rate / 1e6), (record.seconds, rate / 1e6)]
 
     def _set_ranges(self, x_high: float, y_high: float, exact: bool = False) -> None:
         """Grow the ranges to round numbers when the points outgrow them; never shrink."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.bench.events import Progress, RunFinished, RunStarted
+from sambatune.bench.progress import ProgressTracker
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.apply import StepEvent
@@ -113,6 +114,12 @@ class WizardPage(QWidget):
         self.status.setObjectName("wizardStatus")
         self.status.setWordWrap(True)
         bar.addWidget(self.status, 1)
+        # While a step measures: which run of how many, the live figure, the time left
+        # (counted down between events, redrawn at most four times a second).
+        self.tracker = ProgressTracker(SERIES_NAMES)
+        self.status_ticker = QTimer(self)
+        self.status_ticker.setInterval(250)
+        self.status_ticker.timeout.connect(self._show_progress)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("wizardCancel")
         self.cancel_button.clicked.connect(self.cancel)
@@ -304,6 +311,8 @@ class WizardPage(QWidget):
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)
         self.status.setText(f"{name}…")
+        self.tracker.reset(f"{name}…")
+        self.status_ticker.start()
 
         def finished(result: Any) -> None:
             self._end()
@@ -314,6 +323,7 @@ class WizardPage(QWidget):
 
     def _end(self) -> None:
         self.task = None
+        self.status_ticker.stop()
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
@@ -339,6 +349,7 @@ class WizardPage(QWidget):
 
     def cancel(self) -> None:
         if self.task is not None:
+            self.status_ticker.stop()
             self.status.setText("Cancelling: the agents stop and clean up…")
             self.cancel_button.setEnabled(False)
             self.task.cancel()
@@ -346,18 +357,15 @@ class WizardPage(QWidget):
     def _on_event(self, event: Any) -> None:
         if isinstance(event, (StepEvent, RunStarted, tuple)):
             self._refresh_steps()
+        self.tracker.observe(event)
         if isinstance(event, Progress):
             if event.fraction is None:
                 self.progress.setRange(0, 0)
             else:
                 self.progress.setRange(0, 1000)
                 self.progress.setValue(int(event.fraction * 1000))
-            if event.message and event.message != "done":
-                self.status.setText(event.message[:1].upper() + event.message[1:])
         elif isinstance(event, RunStarted):
-            kind = "warm-up" if event.warmup else "run"
-            name = SERIES_NAMES.get(event.series, event.label or event.series)
-            self.status.setText(f"{name}: {kind} {event.attempt}…")
+            self._show_progress()
         elif isinstance(event, RunFinished):
             self.measure_view.add_run(event.record)
         elif isinstance(event, StepEvent):
@@ -365,7 +373,14 @@ class WizardPage(QWidget):
         elif isinstance(event, tuple) and event and event[0] == "diff":
             self.measure_view.show_diff(str(event[1]))
         elif isinstance(event, str):
-            self.status.setText(event)
+            self.tracker.message(event)
+            self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The running step's line: run of how many, live figure, time left."""
+        line = self.tracker.line()
+        if self.task is not None and line and line != self.status.text():
+            self.status.setText(line)
 
     def _transport_and_root(self, cancel: CancelToken) -> tuple[Any, bool]:
         transport = self.session.require_transport()
