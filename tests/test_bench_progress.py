@@ -75,17 +75,17 @@ def test_the_tracker_line_says_step_run_figure_and_time_left() -> None:
     tracker.observe(Progress(0.0, "starting the smb test"))
     assert tracker.line() == "Starting the smb test"
     tracker.observe(Step(2, 4, "SMB put and get", ("put", "get")))
+    assert tracker.line() == "Step 2 of 4: SMB put and get"
     tracker.observe(RunStarted("get", 3, False, "SMB get", number=2, of=5))
     tracker.observe(Sample("get", 3, 1.5, 3 * MB, 2.3 * MB))
     tracker.observe(Progress(0.3, "", remaining=83.0))
-    assert tracker.line() == ("Step 2 of 4: SMB put and get · Read: run 2 of 5 · 2.3 MB/s · "
-                              "about 1 min 20 s left")
+    assert tracker.line() == "Step 2 of 4 · Read: run 2 of 5 · 2.3 MB/s · about 1 min 20 s left"
     clock.now += 30
     assert tracker.line().endswith("about 55 s left"), "it counts down between events"
     # An agent's own "run 3 of 6" between runs does not replace what the runs say.
     tracker.observe(finished("get", 3, 4.0, 8 * MB))
     tracker.observe(Progress(0.4, "run 3 of 6"))
-    assert tracker.line().startswith("Step 2 of 4: SMB put and get · Read: run 2 of 5 done, 2.0 MB/s")
+    assert tracker.line().startswith("Step 2 of 4 · Read: run 2 of 5 done, 2.0 MB/s")
     warm = ProgressTracker(clock=clock)
     warm.observe(RunStarted("put", 1, True, "SMB put", number=1, of=1))
     assert warm.line() == "SMB put: warm-up 1 of 1"

@@ -63,7 +63,7 @@ def test_smb_on_a_slow_server_says_where_it_is_then_shows_its_own_runs(
 
     qtbot.waitUntil(crawling, timeout=60000)
     text = page.status.text()
-    assert text.startswith("Step 1 of 3: SMB put and get"), text
+    assert text.startswith("Step 1 of 3 · SMB get"), text
     assert "run 1 of 1" in text
     assert page.progress.maximum() == 1000 and 0 < page.progress.value() < 1000
     assert page.live.plot.getPlotItem().titleLabel.text.startswith("Step 1 of 3")

@@ -247,8 +247,11 @@ class ProgressTracker:
 
     def line(self) -> str:
         parts = []
-        if self.step is not None and self.step.count > 1:
-            parts.append(f"Step {self.step.index} of {self.step.count}: {self.step.title}")
+        step = self.step
+        if step is not None and step.count > 1:
+            # Once a run of the step goes, its own label says what the step is about.
+            busy = self.run is not None or self.finished
+            parts.append(f"Step {step.index} of {step.count}" + ("" if busy else f": {step.title}"))
         if self.run is not None:
             parts.append(self._run_words(self.run))
             if self.figure:

@@ -271,7 +271,7 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         rates: dict[str, float] = {}
         for name, work in ((WRITE, write), (READ, read)):
             yield Progress(None, f"probe: {name} of {format_bytes(PROBE_SIZE, 0)}")
-            transfer = yield from self._watch(None, 0, work, PROBE_SIZE)
+            transfer = yield from self._watch(None, 0, work, PROBE_SIZE, f"probe: {name}")
             if transfer.seconds > 0:
                 rates[name] = transfer.bytes / transfer.seconds
                 yield Progress(None, f"probe: {name} {format_rate(rates[name])}")
@@ -285,9 +285,12 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         while watched.is_alive():
             watched.join(self.options.sample_interval)
             moved, t = watched.progress
-            if recorder is not None and t > last_t:
+            if t > last_t:
                 rate = (moved - last_bytes) / (t - last_t)
-                yield recorder.sample(series, attempt, t, moved, rate, source="client")
+                if recorder is not None:
+                    yield recorder.sample(series, attempt, t, moved, rate, source="client")
+                elif series:  # a transfer counted nowhere (the probe): its figure as a message
+                    yield Progress(None, f"{series} {format_rate(rate)}")
                 last_bytes, last_t = moved, t
         if watched.error is not None:
             self.cancel.raise_if_cancelled()

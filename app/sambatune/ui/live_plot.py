@@ -170,12 +170,15 @@ class LivePlot(QWidget):
         grouped: dict[tuple[str, int], list[tuple[float, float]]] = {}
         x_high = y_high = 0.0
         for item in items:
+            key = (item.series, item.attempt)
             if isinstance(item, RunRecord):
-                points = self._average(item, len(grouped.get((item.series, item.attempt), [])))
+                points = self._average(item, grouped.get(key, []))
+                if points:
+                    grouped[key] = []  # the run's average replaces a lone sample
             else:
                 points = [(item.t, item.bytes_per_s / 1e6)]
             for x, y in points:
-                grouped.setdefault((item.series, item.attempt), []).append((x, y))
+                grouped.setdefault(key, []).append((x, y))
                 x_high = max(x_high, x)
                 y_high = max(y_high, y)
         added = False
@@ -190,15 +193,16 @@ class LivePlot(QWidget):
         self._set_ranges(x_high, y_high * (1 + HEADROOM))
         self.flushes += 1
 
-    def _average(self, record: RunRecord, pending: int) -> list[tuple[float, float]]:
-        """Points for a finished run that has fewer than two: its average over its time."""
+    def _average(self, record: RunRecord, pending: list[tuple[float, float]]
+                 ) -> list[tuple[float, float]]:
+        """A finished run with fewer than two points: its average from start to end instead."""
         line = self.lines.get((record.series, record.attempt))
-        drawn = (line.count if line is not None else 0) + pending
+        drawn = line.count if line is not None else 0
         rate = record.bytes_per_s
-        if drawn >= 2 or not rate or record.seconds <= 0:
+        if drawn + len(pending) >= 2 or not rate or record.seconds <= 0:
             return []
-        if drawn == 1:  # one sample: carried on to the run's end at the average
-            return [(record.seconds, rate / 1e6)]
+        if line is not None:
+            line.count = 0
         return [(0.0, rate / 1e6), (record.seconds, rate / 1e6)]
 
     def _set_ranges(self, x_high: float, y_high: float, exact: bool = False) -> None:
