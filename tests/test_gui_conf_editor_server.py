@@ -195,8 +195,11 @@ def test_someone_elses_change_is_not_overwritten(
     page = _open_editor(qtbot, over_ssh)
     _type_at_end(page, ["# mine"])
     theirs = server.config.read_bytes() + b"# theirs\n"
-    server.config.write_bytes(theirs)
     dialog = _apply(qtbot, page)
+    # Between the review's check and Apply (a change before the review is caught there:
+    # test_gui_follow_live).
+    qtbot.waitUntil(lambda: dialog.plan is not None, timeout=60000)
+    server.config.write_bytes(theirs)
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
     assert dialog.outcome is not None and dialog.outcome.status == "refused"

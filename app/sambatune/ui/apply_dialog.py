@@ -63,6 +63,7 @@ class ApplyDialog(QDialog):
         candidate: bytes,
         summary: str = "",
         title: str = "Apply smb.conf",
+        what: str = "an apply",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -83,6 +84,11 @@ class ApplyDialog(QDialog):
         self.plan: ApplyOutcome | None = None
         self.plan_task: Task | None = None
         self._start_when_planned = False
+        # What changed the file, for the pages that follow it ("a restore from smb.conf
+        # history"); they hear of it when this dialog closes, once its result was read.
+        self.what = what
+        self._touched_live = False
+        self.finished.connect(self._tell_pages)
 
         layout = QVBoxLayout(self)
         self.pages = QStackedWidget()
@@ -189,24 +195,30 @@ class ApplyDialog(QDialog):
 
     # -- the plan (a dry run) ---------------------------------------------------------
     def _check_plan(self) -> None:
-        from sambatune.remote.apply import ApplyRequest, apply_config
+        from sambatune.remote.apply import ApplyRequest, apply_config, read_live
 
         session = self.session
         path, original, candidate = self.path, self.original, self.candidate
 
-        def work(_report: Any, cancel: CancelToken) -> ApplyOutcome:
+        def work(_report: Any, cancel: CancelToken) -> tuple[ApplyOutcome, bytes]:
             transport = session.require_transport()
             sudo = session.prepare_root(transport, path, cancel)
+            # Is the "live" side of the review still what is live?
+            live = read_live(transport, path, sudo=sudo).data
             return apply_config(transport, ApplyRequest(path, original, candidate, sudo=sudo,
-                                                        dry_run=True), cancel=cancel)
+                                                        dry_run=True), cancel=cancel), live
 
-        self.plan_task = session.run_task("Check the change", work, on_done=self._planned,
+        self.plan_task = session.run_task("Check the change", work,
+                                          on_done=lambda result: self._planned(*result),
                                           on_failed=self._plan_failed,
                                           on_cancelled=lambda: self._plan_failed(None))
 
-    def _planned(self, plan: ApplyOutcome) -> None:
+    def _planned(self, plan: ApplyOutcome, live: bytes | None = None) -> None:
         self.plan_task = None
         self.plan = plan
+        if live is not None and live != self.original:
+            self._changed_since_read(live)
+            return
         self.plan_label.setText(plan_html(plan))
         needs_restart = plan.activation == "restart"
         self.allow_restart.setVisible(needs_restart)
@@ -217,6 +229,24 @@ class ApplyDialog(QDialog):
                 self.apply_button.setText("Apply")
             else:
                 self.start()
+
+    def _changed_since_read(self, live: bytes) -> None:
+        """The file changed on the server after the page read it: this review would not
+        compare with what is live, and Apply would refuse. Closing makes the page read
+        the live file again (the editor then offers to keep the edits on it)."""
+        from sambatune.remote.apply import unified_diff
+
+        self._start_when_planned = False
+        self._touched_live = True
+        self.apply_button.setEnabled(False)
+        self.apply_button.setText("Apply")
+        self.plan_label.setText(
+            "<span style='color:#b3261e'><b>⚠ smb.conf changed on the server after it was "
+            "read</b></span> (that change is below). Apply would refuse rather than overwrite "
+            "it. Close this window: SambaTune reads the live file again (the editor offers to "
+            "keep your edits on it); then review once more.")
+        self.diff.show_diff(unified_diff(self.original, live, self.path, "when it was read",
+                                         "live now"))
 
     def _plan_failed(self, error: SambaTuneError | None) -> None:
         self.plan_task = None
@@ -326,6 +356,7 @@ class ApplyDialog(QDialog):
         self.result_label.show()
         self._show_details(outcome)
         self._finish()
+        self._touched_live = True
         self.finished_outcome.emit(outcome)
 
     def _show_details(self, outcome: ApplyOutcome) -> None:
@@ -358,6 +389,7 @@ class ApplyDialog(QDialog):
         self.filler.hide()
 
     def _failed(self, error: SambaTuneError) -> None:
+        self._touched_live = True  # an error mid-pipeline: what is live is read again
         self.result_label.setStyleSheet("background:#fdecea; color:#611a15; padding:8px;")
         self.result_label.setText(f"<b>Failed.</b> {html.escape(error.message)}")
         self.result_label.show()
@@ -398,6 +430,15 @@ class ApplyDialog(QDialog):
                                           "in place SambaTune finishes or rolls back.")
         else:
             self.reject()
+
+    def _tell_pages(self, _result: int) -> None:
+        """The run may have changed the live file: the pages showing it read it again.
+
+        Told when the dialog closes, so a question about unsaved edits in the editor
+        comes after the admin read the result, not over it."""
+        if self._touched_live:
+            self._touched_live = False
+            self.session.live_config_changed.emit(self.path, self.what)
 
     def reject(self) -> None:
         # Escape or the window's close button while the steps run: stop them, keep the

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sambatune.applied_versions import AppliedVersion
 from sambatune.cancellation import CancelToken
 from sambatune.remote.config_backups import Backup
 from sambatune.ui.diff_view import DiffView
@@ -30,6 +32,8 @@ class HistoryPage(QWidget):
         self.setObjectName("historyPage")
         self.session = session
         self.backups: list[Backup] = []
+        #: This computer's record of the run each backup was made for, by backup id.
+        self.runs: dict[str, AppliedVersion] = {}
         self.live: bytes = b""
         self.path = ""
         self.dialog: Any = None
@@ -49,7 +53,8 @@ class HistoryPage(QWidget):
         layout.addLayout(top)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.table = read_only_table(
-            ["Backed up at (UTC)", "Size", "By", "Backed up before this change"], "backupTable",
+            ["Backed up at (UTC)", "What happened", "Backed up before this change", "Size",
+             "By"], "backupTable",
             select=QAbstractItemView.SelectionMode.SingleSelection)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         splitter.addWidget(self.table)
@@ -66,12 +71,19 @@ class HistoryPage(QWidget):
         splitter.setSizes([220, 380])
         layout.addWidget(splitter, 1)
         self._contents: dict[str, bytes] = {}
+        self._refreshing = False
+        self._refresh_again = False
 
     def refresh(self) -> None:
+        """Read the backups again; one reading at a time (asked again meanwhile: once more)."""
+        if self._refreshing:
+            self._refresh_again = True
+            return
+        self._refreshing = True
         session = self.session
         self.refresh_button.setEnabled(False)
 
-        def work(report: Any, cancel: CancelToken) -> tuple[str, bytes, list[Backup]]:
+        def work(report: Any, cancel: CancelToken) -> Loaded:
             from sambatune.remote.apply import read_live
             from sambatune.remote.config_backups import BackupStore
 
@@ -79,25 +91,45 @@ class HistoryPage(QWidget):
             path = session.config_path()
             sudo = session.prepare_root(transport, path, cancel)
             live = read_live(transport, path, sudo=sudo).data
-            return path, live, BackupStore(transport, path, sudo=sudo).entries()
+            backups = BackupStore(transport, path, sudo=sudo).entries()
+            return path, live, backups, recorded_runs(transport.label, path)
 
-        session.run_task("Backups", work, on_done=self._loaded,
-                         on_finished=lambda: self.refresh_button.setEnabled(True))
+        def finished() -> None:
+            self._refreshing = False
+            self.refresh_button.setEnabled(True)
+            if self._refresh_again:
+                self._refresh_again = False
+                self.refresh()
 
-    def _loaded(self, result: tuple[str, bytes, list[Backup]]) -> None:
-        self.path, self.live, self.backups = result
-        self._contents.clear()
-        self.where.setText(f"Backups of {self.path}, newest first. Restoring one goes through "
-                           "the same checks as any change.")
+        session.run_task("Backups", work, on_done=self._loaded, on_finished=finished)
+
+    def _loaded(self, result: Loaded) -> None:
+        chosen = self.selected()
+        if result[0] != self.path:
+            self._contents.clear()  # another smb.conf (a backup's bytes never change)
+        self.path, self.live, self.backups, self.runs = result
+        self.where.setText(f"Backups of {self.path}, newest first: each is the file as it was "
+                           "before a change SambaTune applied or tried to. Restoring one goes "
+                           "through the same checks as any change.")
         self.table.setRowCount(len(self.backups))
         for row, backup in enumerate(self.backups):
-            values = [_when(backup),
-                      format_bytes(backup.size), backup.applied_by, backup.summary]
+            happened = what_happened(self.runs.get(backup.id))
+            values = [_when(backup), happened.short, backup.summary,
+                      format_bytes(backup.size), backup.applied_by]
             for column, value in enumerate(values):
-                self.table.setItem(row, column, QTableWidgetItem(value))
+                item = QTableWidgetItem(value)
+                item.setToolTip(happened.long)
+                if not happened.applied:
+                    # An attempt, not a version the server ran with after it.
+                    item.setForeground(QColor("#8a5300" if column == OUTCOME else "#6e6e6e"))
+                self.table.setItem(row, column, item)
+        self.table.clearSelection()
         self.diff.clear()
         self.restore_button.setEnabled(False)
         self.diff_title.setText("Select a backup to see what restoring it would change.")
+        ids = [backup.id for backup in self.backups]
+        if chosen is not None and chosen.id in ids:  # still there: compared with live again
+            self.table.selectRow(ids.index(chosen.id))
         if not self.backups:
             self.diff_title.setText("")
             self.diff.setPlainText("No backups yet: they appear after the first change applied "
@@ -153,11 +185,85 @@ class HistoryPage(QWidget):
             return
         self.dialog = ApplyDialog(
             self.session, path=self.path, original=self.live, candidate=self._contents[backup.id],
-            summary=f"restored the backup of {backup.created}", title="Restore a backup",
-            parent=self.window(),
+            summary=f"restored the backup of {_when(backup)} UTC", title="Restore a backup",
+            what="a restore from smb.conf history", parent=self.window(),
         )
         self.dialog.finished_outcome.connect(lambda _outcome: self.refresh())
         self.dialog.open()
+
+
+Loaded = tuple[str, bytes, list[Backup], dict[str, AppliedVersion]]
+#: The table's column saying what became of each change.
+OUTCOME = 1
+
+NOT_APPLIED = ("The backup was made before SambaTune tried the change and holds the file as "
+               "SambaTune expected it then.")
+
+
+def recorded_runs(server: str, path: str) -> dict[str, AppliedVersion]:
+    """This computer's record of each apply run, by the backup made for it (worker thread).
+
+    A run from another computer (or from before SambaTune kept the record) has none."""
+    import sqlite3
+
+    from sambatune.applied_versions import AppliedVersions
+
+    try:
+        versions = AppliedVersions().for_server(server, path)
+    except (OSError, sqlite3.Error):
+        return {}
+    return {v.backup_id: v for v in reversed(versions) if v.backup_id}
+
+
+class Happened(NamedTuple):
+    """What became of the change a backup was made for."""
+
+    short: str  # for the table
+    long: str  # for its tooltip
+    applied: bool
+
+
+def what_happened(run: AppliedVersion | None) -> Happened:
+    """What became of the change a backup was made for, by this computer's record.
+
+    A backup is made before the swap, so a run refused at the swap (someone else had
+    changed the file) or rolled back leaves one too: it is an attempt, not a version."""
+    if run is None:
+        return Happened("No record here", "This computer has no record of the change: it "
+                        "was applied from elsewhere, or before SambaTune kept one.", True)
+    outcome, live = run.outcome, run.live
+    if outcome == "applied":
+        return Happened("Applied", "Applied and checked.", True)
+    if outcome == "refused":
+        return Happened("Refused: someone else had changed the file",
+                        "Not applied: the live file had changed since it was read, so "
+                        "SambaTune did not overwrite it. " + NOT_APPLIED, False)
+    if outcome == "rolled-back":
+        return Happened("Rolled back", "Not applied: it failed its checks and the previous "
+                        "file was put back.", False)
+    if outcome == "failed":
+        if live == "new":
+            return Happened("Failed, but live", "It failed after the swap and putting the "
+                            "previous file back failed too: the change is live, unchecked.",
+                            True)
+        if live == "old":
+            return Happened("Failed, not applied", "It failed before the swap: the live "
+                            "file stayed as it was.", False)
+        return Happened("Failed", "It failed, and the live file was changed by someone "
+                        "else meanwhile.", False)
+    if outcome == "interrupted":
+        if live == "new":
+            return Happened("Interrupted, live", "The run was cut off; the change had gone "
+                            "live.", True)
+        if live == "old":
+            return Happened("Interrupted, not applied", "The run was cut off before the "
+                            "swap.", False)
+        return Happened("Interrupted", "The run was cut off; the live file has changed "
+                        "since.", False)
+    if outcome == "in-progress":
+        return Happened("Under way or cut off", "The run is under way, or was cut off; the "
+                        "next apply settles what became of it.", False)
+    return Happened(outcome, outcome, outcome == "applied")
 
 
 def _when(backup: Backup) -> str:

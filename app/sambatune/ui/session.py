@@ -26,6 +26,10 @@ class ServerSession(QObject):
     progress = Signal(str)
     survey_changed = Signal(object)
     failed = Signal(object)
+    #: An apply, a restore or a wizard step ended that may have changed the smb.conf at
+    #: this path (str), told by what (str, e.g. "a restore from smb.conf history"): the
+    #: pages that show the file read it again.
+    live_config_changed = Signal(str, str)
 
     def __init__(self, profile: ServerProfile, runner: TaskRunner, window: QWidget) -> None:
         super().__init__(window)

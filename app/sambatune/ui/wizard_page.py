@@ -303,7 +303,9 @@ class WizardPage(QWidget):
         transport = self.session.transport
         return transport.label if transport is not None else self.session.profile.target_label
 
-    def _run(self, name: str, work: Any, *, done: Any = None) -> None:
+    def _run(self, name: str, work: Any, *, done: Any = None, changes_conf: bool = False) -> None:
+        """Run a step in a worker. ``changes_conf``: the step may apply or revert smb.conf,
+        and the other pages (the editor, smb.conf history) follow the live file after it."""
         self.primary.setVisible(False)
         self.secondary.setVisible(False)
         self.progress.setVisible(True)
@@ -313,13 +315,20 @@ class WizardPage(QWidget):
         self.status.setText(f"{name}…")
         self.tracker.reset(f"{name}…")
         self.status_ticker.start()
+        wizard = self.wizard
 
         def finished(result: Any) -> None:
             self._end()
             (done or (lambda _result: self.show_stage()))(result)
 
+        def ended() -> None:
+            if changes_conf and wizard is not None and wizard.record.config_path:
+                self.session.live_config_changed.emit(wizard.record.config_path,
+                                                      "the tuning wizard")
+
         self.task = self.session.run_task(name, work, on_event=self._on_event, on_done=finished,
-                                          on_failed=self._failed, on_cancelled=self._cancelled)
+                                          on_failed=self._failed, on_cancelled=self._cancelled,
+                                          on_finished=ended)
 
     def _end(self) -> None:
         self.task = None
@@ -525,7 +534,8 @@ class WizardPage(QWidget):
                 wizard.compare()
             return self._load_verdict_runs(report, cancel)
 
-        self._run("Applying the change and measuring again", work, done=self._show_verdict)
+        self._run("Applying the change and measuring again", work, done=self._show_verdict,
+                  changes_conf=True)
 
     def _load_verdict_runs(self, report: Any, cancel: CancelToken) -> VerdictRuns:
         wizard = self.wizard
@@ -558,7 +568,8 @@ class WizardPage(QWidget):
             self.status.setText("Kept. The measurement after it is the new baseline." if keep else
                                 "Reverted: smb.conf is byte for byte what it was before the change.")
 
-        self._run("Keeping the change" if keep else "Reverting the change", work, done=done)
+        self._run("Keeping the change" if keep else "Reverting the change", work, done=done,
+                  changes_conf=not keep)
 
     def finish(self) -> None:
         wizard = self.wizard

@@ -151,6 +151,9 @@ class ServerWorkspace(QWidget):
 
         session.state_changed.connect(self._state_changed)
         session.survey_changed.connect(self._survey_changed)
+        # Whatever applied or restored smb.conf (the editor, smb.conf history, the wizard),
+        # every page showing it follows the live file.
+        session.live_config_changed.connect(self._live_config_changed)
         self._state_changed(session.state)
 
     def build_pages(self) -> None:
@@ -225,6 +228,11 @@ class ServerWorkspace(QWidget):
             self.session.refresh_survey()
 
         self.editor.confirm_close(switch)
+
+    def _live_config_changed(self, path: str, what: str) -> None:
+        self.editor.follow_live(path, what)
+        if self.pages_built and self.history.isVisible():
+            self.history.refresh()
 
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:

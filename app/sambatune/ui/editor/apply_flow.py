@@ -82,7 +82,8 @@ class ServerApplyFlow(QObject):
 
         page = self.page
         dialog = ApplyDialog(page.session, path=page.source.path, original=original,
-                             candidate=candidate, summary=summary, parent=page.window())
+                             candidate=candidate, summary=summary,
+                             what="an apply from the editor", parent=page.window())
         self.dialog = dialog
         dialog.finished_outcome.connect(lambda outcome: self._applied(outcome, candidate))
         dialog.open()

@@ -92,6 +92,10 @@ class ConfEditorPage(QWidget):
         #: A save asked for while another was being written: (path or None,), run next.
         self._queued_save: tuple[str | None] | None = None
         self._tasks: list[Task] = []
+        #: What changed the live file while the page was hidden (checked when shown).
+        self._live_changed_by: str | None = None
+        self._live_check: Task | None = None
+        self.follow_box: QMessageBox | None = None
         self.buffer = ConfBuffer(self)
         self._build()
         self._connect()
@@ -290,7 +294,10 @@ class ConfEditorPage(QWidget):
         self.save_button.setEnabled(ready and self.dirty)
         self.save_as_button.setEnabled(ready)
         self.apply_button.setVisible(source.can_apply and not self.read_only)
-        self.apply_button.setEnabled(ready and self.session is not None)
+        # While the live file is read again after a change elsewhere, Apply would start
+        # from bytes that may be gone.
+        self.apply_button.setEnabled(ready and self.session is not None
+                                     and self._live_check is None and self.follow_box is None)
         self.reload_button.setEnabled(not isinstance(source, IncludedFile))
 
     def _dirty_changed(self, dirty: bool) -> None:
@@ -368,6 +375,8 @@ class ConfEditorPage(QWidget):
         self.opened.emit()
         if not opened.catalog_is_final:
             self._fetch_live_catalog()
+        if self._live_changed_by is not None and self.isVisible():
+            self._check_live()  # changed while it was being read: read it again
 
     def _open_failed(self, error: SambaTuneError) -> None:
         self.task = None
@@ -387,6 +396,7 @@ class ConfEditorPage(QWidget):
     def forget(self) -> None:
         """Drop the text (the connection it came from is going away)."""
         self.loaded = False
+        self._live_changed_by = None
         self.buffer.load(b"", None)
         self.editor.set_markers({})
         self.findings.show_findings([])
@@ -394,6 +404,131 @@ class ConfEditorPage(QWidget):
         self.update_buttons()
         self._update_title()
         self._update_status()
+
+    # -- following the live file ---------------------------------------------------------------
+    def follow_live(self, path: str, what: str) -> None:
+        """``what`` (an apply, a restore, the wizard) may have changed the live file at ``path``.
+
+        The page reads it again when it is shown. Without unsaved edits it shows the live
+        file; with them it asks: keep the edits, now measured against the live file (the
+        next Apply's review and its check that nobody changed the file start from what is
+        really there), or load the live file and drop them.
+        """
+        if not self.source.can_apply or self.read_only or path != self.source.path:
+            return
+        if not self.loaded and self.task is None:
+            return  # nothing shown yet: the first opening reads the live file anyway
+        self._live_changed_by = what
+        if self.isVisible():
+            self._check_live()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self._live_changed_by is not None:
+            self._check_live()
+
+    def _check_live(self) -> None:
+        what = self._live_changed_by
+        # Still opening: _opened comes back here. Already reading: finished() does.
+        if what is None or self.task is not None or self._live_check is not None \
+                or not self.loaded:
+            return
+        self._live_changed_by = None
+        source = self.source
+        read = getattr(source, "read", None)
+        if read is None:
+            return
+
+        base, mine = self.buffer.baseline, self.buffer.render()
+
+        def work(report: Any, cancel: CancelToken) -> tuple[bytes, bytes, bytes | None]:
+            from sambatune.merge import merge3
+
+            live = bytes(read(cancel))
+            # The unsaved edits, put on the live file (None when they clash with its change).
+            merged = merge3(base, mine, live) if mine != base and live != base else None
+            return live, mine, merged
+
+        def finished() -> None:
+            self._live_check = None
+            self.update_buttons()
+            if self._live_changed_by is not None:  # changed again meanwhile
+                self._check_live()
+
+        self._live_check = self.start_task(
+            work, name=f"Reading {source.title} again",
+            on_done=lambda result: self._live_read(*result, what=what),
+            on_failed=self.failed.emit, on_finished=finished)
+        self.update_buttons()
+
+    def _live_read(self, live: bytes, mine: bytes, merged: bytes | None, *, what: str) -> None:
+        if live == self.buffer.baseline:
+            return  # the editor already starts from the live file (its own apply, a refusal)
+        if not self.dirty:
+            self._show_live(live)
+            self.status.setText(f"Reloaded: {what} changed {self.source.title}; this is the "
+                                "live file now.")
+            return
+        if self.buffer.render() != mine:  # typed on while the file was read: merge again
+            from sambatune.merge import merge3
+
+            mine = self.buffer.render()
+            merged = merge3(self.buffer.baseline, mine, live)
+        who = f"{what[:1].upper()}{what[1:]}"
+        if merged is not None:
+            keeping = ("Keep my edits: they are put on the live file (they touch other lines "
+                       "than that change); Apply's review shows just them.")
+        else:
+            keeping = ("Keep my edits: your edits touch lines that change touched too, so "
+                       "your text stays as it is; Apply compares it with the live file, and "
+                       "its review shows what your text would undo of that change.")
+        box = QMessageBox(
+            QMessageBox.Icon.Question, "smb.conf changed on the server",
+            f"{who} changed {self.source.title} on {self.source.where}. Your unsaved edits "
+            f"were made on the version before it.\n\n{keeping}\n\n"
+            "Load the live file: your edits are dropped.",
+            QMessageBox.StandardButton.NoButton, self)
+        box.setObjectName("liveChangedBox")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        keep = box.addButton("Keep my edits", QMessageBox.ButtonRole.AcceptRole)
+        load = box.addButton("Load the live file", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        self.follow_box = box
+
+        def answered(_result: int) -> None:
+            self.follow_box = None
+            if box.clickedButton() is load:
+                self._show_live(live)
+                self.status.setText(f"Loaded the live file ({what} changed it); your edits "
+                                    "were dropped.")
+            elif merged is not None and self.buffer.render() == mine:
+                self._show_live(merged)
+                self.buffer.mark_saved(live)  # what the server has; the edits stay unsaved
+                self.status.setText(f"Your edits are kept, on the live file as {what} left "
+                                    "it.")
+            else:
+                self.buffer.mark_saved(live)
+                self.clear_testparm_errors()
+                self.status.setText(f"Your edits are kept as you wrote them. {who} changed the "
+                                    "live file: Apply compares with it now.")
+            self._update_title()
+            self.update_buttons()
+
+        box.finished.connect(answered)
+        self.update_buttons()
+        box.open()
+
+    def _show_live(self, live: bytes) -> None:
+        """Show the live file in place of the text (near the line the cursor was on)."""
+        line = self.editor.current_line()
+        self._include_reader = None  # the includes are read again too
+        self.buffer.load(live, self.source.path)
+        self.clear_testparm_errors()
+        self.lint.run_now()
+        self.update_buttons()
+        self._update_title()
+        self.editor.go_to_line(min(line, self.buffer.text.line_count))
 
     def reload(self) -> None:
         if self.dirty:

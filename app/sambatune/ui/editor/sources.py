@@ -113,15 +113,8 @@ class ServerConfig:
 
     def open(self, cancel: CancelToken) -> Opened:
         session = self.session
-        transport = session.require_transport()
         self.path = session.config_path()
-        try:
-            data = transport.read_file(self.path)
-        except SambaTuneError:
-            if not transport.file_exists(self.path):
-                raise InvalidInput(f"{self.path} does not exist on {transport.label}.") from None
-            self.sudo = session.prepare_root(transport, self.path, cancel)
-            data = transport.read_file(self.path, sudo=self.sudo)
+        data = self.read(cancel)
         survey = session.survey
         version = survey.samba_version if survey is not None else None
         text = survey.samba.get("version_text") if survey is not None else None
@@ -133,6 +126,18 @@ class ServerConfig:
             if near is not None:
                 return Opened(data, near, near.exact)
         return Opened(data, catalogs.load_bundled(version), False)
+
+    def read(self, cancel: CancelToken) -> bytes:
+        """The bytes the file at :attr:`path` holds now (with sudo when it needs it)."""
+        session = self.session
+        transport = session.require_transport()
+        try:
+            return transport.read_file(self.path, sudo=self.sudo)
+        except SambaTuneError:
+            if not transport.file_exists(self.path):
+                raise InvalidInput(f"{self.path} does not exist on {transport.label}.") from None
+            self.sudo = session.prepare_root(transport, self.path, cancel)
+            return transport.read_file(self.path, sudo=self.sudo)
 
     def live_catalog(self, cancel: CancelToken) -> ParameterCatalog | None:
         from sambatune.conf.catalog_build import live_catalog

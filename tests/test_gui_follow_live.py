@@ -1,0 +1,223 @@
+"""Every page follows the live smb.conf and the newest survey, against real sshd and smbd.
+
+A restore from history, then an edit and an apply: the editor shows what is live, its
+review compares with what is live, and history tells applied versions from a refused
+attempt. A re-survey after the managed smb.conf changed: the wizard's share and the
+editor follow it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
+
+from sambatune.profiles import ServerProfile
+from sambatune.ui.apply_dialog import ApplyDialog
+from sambatune.ui.editor.page import ConfEditorPage
+from sambatune.ui.history_page import HistoryPage
+from sambatune.ui.main_window import MainWindow
+from sambatune.ui.workspace import ServerWorkspace
+from testbed.smbd import SmbServer
+from testbed.sshd import SshServer, current_user
+
+SLOW = 60_000
+
+
+@pytest.fixture
+def server(fresh_smbd: SmbServer) -> SmbServer:
+    return fresh_smbd
+
+
+@pytest.fixture
+def window(qtbot: QtBot) -> Iterator[MainWindow]:
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.resize(1180, 780)
+    main.show()
+    yield main
+    main.quit_without_asking()
+
+
+@pytest.fixture
+def workspace(window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path,
+              server: SmbServer, isolated_home: Path) -> ServerWorkspace:
+    (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
+    profile = ServerProfile(name="Follow bed", host="127.0.0.1", port=sshd.port,
+                            user=current_user(), identity_file=str(user_key),
+                            config_path=str(server.config))
+    window.add_profile(profile)
+    window.connect_server(profile.id)
+    qtbot.waitUntil(lambda: window.sessions[profile.id].survey is not None, timeout=SLOW)
+    return window.workspaces[profile.id]
+
+
+def _open_editor(qtbot: QtBot, workspace: ServerWorkspace) -> ConfEditorPage:
+    workspace.tabs.setCurrentWidget(workspace.editor)
+    page = workspace.editor
+    qtbot.waitUntil(lambda: page.loaded and page.lint.current is not None, timeout=SLOW)
+    return page
+
+
+def _type_at_end(page: ConfEditorPage, lines: list[str]) -> None:
+    editor = page.editor
+    editor.moveCursor(QTextCursor.MoveOperation.End)
+    for line in lines:
+        QTest.keyClick(editor, Qt.Key.Key_Return)
+        cursor = editor.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock,
+                            QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()  # Enter copied the indentation; type it ourselves
+        QTest.keyClicks(editor, line)
+        page.completion.hide()
+
+
+def _apply_from_editor(qtbot: QtBot, page: ConfEditorPage) -> ApplyDialog:
+    qtbot.waitUntil(lambda: page.lint.current is not None and page.apply_button.isEnabled(),
+                    timeout=20_000)
+    page.apply_button.click()
+    qtbot.waitUntil(lambda: isinstance(page.apply_dialog, ApplyDialog)
+                    and page.apply_dialog.isVisible(), timeout=10_000)
+    dialog = page.apply_dialog
+    assert isinstance(dialog, ApplyDialog)
+    return dialog
+
+
+def _run(qtbot: QtBot, dialog: ApplyDialog) -> str:
+    qtbot.waitUntil(lambda: dialog.plan is not None or dialog.plan_task is None, timeout=SLOW)
+    dialog.apply_button.click()
+    qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=SLOW)
+    assert dialog.outcome is not None
+    return dialog.outcome.status
+
+
+def _close(qtbot: QtBot, dialog: ApplyDialog, page: ConfEditorPage) -> None:
+    """Close the dialog; the editor then reads the live file again (Apply waits for it)."""
+    dialog.close()
+    qtbot.waitUntil(lambda: page._live_check is None, timeout=SLOW)
+
+
+def _history_rows(history: HistoryPage) -> list[tuple[str, str]]:
+    return [(history.table.item(row, 2).text(), history.table.item(row, 1).text())
+            for row in range(history.table.rowCount())]
+
+
+def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
+    qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
+    screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    original = server.config.read_bytes()
+    page = _open_editor(qtbot, workspace)
+
+    # 1. An apply from the editor.
+    _type_at_end(page, ["", "[fresh]", f"  path = {server.share_path}", "  guest ok = yes"])
+    dialog = _apply_from_editor(qtbot, page)
+    dialog.summary.setText("add [fresh]")
+    assert _run(qtbot, dialog) == "applied"
+    _close(qtbot, dialog, page)
+    assert "fresh" in server.list_shares()
+
+    # 2. A restore from history, of the file before that.
+    history = workspace.history
+    workspace.tabs.setCurrentWidget(history)
+    qtbot.waitUntil(lambda: history.table.rowCount() == 1, timeout=SLOW)
+    history.table.selectRow(0)
+    qtbot.waitUntil(lambda: history.restore_button.isEnabled(), timeout=SLOW)
+    history.restore_button.click()
+    restore = history.dialog
+    assert isinstance(restore, ApplyDialog)
+    assert _run(qtbot, restore) == "applied"
+    restore.close()
+    assert server.config.read_bytes() == original
+    qtbot.waitUntil(lambda: history.table.rowCount() == 2, timeout=SLOW)
+
+    # 3. The editor follows: without unsaved edits it shows the live file.
+    workspace.tabs.setCurrentWidget(page)
+    qtbot.waitUntil(lambda: page.buffer.render() == original, timeout=SLOW)
+    assert page.buffer.baseline == original and not page.dirty
+    assert "Reloaded" in page.status.text() and "restore" in page.status.text()
+
+    # 4. An edit and an apply: the review's "(live)" is what is live, and it applies.
+    _type_at_end(page, ["", "[second]", f"  path = {server.share_path}"])
+    dialog = _apply_from_editor(qtbot, page)
+    assert dialog.original == server.config.read_bytes()
+    assert "+[second]" in dialog.diff.toPlainText()
+    assert "[fresh]" not in dialog.diff.toPlainText()
+    dialog.summary.setText("add [second]")
+    assert _run(qtbot, dialog) == "applied", dialog.outcome and dialog.outcome.message
+    _close(qtbot, dialog, page)
+    assert "second" in server.list_shares() and "fresh" not in server.list_shares()
+    assert not page.dirty
+
+    # 5. Someone else changes the file under an unsaved edit: the review says so
+    # before anything is tried ...
+    _type_at_end(page, ["", "[third]", f"  path = {server.share_path}"])
+    theirs = b"# changed by someone else\n" + server.config.read_bytes()
+    server.config.write_bytes(theirs)
+    dialog = _apply_from_editor(qtbot, page)
+    qtbot.waitUntil(lambda: dialog.plan_task is None, timeout=SLOW)
+    assert "changed on the server after it was read" in dialog.plan_label.text()
+    assert not dialog.apply_button.isEnabled()
+    assert "+# changed by someone else" in dialog.diff.toPlainText()
+    screenshot(dialog, "apply-review-file-changed-meanwhile")
+    dialog.close()
+    # ... and the editor offers to put the edit on the live file.
+    qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(),
+                    timeout=SLOW)
+    box = page.follow_box
+    assert box is not None and "put on the live file" in box.text()
+    screenshot(box, "editor-live-changed-under-edits")
+    next(b for b in box.buttons() if b.text() == "Keep my edits").click()
+    assert page.dirty and page.buffer.baseline == theirs
+    assert page.buffer.render().startswith(b"# changed by someone else\n")
+
+    # 6. Changed again between the review and Apply: refused, and recorded as refused.
+    dialog = _apply_from_editor(qtbot, page)
+    dialog.summary.setText("add [third], first try")
+    qtbot.waitUntil(lambda: dialog.plan is not None, timeout=SLOW)
+    assert dialog.apply_button.isEnabled()
+    theirs = theirs.replace(b"# changed by someone else", b"# changed by someone else, twice")
+    server.config.write_bytes(theirs)
+    assert _run(qtbot, dialog) == "refused"
+    assert server.config.read_bytes() == theirs
+    dialog.close()
+    qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(),
+                    timeout=SLOW)
+    box = page.follow_box
+    assert box is not None
+    next(b for b in box.buttons() if b.text() == "Keep my edits").click()
+    mine = page.buffer.render()
+    assert page.dirty and page.buffer.baseline == theirs
+    assert mine.startswith(b"# changed by someone else, twice\n") and b"[third]" in mine
+    dialog = _apply_from_editor(qtbot, page)
+    assert dialog.original == theirs
+    diff = dialog.diff.toPlainText()
+    assert "+[third]" in diff and "# changed by someone else" not in diff
+    dialog.summary.setText("add [third]")
+    assert _run(qtbot, dialog) == "applied", dialog.outcome and dialog.outcome.message
+    _close(qtbot, dialog, page)
+    assert server.config.read_bytes() == mine and not page.dirty
+
+    # History: three versions applied, one restore among them, and the refused attempt
+    # marked as such.
+    workspace.tabs.setCurrentWidget(history)
+    qtbot.waitUntil(lambda: history.table.rowCount() == 5, timeout=SLOW)
+    rows = _history_rows(history)
+    assert [summary for summary, _ in rows] == [
+        "add [third]", "add [third], first try", "add [second]",
+        rows[3][0], "add [fresh]"]
+    assert rows[3][0].startswith("restored the backup of")
+    happened = [what for _, what in rows]
+    assert happened[1] == "Refused: someone else had changed the file"
+    assert "did not overwrite it" in history.table.item(1, 1).toolTip()
+    assert [w for w in happened if w == "Applied"] == ["Applied"] * 4
+    history.table.selectRow(1)
+    qtbot.waitUntil(lambda: history.restore_button.isEnabled(), timeout=SLOW)
+    qtbot.wait(200)
+    screenshot(window, "history-applied-and-refused")
+
