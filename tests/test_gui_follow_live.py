@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
@@ -22,7 +23,9 @@ from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.main_window import MainWindow
+from sambatune.ui.profile_dialog import ProfileDialog
 from sambatune.ui.workspace import ServerWorkspace
+from testbed.ports import free_port
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -221,3 +224,70 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     qtbot.wait(200)
     screenshot(window, "history-applied-and-refused")
 
+
+def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
+    qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
+    tmp_path: Path, screenshot,  # type: ignore[no-untyped-def]
+) -> None:
+    page = _open_editor(qtbot, workspace)
+    wizard = workspace.wizard
+    qtbot.waitUntil(lambda: wizard.start_view.share.currentText() == server.share, timeout=SLOW)
+    bench_port = workspace.benchmarks.form.port.value()
+    assert bench_port == server.port
+
+    # A second smbd, with its own smb.conf and another share.
+    other = SmbServer(tmp_path, "archive-smbd")
+    other.port = free_port()
+    other.start(other.default_config().replace("[bench]", "[archive]"))
+    try:
+        # The admin points the server's settings at the other smb.conf.
+        window.edit_server(workspace.session.profile.id)
+        dialog = window.findChild(ProfileDialog)
+        assert dialog is not None
+        dialog.config_path.setText(str(other.config))
+        dialog._accept()
+        qtbot.waitUntil(lambda: wizard.start_view.share.currentText() == "archive",
+                        timeout=SLOW)
+        assert [wizard.start_view.share.itemText(i)
+                for i in range(wizard.start_view.share.count())] == ["archive"]
+        # The Benchmarks page follows the other smbd's port (it was not typed over).
+        qtbot.waitUntil(lambda: workspace.benchmarks.form.port.value() == other.port,
+                        timeout=SLOW)
+        # The editor, which had the old file open without edits, shows the new one.
+        qtbot.waitUntil(lambda: page.loaded and page.source.path == str(other.config),
+                        timeout=SLOW)
+        assert page.buffer.render() == other.config.read_bytes()
+        workspace.tabs.setCurrentWidget(wizard)
+        qtbot.wait(200)
+        screenshot(window, "wizard-start-after-resurvey")
+        # A share the admin typed stays when the survey runs again.
+        wizard.start_view.share.setEditText("typed")
+        workspace.session.refresh_survey()
+        qtbot.waitUntil(lambda: workspace.session.survey is not None
+                        and workspace.session.survey.config_path == str(other.config),
+                        timeout=SLOW)
+        qtbot.wait(300)
+        assert wizard.start_view.share.currentText() == "typed"
+    finally:
+        other.stop()
+
+
+def test_unsaved_edits_of_the_old_smb_conf_are_not_dropped_without_asking(
+    qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
+    tmp_path: Path,
+) -> None:
+    page = _open_editor(qtbot, workspace)
+    _type_at_end(page, ["# not applied yet"])
+    second = tmp_path / "second.conf"
+    second.write_bytes(server.config.read_bytes())
+    window.edit_server(workspace.session.profile.id)
+    dialog = window.findChild(ProfileDialog)
+    assert dialog is not None
+    dialog.config_path.setText(str(second))
+    dialog._accept()
+    qtbot.waitUntil(lambda: any(b.isVisible() for b in page.findChildren(
+        QMessageBox, "discardChangesBox")), timeout=SLOW)
+    box = next(b for b in page.findChildren(QMessageBox, "discardChangesBox") if b.isVisible())
+    assert f"now manages {second}" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert page.dirty and page.source.path == str(server.config)

@@ -220,8 +220,10 @@ class MainWindow(QMainWindow):
             self.profiles = [updated if p.id == profile_id else p for p in self.profiles]
             self._save()
             if profile_id in self.sessions:
+                old_config_path = self.sessions[profile_id].profile.config_path
                 self.sessions[profile_id].profile = updated
                 self.workspaces[profile_id].connect_panel.refresh_profile()
+                self.workspaces[profile_id].profile_edited(old_config_path)
             self._refresh_list()
 
         dialog.accepted.connect(saved)

@@ -104,6 +104,15 @@ class WizardPage(QWidget):
             self.stack.addWidget(view)
         right.addWidget(self.stack, 1)
         bar = QHBoxLayout()
+        # At every step: a wizard that cannot go on (a baseline that keeps failing, a
+        # server that changed) must not block the page until the app restarts.
+        self.discard_button = QPushButton("Discard this wizard…")
+        self.discard_button.setObjectName("wizardDiscard")
+        self.discard_button.setToolTip("End this wizard here. smb.conf on the server stays as "
+                                       "it is now; the wizard's record is kept, marked "
+                                       "discarded.")
+        self.discard_button.clicked.connect(self.ask_discard)
+        bar.addWidget(self.discard_button)
         self.progress = QProgressBar()
         self.progress.setObjectName("wizardProgress")
         self.progress.setRange(0, 1000)
@@ -139,6 +148,8 @@ class WizardPage(QWidget):
         self.primary.clicked.connect(lambda: self._primary_action and self._primary_action())
         self.secondary.clicked.connect(lambda: self._secondary_action and self._secondary_action())
         self.findings_view.list.currentRowChanged.connect(lambda _row: self._update_choose_button())
+        self.start_view.unfinished.currentRowChanged.connect(
+            lambda _row: self._update_discard_button())
         self.show_start()
 
     # -- what is shown --------------------------------------------------------------------
@@ -155,6 +166,24 @@ class WizardPage(QWidget):
         self.secondary.setEnabled(True)
         self.cancel_button.setVisible(False)
         self.progress.setVisible(False)
+        self._update_discard_button()
+
+    def _update_discard_button(self) -> None:
+        """"Discard this wizard…" for the open one; on the start page, for the selected
+        unfinished one. While a step runs, Cancel comes first."""
+        wizard = self.wizard
+        if wizard is not None:
+            shown = wizard.stage != DONE
+            self.discard_button.setText("Discard this wizard…")
+        else:
+            shown = self.start_view.selected_wizard() is not None
+            self.discard_button.setText("Discard the selected wizard…")
+        self.discard_button.setVisible(shown)
+        self.discard_button.setEnabled(self.task is None)
+        self.discard_button.setToolTip(
+            "Cancel the running step first." if self.task is not None else
+            "End the wizard here. smb.conf on the server stays as it is now; the wizard's "
+            "record is kept, marked discarded.")
 
     def _page(self, name: str, view: QWidget) -> None:
         self.title.setText(PAGE_TITLES[name])
@@ -203,7 +232,8 @@ class WizardPage(QWidget):
         def done(found: Any) -> None:
             self.start_view.show_unfinished(found)
             if self.wizard is None:
-                self.secondary.setEnabled(bool(found))
+                self.secondary.setEnabled(bool(found) and self.task is None)
+            self._update_discard_button()
 
         self.session.run_task("Reading unfinished wizards", work, on_done=done)
 
@@ -329,6 +359,7 @@ class WizardPage(QWidget):
         self.task = self.session.run_task(name, work, on_event=self._on_event, on_done=finished,
                                           on_failed=self._failed, on_cancelled=self._cancelled,
                                           on_finished=ended)
+        self._update_discard_button()
 
     def _end(self) -> None:
         self.task = None
@@ -336,11 +367,17 @@ class WizardPage(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
+        self._update_discard_button()
 
     def _failed(self, error: SambaTuneError) -> None:
         self._end()
         self.session.failed.emit(error)
-        self._after_interruption(f"Stopped: {error.message}")
+        # The test settings belong to the wizard: a baseline they cannot measure (a share
+        # that does not exist, a wrong password) needs a new wizard.
+        hint = (" Measure again, or discard this wizard and start one with other test "
+                "settings." if self.wizard is not None and self.wizard.stage == BASELINE
+                else "")
+        self._after_interruption(f"Stopped: {error.message}{hint}")
 
     def _cancelled(self) -> None:
         self._end()
@@ -570,6 +607,58 @@ class WizardPage(QWidget):
 
         self._run("Keeping the change" if keep else "Reverting the change", work, done=done,
                   changes_conf=not keep)
+
+    # -- discarding ---------------------------------------------------------------------------
+    def ask_discard(self) -> None:
+        """Discard the open wizard (or the selected unfinished one), after asking."""
+        if self.task is not None:
+            return
+        wizard = self.wizard
+        wizard_id = wizard.id if wizard is not None else self.start_view.selected_wizard()
+        if wizard_id is None:
+            return
+        pending = wizard.pending_change if wizard is not None else None
+        applied = wizard is not None and wizard.stage != APPLY and pending is not None
+        kept = wizard is not None and any(
+            r.get(DECIDE) is not None and r[DECIDE].data.get("decision") == "keep"
+            for r in wizard.rounds())
+        stays = "smb.conf on the server stays exactly as it is now, live: discarding does " \
+                "not touch it."
+        if applied and pending is not None:
+            stays += (f" That includes the change “{pending.data.get('summary')}”, which the "
+                      "wizard applied and you have not kept or reverted; to undo it, restore "
+                      "the backup made before it in smb.conf history.")
+        elif kept:
+            stays += " The changes you kept stay."
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "Discard the wizard?",
+            f"Discard wizard {wizard_id}?\n\n{stays}\n\nThe wizard's steps and measurements "
+            "stay in the results database, marked discarded; it is no longer listed under "
+            "unfinished wizards and cannot be continued.",
+            QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("discardWizardQuestion")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        discard = box.addButton(f"Discard wizard {wizard_id}",
+                                QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(lambda _result: self._discard(wizard_id)
+                             if box.clickedButton() is discard else None)
+        box.open()
+
+    def _discard(self, wizard_id: int) -> None:
+        open_wizard = self.wizard if self.wizard is not None and self.wizard.id == wizard_id \
+            else None
+
+        def work(report: Any, cancel: CancelToken) -> Any:
+            wizard = open_wizard or TuningWizard.resume(WizardStore(), wizard_id)
+            return wizard.discard()
+
+        def done(_step: Any) -> None:
+            self.show_start()
+            self.refresh_unfinished()
+            self.status.setText(f"Wizard {wizard_id} discarded. smb.conf was left as it is.")
+
+        self._run(f"Discarding wizard {wizard_id}", work, done=done)
 
     def finish(self) -> None:
         wizard = self.wizard

@@ -109,6 +109,7 @@ class StartView(QWidget):
         self.share = QComboBox()
         self.share.setObjectName("wizardShare")
         self.share.setEditable(True)
+        self._surveyed: list[str] = []  # the shares the last survey listed
         form.addRow("Share", self.share)
         self.file_size = QSpinBox()
         self.file_size.setObjectName("wizardSize")
@@ -148,10 +149,15 @@ class StartView(QWidget):
         layout.addLayout(right, 2)
 
     def set_shares(self, names: list[str]) -> None:
-        current = self.share.currentText()
+        """The shares of the newest survey. The choice follows it: a share the previous
+        survey listed and this one does not (another smb.conf, a removed share) gives way
+        to this survey's first; a name the admin typed, or a share still listed, stays."""
+        current = self.share.currentText().strip()
+        follow = not current or (current in self._surveyed and current not in names)
+        self._surveyed = list(names)
         self.share.clear()
         self.share.addItems(names)
-        if current:
+        if current and not follow:
             self.share.setCurrentText(current)
 
     def spec(self) -> MeasureSpec:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sambatune.errors import SambaTuneError
 from sambatune.remote.survey import Survey
 from sambatune.ui.client_tuning_page import ClientTuningPage, PlanTarget
 from sambatune.ui.editor.page import ConfEditorPage
@@ -234,13 +235,44 @@ class ServerWorkspace(QWidget):
         if self.pages_built and self.history.isVisible():
             self.history.refresh()
 
+    def profile_edited(self, old_config_path: str) -> None:
+        """The server's settings were edited: a new smb.conf path is surveyed at once."""
+        if (self.session.state == CONNECTED
+                and self.session.profile.config_path != old_config_path):
+            self.session.refresh_survey()
+
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             self.overview.show_survey(survey)
             # One source of truth: the editor follows the managed file when it changed.
+            self._follow_config_path()
             if (self.tabs.currentWidget() is self.editor and not self.editor.loaded
                     and self.editor.task is None and self.session.transport is not None):
                 self.editor.open()
             if self.pages_built:  # otherwise build_pages passes it on
                 self.benchmarks.show_survey(survey)
                 self.wizard.show_survey(survey)
+                if self.history.isVisible() and self.history.path != self._config_path():
+                    self.history.refresh()
+
+    def _config_path(self) -> str | None:
+        try:
+            return self.session.config_path()
+        except SambaTuneError:  # several instances and none chosen: the Overview asks
+            return None
+
+    def _follow_config_path(self) -> None:
+        """The survey names another smb.conf than the editor shows: open that one (after
+        asking, when the shown one has unsaved edits)."""
+        editor = self.editor
+        path = self._config_path()
+        if path is None or not editor.loaded or editor.source.path == path:
+            return
+
+        def switch() -> None:
+            editor.forget()
+            if self.tabs.currentWidget() is editor and self.session.transport is not None:
+                editor.open()
+
+        editor.confirm_close(switch, why=f"SambaTune now manages {path} on this server, not "
+                             f"{editor.source.path}.")

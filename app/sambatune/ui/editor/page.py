@@ -550,14 +550,16 @@ class ConfEditorPage(QWidget):
         box.finished.connect(answered)
         box.open()
 
-    def confirm_close(self, then: Any) -> None:
-        """Run ``then`` now when nothing is unsaved, else after the user agrees to lose it."""
+    def confirm_close(self, then: Any, why: str = "") -> None:
+        """Run ``then`` now when nothing is unsaved, else after the user agrees to lose it.
+
+        ``why`` says what asks for it, as a sentence before the question."""
         if not self.dirty:
             then()
             return
         what = ("apply them to the server" if self.source.can_apply else "save them")
-        self._ask_discard(f"{self.source.title} has unsaved changes. Discard them? (Cancel, "
-                          f"then {what} to keep them.)", then)
+        self._ask_discard(f"{why + ' ' if why else ''}{self.source.title} has unsaved changes. "
+                          f"Discard them? (Cancel, then {what} to keep them.)", then)
 
     # -- the catalog ---------------------------------------------------------------------------
     def set_catalog(self, catalog: ParameterCatalog) -> None:
