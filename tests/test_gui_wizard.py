@@ -126,7 +126,10 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     wizard_id = page.wizard.id
     qtbot.waitUntil(lambda: page.wizard.stage == MEASURE
                     and page.measure_view.runs.table.rowCount() >= 1, timeout=LONG)
-    window.close()
+    window.close()  # asks first: a measurement is running
+    box = window.findChild(QMessageBox, "quitRunningBox")
+    assert box is not None and "measuring again" in box.text()
+    box.button(QMessageBox.StandardButton.Discard).click()  # Stop and quit
     qtbot.waitUntil(lambda: not window.runner.active, timeout=30_000)
     applied = config.read_bytes()
     assert b"log level = 1" in applied

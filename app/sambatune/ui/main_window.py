@@ -277,18 +277,37 @@ class MainWindow(QMainWindow):
         self._quit_confirmed = True
         self.close()
 
+    def running_work(self) -> list[tuple[str, str]]:
+        """Measurements, wizard steps and applies under way: (what, what stopping costs)."""
+        return [item for workspace in self.workspaces.values()
+                for item in workspace.running_work()]
+
     def closeEvent(self, event: QCloseEvent) -> None:
         unsaved = self.unsaved_pages()
-        if unsaved and not self._quit_confirmed:
+        running = self.running_work()
+        if (unsaved or running) and not self._quit_confirmed:
             event.ignore()
             names = ", ".join(page.source.title for page in unsaved[:3])
+            lost = (f"{len(unsaved)} smb.conf file(s) have unsaved changes ({names})."
+                    if unsaved else "")
+            if running:
+                title = "Work is still running"
+                costs = " ".join(dict.fromkeys(cost for _what, cost in running))
+                text = ("Still running:\n" + "".join(f"• {what}\n" for what, _ in running)
+                        + f"\nQuitting stops {'it' if len(running) == 1 else 'them'}. {costs}"
+                        + (f"\n\nAlso, {lost[:1].lower()}{lost[1:]}" if lost else "")
+                        + "\n\nQuit anyway?")
+            else:
+                title, text = "Unsaved changes", f"{lost} Quit and lose them?"
             box = QMessageBox(
-                QMessageBox.Icon.Warning, "Unsaved changes",
-                f"{len(unsaved)} smb.conf file(s) have unsaved changes ({names}). Quit and "
-                "lose them?",
+                QMessageBox.Icon.Warning, title, text,
                 QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, self)
-            box.setObjectName("quitUnsavedBox")
+            box.setObjectName("quitRunningBox" if running else "quitUnsavedBox")
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            if running:
+                box.button(QMessageBox.StandardButton.Discard).setText("Stop and quit")
+                box.button(QMessageBox.StandardButton.Cancel).setText("Keep running")
+                box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
             def answered(button: int) -> None:
                 if button == QMessageBox.StandardButton.Discard:

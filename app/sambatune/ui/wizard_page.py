@@ -369,6 +369,11 @@ class WizardPage(QWidget):
         self.cancel_button.setVisible(False)
         self._update_discard_button()
 
+    @property
+    def running_step(self) -> str | None:
+        """The step under way (for the question on quitting), or None."""
+        return self.task.name if self.task is not None else None
+
     def _failed(self, error: SambaTuneError) -> None:
         self._end()
         self.session.failed.emit(error)

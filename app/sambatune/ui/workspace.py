@@ -230,6 +230,33 @@ class ServerWorkspace(QWidget):
 
         self.editor.confirm_close(switch)
 
+    def running_work(self) -> list[tuple[str, str]]:
+        """Long work under way for this server that quitting would stop: (what, in words;
+        what stopping it costs)."""
+        where = self.session.profile.name
+        work: list[tuple[str, str]] = []
+        if self.pages_built:
+            if self.benchmarks.task is not None:
+                work.append((f"{where}: {self.benchmarks.task.name}",
+                             "The measurement under way is lost."))
+            step = self.wizard.running_step
+            if step is not None:
+                work.append((f"{where}: tuning wizard, {step[:1].lower()}{step[1:]}",
+                             "The wizard's step under way is lost; its finished steps are "
+                             "kept and it can be resumed."))
+            client = self.client_tuning.task
+            if client is not None and client.name in ("Planning", "Applying", "Restoring"):
+                # It measures the path, or changes this computer's settings.
+                work.append((f"Tune this computer: {client.name.lower()}",
+                             "The measurement under way is lost." if client.name == "Planning"
+                             else "Stopping puts back the settings already changed."))
+        dialogs = [self.editor.apply_dialog] + ([self.history.dialog] if self.pages_built else [])
+        if any(d is not None and d.task is not None for d in dialogs):
+            work.append((f"{where}: applying smb.conf",
+                         "An apply stops before the swap; past it, it finishes or puts the "
+                         "old file back first."))
+        return work
+
     def _live_config_changed(self, path: str, what: str) -> None:
         self.editor.follow_live(path, what)
         if self.pages_built and self.history.isVisible():
