@@ -430,8 +430,9 @@ class ConfEditorPage(QWidget):
     def _check_live(self) -> None:
         what = self._live_changed_by
         # Still opening: _opened comes back here. Already reading: finished() does.
+        # Asking about the last change: the answer does.
         if what is None or self.task is not None or self._live_check is not None \
-                or not self.loaded:
+                or self.follow_box is not None or not self.loaded:
             return
         self._live_changed_by = None
         source = self.source
@@ -514,6 +515,8 @@ class ConfEditorPage(QWidget):
                                     "live file: Apply compares with it now.")
             self._update_title()
             self.update_buttons()
+            if self._live_changed_by is not None:  # changed again while asking
+                self._check_live()
 
         box.finished.connect(answered)
         self.update_buttons()
