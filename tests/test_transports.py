@@ -267,3 +267,31 @@ def test_root_needs_no_sudo(ssh_options: ConnectionOptions) -> None:
         assert target.run(["id", "-u"], sudo=True).text == "0\n"
     finally:
         target.close()
+
+
+def test_a_channel_closed_before_its_command_starts_is_a_closed_connection(
+        ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection closing under a task (the window closing) closed the channel between
+    opening it and starting the command: paramiko's bare SSHException reached the task
+    runner as an unexpected error. It is a closed connection, or a cancel."""
+    from sambatune.errors import Cancelled, ConnectionFailed
+
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        opened = transport._open_channel  # type: ignore[attr-defined]
+
+        def closed_at_once():  # type: ignore[no-untyped-def]
+            channel = opened()
+            channel.close()
+            return channel
+
+        monkeypatch.setattr(transport, "_open_channel", closed_at_once)
+        with pytest.raises(ConnectionFailed, match="closed"):
+            transport.run(["true"])
+        cancel = CancelToken()
+        cancel.cancel()
+        with pytest.raises(Cancelled):
+            transport.run(["true"], cancel=cancel)
+    finally:
+        monkeypatch.undo()
+        transport.close()

@@ -156,7 +156,15 @@ class SshTransport(Transport):
         channel = self._open_channel()
         unregister = cancel.on_cancel(channel.close) if cancel else (lambda: None)
         try:
-            channel.exec_command(shlex.join(argv))
+            try:
+                channel.exec_command(shlex.join(argv))
+            except paramiko.SSHException as exc:
+                # The channel closed between opening and starting the command: a cancel
+                # (it closes the channel) or the connection closing under a task.
+                if cancel is not None and cancel.cancelled:
+                    raise Cancelled() from exc
+                raise ConnectionFailed(f"The connection to {self.label} is closed.",
+                                       details=str(exc)) from exc
             sender = None
             if stdin:
                 sender = threading.Thread(
