@@ -45,23 +45,26 @@ def test_the_plan_estimates_from_what_it_measures() -> None:
     assert plan.estimate() == (0.0, None), "nothing measured, nothing promised"
 
     plan.observe(RunStarted("get", 1, False))
-    clock.now += 2
+    clock.now += 0.5
+    plan.observe(Sample("get", 1, 0.5, 5 * MB, 10 * MB))  # a burst: socket buffers filling
+    clock.now += 1.5
     plan.observe(Sample("get", 1, 2.0, 20 * MB, 10 * MB))
     fraction, left = plan.estimate()
-    # 80 MB at the 10 MB/s of this run, 100 MB more, then 3 s of TCP.
+    # Since the first sample: 15 MB in 1.5 s. 80 MB left at 10 MB/s, 100 MB more, 3 s of TCP.
     assert left == pytest.approx(8 + 10 + 3)
     assert fraction == pytest.approx(2 / (2 + 21))
 
-    clock.now += 8
-    plan.observe(finished("get", 1, 8.0, 100 * MB))  # smbclient's own figure: 12.5 MB/s
+    clock.now += 10
+    plan.observe(finished("get", 1, 11.5, 100 * MB))
     fraction, left = plan.estimate()
-    assert left == pytest.approx(8 + 3)
-    assert fraction == pytest.approx(10 / 21)
+    # The next run of the series takes as long as this one did (12 s, its start included).
+    assert left == pytest.approx(12 + 3)
+    assert fraction == pytest.approx(12 / 27)
 
     plan.observe(RunStarted("get", 2, False))
     clock.now += 20  # slower than expected: never a negative time left
     fraction, left = plan.estimate()
-    assert left == pytest.approx(3) and fraction == pytest.approx(30 / 33)
+    assert left == pytest.approx(3) and fraction == pytest.approx(32 / 35)
 
     # A probe's rate stands in until the series has measured its own.
     probed = ProgressPlan(clock)

@@ -1,10 +1,11 @@
 """How far a benchmark is, how long it still takes, and the line a person reads meanwhile.
 
 A benchmark lists the runs it is going to make (:class:`PlannedRun`). A timed run lasts
-its seconds; a run that moves a known number of bytes lasts as long as its series' rate
-says (the rate this run has reached so far, else the last run of the series, else a
-probe's or a guess the benchmark gives); anything else as long as the runs before it
-of its series took, else as long as any run before it took. :class:`ProgressPlan`
+its seconds; any other run as long as the earlier runs of its series took; before one
+has finished, a run that moves a known number of bytes lasts as long as its series'
+rate says (what its samples show, else a probe's or a guess the benchmark gives), and
+anything else as long as any run before it took. The run under way has its bytes left
+at the rate it has kept since its first sample. :class:`ProgressPlan`
 turns the benchmark's events into a fraction done and the seconds left, so the estimate
 follows what is measured: a slow server shows a long estimate from its first samples.
 
@@ -27,6 +28,8 @@ from sambatune.units import format_operations_rate, format_rate
 Clock = Callable[[], float]
 #: Without an estimate from the benchmark, the pace is carried on after this many seconds.
 EXTRAPOLATE_AFTER = 2.0
+#: A run's rate is taken from its first sample on once this many seconds lie between.
+STEADY_AFTER = 0.4
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,13 @@ class ProgressPlan:
         self.runs: dict[tuple[str, int], PlannedRun] = {}
         #: Wall seconds each finished run took.
         self.finished: dict[tuple[str, int], float] = {}
-        #: The latest measured rate (bytes/s) of each series.
+        #: The rate (bytes/s) each series' samples showed, until one of its runs finished.
         self.rates: dict[str, float] = {}
         self.current: tuple[str, int] | None = None
         self._started = 0.0
         self._moved = 0
         self._rate: float | None = None
+        self._first: tuple[float, int] | None = None
         self._shown = 0.0
 
     def add(self, runs: Iterable[PlannedRun]) -> None:
@@ -70,13 +74,19 @@ class ProgressPlan:
             if key in self.runs:
                 self.current = key
                 self._started = self.clock()
-                self._moved, self._rate = 0, None
+                self._moved, self._rate, self._first = 0, None, None
         elif isinstance(event, Sample):
-            if (event.series, event.attempt) == self.current and event.t > 0:
+            if (event.series, event.attempt) == self.current and event.t > 0 and event.bytes > 0:
                 self._moved = event.bytes
-                # The run's own average so far: steadier than the last interval's rate.
-                if event.bytes > 0:
+                # The rate since the first sample: a transfer often starts with a burst
+                # (socket buffers filling) that the rest of it does not keep up.
+                first = self._first
+                if first is None:
+                    self._first = (event.t, event.bytes)
                     self._rate = event.bytes / event.t
+                elif event.t - first[0] >= STEADY_AFTER and event.bytes > first[1]:
+                    self._rate = (event.bytes - first[1]) / (event.t - first[0])
+                if self._rate:
                     self.rates[event.series] = self._rate
         elif isinstance(event, RunFinished):
             record = event.record
@@ -84,20 +94,21 @@ class ProgressPlan:
             wall = self.clock() - self._started if key == self.current else record.seconds
             if key in self.runs:
                 self.finished[key] = max(wall, 0.0)
-            if record.bytes and record.seconds > 0:
-                self.rates[record.series] = record.bytes / record.seconds
             if key == self.current:
                 self.current = None
 
     def _expected(self, run: PlannedRun) -> float | None:
         if run.seconds:
             return run.seconds
+        # The runs of a series move the same bytes: as long as its earlier ones took.
+        same = [s for (series, _), s in self.finished.items() if series == run.series]
+        if same:
+            return sum(same) / len(same)
         if run.bytes:
             rate = self.rates.get(run.series) or run.rate
             if rate:
                 return run.bytes / rate
-        same = [s for (series, _), s in self.finished.items() if series == run.series]
-        durations = same or list(self.finished.values())
+        durations = list(self.finished.values())
         return sum(durations) / len(durations) if durations else None
 
     def estimate(self) -> tuple[float | None, float | None]:

@@ -56,6 +56,8 @@ CREDIT_BYTES = 64 * 1024
 IDLE_LIMIT = 60.0
 #: How often a wait for an answer looks at the cancel token (seconds).
 CANCEL_POLL = 0.05
+#: An answer's data is received in pieces of this size (one system call each).
+FILL_PIECE = 1 << 20
 #: After a cancel or a failure, answers still in flight get this long to arrive so the
 #: connection stays usable; a slow server's are dropped with the connection instead
 #: (its socket closed), because a cancel must stop within a second.
@@ -118,7 +120,7 @@ class Signer:
 class _Slot:
     """One READ in flight: where its bytes go and how it ended."""
 
-    __slots__ = ("done", "error", "length", "received", "signer", "target")
+    __slots__ = ("arrived", "done", "error", "length", "received", "signer", "target")
 
     def __init__(self, length: int, target: memoryview, signer: Signer | None) -> None:
         self.length = length
@@ -126,6 +128,8 @@ class _Slot:
         self.signer = signer
         self.done = threading.Event()
         self.received = 0
+        #: Data bytes in so far, while the answer arrives (a slow server's progress).
+        self.arrived = 0
         self.error: BaseException | None = None
 
 
@@ -237,8 +241,11 @@ class FramedTcp(Tcp):
                 error = SambaTuneError("The SMB server answered a read with more bytes than asked for.")
                 data_length = 0
             data = slot.target[:data_length]
-            if not self._fill(data):
-                return False
+            # In pieces, so a slow server's progress shows within an answer of megabytes.
+            for start in range(0, data_length, FILL_PIECE):
+                if not self._fill(data[start:start + FILL_PIECE]):
+                    return False
+                slot.arrived = min(start + FILL_PIECE, data_length)
             pieces.append(data)
             tail = body_length - READ_RESPONSE.size - gap - data_length
             if tail > 0:
@@ -332,7 +339,7 @@ class BulkReader:
 
         scratch = memoryview(bytearray(block)) if into is None else None
         pending: deque[tuple[int, _Slot]] = deque()
-        offset = moved = 0
+        offset = moved = reported = 0
         started = time.perf_counter()
         try:
             while offset < size or pending:
@@ -345,7 +352,14 @@ class BulkReader:
                 if not pending:
                     break
                 _message_id, slot = pending[0]
-                if not self._wait(slot, cancel):
+
+                def arriving(slot: _Slot = slot, moved: int = moved) -> None:
+                    nonlocal reported
+                    if on_progress is not None and moved + slot.arrived > reported:
+                        reported = moved + slot.arrived
+                        on_progress(reported, time.perf_counter() - started)
+
+                if not self._wait(slot, cancel, arriving):
                     break  # cancelled: the answer is left to the drain below
                 pending.popleft()
                 if slot.error is not None:
@@ -402,14 +416,16 @@ class BulkReader:
             raise
         return message_id, slot
 
-    def _wait(self, slot: _Slot, cancel: CancelToken) -> bool:
-        """Wait for the answer; False as soon as ``cancel`` is set."""
+    def _wait(self, slot: _Slot, cancel: CancelToken, arriving: Callable[[], None]) -> bool:
+        """Wait for the answer, saying how much of it has ``arriving``; False as soon as
+        ``cancel`` is set."""
         import time
 
         deadline = time.monotonic() + IDLE_LIMIT
         while not slot.done.wait(CANCEL_POLL):
             if cancel.cancelled:
                 return False
+            arriving()
             if not self.transport.connected or self.connection._t_exc is not None:
                 raise ConnectionFailed("The SMB connection broke during the read.",
                                        details=repr(self.connection._t_exc))
