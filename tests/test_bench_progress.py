@@ -66,6 +66,14 @@ def test_the_plan_estimates_from_what_it_measures() -> None:
     fraction, left = plan.estimate()
     assert left == pytest.approx(3) and fraction == pytest.approx(32 / 35)
 
+    # A series not measured yet has no estimate from another one's rate.
+    unknown = ProgressPlan(clock)
+    unknown.add([PlannedRun("put", 1, bytes=50 * MB), PlannedRun("get", 1, bytes=50 * MB)])
+    unknown.observe(RunStarted("put", 1, False))
+    clock.now += 1
+    unknown.observe(finished("put", 1, 1.0, 50 * MB))
+    assert unknown.estimate() == (0.5, None)
+
     # A probe's rate stands in until the series has measured its own.
     probed = ProgressPlan(clock)
     probed.add([PlannedRun("put", 1, bytes=50 * MB, rate=25 * MB)])
@@ -102,6 +110,11 @@ def test_without_an_estimate_the_pace_so_far_is_carried_on() -> None:
     clock.now += 4
     tracker.observe(Progress(0.3, "list, 1000 files, run 1"))
     assert tracker.remaining == pytest.approx(14.0)
+    # An estimate that no longer holds is not counted down as if it did.
+    planned = ProgressTracker(clock=clock)
+    planned.observe(Progress(0.1, "", remaining=3.0))
+    planned.observe(Progress(0.5, ""))
+    assert planned.remaining is None
 
 
 def test_durations_read_as_people_say_them() -> None:

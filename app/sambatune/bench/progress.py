@@ -3,15 +3,16 @@
 A benchmark lists the runs it is going to make (:class:`PlannedRun`). A timed run lasts
 its seconds; any other run as long as the earlier runs of its series took; before one
 has finished, a run that moves a known number of bytes lasts as long as its series'
-rate says (what its samples show, else a probe's or a guess the benchmark gives), and
-anything else as long as any run before it took. The run under way has its bytes left
-at the rate it has kept since its first sample. :class:`ProgressPlan`
-turns the benchmark's events into a fraction done and the seconds left, so the estimate
-follows what is measured: a slow server shows a long estimate from its first samples.
+rate says (what its samples show, else a probe's or a guess the benchmark gives; else
+there is no estimate yet), and anything else as long as any run before it took. The
+run under way has its bytes left at the rate it has kept since its first sample.
+:class:`ProgressPlan` turns the benchmark's events into a fraction done and the seconds
+left, so the estimate follows what is measured: a slow server shows a long estimate
+from its first samples.
 
 :class:`ProgressTracker` turns the same events into one line: which step of how many,
-which run of how many, the live figure and the time left ("Step 2 of 4: SMB put and get
-· SMB get: run 2 of 5 · 2.3 MB/s · about 1 min 20 s left"). The GUI pages and the
+which run of how many, the live figure and the time left ("Step 2 of 4 · SMB get: run
+2 of 5 · 2.3 MB/s · about 1 min 20 s left"). The GUI pages and the
 command line share it; nothing here knows about Qt.
 """
 
@@ -105,9 +106,9 @@ class ProgressPlan:
         if same:
             return sum(same) / len(same)
         if run.bytes:
+            # Other series say nothing about this one's rate (a put at 60 MB/s, a get at 2).
             rate = self.rates.get(run.series) or run.rate
-            if rate:
-                return run.bytes / rate
+            return run.bytes / rate if rate else None
         durations = list(self.finished.values())
         return sum(durations) / len(durations) if durations else None
 
@@ -212,9 +213,10 @@ class ProgressTracker:
                     self._first = (now, fraction)
             if event.remaining is not None:
                 self._remaining, self._remaining_at = event.remaining, now
-            elif fraction is not None and self._first is not None:
-                # No estimate from the benchmark: the pace so far, carried on.
-                since, start = self._first
+            elif fraction is not None:
+                # No estimate from the benchmark: the pace so far, carried on, if any.
+                self._remaining = None
+                since, start = self._first or (now, 0.0)
                 if fraction > start and now - since >= EXTRAPOLATE_AFTER:
                     pace = (fraction - start) / (now - since)
                     self._remaining, self._remaining_at = (1 - fraction) / pace, now
