@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -278,6 +279,37 @@ def test_cancel_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
     assert probe_files(troubled_smbd.share_path) == []
     assert established_to(troubled_smbd.port) == []
     assert not [t for t in threading.enumerate() if t.name == "sambatune-smb-probe"]
+
+
+def test_ctrl_c_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServer) -> None:
+    """The command line's cancel is Ctrl-C: the transfer stops before the cleanup runs
+    (a join that Ctrl-C interrupts no longer lets the cleanup share the connection)."""
+    size = 64 << 20
+    argv = [sys.executable, "-m", "sambatune", "bench", "smb-client", "--server", "127.0.0.1",
+            "--share", troubled_smbd.share, "--port", str(troubled_smbd.port), "--size", "64MiB",
+            "--runs", "3", "--warmup", "0"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # written whole: the slow read comes next
+            files = probe_files(troubled_smbd.share_path)
+            if files and files[0].stat().st_size == size:
+                break
+            time.sleep(0.05)
+        time.sleep(1.5)
+        assert process.poll() is None
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+        took = time.monotonic() - interrupted
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert took < 1.0, f"Ctrl-C took {took:.2f} s"
+    assert probe_files(troubled_smbd.share_path) == []
+    assert established_to(troubled_smbd.port) == []
 
 
 def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> None:

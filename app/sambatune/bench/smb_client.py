@@ -53,6 +53,8 @@ CLIENT_BUSY_SHARE = 0.85
 PROBE_SIZE = 4 << 20
 SMALLEST_SIZE = 4 << 20
 LARGEST_SIZE = 256 << 20
+#: How long a transfer stopped from outside may take to notice (it polls every 50 ms).
+STOP_WAIT = 5.0
 #: Moves the test file: (where its progress goes, how many bytes).
 Work = Callable[[OnProgress, int], Transfer]
 
@@ -120,6 +122,9 @@ class _Watched(threading.Thread):
         self.progress = (0, 0.0)
         self.result: Transfer | None = None
         self.error: BaseException | None = None
+        #: Set when the transfer has ended. Waited on instead of join(): a join that Ctrl-C
+        #: interrupts marks the thread as ended while it still runs (Python 3.11).
+        self.ended = threading.Event()
 
     def _on_progress(self, moved: int, seconds: float) -> None:
         self.progress = (moved, seconds)
@@ -129,6 +134,8 @@ class _Watched(threading.Thread):
             self.result = self.work(self._on_progress)
         except BaseException as exc:  # handed to the benchmark, which raises it
             self.error = exc
+        finally:
+            self.ended.set()
 
 
 class SmbClientBenchmark(Benchmark[SmbClientOptions]):
@@ -282,16 +289,23 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         watched = _Watched(lambda on_progress: work(on_progress, size))
         watched.start()
         last_bytes, last_t = 0, 0.0
-        while watched.is_alive():
-            watched.join(self.options.sample_interval)
-            moved, t = watched.progress
-            if t > last_t:
-                rate = (moved - last_bytes) / (t - last_t)
-                if recorder is not None:
-                    yield recorder.sample(series, attempt, t, moved, rate, source="client")
-                elif series:  # a transfer counted nowhere (the probe): its figure as a message
-                    yield Progress(None, f"{series} {format_rate(rate)}")
-                last_bytes, last_t = moved, t
+        try:
+            while not watched.ended.is_set():
+                watched.ended.wait(self.options.sample_interval)
+                moved, t = watched.progress
+                if t > last_t:
+                    rate = (moved - last_bytes) / (t - last_t)
+                    if recorder is not None:
+                        yield recorder.sample(series, attempt, t, moved, rate, source="client")
+                    elif series:  # a transfer counted nowhere (the probe): its figure as a message
+                        yield Progress(None, f"{series} {format_rate(rate)}")
+                    last_bytes, last_t = moved, t
+        except BaseException:
+            # Stopped from outside (Ctrl-C, the events no longer wanted): the transfer stops
+            # first, so the cleanup never shares the connection with it.
+            self.cancel.cancel()
+            watched.ended.wait(STOP_WAIT)
+            raise
         if watched.error is not None:
             self.cancel.raise_if_cancelled()
             raise watched.error
