@@ -123,6 +123,8 @@ def test_apply_from_the_editor_then_history_and_restore(
     dialog = _apply(qtbot, page)
     assert "+[fresh]" in dialog.diff.toPlainText()
     assert dialog.summary.text() == "add [fresh]"
+    qtbot.waitUntil(lambda: dialog.plan is not None, timeout=30000)
+    assert "A reload applies this change" in dialog.plan_label.text()
     screenshot(dialog, "editor-apply-review")
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
