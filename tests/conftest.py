@@ -143,6 +143,15 @@ def fresh_smbd(tmp_path: Path) -> Iterator[SmbServer]:
 
 
 @pytest.fixture
+def second_smbd(tmp_path: Path) -> Iterator[SmbServer]:
+    """Another smbd of the test's own on the same host: its own config, port and state."""
+    server = SmbServer(tmp_path, "second-smbd")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
 def troubled_smbd(fresh_smbd: SmbServer) -> SmbServer:
     """The test's own smbd, restarted on a config with known problems
     (log level 3, fixed socket buffers, strict sync with sync always)."""

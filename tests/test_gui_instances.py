@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,6 @@ from sambatune.ui.main_window import MainWindow
 from test_instances import HeldSession
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
-
-
-@pytest.fixture
-def second_smbd(tmp_path: Path) -> Iterator[SmbServer]:
-    server = SmbServer(tmp_path, "second-smbd")
-    server.start()
-    yield server
-    server.stop()
 
 
 def _window(qtbot: QtBot, sshd: SshServer, user_key: Path, home: Path,

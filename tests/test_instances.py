@@ -41,14 +41,6 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
     transport.close()
 
 
-@pytest.fixture
-def second_smbd(tmp_path: Path) -> Iterator[SmbServer]:
-    server = SmbServer(tmp_path, "second-smbd")
-    server.start()
-    yield server
-    server.stop()
-
-
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True,
                           text=True, timeout=300)

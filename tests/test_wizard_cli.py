@@ -266,5 +266,5 @@ def test_the_report_of_a_discarded_wizard_says_so() -> None:
                                 config_path="/nowhere/smb.conf")
     wizard.discard("the baseline failed")
     report = wizard.report_html()
-    assert "discarded at survey: the baseline failed" in report
+    assert "the baseline failed (at &#x27;survey&#x27;)" in report
     assert "was discarded at the survey step" in report and "not finished yet" not in report

@@ -579,32 +579,9 @@ def format_state(wizard: TuningWizard, done: list[StepRecord]) -> str:
 
 
 def _step_text(step: StepRecord) -> str:
-    from sambatune.units import format_rate
+    from sambatune.wizard.report import step_summary
 
-    data = step.data
-    if step.step == "survey":
-        samba = (data.get("survey") or {}).get("samba") or {}
-        return f"Samba {samba.get('version_text') or '?'}, smb.conf {data.get('config_path')}"
-    if step.step == "findings":
-        counts = data.get("counts") or {}
-        return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing found"
-    if step.step in ("baseline", "measure"):
-        means = ", ".join(f"{k} {format_rate(v)}" for k, v in (data.get("means") or {}).items())
-        return f"session {data.get('session_id')}: {means}"
-    if step.step == "choose":
-        return str(data.get("summary"))
-    if step.step == "apply":
-        return str(data.get("message"))
-    if step.step == "verdict":
-        return f"{data.get('overall')}; recommended: {data.get('recommendation')}"
-    if step.step == "decide":
-        if data.get("decision") == "keep":
-            return "kept; the measurement after it is the new baseline"
-        return "reverted" + ("; smb.conf is byte for byte as before" if data.get("identical")
-                             else "")
-    if step.step == "discard":
-        return f"{data.get('reason')} (at '{data.get('stage')}')"
-    return ""
+    return step_summary(step)
 
 
 def _findings_lines(wizard: TuningWizard) -> list[str]:

@@ -41,7 +41,8 @@ def _rate(value: float | None) -> str:
     return format_rate(value) if value is not None else "–"
 
 
-def _step_summary(step: Any) -> str:
+def step_summary(step: Any) -> str:
+    """One line saying what a wizard step did (the report's table, the CLI's list)."""
     data = step.data
     if step.step == "connect":
         return f"{data.get('target')}" + (" with sudo" if data.get("sudo") else "")
@@ -62,14 +63,14 @@ def _step_summary(step: Any) -> str:
         return f"{data.get('overall')}; recommended: {data.get('recommendation')}"
     if step.step == "decide":
         if data.get("decision") == "keep":
-            return "kept"
+            return "kept; the measurement after it is the new baseline"
         return "reverted" + ("; smb.conf is byte for byte as before" if data.get("identical") else "")
     if step.step == "finish":
         return "smb.conf unchanged" if data.get("identical_to_original") else (
             f"{len(data.get('kept') or [])} change(s) kept")
     if step.step == "discard":
         left = f"; left live: {data['left_live']}" if data.get("left_live") else ""
-        return f"discarded at {data.get('stage')}: {data.get('reason')}{left}"
+        return f"{data.get('reason')} (at '{data.get('stage')}'){left}"
     return ""
 
 
@@ -169,7 +170,7 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
             "<h2>Every step</h2>",
             html_table(["#", "Step", "Change", "Finished", "Result"], [
                 ([str(s.position), s.step, str(s.round) if s.step in ROUND_STEPS else "",
-                  s.finished_at, _step_summary(s)], "")
+                  s.finished_at, step_summary(s)], "")
                 for s in record.steps], numeric_from=99)]
     first = next((s for s in record.steps if s.step == "findings"), None)
     if first is not None:
