@@ -23,7 +23,9 @@ def detect_config_path(transport: Transport) -> str:
         raise InvalidInput(
             f"Could not tell which smb.conf the smbd on {transport.label} uses "
             f"({error.message}); name it with --remote-path.") from error
-    default = default_config_path(transport)
+    # smbd -b is one more round trip: only when an smbd runs without -s, or none runs.
+    needed = not seen.instances or any(not i.get("config") for i in seen.instances)
+    default = default_config_path(transport) if needed else None
     configs = sorted({str(i.get("config") or default) for i in seen.instances
                       if i.get("config") or default})
     if len(configs) == 1:
