@@ -20,7 +20,9 @@ the findings (numbered, with their ids), the pending change and the verdict.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,11 +182,8 @@ def handle_next(args: argparse.Namespace) -> int:
         VERDICT,
     )
 
-    progress = _Progress(args.json)
-    progress.message("connecting...")
-    transport, wizard, _store = _open(args)
     done: list[StepRecord] = []
-    try:
+    with _opened(args) as (progress, transport, wizard):
         stage = wizard.stage
         if args.finding is not None and stage != CHOOSE:
             raise InvalidInput(
@@ -231,9 +230,6 @@ def handle_next(args: argparse.Namespace) -> int:
         elif stage == VERDICT:
             wizard.compare()
             done.append(wizard.record.steps[-1])
-    finally:
-        progress.done()
-        transport.close()
     _show(args, wizard, done)
     return 0
 
@@ -241,11 +237,8 @@ def handle_next(args: argparse.Namespace) -> int:
 def handle_decide(args: argparse.Namespace) -> int:
     from sambatune.errors import SambaTuneError
 
-    progress = _Progress(args.json)
-    progress.message("connecting...")
-    transport, wizard, _store = _open(args)
     done: list[StepRecord] = []
-    try:
+    with _opened(args) as (progress, transport, wizard):
         decided = _safely(lambda cancel: wizard.decide(transport, args.keep, cancel=cancel,
                                                        on_event=progress))
         done.append(decided)
@@ -254,22 +247,13 @@ def handle_decide(args: argparse.Namespace) -> int:
                 "The revert finished, but smb.conf is not byte for byte the previous version.",
                 details="Compare them with: sambatune conf history --diff BACKUP_ID")
         done += _look(wizard, transport, progress)
-    finally:
-        progress.done()
-        transport.close()
     _show(args, wizard, done)
     return 0
 
 
 def handle_finish(args: argparse.Namespace) -> int:
-    progress = _Progress(args.json)
-    progress.message("connecting...")
-    transport, wizard, _store = _open(args)
-    try:
+    with _opened(args) as (_progress, transport, wizard):
         done = [wizard.finish(transport)]
-    finally:
-        progress.done()
-        transport.close()
     _show(args, wizard, done)
     return 0
 
@@ -298,6 +282,19 @@ def _smb_password(args: argparse.Namespace) -> str | None:
         return None
     line = sys.stdin.readline()
     return line[:-1] if line.endswith("\n") else line
+
+
+@contextlib.contextmanager
+def _opened(args: argparse.Namespace) -> Iterator[tuple[_Progress, Transport, TuningWizard]]:
+    """The progress line, the connection and the wizard of one verb; both end with it."""
+    progress = _Progress(args.json)
+    progress.message("connecting...")
+    transport, wizard, _store = _open(args)
+    try:
+        yield progress, transport, wizard
+    finally:
+        progress.done()
+        transport.close()
 
 
 def _open(args: argparse.Namespace) -> tuple[Transport, TuningWizard, WizardStore]:
