@@ -523,3 +523,73 @@ def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
     finally:
         os.close(directory)
         transport.close()
+
+
+# -- the restart consent and the dry run (issue 15) -----------------------------------------
+
+def _restart_candidate(server: SmbServer) -> bytes:
+    return server.config.read_bytes().replace(b"interfaces = lo", b"interfaces = 127.0.0.1/8")
+
+
+@pytest.mark.parametrize("fault", ["cut-smbstatus", "garbage-smbstatus", "cut-testparm"])
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "refused-restart"])
+def test_a_fault_while_weighing_a_restart_changes_nothing(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
+    fault: str, dry_run: bool,
+) -> None:
+    """Before the swap, whatever happens, the three agree on "nothing changed": no history
+    row, the old file live, and nothing left beside it once a connection comes back."""
+    if fault == "cut-smbstatus":
+        faulty.rules.append(Rule(lambda a: "smbstatus" in a, cut_first))
+    elif fault == "garbage-smbstatus":
+        faulty.rules.append(Rule(lambda a: "smbstatus" in a,
+                                 lambda a: ("sh", "-c", "echo '{not json'; echo 'PID x'")))
+    else:
+        faulty.rules.append(Rule(_matcher("testparm"), then_cut, after_step="upload"))
+    candidate = _restart_candidate(fresh_smbd)
+    outcome, original = _apply_consent(faulty, fresh_smbd, candidate, ssh_options, dry_run)
+    assert faulty.rules[0].fired == 1, "the fault never happened"
+    assert outcome.live == "old", outcome.message
+    assert outcome.status in ("planned", REFUSED, FAILED_OUTCOME), outcome.message
+    assert fresh_smbd.config.read_bytes() == original
+    assert AppliedVersions().for_server(faulty.label, str(fresh_smbd.config)) == []
+    assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label)
+    assert not _leftovers(fresh_smbd)
+    if fault == "garbage-smbstatus":
+        assert any("Could not tell who is connected" in w for w in outcome.warnings)
+
+
+def _apply_consent(transport: Transport, server: SmbServer, candidate: bytes,
+                   options: ConnectionOptions, dry_run: bool) -> tuple[object, bytes]:
+    original = server.config.read_bytes()
+    journal = AppliedVersions().journal(transport.label, str(server.config))
+    outcome = apply_config(
+        transport, ApplyRequest(str(server.config), original, candidate, dry_run=dry_run),
+        on_event=transport.note_step if isinstance(transport, FaultyTransport) else None,
+        journal=journal, reconnect=lambda: open_target(options, NoPrompts()))
+    return outcome, original
+
+
+def test_a_cut_during_an_allowed_restart_ends_with_smbd_serving_and_the_truth_told(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
+) -> None:
+    """The connection drops right after the running smbd was told to stop: the run
+    reconnects, and what it reports, what history holds and what is live agree; an smbd
+    serves the file again."""
+    faulty.rules.append(Rule(lambda a: a[:1] == ("kill",), then_cut))
+    original = fresh_smbd.config.read_bytes()
+    candidate = _restart_candidate(fresh_smbd)
+    outcome = apply_config(
+        faulty, ApplyRequest(str(fresh_smbd.config), original, candidate, allow_restart=True),
+        journal=AppliedVersions().journal(faulty.label, str(fresh_smbd.config)),
+        reconnect=lambda: open_target(ssh_options, NoPrompts()))
+    assert faulty.rules[0].fired == 1, "the fault never happened"
+    assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label)
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        from sambatune.remote.samba_ops import find_instance
+
+        assert find_instance(transport, str(fresh_smbd.config)) is not None, (
+            f"no smbd serves the file after: {outcome.message}")
+    finally:
+        transport.close()
