@@ -151,7 +151,7 @@ def measure(lines: int, rounds: int) -> dict[str, Any]:
         "plain_open_ms": round(plain_open_s * 1000, 1),
         "ratio_median": round(ours_stats["median_ms"] / peer_stats["median_ms"], 2),
         "ratio_p95": round(ours_stats["p95_ms"] / peer_stats["p95_ms"], 2),
-        "goal": "median well under 16 ms, p95 under 50 ms",
+        "goal": "p95 under 8 ms, also for keystrokes typed while a check runs",
         # The machine may be shared: a busy one slows both editors' worst keystrokes.
         "load_average": [round(load, 2) for load in os.getloadavg()],
     }

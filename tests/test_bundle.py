@@ -162,6 +162,10 @@ def test_self_check_finds_everything_inside_the_bundle(installed: Installed) -> 
     assert checks["numpy"]["ok"] and checks["smb client"]["ok"], checks
     assert "AES-GMAC" in checks["smb client"]["detail"]
     assert checks["plot"]["ok"] and "drew 20 points" in checks["plot"]["detail"], checks["plot"]
+    # The editor's check: the program started itself as a child and linted a line there.
+    lint_check = checks["lint process"]
+    assert lint_check["ok"] and "socket-buffer-fixed" in lint_check["detail"], lint_check
+    assert str(installed.appdir) in lint_check["detail"]
     assert str(REPO) not in result.stdout + result.stderr
 
 

@@ -33,6 +33,7 @@ def test_self_check_json() -> None:
     checks = {c["name"]: c for c in report["checks"]}
     assert checks["agents"]["ok"] and "sysinfo" in checks["agents"]["detail"]
     assert checks["resources"]["ok"]
+    assert checks["lint process"]["ok"], checks["lint process"]
 
 
 def test_survey_over_ssh_json(

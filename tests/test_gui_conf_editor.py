@@ -406,3 +406,26 @@ def test_go_to_line_asks_for_a_number(qtbot: QtBot, sample: Path) -> None:
     dialog.setIntValue(14)
     dialog.accept()
     assert page.editor.current_line() == 14
+
+
+def test_the_check_runs_in_a_child_that_ends_with_the_editor(qtbot: QtBot, sample: Path) -> None:
+    """Lint runs in a process of its own (typing never waits for it, see
+    bench/editor_typing.py); the form view still gets the effective view, built here
+    only while it shows; closing the editor ends the child."""
+    window = _open(qtbot, sample)
+    page = window.page
+    child = page.lint.process._process
+    assert child is not None and child.poll() is None
+    result = page.lint.current
+    assert result is not None and result.view is None  # the text view needs none
+    # read prediction went in Samba 2.2: not a setting, so [global] makes six.
+    assert result.settings_in("projects") == 8 and result.settings_in("GLOBAL") == 6
+    assert {m.severity for markers in result.markers.values() for m in markers} >= {"warning"}
+    page.show_view(FORM_VIEW)
+    qtbot.waitUntil(lambda: page.lint.current is not None and page.lint.current.view is not None,
+                    timeout=20000)
+    qtbot.waitUntil(lambda: page.form.sections.count() == 2, timeout=5000)
+    page.show_view(TEXT_VIEW)
+    assert not page.lint.want_view
+    window.close()
+    qtbot.waitUntil(lambda: child.poll() is not None, timeout=5000)

@@ -83,6 +83,24 @@ def check_smb_client() -> Check:
                  "token) and HMAC-SHA256, AES-CMAC and AES-GMAC signing")
 
 
+def check_lint_process() -> Check:
+    """The editor's check runs in a child of this program: start one and lint a line."""
+    from sambatune.conf.catalog import load_bundled
+    from sambatune.conf.lint_process import LintProcess
+
+    process = LintProcess()
+    try:
+        summary = process.check(b"[global]\n   socket options = SO_RCVBUF=8192\n", None,
+                                load_bundled(), None)
+    except Exception as exc:
+        return Check("lint process", False, f"the editor's check cannot run: {exc}")
+    finally:
+        process.close()
+    codes = sorted({finding.code for finding in summary.findings})
+    return Check("lint process", bool(codes), f"a child {sys.executable} checked a line: "
+                 f"{', '.join(codes) or 'no findings'}")
+
+
 def check_data_dirs() -> Check:
     from sambatune.appdirs import config_dir, data_dir
 
@@ -140,6 +158,7 @@ def run_self_check(*, json_output: bool, gui: bool) -> int:
         check_module("platformdirs"),
         check_module("numpy"),
         check_smb_client(),
+        check_lint_process(),
         check_data_dirs(),
         check_local_tools(),
     ]

@@ -1,8 +1,12 @@
-"""Lint while the user types: after a pause, on a snapshot, off the GUI thread.
+"""Lint while the user types: after a pause, on a snapshot, in a process of its own.
 
 The snapshot is a copy of the conf document taken on the GUI thread (a list copy,
-about a millisecond for 50,000 lines). Its findings and effective view are handed
-back only if the text has not changed since; otherwise the newer text is linted.
+about a millisecond for 50,000 lines). The check runs in a child process
+(:mod:`sambatune.conf.lint_process`): in a thread it would hold the interpreter lock
+that every keystroke needs. Its findings are handed back only if the text has not
+changed since; otherwise the newer text is linted. The effective view, which the
+form view shows, is built here only while someone wants it (:attr:`LintRunner.want_view`):
+it is a large object graph that cannot cross a pipe cheaply.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from sambatune.cancellation import CancelToken
 from sambatune.conf.catalog import ParameterCatalog
-from sambatune.conf.effective import EffectiveConfig, IncludeReader
+from sambatune.conf.effective import EffectiveConfig, IncludeLink, IncludeReader
 from sambatune.conf.lint import Finding
+from sambatune.conf.lint_process import LintProcess
+from sambatune.conf.syntax import is_global_section, section_key
 from sambatune.errors import SambaTuneError
 from sambatune.ui.editor.buffer import ConfBuffer
 from sambatune.ui.editor.text_edit import Marker
@@ -27,9 +33,18 @@ DELAY_MS = 300
 class LintResult(NamedTuple):
     generation: int
     findings: list[Finding]
-    view: EffectiveConfig
+    #: The effective view, when it was wanted (the form view is showing).
+    view: EffectiveConfig | None
     #: Findings in the edited file by line, as the gutter shows them.
     markers: dict[int, list[Marker]]
+    includes: list[IncludeLink]
+    #: Settings each section makes itself, by folded name.
+    section_settings: dict[str, int]
+
+    def settings_in(self, section: str) -> int | None:
+        """How many settings ``section`` makes itself; None for no such section."""
+        return self.section_settings.get("global" if is_global_section(section)
+                                         else section_key(section))
 
 
 class LintRunner(QObject):
@@ -44,6 +59,9 @@ class LintRunner(QObject):
         #: Reads included files (through the server's transport, or from this disk).
         self.read_include: Callable[[], IncludeReader | None] = lambda: None
         self.latest: LintResult | None = None
+        #: Build the effective view with each check (the form view shows it).
+        self.want_view = False
+        self.process = LintProcess()
         # Results no longer needed. Freeing the objects of a large file's effective view
         # takes milliseconds, so the next worker drops them instead of the GUI thread.
         self._discarded: list[LintResult] = []
@@ -81,6 +99,7 @@ class LintRunner(QObject):
         self._again = False
         if self._task is not None:
             self._task.cancel()
+        self.process.close()
 
     def run_now(self) -> None:
         self._timer.stop()
@@ -94,21 +113,26 @@ class LintRunner(QObject):
         generation = self.buffer.generation
         catalog = self.catalog
         reader = self.read_include()
+        want_view = self.want_view
+        process = self.process
         discarded, self._discarded = self._discarded, []
 
         def work(report: Any, cancel: CancelToken) -> LintResult:
             from sambatune.conf.effective import effective_view
-            from sambatune.conf.lint import lint
 
             _free(discarded)
-            view = effective_view(snapshot, catalog, read_include=reader, cancel=cancel)
-            findings = lint(snapshot, catalog, view=view, cancel=cancel)
+            summary = process.check(snapshot.render(), snapshot.path, catalog, reader, cancel)
+            view = None
+            if want_view:
+                # The reader keeps what it read: the includes are not fetched twice.
+                view = effective_view(snapshot, catalog, read_include=reader, cancel=cancel)
             markers: dict[int, list[Marker]] = {}
-            for finding in findings:
+            for finding in summary.findings:
                 if finding.file is None:
                     markers.setdefault(finding.line, []).append(
                         Marker(finding.severity, finding.message))
-            return LintResult(generation, findings, view, markers)
+            return LintResult(generation, summary.findings, view, markers, summary.includes,
+                              summary.section_settings)
 
         self._task = self.runner.start(work, name="Checking smb.conf", on_done=self._done,
                                        on_failed=self._failed, on_finished=self._finished)
@@ -144,6 +168,7 @@ def _free(results: list[LintResult]) -> None:
     view someone still shows stays whole.
     """
     while results:
-        sections = list(results.pop().view.sections.values())
+        view = results.pop().view
+        sections = list(view.sections.values()) if view is not None else []
         while sections:
             sections.pop()

@@ -619,8 +619,8 @@ class ConfEditorPage(QWidget):
             self.panel.show_parameter(entry.name)
         elif entry.kind == SECTION:
             result = self.lint.current
-            section = result.view.section(entry.name) if result is not None else None
-            self.panel.show_section(entry.name, len(section.own_settings()) if section else None)
+            self.panel.show_section(entry.name,
+                                    result.settings_in(entry.name) if result is not None else None)
         else:
             self.panel.show_nothing()
 
@@ -628,9 +628,12 @@ class ConfEditorPage(QWidget):
         label = self.buffer.document.path or "<document>"
         self.editor.set_markers(result.markers)
         self.findings.show_findings(result.findings)
-        self._show_includes(result.view.includes)
+        self._show_includes(result.includes)
         if self.stack.currentIndex() == FORM_VIEW:
-            self.form.show_view(result.view, label)
+            if result.view is not None:
+                self.form.show_view(result.view, label)
+            else:
+                self.lint.run_now()  # checked while the text view showed: no view built
 
     def _show_includes(self, links: list[IncludeLink]) -> None:
         if not links:
@@ -665,9 +668,10 @@ class ConfEditorPage(QWidget):
     def show_view(self, index: int) -> None:
         self.view_buttons.button(index).setChecked(True)
         self.stack.setCurrentIndex(index)
+        self.lint.want_view = index == FORM_VIEW
         if index == FORM_VIEW:
             result = self.lint.current
-            if result is not None:
+            if result is not None and result.view is not None:
                 self.form.show_view(result.view, self.buffer.document.path or "<document>")
             else:
                 self.lint.run_now()
