@@ -265,8 +265,15 @@ def test_apply_history_restore(fresh_smbd: SmbServer, target: list[str], tmp_pat
     backups = json.loads(history.stdout)["backups"]
     assert backups and backups[0]["summary"] == "add [fresh]"
 
+    runs = json.loads(history.stdout)["runs_from_this_computer"]
+    assert [(r["outcome"], r["live"], r["summary"]) for r in runs] == [
+        ("applied", "new", "add [fresh]")]
+    assert json.loads(history.stdout)["applied_by_this_computer"] == runs
+
     text = sambatune_cli("conf", "history", *remote, *target)
     assert backups[0]["id"] in text.stdout
+    assert "Runs from this computer (1):" in text.stdout
+    assert "applied      now live" in text.stdout
 
     restored = sambatune_cli("conf", "restore", backups[0]["id"], *remote, *target, "--yes",
                              "--json")
@@ -286,6 +293,11 @@ def test_apply_refuses_what_testparm_refuses(fresh_smbd: SmbServer, target: list
     assert result.returncode == 1
     assert json.loads(result.stdout)["status"] == "refused"
     assert fresh_smbd.config.read_bytes() == original
+    # A refusal changed nothing: history does not list it as applied.
+    history = json.loads(sambatune_cli("conf", "history", "--remote-path", str(fresh_smbd.config),
+                                       *target, "--json").stdout)
+    assert history["applied_by_this_computer"] == []
+    assert all(run["outcome"] != "applied" for run in history["runs_from_this_computer"])
 
 
 def test_apply_without_yes_off_a_terminal_is_refused(fresh_smbd: SmbServer,

@@ -233,7 +233,10 @@ def handle_history(args: argparse.Namespace) -> int:
         result: dict[str, Any] = {
             "target": transport.label, "path": path, "backup_dir": store.directory,
             "backups": [b.to_json() for b in backups],
-            "applied_by_this_computer": [v.to_json() for v in local],
+            # Every run this computer made, each with what happened; and those of them
+            # that left their version live (a rolled-back or failed run did not).
+            "runs_from_this_computer": [v.to_json() for v in local],
+            "applied_by_this_computer": [v.to_json() for v in local if v.live == "new"],
         }
         if diff is not None:
             result["diff"] = diff
@@ -245,9 +248,19 @@ def handle_history(args: argparse.Namespace) -> int:
               f"{backup.applied_by}  {backup.summary}")
     if not backups:
         print("  (none yet)")
+    if local:
+        print(f"Runs from this computer ({len(local)}):")
+        for version in local:
+            print(f"  {version.applied_at}  {version.outcome:<12} {_live_words(version.live):<14}"
+                  f"{version.summary}")
     if diff is not None:
         print(diff or "(identical to the live file)")
     return 0
+
+
+def _live_words(live: str) -> str:
+    return {"new": "now live", "old": "old file kept", "unknown": "live unknown"}.get(
+        live, "live not recorded")
 
 
 def handle_restore(args: argparse.Namespace) -> int:
