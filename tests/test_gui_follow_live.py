@@ -234,6 +234,8 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
     qtbot.waitUntil(lambda: wizard.start_view.share.currentText() == server.share, timeout=SLOW)
     bench_port = workspace.benchmarks.form.port.value()
     assert bench_port == server.port
+    bench_share = workspace.benchmarks.form.share
+    qtbot.waitUntil(lambda: bench_share.currentText() == server.share, timeout=SLOW)
 
     # A second smbd, with its own smb.conf and another share.
     other = SmbServer(tmp_path, "archive-smbd")
@@ -253,6 +255,9 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
         # The Benchmarks page follows the other smbd's port (it was not typed over).
         qtbot.waitUntil(lambda: workspace.benchmarks.form.port.value() == other.port,
                         timeout=SLOW)
+        # And its share list: the old smbd's share is not offered for the new one.
+        qtbot.waitUntil(lambda: bench_share.currentText() == "archive", timeout=SLOW)
+        assert [bench_share.itemText(i) for i in range(bench_share.count())] == ["archive"]
         # The editor, which had the old file open without edits, shows the new one.
         qtbot.waitUntil(lambda: page.loaded and page.source.path == str(other.config),
                         timeout=SLOW)
@@ -262,12 +267,16 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
         screenshot(window, "wizard-start-after-resurvey")
         # A share the admin typed stays when the survey runs again.
         wizard.start_view.share.setEditText("typed")
+        bench_share.setEditText("typed too")
+        surveyed = workspace.session.survey
         workspace.session.refresh_survey()
-        qtbot.waitUntil(lambda: workspace.session.survey is not None
+        qtbot.waitUntil(lambda: workspace.session.survey is not surveyed
+                        and workspace.session.survey is not None
                         and workspace.session.survey.config_path == str(other.config),
                         timeout=SLOW)
-        qtbot.wait(300)
+        qtbot.wait(300)  # the pages hear of the survey through queued signals
         assert wizard.start_view.share.currentText() == "typed"
+        assert bench_share.currentText() == "typed too"
     finally:
         other.stop()
 

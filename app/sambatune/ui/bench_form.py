@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from sambatune.bench.runner import Benchmark, Method
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
+from sambatune.ui.share_box import SurveyedShareBox
 
 TESTS = {
     "net-download": "Network: server → this computer",
@@ -116,9 +117,7 @@ class BenchForm(QWidget):
         for key, label in TESTS.items():
             self.test.addItem(label, key)
         self.form.addRow("Test", self.test)
-        self.share = QComboBox()
-        self.share.setEditable(True)
-        self.share.setObjectName("benchShare")
+        self.share = SurveyedShareBox("benchShare")
         self.share.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.directory = QLineEdit()
         self.directory.setPlaceholderText("default: the share's path")
@@ -197,11 +196,7 @@ class BenchForm(QWidget):
             self.duration.setValue(5.0)
 
     def set_shares(self, names: list[str]) -> None:
-        current = self.share.currentText()
-        self.share.clear()
-        self.share.addItems(names)
-        if current:
-            self.share.setCurrentText(current)
+        self.share.set_shares(names)
 
     def request(self) -> RunRequest:
         """What the person asked for, checked; :class:`InvalidInput` says what is wrong."""

@@ -13,7 +13,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 from sambatune.bench.records import RunRecord
 from sambatune.remote.apply import STEP_TITLES
 from sambatune.ui.run_table import RunTable
+from sambatune.ui.share_box import SurveyedShareBox
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_rate
 from sambatune.wizard.change import activation_sentence
@@ -106,10 +106,7 @@ class StartView(QWidget):
         right = QVBoxLayout()
         test = QGroupBox("The test the wizard measures with")
         form = QFormLayout(test)
-        self.share = QComboBox()
-        self.share.setObjectName("wizardShare")
-        self.share.setEditable(True)
-        self._surveyed: list[str] = []  # the shares the last survey listed
+        self.share = SurveyedShareBox("wizardShare")
         form.addRow("Share", self.share)
         self.file_size = QSpinBox()
         self.file_size.setObjectName("wizardSize")
@@ -149,16 +146,7 @@ class StartView(QWidget):
         layout.addLayout(right, 2)
 
     def set_shares(self, names: list[str]) -> None:
-        """The shares of the newest survey. The choice follows it: a share the previous
-        survey listed and this one does not (another smb.conf, a removed share) gives way
-        to this survey's first; a name the admin typed, or a share still listed, stays."""
-        current = self.share.currentText().strip()
-        follow = not current or (current in self._surveyed and current not in names)
-        self._surveyed = list(names)
-        self.share.clear()
-        self.share.addItems(names)
-        if current and not follow:
-            self.share.setCurrentText(current)
+        self.share.set_shares(names)
 
     def spec(self) -> MeasureSpec:
         user = self.user.text().strip() or None
