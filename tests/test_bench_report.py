@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench_sessions import record_sessions
-from sambatune.bench.bottleneck_inputs import figures_from_results
+from sambatune.bench.bottleneck_inputs import figures_from_results, figures_from_sessions
 from sambatune.bench.comparison import compare_sessions
 from sambatune.bench.html_report import render_report
 from sambatune.bench.results_db import ResultsDatabase
@@ -69,11 +69,22 @@ def test_report_is_self_contained_and_has_the_numbers() -> None:
     # The smb.conf each session was measured with, and the survey facts.
     assert "socket options = SO_RCVBUF=8192" in html and "workgroup = OFFICE" in html
     assert "Xeon E-2224" in html and "4.17.12-Debian" in html and "192.0.2.10/24" in html
-    # The bottleneck table from the recorded layers.
-    figures = figures_from_results([s.result for s in sessions])
+    # The bottleneck table from the layers recorded with the newest smb.conf (the
+    # session before the change ran with another one and is left out).
+    figures = figures_from_sessions(sessions)
+    assert figures.sources["network"] == after.id
     report = figures.report()
     assert f"Limit: {report.limiting}" in html
     assert "Layer" in html and "file operations" in html
+    assert escape(figures.basis()) in html and f"session {before.id}" not in figures.basis()
+    assert "<h2>Bottleneck (" in html  # one server: not named again
+
+    # Two servers: a table each, never one table from both.
+    other = record_sessions(database, server="admin@files2:22")
+    both = render_report([*sessions, database.load(other.after), database.load(other.disk)],
+                         generated_at="2026-11-23T10:00:00+00:00")
+    assert "<h2>Bottleneck of admin@files1:22 (" in both
+    assert "<h2>Bottleneck of admin@files2:22 (" in both
     # Socket-buffer curve on a log axis with the autotuned line.
     assert "autotuned (no size set)" in html and "log scale" in html
 

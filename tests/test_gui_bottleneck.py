@@ -113,8 +113,8 @@ def test_the_panel_names_each_rows_session_and_mixes_settings_only_when_ticked(
     qtbot.addWidget(panel)
     panel.resize(545, 650)  # what the Benchmarks page gives it in a 1180x780 window
     panel.show()
-    # As the Benchmarks page hands them over today: the results, without their smb.conf.
-    panel.show_results([database.load(i).result for i in reversed(list(ids.values()))])
+    # As the Benchmarks page hands them over: stored sessions, newest first.
+    panel.show_results([database.load(i) for i in reversed(list(ids.values()))])
 
     listed = [panel.sessions.item(r, 0).text() for r in range(panel.sessions.rowCount())]
     assert listed == [str(ids[k]) for k in ("net_after", "smb", "net_before", "disk")]
@@ -162,7 +162,7 @@ def test_the_panel_names_each_rows_session_and_mixes_settings_only_when_ticked(
     panel.default_button.click()
     assert panel.chosen is None and "Limit: unknown." in panel.verdict.text()
 
-    # Stored sessions (which carry their smb.conf) give the same view.
+    # In another order, the same view.
     panel.show_results([database.load(i) for i in ids.values()])
     assert cell(panel, "network", SESSION_COLUMN) == f"{ids['net_after']}: network test, smb.conf v2"
     assert "Limit: unknown." in panel.verdict.text()

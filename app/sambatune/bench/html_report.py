@@ -18,7 +18,7 @@ from typing import Any
 
 from sambatune import __version__
 from sambatune.bench.bottleneck import BottleneckReport
-from sambatune.bench.bottleneck_inputs import figures_from_results
+from sambatune.bench.bottleneck_inputs import figures_from_sessions
 from sambatune.bench.comparison import SessionComparison, compare_sessions
 from sambatune.bench.records import BYTES, BenchResult, SeriesResult
 from sambatune.bench.results_db import StoredSession
@@ -187,14 +187,17 @@ def _signed(unit: str, value: float) -> str:
     return ("−" if value < 0 else "+") + shown
 
 
-def bottleneck_section(report: BottleneckReport, sources: dict[str, int | None]) -> str:
+def bottleneck_section(report: BottleneckReport, sources: dict[str, int | None],
+                       server: str | None = None, basis: str = "") -> str:
     rows: list[tuple[Sequence[str], str]] = []
     for row in report.rows:
         rows.append(([row.name, _number(row.ceiling_bytes_per_s / 1e6, 1),
                       _number(row.ceiling_bits_per_s / 1e6, 0), _number(row.percent_of_link, 0),
                       row.source + ("" if row.counted else " (not counted)"),
                       "limits" if row.limits else ""], "limits" if row.limits else ""))
-    html = [f"<h2>Bottleneck ({escape(report.direction)}, {escape(report.workload)})</h2>",
+    of = f" of {escape(server)}" if server else ""
+    html = [f"<h2>Bottleneck{of} ({escape(report.direction)}, {escape(report.workload)})</h2>",
+            f'<p class="muted">{escape(basis)}</p>' if basis else "",
             html_table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows, numeric_to=3),
             f'<p class="verdict">Limit: {escape(report.limiting)}</p><p>{escape(report.reason)}</p>']
     if report.smb_vs_raw_meaning:
@@ -305,10 +308,17 @@ def render_report(sessions: Sequence[StoredSession], *, title: str | None = None
             html_table(["Session", "Started", "Test", "Server", "Main series", "Mean", "Runs", "Note"],
                    overview, numeric_from=99)]
     body.append(comparison_section(comparisons_of(ordered), ordered))
-    figures = figures_from_results([s.result for s in ordered])
-    if any(v is not None for v in (figures.disk_read, figures.network, figures.smb, figures.file_ops)):
+    # One bottleneck table per server, from the sessions of its newest smb.conf: figures
+    # of two servers, or of one server under different settings, describe no one server.
+    for server in servers:
+        figures = figures_from_sessions([s for s in ordered if s.server == server])
+        if all(v is None for v in (figures.disk_read, figures.network, figures.smb,
+                                   figures.file_ops)):
+            continue
         try:
-            body.append(bottleneck_section(figures.report(), figures.sources))
+            body.append(bottleneck_section(figures.report(), figures.sources,
+                                           server if len(servers) > 1 else None,
+                                           figures.basis()))
         except SambaTuneError:
             pass
     body.extend(session_section(s) for s in ordered)

@@ -11,7 +11,7 @@ runs and, at the end, the step of its main figure again.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -48,6 +48,9 @@ STATUS_EVERY_MS = 250
 PURE_PYTHON_HINT = (" SambaTune's own SMB client reads as fast as smbclient and writes up to about "
                     "2.5 Gbit/s; when it is the limit itself, the result says so. Give a mounted "
                     "path to measure through this computer's own client instead.")
+
+if TYPE_CHECKING:  # loaded on a worker thread, when the analysis is read
+    from sambatune.bench.results_db import StoredSession
 
 
 class BenchmarksPage(QWidget):
@@ -333,17 +336,17 @@ class BenchmarksPage(QWidget):
     def refresh_analysis(self) -> None:
         server = self._server_label()
 
-        def work(report: Any, cancel: CancelToken) -> list[BenchResult]:
+        def work(report: Any, cancel: CancelToken) -> list[StoredSession]:
             from sambatune.bench.results_db import ResultsDatabase
 
             database = ResultsDatabase()
-            return [database.load(s.id).result for s in database.sessions(server=server, limit=200)]
+            return [database.load(s.id) for s in database.sessions(server=server, limit=200)]
 
         self._run_task("Reading the measured layers", work, on_done=self._show_analysis)
 
-    def _show_analysis(self, results: list[BenchResult]) -> None:
-        self.bottleneck.show_results(results)
-        sweeps = [r for r in results if r.test == "sockbuf"]
+    def _show_analysis(self, sessions: list[StoredSession]) -> None:
+        self.bottleneck.show_results(sessions)
+        sweeps = [s.result for s in sessions if s.result.test == "sockbuf"]
         if sweeps:
             newest = max(sweeps, key=lambda r: r.session_id or 0)
             self.sockbuf.show_result(newest, f" (session {newest.session_id})")

@@ -9,10 +9,8 @@ with the newest session's smb.conf count.
 from __future__ import annotations
 
 import html
-import logging
-import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QResizeEvent
@@ -42,7 +40,6 @@ from sambatune.bench.bottleneck_inputs import (
     config_versions,
     default_selection,
     figures_from_results,
-    stored_facts,
 )
 from sambatune.bench.records import BenchResult
 from sambatune.errors import SambaTuneError
@@ -59,7 +56,9 @@ WARNING = "#8a5300"
 #: How many sessions the list shows before it scrolls.
 VISIBLE_SESSIONS = 5
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from sambatune.bench.results_db import StoredSession
+
 
 
 def _text(text: str) -> str:
@@ -89,7 +88,7 @@ class BottleneckPanel(QWidget):
         super().__init__(parent)
         self.results: list[BenchResult] = []
         #: The smb.conf and file of each session, by id; None when they cannot be read.
-        self.facts: dict[int, SessionFacts] | None = None
+        self.facts: dict[int, SessionFacts] = {}
         #: The sessions the user ticked; None: the default (the newest smb.conf's).
         self.chosen: set[int] | None = None
         self.figures: BottleneckFigures | None = None
@@ -183,35 +182,16 @@ class BottleneckPanel(QWidget):
         layout.addStretch(1)
 
     # -- what to show -----------------------------------------------------------------------
-    def show_results(self, results: Sequence[Any]) -> None:
-        """The server's stored sessions: :class:`StoredSession` items (which carry their
-        smb.conf) or their :class:`BenchResult` (whose smb.conf is looked up by id)."""
-        from sambatune.bench.results_db import StoredSession
-
-        stored = [r for r in results if isinstance(r, StoredSession)]
-        bare = [r for r in results if not isinstance(r, StoredSession)]
-        facts: dict[int, SessionFacts] | None = {s.id: SessionFacts.of(s) for s in stored}
-        if bare:
-            facts = self._stored_facts(bare, facts or {})
-        previous = set(self.facts or {})
-        self.results = [s.result for s in stored] + bare
+    def show_results(self, sessions: Sequence[StoredSession]) -> None:
+        """The server's stored sessions (loaded off the GUI thread; each carries its smb.conf)."""
+        facts = {s.id: SessionFacts.of(s) for s in sessions}
+        previous = set(self.facts)
+        self.results = [s.result for s in sessions]
         self.facts = facts
-        if self.chosen is not None and set(facts or {}) != previous:
+        if self.chosen is not None and set(facts) != previous:
             self.chosen = None  # other sessions now: the default again
         self._fill_sessions()
         self._recompute()
-
-    @staticmethod
-    def _stored_facts(results: list[BenchResult],
-                      facts: dict[int, SessionFacts]) -> dict[int, SessionFacts] | None:
-        from sambatune.bench.results_db import ResultsDatabase
-
-        try:
-            return {**facts, **stored_facts(ResultsDatabase(), results)}
-        except (sqlite3.Error, OSError, SambaTuneError) as error:
-            # Without them the figures still show, each row naming its session.
-            log.warning("The smb.conf of the sessions could not be read: %s", error)
-            return None
 
     def use_default_sessions(self) -> None:
         self.chosen = None
@@ -227,10 +207,10 @@ class BottleneckPanel(QWidget):
     def _selected(self) -> set[int]:
         if self.chosen is not None:
             return self.chosen
-        return default_selection(self.facts or {})
+        return default_selection(self.facts)
 
     def _fill_sessions(self) -> None:
-        facts = self.facts or {}
+        facts = self.facts
         usable = sorted((f for f in facts.values() if f.test in LAYER_TESTS),
                         key=lambda f: (f.started_at, f.id), reverse=True)
         versions = config_versions(facts.values())
@@ -281,10 +261,8 @@ class BottleneckPanel(QWidget):
         self.figures = figures_from_results(self.results, direction, facts=self.facts,
                                             chosen=self.chosen)
         figures = self.figures
-        basis = figures.basis() if self.facts is not None else (
-            "The smb.conf each session ran with could not be read: these figures may mix "
-            "sessions run with different settings.")
-        if figures.mixed or self.facts is None:
+        basis = figures.basis()
+        if figures.mixed:
             basis = f"<span style='color:{WARNING}'><b>Mixed settings.</b> {_text(basis)}</span>"
         else:
             basis = _text(basis)
