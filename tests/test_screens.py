@@ -8,15 +8,19 @@ letters at the default window size.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
+from screen_checks import problems_of
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -40,28 +44,6 @@ def window(qtbot: QtBot, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer,
     main.runner.shutdown(5000)
 
 
-def _sideways(page: QWidget) -> list[str]:
-    """Scroll areas on the page that need a horizontal scroll bar."""
-    return [area.objectName() or type(area).__name__
-            for area in page.findChildren(QAbstractScrollArea)
-            if area.isVisible() and area.horizontalScrollBar().isVisible()
-            # The text editor scrolls sideways for long lines, like any editor.
-            and area.objectName() not in ("confTextEdit", "applyDiff")]
-
-
-def _clipped_labels(page: QWidget) -> list[str]:
-    """Visible one-line labels narrower than their text: the text is cut."""
-    found = []
-    for label in page.findChildren(QLabel):
-        if not label.isVisible() or label.wordWrap() or not label.text().strip():
-            continue
-        if "<" in label.text():
-            continue  # rich text: its width is not the plain text's
-        if label.width() + 2 < label.fontMetrics().horizontalAdvance(label.text()):
-            found.append(label.text()[:40])
-    return found
-
-
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_every_page_reads_well(window: MainWindow, qtbot: QtBot, width: int,
                                height: int) -> None:
@@ -80,14 +62,49 @@ def test_every_page_reads_well(window: MainWindow, qtbot: QtBot, width: int,
             qtbot.waitUntil(lambda: workspace.editor.loaded, timeout=30000)
         qtbot.wait(300)
         assert window.grab().save(str(folder / f"{name}.png"))
-        found = _sideways(page) + _clipped_labels(page)
+        found = problems_of(page)
         if found:
             problems[name] = found
         if page is workspace.editor:
             workspace.editor.show_view(1)
             qtbot.wait(300)
             assert window.grab().save(str(folder / "editor-form.png"))
-            if _sideways(page) + _clipped_labels(page):
-                problems["editor-form"] = _sideways(page) + _clipped_labels(page)
+            if problems_of(page):
+                problems["editor-form"] = problems_of(page)
             workspace.editor.show_view(0)
     assert not problems, problems
+
+
+#: Laptop screens of 1920x1080 scaled to 125% and 150%: the room left for windows in
+#: Qt's device-independent pixels, and the scale. (Qt 6 turns X11's larger font DPI into
+#: the same scale, so this covers Linux desktops too.)
+SCALED = {"125%": (1536, 864, 1.25), "150%": (1280, 720, 1.5)}
+
+
+@pytest.mark.parametrize("scale", SCALED)
+def test_every_page_reads_well_on_a_scaled_screen(
+        scale: str, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer,
+        isolated_home: Path, tmp_path: Path) -> None:
+    """The real app in a process of its own on a scaled screen (Qt fixes the scale at
+    start-up): the window fits the screen, and no page scrolls sideways or cuts a label."""
+    width, height, ratio = SCALED[scale]
+    (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{
+        "name": f"laptop-{scale}", "x": 0, "y": 0, "width": width, "height": height,
+        "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": ratio}]}))
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({
+        "name": "files1", "host": "127.0.0.1", "port": sshd.port, "user": current_user(),
+        "identity_file": str(user_key), "config_path": str(fresh_smbd.config)}))
+    folder = SCREENS / f"scaled-{scale.rstrip('%')}"
+    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen}")
+    result = subprocess.run([sys.executable, str(Path(__file__).parent / "scaled_screens.py"),
+                             str(profile), str(folder)],
+                            env=env, capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["screen"] == [width, height]
+    assert report["device_pixel_ratio"] == ratio
+    assert report["window"][0] <= width and report["window"][1] <= height, report
+    assert report["problems"] == {}

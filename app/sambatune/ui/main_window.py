@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QMainWindow,
@@ -25,13 +25,24 @@ from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import TaskRunner
 from sambatune.ui.workspace import ServerWorkspace
 
+#: The window's first size, where the screen has room for it.
+DEFAULT_SIZE = QSize(1180, 780)
+
+
+def default_size(available: QSize) -> QSize:
+    """The default size, shrunk to fit a small screen (a 1366x768 laptop, or 1920x1080 at
+    150%, which leaves 1280x720 for windows): the window manager's title bar and the
+    panel need room too."""
+    return QSize(min(DEFAULT_SIZE.width(), int(available.width() * 0.96)),
+                 min(DEFAULT_SIZE.height(), int(available.height() * 0.92)))
+
 
 class MainWindow(QMainWindow):
     def __init__(self, store: ProfileStore | None = None) -> None:
         super().__init__()
         self.setObjectName("mainWindow")
         self.setWindowTitle("SambaTune")
-        self.resize(1180, 780)
+        self.resize(default_size(self.screen().availableGeometry().size()))
         self.store = store or ProfileStore()
         self.runner = TaskRunner(self)
         self.sessions: dict[str, ServerSession] = {}
