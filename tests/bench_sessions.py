@@ -85,8 +85,10 @@ class Recorded:
     sockbuf: int
 
 
-def record_sessions(database: ResultsDatabase, server: str = SERVER) -> Recorded:
-    """Five sessions of ``server``: net before/after one change, disk, SMB client, buffer sweep."""
+def record_sessions(database: ResultsDatabase, server: str = SERVER,
+                    after_conf: bytes = AFTER_CONF) -> Recorded:
+    """Five sessions of ``server``: net before/after one change, disk, SMB client, buffer sweep
+    (all but the first run with ``after_conf``)."""
 
     def save(result: BenchResult, conf: bytes, note: str = "") -> int:
         result.target = server
@@ -98,9 +100,9 @@ def record_sessions(database: ResultsDatabase, server: str = SERVER) -> Recorded
         before=save(throughput("net", "download", label, [71.0, 72.5, 70.8, 71.9, 72.2], parameters=net),
                     BEFORE_CONF, "before: fixed socket buffers"),
         after=save(throughput("net", "download", label, [111.2, 112.0, 111.6, 112.4, 111.9], parameters=net),
-                   AFTER_CONF, "after: socket options removed"),
-        disk=save(disk(read_mb=180.0, write_mb=150.0, ops=2500.0), AFTER_CONF),
+                   after_conf, "after: socket options removed"),
+        disk=save(disk(read_mb=180.0, write_mb=150.0, ops=2500.0), after_conf),
         smb_client=save(throughput("smb-client", "read", "SMB read from this computer (SambaTune's client)",
-                                   [104.0, 105.1, 104.6], parameters={"client": "smbprotocol"}), AFTER_CONF),
-        sockbuf=save(sockbuf(), AFTER_CONF),
+                                   [104.0, 105.1, 104.6], parameters={"client": "smbprotocol"}), after_conf),
+        sockbuf=save(sockbuf(), after_conf),
     )

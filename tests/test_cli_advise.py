@@ -223,3 +223,37 @@ def test_a_file_only_root_can_read_is_read_with_sudo(
     assert found["log-level-high"][0]["severity"] == "problem"
     assert found["smb1-parameter-without-smb1"][0]["evidence"][0]["parameter"] == "read raw"
     assert sudo_user.password not in result.stdout + result.stderr
+
+
+def test_advise_reads_the_benchmarks_on_record_that_ran_with_this_smb_conf(
+        troubled_smbd: SmbServer) -> None:
+    """Figures measured earlier with exactly this smb.conf judge the throughput rules;
+    a session run with another smb.conf is left out, and --ignore-recorded drops them."""
+    from bench_sessions import record_sessions
+    from sambatune.bench.results_db import ResultsDatabase
+
+    # The first session (72 MB/s over the network) ran with another smb.conf.
+    recorded = record_sessions(ResultsDatabase(), server="this computer",
+                               after_conf=troubled_smbd.config.read_bytes())
+
+    result = sambatune_cli("advise", "--config-path", str(troubled_smbd.config), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert sorted(report["recorded_sessions"]) == sorted(
+        [recorded.after, recorded.disk, recorded.smb_client])
+    throughput = report["measurements"]["throughput"]
+    assert throughput["network"]["mean_bytes_per_second"] > 110e6  # after, not before (72)
+    assert f"session {recorded.after}, run with this smb.conf" in throughput["network"]["source"]
+    assert throughput["smb_read"]["mean_bytes_per_second"] > 100e6
+    assert throughput["disk_read"]["mean_bytes_per_second"] > 170e6
+    assert "measure-throughput" not in by_id(report)
+    assert_known_problems_found(report, troubled_smbd)
+
+    text = sambatune_cli("advise", "--config-path", str(troubled_smbd.config))
+    assert "Measured: stored benchmark sessions" in text.stdout
+
+    ignored = json.loads(sambatune_cli("advise", "--config-path", str(troubled_smbd.config),
+                                       "--ignore-recorded", "--json").stdout)
+    assert ignored["recorded_sessions"] == [] and ignored["measurements"].get("throughput") in (
+        None, {})
+    assert "measure-throughput" in by_id(ignored)

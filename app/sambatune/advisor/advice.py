@@ -40,6 +40,7 @@ class Advice:
             "counts": self.counts(),
             "findings": [f.to_json() for f in self.findings],
             "measurements": self.inputs.measurements.to_json(),
+            "recorded_sessions": list(self.inputs.recorded_sessions),
         }
 
 

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from sambatune.advisor.config_view import GLOBAL, ConfigView, canonical_section
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.measurements import Measurements
+from sambatune.advisor.recorded import recorded_measurements, with_recorded
 from sambatune.advisor.server_facts import ServerFacts
+from sambatune.bench.results_db import ResultsDatabase
 from sambatune.cancellation import CancelToken
 from sambatune.conf.catalog_build import live_catalog
 from sambatune.conf.document import SmbConfDocument
@@ -40,13 +42,16 @@ def gather_inputs(
     sudo: bool | None = None,
     measurements: Measurements | None = None,
     survey: Survey | None = None,
+    recorded: ResultsDatabase | None = None,
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
 ) -> AdvisorInput:
     """Survey the server (unless ``survey`` is a fresh one) and read its smb.conf
     (``config_path``, else the one in use).
 
-    ``sudo`` None: use sudo only when this account cannot read the file.
+    ``sudo`` None: use sudo only when this account cannot read the file. ``recorded``:
+    the benchmarks on record fill in the figures ``measurements`` lacks, from this
+    server's sessions that ran with exactly this smb.conf.
     """
     if survey is None:
         survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
@@ -65,19 +70,27 @@ def gather_inputs(
     if sudo:
         transport.check_sudo()
     verbose = _checked(run_testparm(transport, path, sudo=sudo, verbose=True, cancel=cancel))
-    explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel)
+    data = transport.read_file(path, sudo=sudo)
+    explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel, data=data)
     effective = parse_dump(verbose.dump)
     effective.setdefault(GLOBAL, {})["log level"] = (
         explicit.get(GLOBAL, {}).get("log level", DEFAULT_LOG_LEVEL))
+    measurements = measurements or Measurements()
+    sessions: list[int] = []
+    if recorded is not None:
+        on_record, sessions = recorded_measurements(recorded, transport.label, data)
+        measurements = with_recorded(measurements, on_record)
     return AdvisorInput(
         config=ConfigView(explicit, effective, path),
         server=ServerFacts.from_survey(survey),
-        measurements=measurements or Measurements(),
+        measurements=measurements,
+        recorded_sessions=tuple(sessions),
     )
 
 
 def explicit_from_file(
     transport: Transport, path: str, *, sudo: bool = False, cancel: CancelToken | None = None,
+    data: bytes | None = None,
 ) -> Config:
     """What the file sets, ``{section: {canonical name: value}}``, read by the smb.conf engine.
 
@@ -87,7 +100,8 @@ def explicit_from_file(
     advisor says so.
     """
     catalog = live_catalog(transport, cancel=cancel)
-    document = SmbConfDocument(transport.read_file(path, sudo=sudo), path)
+    document = SmbConfDocument(data if data is not None else transport.read_file(path, sudo=sudo),
+                               path)
     view = effective_view(document, catalog, read_include=TransportIncludes(transport, sudo=sudo))
     explicit = view.to_json()
     for ignored in view.ignored:

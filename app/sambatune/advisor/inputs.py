@@ -22,6 +22,8 @@ class AdvisorInput:
     server: ServerFacts = field(default_factory=ServerFacts)
     measurements: Measurements = field(default_factory=Measurements)
     knowledge: ParameterKnowledge = field(default_factory=load_knowledge)
+    #: The stored benchmark sessions ``measurements`` took figures from.
+    recorded_sessions: tuple[int, ...] = ()
 
     @property
     def version(self) -> Version:

@@ -27,7 +27,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--sudo", action="store_true",
                         help="read the file with sudo (default: only when it is not readable)")
     measured = parser.add_argument_group(
-        "measurements (optional; without them those judgements say what to measure)")
+        "measurements (optional; the benchmarks on record that ran with this smb.conf are "
+        "read too; without any, those judgements say what to measure)")
+    measured.add_argument("--ignore-recorded", action="store_true",
+                          help="judge without the benchmark results stored on this computer")
     measured.add_argument("--measurements", type=Path, metavar="FILE.json",
                           help="figures from the benchmarks (see sambatune.advisor.measurements)")
     measured.add_argument("--bandwidth", help="bandwidth between clients and server, e.g. 1gbit")
@@ -78,10 +81,12 @@ def measurements_from_args(args: argparse.Namespace) -> Any:
 def handle(args: argparse.Namespace) -> int:
     from sambatune.advisor.advice import advise
     from sambatune.advisor.gather import gather_inputs
+    from sambatune.bench.results_db import ResultsDatabase
     from sambatune.cli.connect import connect_from_args
     from sambatune.cli.output import TerminalProgress, print_json
 
     measurements = measurements_from_args(args)
+    recorded = None if args.ignore_recorded else ResultsDatabase()
     progress = TerminalProgress()
     progress.update(None, "connecting...")
     transport = connect_from_args(args)
@@ -92,6 +97,7 @@ def handle(args: argparse.Namespace) -> int:
             config_path=args.config_path,
             sudo=True if args.sudo else None,
             measurements=measurements,
+            recorded=recorded,
             on_event=lambda e: progress.update(e.data.get("fraction"), e.data.get("message", "")),
         )
     finally:
@@ -138,8 +144,13 @@ def format_advice(data: dict[str, Any], width: int | None = None) -> str:
     counts = data["counts"]
     summary = ", ".join(_plural(counts[s], s) for s in _HEADINGS if counts.get(s))
     lines = [f"Advice for {data['target']}: {data['judged_as']}",
-             f"smb.conf: {data['config_path']}",
-             summary or "No findings."]
+             f"smb.conf: {data['config_path']}"]
+    recorded = data.get("recorded_sessions") or []
+    if recorded:
+        lines.append("Measured: stored benchmark session"
+                     f"{'' if len(recorded) == 1 else 's'} "
+                     f"{', '.join(str(s) for s in recorded)}, run with this smb.conf")
+    lines.append(summary or "No findings.")
     label_width = 9
     for severity, heading in _HEADINGS.items():
         findings = [f for f in data["findings"] if f["severity"] == severity]

@@ -28,22 +28,9 @@ from typing import Any
 from sambatune.advisor.advice import advise
 from sambatune.advisor.findings import ConfigChange
 from sambatune.advisor.gather import gather_inputs
-from sambatune.advisor.measurements import (
-    Measurements,
-    MetadataRate,
-    Throughput,
-    ThroughputSummary,
-)
 from sambatune.applied_versions import AppliedVersions
-from sambatune.bench.bottleneck_inputs import (
-    TEST_NAMES,
-    BottleneckFigures,
-    figures_from_sessions,
-    sessions_with_config,
-)
 from sambatune.bench.events import Progress
 from sambatune.bench.records import BenchResult
-from sambatune.bench.results_db import ResultsDatabase
 from sambatune.cancellation import CancelToken
 from sambatune.conf.catalog_build import live_catalog
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
@@ -293,10 +280,9 @@ class TuningWizard:
             on_event(Progress(None, "Reading smb.conf and asking testparm…"))
         live = self._live(transport)
         self._check_live(live, self.expected_live, "the findings")
-        measurements, measured_in = stored_measurements(self.store.database, self.record.server,
-                                                        live)
         inputs = gather_inputs(transport, config_path=self.config_path, sudo=self.sudo or None,
-                               measurements=measurements, survey=self.survey, cancel=cancel)
+                               survey=self.survey, recorded=self.store.database, cancel=cancel)
+        measured_in = list(inputs.recorded_sessions)
         advice = advise(inputs)
         findings = [f.to_json() for f in advice.findings]
         clients = self._connected_clients(transport, cancel)
@@ -508,47 +494,6 @@ class TuningWizard:
                                     sudo=self.sudo, allow_restart=allow_restart),
             on_event=on_event, cancel=cancel,
             journal=AppliedVersions().journal(transport.label, self.config_path))
-
-
-def stored_measurements(database: ResultsDatabase, server: str,
-                        smb_conf: bytes) -> tuple[Measurements, list[int]]:
-    """What the advisor can judge from the benchmarks on record: the newest figure of each
-    layer from ``server``'s sessions that ran with exactly this smb.conf (the wizard's own
-    measurements among them), and the sessions they came from.
-
-    Sessions run with another smb.conf measured other settings and are left out, as the
-    Bottleneck view leaves them out.
-    """
-    sessions = sessions_with_config(database, server, smb_conf)
-    if not sessions:
-        return Measurements(), []
-    chosen = {s.id for s in sessions}
-    read = figures_from_sessions(sessions, "read", chosen)
-    write = figures_from_sessions(sessions, "write", chosen)
-    used: set[int] = set()
-
-    def source(figures: BottleneckFigures, key: str) -> str:
-        session_id = figures.sources[key]
-        assert session_id is not None
-        used.add(session_id)
-        facts = figures.sessions.get(session_id)
-        what = f"{TEST_NAMES.get(facts.test, facts.test)} " if facts else ""
-        return f"{what}session {session_id}, run with this smb.conf"
-
-    def measured(value: float | None, figures: BottleneckFigures, key: str) -> Throughput | None:
-        return Throughput(value, source(figures, key)) if value is not None else None
-
-    throughput = ThroughputSummary(
-        disk_read=measured(read.disk_read, read, "disk read"),
-        disk_write=measured(write.disk_write, write, "disk write"),
-        network=(measured(read.network, read, "network")
-                 or measured(write.network, write, "network")),
-        smb_read=measured(read.smb, read, "SMB"),
-        smb_write=measured(write.smb, write, "SMB"),
-    )
-    metadata = (MetadataRate(read.file_ops, source(read, "file operations"))
-                if read.file_ops is not None else None)
-    return Measurements(throughput=throughput, metadata=metadata), sorted(used)
 
 
 def _means(result: BenchResult) -> dict[str, float | None]:
