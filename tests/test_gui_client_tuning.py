@@ -148,6 +148,13 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     row = page.plan_view.row_of("tcpip-tcpwindowsize")
     assert page.plan_view.table.item(row, 3).text() == "2,500,980 (DWORD)"
     page.plan_view.table.selectRow(row)
+    # The notes for an old Windows (SMB1, NTLM, an example interface) scroll in their own
+    # pane: the table keeps room for its rows at the default window size.
+    notes = page.plan_view.notes
+    assert notes.isVisible() and "Check first:" in notes.toHtml()
+    assert "SMB1" in notes.toPlainText()
+    table = page.plan_view.table
+    assert table.viewport().height() >= 6 * table.verticalHeader().defaultSectionSize()
     shot(qtbot, screenshot, connected, "client-tuning-windows-xp")
 
     # Dry run: the exact registry writes, for that machine; nothing here is touched.

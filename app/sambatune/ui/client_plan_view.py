@@ -124,16 +124,17 @@ class PlanView(QWidget):
         self.details.setPlaceholderText("Select a row to see why, what it is and exactly what "
                                         "would be written.")
         splitter.addWidget(self.details)
+        # The plan's warnings and notes scroll in a pane of their own: an old Windows
+        # has half a page of them, which as a label squeezed the table to five rows.
+        self.notes = QTextBrowser()
+        self.notes.setObjectName("planNotes")
+        self.notes.hide()
+        splitter.addWidget(self.notes)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([300, 170])
+        splitter.setStretchFactor(2, 1)
+        splitter.setSizes([300, 150, 110])
         layout.addWidget(splitter, 1)
-        self.notes = QLabel()
-        self.notes.setObjectName("planNotes")
-        self.notes.setWordWrap(True)
-        self.notes.setTextFormat(Qt.TextFormat.RichText)
-        self.notes.hide()
-        layout.addWidget(self.notes)
 
     # ------------------------------------------------------------------------------
     def show_plan(self, plan: ClientPlan, summary_html: str) -> None:
@@ -185,9 +186,10 @@ class PlanView(QWidget):
             self.table.selectRow(first_change)
         else:
             self.details.clear()
-        notes = [f"⚠ {html.escape(w)}" for w in plan.warnings]
-        notes += [f"ℹ {html.escape(n)}" for n in plan.notes]
-        self.notes.setText("<br>".join(notes))
+        # Words, not emoji: a font without the symbol draws an empty box.
+        notes = [f"<p><b>Check first:</b> {html.escape(w)}</p>" for w in plan.warnings]
+        notes += [f"<p>{html.escape(n)}</p>" for n in plan.notes]
+        self.notes.setHtml("".join(notes))
         self.notes.setVisible(bool(notes))
 
     def clear(self, message: str = "No plan yet.") -> None:
