@@ -33,7 +33,8 @@ from sambatune.advisor.findings import (
 )
 from sambatune.advisor.knowledge import load_knowledge, parse_version
 from sambatune.advisor.measurements import Measurements
-from sambatune.advisor.rules import RULE_IDS, durability, io, locking
+from sambatune.advisor.rule_data import load_rule_data
+from sambatune.advisor.rules import RULE_IDS, durability, io
 from sambatune.advisor.rules import protocol as protocol_rules
 from sambatune.errors import InvalidInput
 from test_advisor_rules import CASES, conf, make_inputs, run
@@ -199,14 +200,31 @@ def test_bad_measurements_are_refused_with_a_clear_message(bad: object) -> None:
     (io.AIO_BY_DEFAULT, "aio read size"),
     (protocol_rules.MULTICHANNEL_ADDED, "server multi channel support"),
     (protocol_rules.MULTICHANNEL_BY_DEFAULT, "server multi channel support"),
-    (locking.LEASES_BY_DEFAULT, "smb2 leases"),
-    (locking.KERNEL_OPLOCKS_OFF_BY_DEFAULT, "kernel oplocks"),
 ])
 def test_version_thresholds_match_the_parameter_history(
     version: tuple[int, int, int], parameter: str
 ) -> None:
     history = [v for v, _ in load_knowledge().history(parameter)]
     assert version in history, f"{parameter}: {version} is not in its history {history}"
+
+
+def test_toggle_min_versions_match_the_parameter_history() -> None:
+    knowledge = load_knowledge()
+    checked = []
+    for entry in load_rule_data().toggles.values():
+        if entry.min_version is None:
+            continue
+        for parameter in entry.parameters:
+            history = [v for v, _ in knowledge.history(parameter)]
+            assert entry.min_version in history, \
+                f"{entry.id}: {entry.min_version} is not in the history of {parameter}: {history}"
+            checked.append(entry.id)
+    assert {"smb2-leases-off", "strict-sync-off"} <= set(checked)
+
+
+def test_strict_sync_default_and_strict_sync_off_start_in_the_same_release() -> None:
+    assert load_rule_data().toggles["strict-sync-off"].min_version == \
+        durability.STRICT_SYNC_BY_DEFAULT
 
 
 def test_removals_come_from_removed_json() -> None:

@@ -1,7 +1,10 @@
 """Every rule the advisor runs, in one list, grouped by topic.
 
 A rule is a small pure function of the inputs (configuration, server facts,
-measurements, parameter knowledge) that yields findings with its own id.
+measurements, parameter knowledge) that yields findings with its own id. Rules that
+compute are code in these modules; toggles and missing measurements are entries of
+resources/advisor/rules.json, placed here by id because the order of this list is the
+order of equally severe findings.
 """
 
 from __future__ import annotations
@@ -11,15 +14,15 @@ from sambatune.advisor.rules import (
     durability,
     filenames,
     io,
-    locking,
     logs,
-    measure,
     network,
     protocol,
     removed,
     smb1,
     sockets,
 )
+from sambatune.advisor.rules.measure import missing_measurement
+from sambatune.advisor.rules.toggles import toggle
 
 RULES: tuple[Rule, ...] = (
     # logging
@@ -31,21 +34,21 @@ RULES: tuple[Rule, ...] = (
     # durability
     durability.sync_always,
     durability.sync_always_without_strict_sync,
-    durability.strict_sync_off,
+    toggle("strict-sync-off"),
     # caching and locking
-    locking.oplocks_off,
-    locking.level2_oplocks_off,
-    locking.fake_oplocks_on,
-    locking.kernel_oplocks_on,
-    locking.smb2_leases_off,
-    locking.strict_locking_on,
+    toggle("oplocks-off"),
+    toggle("level2-oplocks-off"),
+    toggle("fake-oplocks-on"),
+    toggle("kernel-oplocks-on"),
+    toggle("smb2-leases-off"),
+    toggle("strict-locking-on"),
     # file names and directories
     filenames.wide_links_on,
     filenames.hide_veto_patterns,
-    filenames.hide_unreadable_on,
+    toggle("hide-unreadable-on"),
     filenames.large_directories_case,
     filenames.case_sensitive_incomplete,
-    filenames.case_sensitive_in_global,
+    toggle("case-sensitive-in-global"),
     # disk I/O
     io.aio_size_not_default,
     io.sendfile_no_effect,
@@ -57,10 +60,10 @@ RULES: tuple[Rule, ...] = (
     protocol.multichannel_off,
     protocol.signing_required_cost,
     protocol.encryption_required_cost,
-    protocol.hostname_lookups_on,
+    toggle("hostname-lookups-on"),
     # SMB1-only and removed parameters
     smb1.smb1_parameter_without_smb1,
-    smb1.smb1_raw_disabled,
+    toggle("smb1-raw-disabled"),
     smb1.smb1_max_xmit_small,
     removed.removed_parameter,
     removed.getwd_cache_set,
@@ -74,10 +77,10 @@ RULES: tuple[Rule, ...] = (
     network.server_buffers_below_bdp,
     network.smb_throughput_vs_ceiling,
     # what to measure next
-    measure.measure_network_path,
-    measure.measure_client_window,
-    measure.measure_directory_scaling,
-    measure.measure_throughput,
+    missing_measurement("measure-network-path"),
+    missing_measurement("measure-client-window"),
+    missing_measurement("measure-directory-scaling"),
+    missing_measurement("measure-throughput"),
 )
 
 RULE_IDS = tuple(r.id for r in RULES)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sambatune.advisor.config_view import as_bool
-from sambatune.advisor.findings import INFO, SUGGESTION, WARNING, Evidence, Finding
+from sambatune.advisor.findings import INFO, WARNING, Evidence, Finding
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.knowledge import Version
 from sambatune.advisor.rule import back_to_default, rule
 
-#: `strict sync` defaults to yes from 4.7 on (no before).
+#: `strict sync` defaults to yes from 4.7 on (no before); strict-sync-off in
+#: resources/advisor/rules.json starts there too (a test holds them together).
 STRICT_SYNC_BY_DEFAULT: Version = (4, 7, 0)
 
 
@@ -100,46 +101,4 @@ def sync_always_without_strict_sync(inputs: AdvisorInput) -> Iterator[Finding]:
             risk="None.",
             parameters=("sync always", "strict sync"),
             sources=inputs.sources("sync always", "strict sync"),
-        )
-
-
-def _wakes_sync_always(inputs: AdvisorInput, section: str) -> bool:
-    """Would removing this section's strict sync line switch a sync always on? That line
-    must go first (sync-always-without-strict-sync says so)."""
-    return any(
-        inputs.config.where_set(s, "strict sync") == section
-        and as_bool(inputs.config.value(s, "sync always")) is True
-        for s in inputs.config.sections()
-    )
-
-
-@rule("strict-sync-off", "durability")
-def strict_sync_off(inputs: AdvisorInput) -> Iterator[Finding]:
-    if not inputs.at_least(STRICT_SYNC_BY_DEFAULT):
-        return  # no is the default there
-    for section, value in inputs.config.set_in("strict sync"):
-        if as_bool(value) is not False or _wakes_sync_always(inputs, section):
-            continue
-        yield Finding(
-            id="strict-sync-off",
-            severity=SUGGESTION,
-            title="Clients' flush requests are ignored (strict sync = no)",
-            subject=section,
-            evidence=(Evidence.setting(section, "strict sync", value),),
-            change=back_to_default(inputs, section, "strict sync", "yes"),
-            expected_effect=(
-                "Flushes that applications ask for reach the disk again. Current clients flush "
-                "only when an application requests it, and smbd handles SMB2/3 flushes "
-                "asynchronously, so ordinary throughput should not change measurably."
-            ),
-            effect_source=(
-                "The 1999 book advised against strict sync because Windows 98 flushed after "
-                "every write; that no longer holds. Not re-measured: measure writes before and "
-                "after."
-            ),
-            risk="Applications that flush often (databases, some editors) will wait for the disk "
-                 "as they intended, which can slow them.",
-            applies_to_version=f"Yes has been the default since 4.7; {inputs.version_label()}.",
-            parameters=("strict sync",),
-            sources=inputs.sources("strict sync"),
         )

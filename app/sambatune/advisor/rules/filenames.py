@@ -135,33 +135,6 @@ def hide_veto_patterns(inputs: AdvisorInput) -> Iterator[Finding]:
             )
 
 
-@rule("hide-unreadable-on", "filenames")
-def hide_unreadable_on(inputs: AdvisorInput) -> Iterator[Finding]:
-    for section, value in inputs.config.set_in("hide unreadable"):
-        if as_bool(value) is not True:
-            continue
-        yield Finding(
-            id="hide-unreadable-on",
-            severity=INFO,
-            title=f"Listings on [{section}] check permissions on every entry (hide unreadable)",
-            subject=section,
-            evidence=(Evidence.setting(section, "hide unreadable", value),),
-            change=None,
-            expected_effect=(
-                "Large directories list more slowly for ordinary users, who need a permission "
-                "check per entry. Keep it where users must not learn that a file exists; "
-                "measure a large listing as such a user to see what it costs here."
-            ),
-            effect_source=(
-                "SambaTune measurement on Samba 4.17.12, loopback: within noise as root on "
-                "20,000 files, where no real ACL check happens; not measured for other users."
-            ),
-            risk="Turning it off shows users the names of files they cannot open.",
-            parameters=("hide unreadable",),
-            sources=inputs.sources("hide unreadable"),
-        )
-
-
 def _recipe_change(share: str, inputs: AdvisorInput) -> ConfigChange | None:
     """The recipe's settings this share still lacks, as one change (None: all in place)."""
     edits = [
@@ -274,28 +247,3 @@ def case_sensitive_incomplete(inputs: AdvisorInput) -> Iterator[Finding]:
             parameters=tuple(name for name, _ in RECIPE),
             sources=inputs.sources("case sensitive", "default case", "preserve case"),
         )
-
-
-@rule("case-sensitive-in-global", "filenames")
-def case_sensitive_in_global(inputs: AdvisorInput) -> Iterator[Finding]:
-    value = inputs.config.explicit_value(GLOBAL, "case sensitive")
-    if as_bool(value) is not True:
-        return
-    assert value is not None
-    yield Finding(
-        id="case-sensitive-in-global",
-        severity=WARNING,
-        title="case sensitive = yes in [global] applies to every share",
-        subject=GLOBAL,
-        evidence=(Evidence.setting(GLOBAL, "case sensitive", value),),
-        change=ConfigChange(GLOBAL, "case sensitive", "unset"),
-        expected_effect=(
-            "Ordinary shares go back to case-insensitive names, which Windows programs expect; "
-            "set it (with the rest of the recipe) only on the share with huge directories."
-        ),
-        effect_source="The large-directory recipe (Samba wiki) is meant for one share.",
-        risk="Lookups on a share with tens of thousands of files per directory slow down until "
-             "that share gets the recipe itself.",
-        parameters=("case sensitive",),
-        sources=inputs.sources("case sensitive"),
-    )

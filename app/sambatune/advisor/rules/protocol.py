@@ -1,4 +1,4 @@
-"""What clients may negotiate: dialects, multichannel, signing, encryption, name lookups."""
+"""What clients may negotiate: dialects, multichannel, signing, encryption."""
 
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ MULTICHANNEL_BY_DEFAULT: Version = (4, 15, 0)
 MULTICHANNEL_SYSTEMS = {"linux", "freebsd"}
 #: A NIC this fast usually has RSS, which multichannel uses even on a single link.
 RSS_CLASS_MBIT = 10_000
-MAN_PAGE = "smb.conf(5) of Samba 4.17.12"
 
 
 @rule("smb1-enabled", "protocol")
@@ -242,32 +241,3 @@ def encryption_required_cost(inputs: AdvisorInput) -> Iterator[Finding]:
                 parameters=("server smb encrypt", "server smb3 encryption algorithms"),
                 sources=inputs.sources("server smb encrypt"),
             )
-
-
-@rule("hostname-lookups-on", "protocol")
-def hostname_lookups_on(inputs: AdvisorInput) -> Iterator[Finding]:
-    value = inputs.config.explicit_value(GLOBAL, "hostname lookups")
-    if as_bool(value) is not True:
-        return
-    assert value is not None
-    yield Finding(
-        id="hostname-lookups-on",
-        severity=SUGGESTION,
-        title="Every new connection waits for a reverse DNS lookup",
-        subject=GLOBAL,
-        evidence=(Evidence.setting(GLOBAL, "hostname lookups", value),),
-        change=ConfigChange(GLOBAL, "hostname lookups", "unset"),
-        expected_effect=(
-            "Logins and new connections stop waiting on DNS; when DNS is slow or unreachable "
-            "that wait can be seconds per connection."
-        ),
-        effect_source=(
-            "Not measured: it depends on your DNS. Speed.txt (2000) blamed slow logins on "
-            "password checks (`password level`, long gone); a name lookup per connection is a "
-            "cause that remains."
-        ),
-        risk="Host names in `hosts allow` / `hosts deny` stop matching: use addresses or "
-             "networks there first.",
-        parameters=("hostname lookups",),
-        sources=(MAN_PAGE,),
-    )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sambatune.advisor.config_view import as_bool, as_bytes
+from sambatune.advisor.config_view import as_bytes
 from sambatune.advisor.findings import INFO, SUGGESTION, WARNING, ConfigChange, Evidence, Finding
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.protocols import smb1_enabled, smb1_reason
-from sambatune.advisor.rule import back_to_default, rule
+from sambatune.advisor.rule import rule
 
 #: SMB1-only, but also decides whether `wide links` works, so it is never "no effect".
 _HAS_SIDE_EFFECTS = {"smb1 unix extensions", "unix extensions"}
@@ -47,38 +47,6 @@ def smb1_parameter_without_smb1(inputs: AdvisorInput) -> Iterator[Finding]:
                 applies_to_version=smb1_reason(inputs),
                 parameters=(name,),
                 sources=inputs.sources(name, "server min protocol"),
-            )
-
-
-@rule("smb1-raw-disabled", "smb1")
-def smb1_raw_disabled(inputs: AdvisorInput) -> Iterator[Finding]:
-    if not smb1_enabled(inputs):
-        return
-    for name in ("read raw", "write raw"):
-        for section, value in inputs.config.set_in(name):
-            if as_bool(value) is not False:
-                continue
-            yield Finding(
-                id="smb1-raw-disabled",
-                severity=SUGGESTION,
-                title=f"{name} is off for the SMB1 clients this server still accepts",
-                subject=section,
-                evidence=(Evidence.setting(section, name, value),
-                          Evidence("version", smb1_reason(inputs))),
-                change=back_to_default(inputs, section, name, "yes"),
-                expected_effect=(
-                    "SMB1 clients can move up to 64 KiB per raw request again instead of many "
-                    "smaller ones. SMB2/3 clients are not affected either way."
-                ),
-                effect_source=(
-                    "Using Samba (1999) and Samba 2.0.7's Speed.txt: raw transfers on by "
-                    "default, off only for buggy clients of that era. Not re-measured: measure "
-                    "an SMB1 client before and after."
-                ),
-                risk="A very old client that mishandles raw transfers would need it off again.",
-                applies_to_version=smb1_reason(inputs),
-                parameters=(name,),
-                sources=inputs.sources(name),
             )
 
 
