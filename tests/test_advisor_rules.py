@@ -187,6 +187,9 @@ CASES = [
     Case("kernel-oplocks-on", "on", dict(explicit=conf(global_={"kernel oplocks": "Yes"})),
          "warning", (G, "kernel oplocks", "unset", None)),
     Case("kernel-oplocks-on", "off", dict(explicit=conf(global_={"kernel oplocks": "No"})), None),
+    # Before 4.0 yes was the default: removing the line would change nothing.
+    Case("kernel-oplocks-on", "3.6 had them on by default",
+         dict(explicit=conf(global_={"kernel oplocks": "Yes"}), version=(3, 6, 25)), None),
     Case("smb2-leases-off", "4.17", dict(explicit=conf(global_={"smb2 leases": "No"})),
          "suggestion", (G, "smb2 leases", "unset", None)),
     Case("smb2-leases-off", "4.4 had no default leases",
