@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from sambatune.remote.apply import ApplyRequest, apply_config
+from sambatune.conf.apply import ApplyRequest, apply_config
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import NoPrompts
 from testbed.smbd import SmbServer

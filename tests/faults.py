@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sambatune.applied_versions import AppliedVersions
 from sambatune.cancellation import CancelToken
-from sambatune.remote.apply import ApplyOutcome
+from sambatune.conf.apply import ApplyOutcome
 from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
 
 Rewrite = Callable[[tuple[str, ...]], tuple[str, ...]]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sambatune.remote.apply import (
+from sambatune.conf.apply import (
     APPLIED,
     FAILED_OUTCOME,
     REFUSED,

@@ -35,7 +35,7 @@ from faults import (
     then_hang,
 )
 from sambatune.applied_versions import AppliedVersions
-from sambatune.remote.apply import (
+from sambatune.conf.apply import (
     APPLIED,
     FAILED_OUTCOME,
     REFUSED,

@@ -2,50 +2,24 @@
 
 from __future__ import annotations
 
-import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "app" / "sambatune"
-QT_MODULES = {"PySide6", "shiboken6", "pyqtgraph", "pytestqt"}
 FORBIDDEN_NAMES = {"utils.py", "helpers.py", "manager.py", "misc.py"}
 
 
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
-
-
-def test_core_never_imports_qt() -> None:
-    offenders = []
-    for path in PACKAGE.rglob("*.py"):
-        relative = path.relative_to(PACKAGE)
-        if relative.parts[0] == "ui":
-            continue
-        qt = {name.split('.')[0] for name in _imported_modules(path)} & QT_MODULES
-        if qt:
-            offenders.append(f"{relative}: {sorted(qt)}")
-    assert not offenders, "Qt imported outside sambatune.ui: " + "; ".join(offenders)
-
-
-def test_core_never_imports_the_ui() -> None:
-    """Only the two faces (cli, ui) may reach into sambatune.ui; the core never does."""
-    offenders = []
-    for path in PACKAGE.rglob("*.py"):
-        relative = path.relative_to(PACKAGE)
-        if relative.parts[0] in ("ui", "cli"):
-            continue
-        if any(name.startswith("sambatune.ui") for name in _imported_modules(path)):
-            offenders.append(str(relative))
-    assert not offenders, f"core modules reach into the UI: {offenders}"
+def test_the_import_contracts_hold() -> None:
+    """The layers, Qt only in the GUI, smbprotocol only in the SMB probe: the contracts in
+    pyproject.toml ([tool.importlinter]), checked by import-linter."""
+    result = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 4 kept, 0 broken." in result.stdout, result.stdout
 
 
 def test_no_modules_named_for_no_job() -> None:

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
+from sambatune.conf.apply import StepEvent
 from sambatune.profiles import ServerProfile
-from sambatune.remote.apply import StepEvent
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.main_window import MainWindow
 from testbed.smbd import SmbServer

@@ -115,7 +115,7 @@ class AppliedVersions:
 
 
 class AppliedJournal:
-    """The safe-apply pipeline's record of one file on one server (see remote.apply)."""
+    """The safe-apply pipeline's record of one file on one server (see conf.apply)."""
 
     def __init__(self, versions: AppliedVersions, server: str, path: str) -> None:
         self.versions = versions

@@ -103,7 +103,7 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
     from sambatune.applied_versions import AppliedVersions
     from sambatune.cancellation import CancelToken
     from sambatune.cli.output import TerminalProgress, print_json
-    from sambatune.remote.apply import STEP_TITLES, ApplyRequest, apply_config, unified_diff
+    from sambatune.conf.apply import STEP_TITLES, ApplyRequest, apply_config, unified_diff
 
     diff = unified_diff(original, candidate, path)
     if not args.json:
@@ -193,8 +193,8 @@ def _ctrl_c_cancels(cancel: Any) -> Iterator[None]:
 def handle_apply(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from sambatune.conf.apply import read_live
     from sambatune.errors import InvalidInput
-    from sambatune.remote.apply import read_live
 
     try:
         candidate = Path(args.file).read_bytes()
@@ -213,7 +213,7 @@ def handle_apply(args: argparse.Namespace) -> int:
 def handle_history(args: argparse.Namespace) -> int:
     from sambatune.applied_versions import AppliedVersions
     from sambatune.cli.output import print_json
-    from sambatune.remote.apply import read_live, unified_diff
+    from sambatune.conf.apply import read_live, unified_diff
     from sambatune.remote.config_backups import BackupStore
     from sambatune.units import format_bytes
 
@@ -264,7 +264,7 @@ def _live_words(live: str) -> str:
 
 
 def handle_restore(args: argparse.Namespace) -> int:
-    from sambatune.remote.apply import read_live
+    from sambatune.conf.apply import read_live
     from sambatune.remote.config_backups import BackupStore
 
     transport, path, sudo, reconnect = _open(args)

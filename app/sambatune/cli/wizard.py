@@ -427,7 +427,7 @@ class _Progress:
         self.bench.message(text)
 
     def __call__(self, event: Any) -> None:
-        from sambatune.remote.apply import STEP_TITLES, StepEvent
+        from sambatune.conf.apply import STEP_TITLES, StepEvent
 
         if isinstance(event, StepEvent):
             if event.state == "running":

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.cancellation import CancelToken
+from sambatune.conf.apply import STEP_TITLES, STEPS, ApplyOutcome, StepEvent
 from sambatune.errors import SambaTuneError
-from sambatune.remote.apply import STEP_TITLES, STEPS, ApplyOutcome, StepEvent
 from sambatune.ui.diff_view import DiffView
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import Task
@@ -67,7 +67,7 @@ class ApplyDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from sambatune.remote.apply import unified_diff
+        from sambatune.conf.apply import unified_diff
 
         self.setObjectName("applyDialog")
         self.setWindowTitle(title)
@@ -195,7 +195,7 @@ class ApplyDialog(QDialog):
 
     # -- the plan (a dry run) ---------------------------------------------------------
     def _check_plan(self) -> None:
-        from sambatune.remote.apply import ApplyRequest, apply_config, read_live
+        from sambatune.conf.apply import ApplyRequest, apply_config, read_live
 
         session = self.session
         path, original, candidate = self.path, self.original, self.candidate
@@ -234,7 +234,7 @@ class ApplyDialog(QDialog):
         """The file changed on the server after the page read it: this review would not
         compare with what is live, and Apply would refuse. Closing makes the page read
         the live file again (the editor then offers to keep the edits on it)."""
-        from sambatune.remote.apply import unified_diff
+        from sambatune.conf.apply import unified_diff
 
         self._start_when_planned = False
         self._touched_live = True
@@ -301,7 +301,7 @@ class ApplyDialog(QDialog):
 
     # -- running ----------------------------------------------------------------------
     def start(self) -> None:
-        from sambatune.remote.apply import ApplyRequest, apply_config
+        from sambatune.conf.apply import ApplyRequest, apply_config
 
         if self.plan_task is not None:  # the check holds the server's lock: wait for it
             self._start_when_planned = True

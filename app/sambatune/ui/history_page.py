@@ -84,7 +84,7 @@ class HistoryPage(QWidget):
         self.refresh_button.setEnabled(False)
 
         def work(report: Any, cancel: CancelToken) -> Loaded:
-            from sambatune.remote.apply import read_live
+            from sambatune.conf.apply import read_live
             from sambatune.remote.config_backups import BackupStore
 
             transport = session.require_transport()
@@ -163,7 +163,7 @@ class HistoryPage(QWidget):
         session.run_task("Backup", work, on_done=loaded)
 
     def _show_diff(self, backup: Backup) -> None:
-        from sambatune.remote.apply import unified_diff
+        from sambatune.conf.apply import unified_diff
 
         self.diff_title.setText(f"What restoring the backup of {_when(backup)} would change "
                                 "in the live file (− taken out, + put back):")

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 from sambatune.bench.events import Progress, RunFinished, RunStarted
 from sambatune.bench.progress import ProgressTracker
 from sambatune.cancellation import CancelToken
+from sambatune.conf.apply import StepEvent
 from sambatune.errors import InvalidInput, SambaTuneError
-from sambatune.remote.apply import StepEvent
 from sambatune.remote.survey import Survey
 from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.session import ServerSession

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.bench.records import RunRecord
-from sambatune.remote.apply import STEP_TITLES
+from sambatune.conf.apply import STEP_TITLES
 from sambatune.ui.run_table import RunTable
 from sambatune.ui.share_box import SurveyedShareBox
 from sambatune.ui.tables import read_only_table

@@ -32,10 +32,7 @@ from sambatune.applied_versions import AppliedVersions
 from sambatune.bench.events import Progress
 from sambatune.bench.records import BenchResult
 from sambatune.cancellation import CancelToken
-from sambatune.conf.catalog_build import live_catalog
-from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
-from sambatune.remote.agents import AgentEvent
-from sambatune.remote.apply import (
+from sambatune.conf.apply import (
     CANCELLED,
     ApplyOutcome,
     ApplyRequest,
@@ -43,6 +40,9 @@ from sambatune.remote.apply import (
     read_live,
     unified_diff,
 )
+from sambatune.conf.catalog_build import live_catalog
+from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+from sambatune.remote.agents import AgentEvent
 from sambatune.remote.smb_sessions import connected_clients
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
