@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sambatune.bench.records import RunRecord
+from sambatune.progress import Progress  # one type for every long action; re-exported here
 
 
 @dataclass(frozen=True)
@@ -40,19 +41,6 @@ class Sample:
 @dataclass(frozen=True)
 class RunFinished:
     record: RunRecord
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Overall progress of the whole benchmark, 0..1 (None when unknown).
-
-    ``remaining``: the seconds still to go, as the benchmark estimates them from what it
-    has measured so far (None until it can say); an empty ``message`` changes no text.
-    """
-
-    fraction: float | None
-    message: str
-    remaining: float | None = None
 
 
 @dataclass(frozen=True)

@@ -143,9 +143,10 @@ def handle_plan(args: argparse.Namespace) -> int:
 
     from sambatune.cli.output import TerminalProgress, print_json
     from sambatune.client.measure import DEFAULT_RTT_PORTS, bandwidth_from_result
-    from sambatune.client.planner import PlanProgress, PlanReady, PlanRequest, plan_events
+    from sambatune.client.planner import PlanReady, PlanRequest, plan_events
     from sambatune.client.quantities import parse_bandwidth, parse_duration
     from sambatune.errors import InvalidInput
+    from sambatune.progress import Progress
 
     request = PlanRequest(
         bandwidth_bps=parse_bandwidth(args.bandwidth) if args.bandwidth else None,
@@ -168,7 +169,7 @@ def handle_plan(args: argparse.Namespace) -> int:
     plan = None
     try:
         for event in plan_events(system, request):
-            if isinstance(event, PlanProgress):
+            if isinstance(event, Progress):
                 progress.update(event.fraction, event.message)
             elif isinstance(event, PlanReady):
                 plan = event.plan

@@ -36,6 +36,7 @@ from sambatune.client.settings import (
 )
 from sambatune.client.system import CannotApplyHere, ClientSystem, NeedsAdmin
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+from sambatune.progress import Progress
 
 
 class PlanStale(SambaTuneError):
@@ -105,12 +106,6 @@ class ApplyResult:
 
 
 @dataclass(frozen=True)
-class ApplyProgress:
-    message: str
-    fraction: float | None = None
-
-
-@dataclass(frozen=True)
 class ApplyDone:
     result: ApplyResult
 
@@ -136,7 +131,7 @@ def apply_events(
     store: BackupStore | None = None,
     force: bool = False,
     cancel: CancelToken | None = None,
-) -> Iterator[ApplyProgress | ApplyDone]:
+) -> Iterator[Progress | ApplyDone]:
     """Apply ``plan`` to ``system``; yields progress, then ``ApplyDone``.
 
     A dry run of a plan for another machine (a forced profile, or a plan file brought
@@ -213,7 +208,7 @@ def restore_events(
     dry_run: bool = False,
     store: BackupStore | None = None,
     cancel: CancelToken | None = None,
-) -> Iterator[ApplyProgress | ApplyDone]:
+) -> Iterator[Progress | ApplyDone]:
     """Put back what ``backup`` recorded (an id, a folder, a backup.json, or a Backup)."""
     store = store or BackupStore()
     loaded = backup if isinstance(backup, Backup) else store.load(backup)
@@ -244,7 +239,7 @@ def restore_backup(system: ClientSystem, backup: str | Backup, **kwargs: Any) ->
     return _drain(restore_events(system, backup, **kwargs))
 
 
-def _drain(events: Iterator[ApplyProgress | ApplyDone]) -> ApplyResult:
+def _drain(events: Iterator[Progress | ApplyDone]) -> ApplyResult:
     for event in events:
         if isinstance(event, ApplyDone):
             return event.result
@@ -279,7 +274,7 @@ def _execute(
     force: bool,
     cancel: CancelToken | None,
     summary: str,
-) -> Iterator[ApplyProgress | ApplyDone]:
+) -> Iterator[Progress | ApplyDone]:
     blocker = system.apply_blocker()
     if blocker:
         raise CannotApplyHere(blocker)
@@ -299,7 +294,7 @@ def _execute(
                                details="A plan or backup may only touch the settings in "
                                "SambaTune's catalog (see 'sambatune client show').")
 
-    yield ApplyProgress("reading the current values", 0.05)
+    yield Progress(0.05, "reading the current values")
     fresh: list[Observed] = []
     for write in writes:
         observed = system.read(write.ref)
@@ -356,7 +351,7 @@ def _execute(
                                     + (" or more." if higher else ".") + left_text))
         return
 
-    yield ApplyProgress("writing the backup", 0.15)
+    yield Progress(0.15, "writing the backup")
     backup = store.create(system.os, entries,
                           kind="before-apply" if action == "apply" else "before-restore",
                           plan_id=plan_id, summary=summary)
@@ -367,7 +362,7 @@ def _execute(
         try:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            yield ApplyProgress(f"setting {write.ref.label()}", 0.2 + 0.7 * index / len(pending))
+            yield Progress(0.2 + 0.7 * index / len(pending), f"setting {write.ref.label()}")
             done.append((write, step))
             system.write(write.ref, write.target)
             step.after = system.read(write.ref)
@@ -397,7 +392,7 @@ def _execute(
         yield ApplyDone(result)
         return
 
-    yield ApplyProgress("putting back what was changed", 0.95)
+    yield Progress(0.95, "putting back what was changed")
     for step in steps:
         if step.status == "would-change":
             step.status = "not-attempted"

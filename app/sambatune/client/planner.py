@@ -2,7 +2,7 @@
 OS-specific planner what to change, and label every item honoured or ignored.
 
 ``plan_events`` is the long-running form (it may time TCP connects and probe the path
-MTU): it yields ``PlanProgress`` events and finally ``PlanReady``. ``build_plan`` is
+MTU): it yields ``Progress`` events and finally ``PlanReady``. ``build_plan`` is
 the pure part, from measurements already at hand, cheap enough for a live GUI.
 """
 
@@ -25,6 +25,7 @@ from sambatune.client.settings import Observed, SettingRef, SettingValue
 from sambatune.client.system import ClientSystem
 from sambatune.client.window import WindowSizing, size_window
 from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.progress import Progress
 from sambatune.units import format_bits, format_seconds
 
 DEFAULT_MTU = 1500
@@ -52,12 +53,6 @@ class PlanRequest:
     #: Seconds to wait for each probe's answer; None = from the RTT (4 x RTT + 0.25 s,
     #: at most 2 s), so a black-hole search on a LAN takes seconds, not half a minute.
     probe_timeout: float | None = None
-
-
-@dataclass(frozen=True)
-class PlanProgress:
-    message: str
-    fraction: float | None = None
 
 
 @dataclass(frozen=True)
@@ -303,27 +298,27 @@ def build_plan(system: ClientSystem, measurements: Measurements) -> ClientPlan:
 
 def plan_events(
     system: ClientSystem, request: PlanRequest, cancel: CancelToken | None = None
-) -> Iterator[PlanProgress | PlanReady]:
+) -> Iterator[Progress | PlanReady]:
     """Measure what the request leaves open, then plan. Yields progress, then the plan."""
     cancel = cancel or CancelToken()
-    yield PlanProgress("reading this computer's network interfaces", 0.05)
+    yield Progress(0.05, "reading this computer's network interfaces")
     try:
         interfaces = system.interfaces()
     except SambaTuneError as error:
         interfaces = []
-        yield PlanProgress(f"cannot list interfaces: {error.message}", None)
+        yield Progress(None, f"cannot list interfaces: {error.message}")
     interface = choose_interface(interfaces, name=request.interface, server=request.server)
 
     rtt: RttMeasurement | None = None
     if request.rtt_seconds is not None:
         rtt_seconds, rtt_source = request.rtt_seconds, "entered"
     elif request.server:
-        yield PlanProgress(f"timing TCP connects to {request.server}", 0.15)
+        yield Progress(0.15, f"timing TCP connects to {request.server}")
         progress: list[str] = []
         rtt = measure_rtt(request.server, request.rtt_ports, request.rtt_samples,
                           cancel=cancel, on_progress=progress.append)
         for message in progress:
-            yield PlanProgress(message, 0.3)
+            yield Progress(0.3, message)
         rtt_seconds = rtt.median
         rtt_source = (f"median of {len(rtt.samples)} TCP connects to {rtt.address} port {rtt.port}"
                       + (" (refused: the reset still costs one round trip)"
@@ -350,7 +345,7 @@ def plan_events(
 
     probe: PathMtuResult | None = None
     if request.server and request.probe_mtu and request.mtu is None:
-        yield PlanProgress(f"probing the path MTU to {request.server}", 0.5)
+        yield Progress(0.5, f"probing the path MTU to {request.server}")
         messages: list[str] = []
         probe = probe_path_mtu(
             request.server, interface.mtu if interface else None,
@@ -358,9 +353,9 @@ def plan_events(
             cancel=cancel, on_progress=messages.append,
         )
         for message in messages:
-            yield PlanProgress(message, 0.7)
+            yield Progress(0.7, message)
 
-    yield PlanProgress("planning", 0.9)
+    yield Progress(0.9, "planning")
     plan = build_plan(system, Measurements(
         bandwidth_bps=bandwidth, bandwidth_source=bandwidth_source,
         rtt_seconds=rtt_seconds, rtt_source=rtt_source, rtt=rtt, path_mtu=probe,

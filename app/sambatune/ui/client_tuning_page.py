@@ -34,15 +34,16 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.cancellation import CancelToken
-from sambatune.client.apply import ApplyDone, ApplyProgress, ApplyResult
+from sambatune.client.apply import ApplyDone, ApplyResult
 from sambatune.client.backups import BackupStore
 from sambatune.client.nics import NetworkInterface
 from sambatune.client.plan import ClientPlan
-from sambatune.client.planner import PlanProgress, PlanReady
+from sambatune.client.planner import PlanReady
 from sambatune.client.snapshot import ClientSnapshot
 from sambatune.client.system import ClientSystem
 from sambatune.client.window import format_rtt
 from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.progress import Progress
 from sambatune.ui.bdp_calculator import BdpCalculator
 from sambatune.ui.client_backups_view import BackupsView
 from sambatune.ui.client_plan_inputs import (
@@ -339,15 +340,13 @@ class ClientTuningPage(QWidget):
             on_failed=failed, on_cancelled=cancelled, on_finished=finished)
         self._update_buttons()
 
-    def _progress(self, event: Any) -> None:
-        message = getattr(event, "message", str(event))
-        fraction = getattr(event, "fraction", None)
-        if fraction is None:
+    def _progress(self, event: Progress) -> None:
+        if event.fraction is None:
             self.progress.setRange(0, 0)
         else:
             self.progress.setRange(0, 100)
-            self.progress.setValue(int(fraction * 100))
-        self.progress_label.setText(message)
+            self.progress.setValue(int(event.fraction * 100))
+        self.progress_label.setText(event.message)
 
     def cancel(self) -> None:
         if self.task is not None:
@@ -364,7 +363,7 @@ class ClientTuningPage(QWidget):
         target = self.target_provider()
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> _SystemRead:
-            report(PlanProgress("reading the settings", None))
+            report(Progress(None, "reading the settings"))
             return read_system(factory(profile), target.host if target else None)
 
         self._start("Reading this computer", work, on_done=self._system_read)
@@ -422,12 +421,12 @@ class ClientTuningPage(QWidget):
             system = factory(profile)
             plan = None
             for event in plan_events(system, request, cancel):
-                if isinstance(event, PlanProgress):
+                if isinstance(event, Progress):
                     report(event)
                 elif isinstance(event, PlanReady):
                     plan = event.plan
             assert plan is not None
-            report(PlanProgress("reading the current values", 0.95))
+            report(Progress(0.95, "reading the current values"))
             read = read_system(system, request.server)
             read.plan = plan
             read.towards = plan.interface
@@ -527,7 +526,7 @@ class ClientTuningPage(QWidget):
             if not dry_run and not system.is_admin():
                 return _elevated("apply", store, system, cancel, plan=plan.to_json())
             for event in apply_events(system, plan, dry_run=dry_run, store=store, cancel=cancel):
-                if isinstance(event, ApplyProgress):
+                if isinstance(event, Progress):
                     report(event)
                 elif isinstance(event, ApplyDone):
                     return event.result
@@ -732,7 +731,7 @@ class ClientTuningPage(QWidget):
                 return _elevated("restore", store, system, cancel, backup=backup_id)
             for event in restore_events(system, backup_id, dry_run=dry_run, store=store,
                                         cancel=cancel):
-                if isinstance(event, ApplyProgress):
+                if isinstance(event, Progress):
                     report(event)
                 elif isinstance(event, ApplyDone):
                     return event.result
