@@ -78,13 +78,25 @@ def format_rate_pair(first: float, second: float) -> tuple[str, str]:
     return f"{a:.{decimals}f} {unit}", f"{b:.{decimals}f} {unit}"
 
 
-def format_operations_rate(per_second: float | None) -> str:
+def format_operations_rate(per_second: float | None, missing: str = "?") -> str:
     """File or metadata operations per second: 12345.6 -> '12,346 ops/s'."""
     if per_second is None:
-        return "?"
+        return missing
     if abs(per_second) >= 100:
         return f"{per_second:,.0f} ops/s"
     return f"{per_second:.3g} ops/s"
+
+
+#: The units a benchmark series counts in (bench.records uses these).
+BYTES = "bytes"
+OPERATIONS = "operations"
+
+
+def format_figure(value: float | None, unit: str, missing: str = "?") -> str:
+    """A series' figure in its own unit: a throughput for bytes, else operations per second."""
+    if value is None:
+        return missing
+    return format_rate(value) if unit == BYTES else format_operations_rate(value)
 
 
 def format_percent(fraction: float | None, decimals: int = 1) -> str:

@@ -24,7 +24,14 @@ from sambatune.bench.records import BYTES, BenchResult, SeriesResult
 from sambatune.bench.results_db import StoredSession
 from sambatune.bench.svg_chart import Chart, ChartSeries, render
 from sambatune.errors import SambaTuneError
-from sambatune.units import format_bits, format_bytes, format_percent, format_rate, format_seconds
+from sambatune.units import (
+    format_bits,
+    format_bytes,
+    format_figure,
+    format_percent,
+    format_rate,
+    format_seconds,
+)
 
 STYLE = """
 body { font-family: sans-serif; margin: 24px auto; max-width: 1000px; color: #1d1d1d; line-height: 1.4; }
@@ -48,14 +55,8 @@ def _number(value: float | int | None, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
-def _ops(value: float | None) -> str:
-    return "–" if value is None else f"{value:,.1f} ops/s"
-
-
 def _figure(series: SeriesResult, value: float | None) -> str:
-    if value is None:
-        return "–"
-    return format_rate(value) if series.unit == BYTES else _ops(value)
+    return format_figure(value, series.unit, missing="–")
 
 
 def html_table(headers: Sequence[str], rows: Sequence[tuple[Sequence[str], str]],

@@ -12,9 +12,10 @@ from typing import Any
 
 from sambatune.bench.statistics import SeriesStats, describe
 
-#: A series measures bytes moved (throughput) or operations done (files, lookups).
-BYTES = "bytes"
-OPERATIONS = "operations"
+# A series measures bytes moved (throughput) or operations done (files, lookups).
+from sambatune.units import BYTES, OPERATIONS
+
+__all__ = ["BYTES", "OPERATIONS"]  # where the bench code has always imported them from
 
 
 @dataclass(frozen=True)

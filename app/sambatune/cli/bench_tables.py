@@ -9,7 +9,7 @@ from sambatune.bench.events import BenchEvent, Notice
 from sambatune.bench.progress import ProgressTracker
 from sambatune.bench.records import BYTES, BenchResult, SeriesResult
 from sambatune.cli.output import TerminalProgress
-from sambatune.units import format_bits, format_rate, format_seconds
+from sambatune.units import format_bits, format_operations_rate, format_rate, format_seconds
 
 
 class BenchProgress:
@@ -37,8 +37,6 @@ class BenchProgress:
         self.bar.done()
 
 
-def _ops(value: float | None) -> str:
-    return "?" if value is None else f"{value:,.0f} ops/s" if value >= 100 else f"{value:.3g} ops/s"
 
 
 def _number(value: float | int | None, digits: int = 0) -> str:
@@ -87,7 +85,7 @@ def format_series(series: SeriesResult) -> list[str]:
             lines.append(f"  {'Deviation':>32} {_number(stats.stdev, 1):>16}{spread}")
         if outliers:
             valid = (format_rate(stats.valid_mean) if series.unit == BYTES
-                     else _ops(stats.valid_mean))
+                     else format_operations_rate(stats.valid_mean))
             lines.append(f"  * odd run; the average of the other runs is {valid}")
         if stats.note:
             lines.append(f"  {stats.note}")

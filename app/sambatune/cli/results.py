@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
 def handle_list(args: argparse.Namespace) -> int:
     from sambatune.bench.results_db import ResultsDatabase
     from sambatune.cli.output import print_json
-    from sambatune.units import format_rate
+    from sambatune.units import format_figure
 
     sessions = ResultsDatabase().sessions(server=args.server, test=args.test, limit=args.limit)
     if args.json:
@@ -71,8 +71,7 @@ def handle_list(args: argparse.Namespace) -> int:
         return 0
     print(f"{'ID':>5}  {'Started':25}  {'Test':9} {'Server':28} {'Mean':>14} {'Runs':>4}  Note")
     for s in sessions:
-        mean = format_rate(s.mean) if s.unit == "bytes" else (
-            f"{s.mean:,.1f} ops/s" if s.mean is not None else "-")
+        mean = format_figure(s.mean, s.unit, missing="-")
         print(f"{s.id:>5}  {s.started_at:25}  {s.test:9} {s.server[:28]:28} {mean:>14} "
               f"{s.runs:>4}  {s.note}")
     return 0

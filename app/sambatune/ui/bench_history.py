@@ -32,16 +32,14 @@ from sambatune.cancellation import CancelToken
 from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.live_plot import COLORS, configure
 from sambatune.ui.tables import read_only_table
-from sambatune.units import format_rate
+from sambatune.units import format_figure, format_rate
 
 HEADERS = ["Session", "Started (UTC)", "Test", "Main series", "Mean", "Runs", "Note"]
 VERDICT_COLORS = {"better": "#1e7d32", "worse": "#b3261e"}
 
 
 def _mean(summary: SessionSummary) -> str:
-    if summary.mean is None:
-        return "–"
-    return format_rate(summary.mean) if summary.unit == "bytes" else f"{summary.mean:,.1f} ops/s"
+    return format_figure(summary.mean, summary.unit, missing="–")
 
 
 def _signed_rate(value: float) -> str:

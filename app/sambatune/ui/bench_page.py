@@ -300,10 +300,9 @@ class BenchmarksPage(QWidget):
         summary = result.summary.stats()
         mean = ""
         if summary is not None:
-            from sambatune.units import format_rate
+            from sambatune.units import format_figure
 
-            mean = (f": mean {format_rate(summary.mean)}" if result.summary.unit == "bytes"
-                    else f": mean {summary.mean:,.1f} ops/s")
+            mean = f": mean {format_figure(summary.mean, result.summary.unit)}"
         self.status.setText(f"Done, saved as session {result.session_id}{mean}.")
         if result.test == "sockbuf":
             self.sockbuf.show_result(result, f" (session {result.session_id})")

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 
 from sambatune.bench.records import BYTES, RunRecord, SeriesResult
 from sambatune.ui.tables import read_only_table
-from sambatune.units import format_bits, format_percent, format_rate
+from sambatune.units import format_bits, format_figure, format_operations_rate, format_percent
 
 COLUMNS = ["Series", "Run", "Size in bytes", "Time (s)", "Bytes/s", "Bits/s", "% of link"]
 WARMUP = QColor("#8a8a8a")
@@ -30,7 +30,7 @@ def run_cells(record: RunRecord, number: int | None) -> list[str]:
         return [label, _number(record.bytes), f"{record.seconds:.3f}", _number(record.bytes_per_s),
                 format_bits(record.bits_per_s), _number(record.percent_of_link, 1)]
     return [label, f"{_number(record.operations)} ops", f"{record.seconds:.3f}",
-            f"{_number(record.operations_per_s, 1)} ops/s", "", ""]
+            format_operations_rate(record.operations_per_s, missing="–"), "", ""]
 
 
 def summary_text(series: SeriesResult) -> str:
@@ -38,7 +38,7 @@ def summary_text(series: SeriesResult) -> str:
     if stats is None:
         return f"<b>{series.label}</b>: no counted runs yet."
     def shown(value: float) -> str:
-        return format_rate(value) if series.unit == BYTES else f"{value:,.1f} ops/s"
+        return format_figure(value, series.unit)
 
     parts = [f"<b>{series.label}</b>: mean <b>{shown(stats.mean)}</b>"]
     if series.unit == BYTES:
