@@ -122,6 +122,7 @@ def test_value_spellings() -> None:
     assert name_list("/*.tmp/.DS_Store//Thumbs.db/") == ["*.tmp", ".DS_Store", "Thumbs.db"]
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize(("parameter", "text"), [
     ("read only", "enabled"),  # the advisor's own parser read this as yes
     ("smb2 max read", "3G"),  # ... and this as 3 GiB
@@ -347,3 +348,17 @@ def test_every_seed_tuning_item_maps_to_rules_that_exist_and_fire(
     texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in Path(directory).glob("0*.txt")}
     assert item in texts[seed], f"{item!r} is not an item of seed {seed}"
 
+
+
+def test_sections_and_dialects_are_matched_as_samba_matches_them() -> None:
+    """One folding for the advisor and the conf engine: a share by its lower-cased name
+    with its blanks (Samba's [ a ] is not [a]); any spelling of global; enum values
+    without case or blanks."""
+    from sambatune.advisor.config_view import canonical_section
+    from sambatune.advisor.protocols import is_smb1_dialect
+    from sambatune.conf.syntax import section_key
+
+    assert canonical_section(" Data ") == section_key(" Data ") == " data "
+    assert canonical_section("my\tshare") == "my\tshare"
+    assert canonical_section("G L O B A L S") == "global"
+    assert is_smb1_dialect("NT 1") and is_smb1_dialect("lanman2") and not is_smb1_dialect("SMB2")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from sambatune.conf.syntax import is_global_section, name_key
+from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import parse_boolean, parse_bytes, split_name_array
 
 GLOBAL = "global"
@@ -27,7 +27,9 @@ def fold(name: str) -> str:
 
 
 def canonical_section(name: str) -> str:
-    return GLOBAL if is_global_section(name) else " ".join(name.split()).lower()
+    """A section's key as Samba finds it again: any spelling of global is global; a share
+    by its lower-cased name, blanks kept (``[ a ]`` is not ``[a]`` to Samba)."""
+    return GLOBAL if is_global_section(name) else section_key(name)
 
 
 def as_bool(value: str | None) -> bool | None:

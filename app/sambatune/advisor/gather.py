@@ -23,9 +23,10 @@ from sambatune.conf.catalog_build import live_catalog
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import effective_view
 from sambatune.conf.includes import TransportIncludes
+from sambatune.conf.testparm_output import dump_by_section
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.remote.agents import AgentEvent
-from sambatune.remote.samba_ops import TestparmReport, parse_dump, run_testparm
+from sambatune.remote.samba_ops import TestparmReport, run_testparm
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
 
@@ -72,7 +73,7 @@ def gather_inputs(
     verbose = _checked(run_testparm(transport, path, sudo=sudo, verbose=True, cancel=cancel))
     data = transport.read_file(path, sudo=sudo)
     explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel, data=data)
-    effective = parse_dump(verbose.dump)
+    effective = dump_by_section(verbose.dump)
     effective.setdefault(GLOBAL, {})["log level"] = (
         explicit.get(GLOBAL, {}).get("log level", DEFAULT_LOG_LEVEL))
     measurements = measurements or Measurements()

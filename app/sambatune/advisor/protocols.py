@@ -5,6 +5,7 @@ from __future__ import annotations
 from sambatune.advisor.config_view import GLOBAL
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.knowledge import Version
+from sambatune.conf.syntax import name_key
 
 #: The dialect names smb.conf accepts that belong to SMB1 (oldest first).
 SMB1_DIALECTS = ("core", "coreplus", "lanman1", "lanman2", "nt1")
@@ -13,7 +14,8 @@ SMB1_OFF_BY_DEFAULT: Version = (4, 11, 0)
 
 
 def is_smb1_dialect(value: str | None) -> bool:
-    return (value or "").strip().lower() in SMB1_DIALECTS
+    # Samba matches enum values ignoring case and blanks: "NT 1" is NT1.
+    return name_key(value or "") in SMB1_DIALECTS
 
 
 def min_protocol(inputs: AdvisorInput) -> str | None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from sambatune.conf.syntax import section_key
+
 TYPE_NAMES = {
     "P_BOOL": "boolean",
     "P_BOOLREV": "boolean-rev",
@@ -102,6 +104,15 @@ def parse_dump(text: str) -> list[tuple[str, dict[str, str]]]:
             current = {}
             sections.append((line[1:-1], current))
     return sections
+
+
+def dump_by_section(text: str) -> dict[str, dict[str, str]]:
+    """The dump as ``{section key: {parameter: value}}``: each section under the key Samba
+    finds it by (:func:`section_key`), its settings exactly as printed."""
+    merged: dict[str, dict[str, str]] = {}
+    for name, settings in parse_dump(text):
+        merged.setdefault(section_key(name), {}).update(settings)
+    return merged
 
 
 def parse_version(text: str) -> tuple[str, tuple[int, int, int]]:

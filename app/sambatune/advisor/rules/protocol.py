@@ -28,6 +28,7 @@ from sambatune.advisor.protocols import (
     smb1_reason,
 )
 from sambatune.advisor.rule import back_to_default, rule
+from sambatune.conf.syntax import name_key
 
 #: Multichannel arrived (experimental) in 4.4 and became stable and on by default in 4.15.
 MULTICHANNEL_ADDED: Version = (4, 4, 0)
@@ -82,8 +83,7 @@ def smb1_on(inputs: AdvisorInput) -> Iterator[Finding]:
 @rule("protocol-max-below-smb3", "protocol")
 def protocol_max_below_smb3(inputs: AdvisorInput) -> Iterator[Finding]:
     value = max_protocol(inputs)
-    if value is None or value.strip().upper().startswith("SMB3") or \
-            value.strip().lower() == "default":
+    if value is None or name_key(value).startswith("smb3") or name_key(value) == "default":
         return
     found = inputs.config.first_value(GLOBAL, "server max protocol", "max protocol", "protocol")
     name = found[0] if found else "server max protocol"
