@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sambatune.appdirs import data_dir, private_database
+from sambatune.states import ApplyStatus, LiveState, TextState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS applied_configs (
@@ -31,11 +32,20 @@ CREATE TABLE IF NOT EXISTS applied_configs (
 CREATE INDEX IF NOT EXISTS applied_configs_server ON applied_configs(server, path, id);
 """
 
-# A run writes its row before it touches the live file and settles it afterwards, so
-# a run killed in between (SIGKILL, power cut) leaves a row that says so; the next run
-# against the same file reads the live file and settles it with what is really there.
-IN_PROGRESS = "in-progress"
-INTERRUPTED = "interrupted"
+
+class JournalStatus(TextState):
+    """The outcomes only this record has, beside the pipeline's :class:`ApplyStatus`.
+
+    A run writes its row before it touches the live file and settles it afterwards, so
+    a run killed in between (SIGKILL, power cut) leaves a row that says so; the next run
+    against the same file reads the live file and settles it with what is really there."""
+
+    IN_PROGRESS = "in-progress"
+    INTERRUPTED = "interrupted"
+
+
+IN_PROGRESS = JournalStatus.IN_PROGRESS
+INTERRUPTED = JournalStatus.INTERRUPTED
 
 
 @dataclass(frozen=True)
@@ -50,8 +60,10 @@ class AppliedVersion:
     previous_sha256: str
     backup_id: str | None
     content: bytes
-    # Which version the server had afterwards: "new", "old", "unknown" ("" in rows
-    # written before SambaTune recorded it).
+    # Which version the server had afterwards, a LiveState value ("" in rows written
+    # before SambaTune recorded it). This and ``outcome`` (an ApplyStatus or JournalStatus
+    # value) stay the plain strings read back: a newer SambaTune may write other words,
+    # and the readers fall back for the ones they do not know.
     live: str = ""
 
     def to_json(self, with_content: bool = False) -> dict[str, Any]:
@@ -81,8 +93,9 @@ class AppliedVersions:
         return sqlite3.connect(self.path, timeout=10)
 
     def record(
-        self, *, server: str, path: str, content: bytes, previous: bytes, outcome: str,
-        summary: str, backup_id: str | None, live: str = "",
+        self, *, server: str, path: str, content: bytes, previous: bytes,
+        outcome: ApplyStatus | JournalStatus, summary: str, backup_id: str | None,
+        live: LiveState | None = None,
     ) -> int:
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         with self._connect() as db:
@@ -90,7 +103,7 @@ class AppliedVersions:
                 "INSERT INTO applied_configs (server, path, applied_at, outcome, summary, "
                 "sha256, previous_sha256, backup_id, content, live) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (server, path, now, outcome, summary, hashlib.sha256(content).hexdigest(),
-                 hashlib.sha256(previous).hexdigest(), backup_id, content, live),
+                 hashlib.sha256(previous).hexdigest(), backup_id, content, live or ""),
             )
             return int(cursor.lastrowid or 0)
 
@@ -127,9 +140,9 @@ class AppliedJournal:
               backup_id: str | None) -> None:
         self.row_id = self.versions.record(
             server=self.server, path=self.path, content=candidate, previous=previous,
-            outcome=IN_PROGRESS, summary=summary, backup_id=backup_id, live="unknown")
+            outcome=IN_PROGRESS, summary=summary, backup_id=backup_id, live=LiveState.UNKNOWN)
 
-    def finish(self, *, status: str, live: str, content: bytes) -> None:
+    def finish(self, *, status: ApplyStatus, live: LiveState, content: bytes) -> None:
         """Settle the row begun for this run: its outcome and the bytes that are live."""
         if self.row_id is None:
             return
@@ -141,13 +154,13 @@ class AppliedJournal:
         return [v for v in self.versions.for_server(self.server, self.path)
                 if v.outcome == IN_PROGRESS]
 
-    def settle_interrupted(self, version: AppliedVersion, live_sha256: str) -> str:
+    def settle_interrupted(self, version: AppliedVersion, live_sha256: str) -> LiveState:
         """Settle a row a killed run left, from the live file's digest; returns its live."""
         if live_sha256 == version.sha256:
-            live = "new"
+            live = LiveState.NEW
         elif live_sha256 == version.previous_sha256:
-            live = "old"
+            live = LiveState.OLD
         else:
-            live = "unknown"
+            live = LiveState.UNKNOWN
         self.versions._update(version.id, outcome=INTERRUPTED, live=live)
         return live

@@ -8,10 +8,14 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sambatune.cli.connect import add_connection_options
 from sambatune.cli.output import add_json_flag
+from sambatune.states import LiveState
+
+if TYPE_CHECKING:
+    from sambatune.conf.apply import StepEvent
 
 
 def register_apply_verbs(verbs: Any) -> None:
@@ -103,14 +107,22 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
     from sambatune.applied_versions import AppliedVersions
     from sambatune.cancellation import CancelToken
     from sambatune.cli.output import TerminalProgress, print_json
-    from sambatune.conf.apply import STEP_TITLES, ApplyRequest, apply_config, unified_diff
+    from sambatune.conf.apply import (
+        PLANNED,
+        STEP_TITLES,
+        ApplyRequest,
+        StepState,
+        apply_config,
+        unified_diff,
+    )
 
     diff = unified_diff(original, candidate, path)
     if not args.json:
         print(diff or "(no difference)")
     if not diff:
         if args.json:
-            print_json({"ok": True, "status": "unchanged", "live": "old",
+            # "unchanged" is no ApplyStatus: the pipeline never ran.
+            print_json({"ok": True, "status": "unchanged", "live": LiveState.OLD,
                         "message": "Nothing to apply: the new version is identical.",
                         "diff": ""})
         else:
@@ -122,14 +134,12 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
         return 1
     progress = TerminalProgress()
 
-    def on_event(event: Any) -> None:
-        if event.state == "running":
+    def on_event(event: StepEvent) -> None:
+        if event.state is StepState.RUNNING:
             progress.update(None, STEP_TITLES.get(event.step, event.step) + "…")
         elif not args.json:
             progress.done()
-            mark = {"done": "ok", "warning": "warn", "skipped": "skip"}.get(event.state, "FAIL")
-            line = f"  [{mark:>4}] {STEP_TITLES.get(event.step, event.step)}"
-            print(line + (f": {event.message}" if event.message else ""), file=sys.stderr)
+            print(step_line(event), file=sys.stderr)
 
     request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
                            backup_dir=args.backup_dir, retention=args.keep,
@@ -156,7 +166,16 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
         print(outcome.message)
         if outcome.live_diff:
             print("What changed on the server meanwhile:\n" + outcome.live_diff)
-    return 0 if outcome.ok or outcome.status == "planned" else 1
+    return 0 if outcome.ok or outcome.status is PLANNED else 1
+
+
+def step_line(event: StepEvent) -> str:
+    """A step that ended, as the terminal lists it (also the wizard's)."""
+    from sambatune.conf.apply import STEP_TITLES, StepState
+
+    marks = {StepState.DONE: "ok", StepState.WARNING: "warn", StepState.SKIPPED: "skip"}
+    line = f"  [{marks.get(event.state, 'FAIL'):>4}] {STEP_TITLES.get(event.step, event.step)}"
+    return line + (f": {event.message}" if event.message else "")
 
 
 def _print_changes(outcome: Any) -> None:
@@ -236,7 +255,7 @@ def handle_history(args: argparse.Namespace) -> int:
             # Every run this computer made, each with what happened; and those of them
             # that left their version live (a rolled-back or failed run did not).
             "runs_from_this_computer": [v.to_json() for v in local],
-            "applied_by_this_computer": [v.to_json() for v in local if v.live == "new"],
+            "applied_by_this_computer": [v.to_json() for v in local if v.live == LiveState.NEW],
         }
         if diff is not None:
             result["diff"] = diff
@@ -259,8 +278,11 @@ def handle_history(args: argparse.Namespace) -> int:
 
 
 def _live_words(live: str) -> str:
-    return {"new": "now live", "old": "old file kept", "unknown": "live unknown"}.get(
-        live, "live not recorded")
+    """``live`` as read back from the record: "" in old rows, a LiveState value otherwise."""
+    # Keyed by str: the record's plain strings look the members up.
+    words: dict[str, str] = {LiveState.NEW: "now live", LiveState.OLD: "old file kept",
+                             LiveState.UNKNOWN: "live unknown"}
+    return words.get(live, "live not recorded")
 
 
 def handle_restore(args: argparse.Namespace) -> int:

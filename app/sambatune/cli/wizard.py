@@ -396,7 +396,7 @@ def _check_restart_consent(wizard: TuningWizard, allow_restart: bool) -> None:
     from sambatune.wizard.change import activation_sentence
 
     activation = _pending_activation(wizard)
-    if allow_restart or activation.get("activation") != "restart":
+    if allow_restart or not _needs_restart(wizard):
         return
     raise InvalidInput(
         f"Not applied: {activation_sentence(activation)}",
@@ -427,17 +427,16 @@ class _Progress:
         self.bench.message(text)
 
     def __call__(self, event: Any) -> None:
-        from sambatune.conf.apply import STEP_TITLES, StepEvent
+        from sambatune.cli.conf_apply import step_line
+        from sambatune.conf.apply import STEP_TITLES, StepEvent, StepState
 
         if isinstance(event, StepEvent):
-            if event.state == "running":
+            if event.state is StepState.RUNNING:
                 self.bench.message(STEP_TITLES.get(event.step, event.step) + "...")
                 return
             self.bench.done()
             if not self.quiet:
-                mark = {"done": "ok", "warning": "warn", "skipped": "skip"}.get(event.state, "FAIL")
-                line = f"  [{mark:>4}] {STEP_TITLES.get(event.step, event.step)}"
-                print(line + (f": {event.message}" if event.message else ""), file=sys.stderr)
+                print(step_line(event), file=sys.stderr)
         elif isinstance(event, str):
             self.bench.message(event)
         else:
@@ -479,7 +478,9 @@ def _pending_activation(wizard: TuningWizard) -> dict[str, Any]:
 
 
 def _needs_restart(wizard: TuningWizard) -> bool:
-    return _pending_activation(wizard).get("activation") == "restart"
+    from sambatune.conf.activation import Activation
+
+    return _pending_activation(wizard).get("activation") == Activation.RESTART
 
 
 def state_json(wizard: TuningWizard, done: list[StepRecord]) -> dict[str, Any]:
@@ -584,8 +585,9 @@ def _step_text(step: StepRecord) -> str:
 def _findings_lines(wizard: TuningWizard) -> list[str]:
     from sambatune.cli.advise import _change_text
     from sambatune.wizard.change import activation_sentence
+    from sambatune.wizard.store import WizardStep
 
-    judged = wizard.record.last("findings")
+    judged = wizard.record.last(WizardStep.FINDINGS)
     lines = [f"Findings (judged as {judged.data.get('judged_as') if judged else '?'}); "
              "● marks a change to smb.conf the wizard can apply:"]
     applicable = {i for i, _f in wizard.applicable()}
@@ -621,7 +623,7 @@ def _verdict_lines(verdict: dict[str, Any]) -> list[str]:
 def handle_status(args: argparse.Namespace) -> int:
     from sambatune.cli.output import print_json
     from sambatune.wizard.machine import STEP_TITLES, TuningWizard
-    from sambatune.wizard.store import WizardStore
+    from sambatune.wizard.store import WizardStep, WizardStore
 
     store = WizardStore()
     if args.wizard is None:
@@ -630,7 +632,7 @@ def handle_status(args: argparse.Namespace) -> int:
             print_json({"ok": True, "wizards": [w.to_json() for w in found]})
             return 0
         for item in found:
-            state = ("discarded" if item.last_step == "discard" else "finished"
+            state = ("discarded" if item.last_step == WizardStep.DISCARD else "finished"
                      if item.finished_at else f"after '{item.last_step}'")
             print(f"{item.id:>4}  {item.created_at}  {item.server}  {state}")
         if not found:

@@ -22,12 +22,12 @@ tables name as tested (``TESTED``); the others follow from where Samba reads the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 from sambatune.conf.testparm_output import parse_dump
+from sambatune.states import TextState
 
 
-class Activation(str, Enum):
+class Activation(TextState):
     RELOAD = "reload"
     NEW_CONNECTIONS = "new connections"
     RESTART = "restart"

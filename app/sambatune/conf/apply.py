@@ -54,37 +54,73 @@ from sambatune.remote.samba_ops import (
 from sambatune.remote.smb_sessions import ConnectedClients, connected_clients
 from sambatune.remote.transport import Transport
 from sambatune.remote.verified_replace import replace_verified
+from sambatune.states import ApplyStatus, LiveState, TextState
 
 log = logging.getLogger(__name__)
 
-STEP_TITLES = {
-    "upload": "Upload the new version beside the live file",
-    "testparm": "Validate it with testparm",
-    "backup": "Back up the live file",
-    "install": "Check nobody changed the live file, then swap atomically",
-    "reload": "Reload smbd",
-    "restart": "Restart smbd",
-    "health": "Check smbd answers and lists the shares",
-    "rollback": "Put the previous file back",
+
+class ApplyStep(TextState):
+    """A step of the pipeline, as :class:`StepEvent` reports it (and JSON records it)."""
+
+    UPLOAD = "upload"
+    TESTPARM = "testparm"
+    BACKUP = "backup"
+    INSTALL = "install"
+    RELOAD = "reload"
+    RESTART = "restart"  # instead of RELOAD, when a changed parameter needs it
+    HEALTH = "health"
+    ROLLBACK = "rollback"  # only after a failure
+
+
+class StepState(TextState):
+    """Where a step is."""
+
+    # The pipeline never reports PENDING: the views show it for steps not reached yet.
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    WARNING = "warning"
+
+
+class SmbdAction(TextState):
+    """What applying does to smbd: reload it, restart it, or nothing (it is not running
+    for this file). Not :class:`Activation`, which says when each parameter takes effect."""
+
+    NONE = "none"
+    RELOAD = "reload"
+    RESTART = "restart"
+
+
+STEP_TITLES: dict[ApplyStep, str] = {
+    ApplyStep.UPLOAD: "Upload the new version beside the live file",
+    ApplyStep.TESTPARM: "Validate it with testparm",
+    ApplyStep.BACKUP: "Back up the live file",
+    ApplyStep.INSTALL: "Check nobody changed the live file, then swap atomically",
+    ApplyStep.RELOAD: "Reload smbd",
+    ApplyStep.RESTART: "Restart smbd",
+    ApplyStep.HEALTH: "Check smbd answers and lists the shares",
+    ApplyStep.ROLLBACK: "Put the previous file back",
 }
-STEPS = ("upload", "testparm", "backup", "install", "reload", "health")
+STEPS = (ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP, ApplyStep.INSTALL,
+         ApplyStep.RELOAD, ApplyStep.HEALTH)
 
-RUNNING, DONE, FAILED, SKIPPED, WARNING = "running", "done", "failed", "skipped", "warning"
-
-# Outcomes
-APPLIED = "applied"
-REFUSED = "refused"
-ROLLED_BACK = "rolled-back"
-FAILED_OUTCOME = "failed"
-CANCELLED = "cancelled"
-PLANNED = "planned"  # a dry run: what would happen, nothing changed
-
+# The names other modules and the tests import.
+RUNNING, DONE, FAILED, SKIPPED, WARNING = (StepState.RUNNING, StepState.DONE, StepState.FAILED,
+                                           StepState.SKIPPED, StepState.WARNING)
+APPLIED = ApplyStatus.APPLIED
+REFUSED = ApplyStatus.REFUSED
+ROLLED_BACK = ApplyStatus.ROLLED_BACK
+FAILED_OUTCOME = ApplyStatus.FAILED
+CANCELLED = ApplyStatus.CANCELLED
+PLANNED = ApplyStatus.PLANNED
 
 
 @dataclass
 class StepEvent:
-    step: str
-    state: str
+    step: ApplyStep
+    state: StepState
     message: str = ""
     details: str = ""
 
@@ -131,8 +167,8 @@ class ApplyRequest:
 
 @dataclass
 class ApplyOutcome:
-    status: str
-    live: str  # "new", "old" or "unknown"
+    status: ApplyStatus
+    live: LiveState
     message: str
     steps: list[StepEvent] = field(default_factory=list)
     backup: Backup | None = None
@@ -147,11 +183,11 @@ class ApplyOutcome:
     plan: list[str] = field(default_factory=list)  # a dry run: the steps an apply would take
 
     @property
-    def activation(self) -> str:
-        """How smbd takes the change: "restart", "reload" or "none" (smbd not running)."""
+    def activation(self) -> SmbdAction:
+        """How smbd takes the change (NONE: smbd is not running for this file)."""
         if not self.smbd_running:
-            return "none"
-        return "restart" if self.restart_reasons else "reload"
+            return SmbdAction.NONE
+        return SmbdAction.RESTART if self.restart_reasons else SmbdAction.RELOAD
 
     @property
     def ok(self) -> bool:
@@ -201,7 +237,7 @@ class _Uncertain(Exception):
     """A step whose effect on the server we cannot know from here: the connection
     dropped, the command did not answer in time, or we were interrupted waiting."""
 
-    def __init__(self, step: str, cause: BaseException) -> None:
+    def __init__(self, step: ApplyStep, cause: BaseException) -> None:
         super().__init__(str(cause))
         self.step = step
         self.cause = cause
@@ -221,7 +257,7 @@ class _Uncertain(Exception):
         return f"The connection was lost during '{where}'"
 
 
-PREPARE_STEPS = ("upload", "testparm", "backup")
+PREPARE_STEPS = (ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP)
 
 
 class ApplyJournal(Protocol):
@@ -230,11 +266,11 @@ class ApplyJournal(Protocol):
     def begin(self, *, candidate: bytes, previous: bytes, summary: str,
               backup_id: str | None) -> None: ...
 
-    def finish(self, *, status: str, live: str, content: bytes) -> None: ...
+    def finish(self, *, status: ApplyStatus, live: LiveState, content: bytes) -> None: ...
 
     def unfinished(self) -> list[Any]: ...
 
-    def settle_interrupted(self, version: Any, live_sha256: str) -> str: ...
+    def settle_interrupted(self, version: Any, live_sha256: str) -> LiveState: ...
 
 
 class ApplyRun:
@@ -275,7 +311,7 @@ class ApplyRun:
         self.warnings: list[str] = []
         self.installed = False
         self.smbd_was_running = True
-        self.current_step = "upload"
+        self.current_step = ApplyStep.UPLOAD
         self.live_after: bytes | None = None  # someone else's version, when we saw one
 
     @staticmethod
@@ -285,7 +321,8 @@ class ApplyRun:
         return posixpath.join(directory, f".{base}.sambatune-{secrets.token_hex(4)}.new")
 
     # -- reporting ------------------------------------------------------------------
-    def _event(self, step: str, state: str, message: str = "", details: str = "") -> None:
+    def _event(self, step: ApplyStep, state: StepState, message: str = "",
+               details: str = "") -> None:
         event = StepEvent(step, state, message, details)
         self.steps.append(event)
         log.info("%s: apply %s: %s: %s%s", self.transport.label, self.request.path,
@@ -293,7 +330,8 @@ class ApplyRun:
         if self.on_event is not None:
             self.on_event(event)
 
-    def _outcome(self, status: str, live: str, message: str, **extra: Any) -> ApplyOutcome:
+    def _outcome(self, status: ApplyStatus, live: LiveState, message: str,
+                 **extra: Any) -> ApplyOutcome:
         return ApplyOutcome(
             status=status, live=live, message=message, steps=self.steps, backup=self.backup,
             testparm=self.testparm, restart_reasons=self.reasons, warnings=self.warnings,
@@ -301,7 +339,7 @@ class ApplyRun:
             **extra,
         )
 
-    def _step(self, name: str, work: Callable[[], Any]) -> Any:
+    def _step(self, name: ApplyStep, work: Callable[[], Any]) -> Any:
         self.current_step = name
         self._event(name, RUNNING)
         value = self._guarded(name, work)
@@ -309,7 +347,7 @@ class ApplyRun:
             self.fault(name, self.transport)
         return value
 
-    def _guarded(self, name: str, work: Callable[[], Any]) -> Any:
+    def _guarded(self, name: ApplyStep, work: Callable[[], Any]) -> Any:
         """Run a step's work; what leaves its effect open becomes :class:`_Uncertain`."""
         try:
             return work()
@@ -330,7 +368,7 @@ class ApplyRun:
     def run(self) -> ApplyOutcome:
         request = self.request
         if request.candidate == request.original:
-            return self._outcome(REFUSED, "old", "Nothing to apply: the new version is identical.")
+            return self._outcome(REFUSED, LiveState.OLD, "Nothing to apply: the new version is identical.")
         try:
             outcome = self._run()
         finally:
@@ -347,7 +385,7 @@ class ApplyRun:
         if self.live_after is not None:  # someone else's version is live
             content = self.live_after
         else:
-            content = {"new": self.request.candidate, "old": self.request.original}.get(
+            content = {LiveState.NEW: self.request.candidate, LiveState.OLD: self.request.original}.get(
                 outcome.live, self.request.candidate)
         try:
             self.journal.finish(status=outcome.status, live=outcome.live, content=content)
@@ -361,10 +399,10 @@ class ApplyRun:
             return self._recover(lost)
         except Cancelled:
             self._cleanup_candidate()
-            return self._outcome(CANCELLED, "old", "Cancelled before anything was changed.")
+            return self._outcome(CANCELLED, LiveState.OLD, "Cancelled before anything was changed.")
         except SambaTuneError as error:
             self._cleanup_candidate()
-            return self._outcome(FAILED_OUTCOME, "old", f"{error.message} Nothing was changed.")
+            return self._outcome(FAILED_OUTCOME, LiveState.OLD, f"{error.message} Nothing was changed.")
         if refused is not None:
             return refused
 
@@ -375,23 +413,23 @@ class ApplyRun:
                                summary=self.request.summary,
                                backup_id=self.backup.id if self.backup else None)
         try:
-            swapped = self._step("install", self._install)
+            swapped = self._step(ApplyStep.INSTALL, self._install)
         except _Uncertain as lost:
             return self._recover(lost)
         except KeyboardInterrupt as interrupt:
             # The swap may have happened before the interrupt came: ask the server.
-            return self._recover(_Uncertain("install", interrupt))
+            return self._recover(_Uncertain(ApplyStep.INSTALL, interrupt))
         except SambaTuneError as error:
             # The swap script refuses before it replaces anything; only a connection
             # problem or an interrupt (handled above) leaves its effect open.
             self._cleanup_candidate()
-            self._event("install", FAILED, error.message)
-            return self._outcome(FAILED_OUTCOME, "old",
+            self._event(ApplyStep.INSTALL, FAILED, error.message)
+            return self._outcome(FAILED_OUTCOME, LiveState.OLD,
                                  f"{error.message} The live file is unchanged.")
         if swapped is not None:
             return swapped
         self.installed = True
-        self._event("install", DONE, "the new version is live", self.real_path)
+        self._event(ApplyStep.INSTALL, DONE, "the new version is live", self.real_path)
         return self._activate_and_check()
 
     def _prepare(self) -> ApplyOutcome | None:
@@ -404,7 +442,7 @@ class ApplyRun:
             guarded = self.guard.acquire()
         except ApplyBusy as busy:
             self.guard = None
-            return self._outcome(REFUSED, "old", busy.message)
+            return self._outcome(REFUSED, LiveState.OLD, busy.message)
         if guarded.real_path != request.path:
             # Work on the file a symbolic link points to, and say so.
             self.real_path = guarded.real_path
@@ -427,28 +465,28 @@ class ApplyRun:
         except AgentFailed as error:
             self.warnings.append(f"Could not tell whether smbd runs: {error.message}")
         try:
-            self._step("upload", lambda: t.write_file_atomic(
+            self._step(ApplyStep.UPLOAD, lambda: t.write_file_atomic(
                 self.candidate_path, request.candidate, sudo=sudo, mode=0o600))
         except CommandFailed as error:
-            self._event("upload", FAILED, error.message, error.details)
-            return self._outcome(REFUSED, "old", f"Could not upload the new version: "
+            self._event(ApplyStep.UPLOAD, FAILED, error.message, error.details)
+            return self._outcome(REFUSED, LiveState.OLD, f"Could not upload the new version: "
                                  f"{error.message}. The live file was not touched.")
-        self._event("upload", DONE, f"{len(request.candidate)} bytes", self.candidate_path)
+        self._event(ApplyStep.UPLOAD, DONE, f"{len(request.candidate)} bytes", self.candidate_path)
         self.cancel.raise_if_cancelled()
 
-        report = self._step("testparm", lambda: run_testparm(t, self.candidate_path, sudo=sudo))
+        report = self._step(ApplyStep.TESTPARM, lambda: run_testparm(t, self.candidate_path, sudo=sudo))
         self.testparm = report
         if not report.ok:
-            self._event("testparm", FAILED, "testparm rejects the new version.",
+            self._event(ApplyStep.TESTPARM, FAILED, "testparm rejects the new version.",
                         "\n".join(report.errors + report.warnings))
             self._cleanup_candidate()
-            return self._outcome(REFUSED, "old", "testparm rejects the new version, so it "
+            return self._outcome(REFUSED, LiveState.OLD, "testparm rejects the new version, so it "
                                  "was not installed: " + "; ".join(report.errors[:3]))
         self.warnings += report.warnings
-        self._event("testparm", WARNING if report.warnings else DONE,
+        self._event(ApplyStep.TESTPARM, WARNING if report.warnings else DONE,
                     f"{len(report.warnings)} warning(s)" if report.warnings else "accepted",
                     "\n".join(report.warnings))
-        old_report = self._guarded("testparm", lambda: run_testparm(t, request.path, sudo=sudo))
+        old_report = self._guarded(ApplyStep.TESTPARM, lambda: run_testparm(t, request.path, sudo=sudo))
         self.old_dump = old_report.dump
         self.changes = classify_changes(self.old_dump, report.dump)
         self.reasons = [c.describe() for c in needs_restart(self.changes)]
@@ -458,34 +496,34 @@ class ApplyRun:
                 return refused
         if request.dry_run:
             self._cleanup_candidate()
-            steps = ["upload", "testparm", "backup", "install"]
+            steps = [ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP, ApplyStep.INSTALL]
             if self.smbd_was_running:
-                steps += ["restart" if self.reasons else "reload", "health"]
-            return self._outcome(PLANNED, "old", self._plan_sentence(),
+                steps += [ApplyStep.RESTART if self.reasons else ApplyStep.RELOAD, ApplyStep.HEALTH]
+            return self._outcome(PLANNED, LiveState.OLD, self._plan_sentence(),
                                  plan=[STEP_TITLES[s] for s in steps])
         self.cancel.raise_if_cancelled()
 
         store = BackupStore(t, request.path, backup_dir=request.backup_dir,
                             retention=request.retention, sudo=sudo)
         try:
-            self.backup = self._step("backup", lambda: store.create(
+            self.backup = self._step(ApplyStep.BACKUP, lambda: store.create(
                 request.original, applied_by=who_applies(t), summary=request.summary))
         except (CommandFailed, SambaTuneError) as error:
             if isinstance(error, Cancelled):
                 raise
-            self._event("backup", FAILED, error.message, error.details)
+            self._event(ApplyStep.BACKUP, FAILED, error.message, error.details)
             self._cleanup_candidate()
-            return self._outcome(REFUSED, "old", "Could not back up the live file, so "
+            return self._outcome(REFUSED, LiveState.OLD, "Could not back up the live file, so "
                                  f"nothing was changed: {error.message}")
         assert self.backup is not None
-        self._event("backup", DONE, posixpath.basename(self.backup.path), self.backup.path)
+        self._event(ApplyStep.BACKUP, DONE, posixpath.basename(self.backup.path), self.backup.path)
         self.cancel.raise_if_cancelled()
         return None
 
     def _weigh_restart(self) -> ApplyOutcome | None:
         """Who a restart would cut off; a refusal unless the admin allowed the restart."""
         try:
-            self.clients = self._guarded("testparm", lambda: connected_clients(
+            self.clients = self._guarded(ApplyStep.TESTPARM, lambda: connected_clients(
                 self.transport, self.served_path, sudo=self.request.sudo, cancel=self.cancel))
         except SambaTuneError as error:
             if isinstance(error, Cancelled):
@@ -496,7 +534,7 @@ class ApplyRun:
         self._cleanup_candidate()
         who = self.clients.sentence() if self.clients else "Who is connected is not known."
         return self._outcome(
-            REFUSED, "old",
+            REFUSED, LiveState.OLD,
             "Not applied: this change needs smbd to restart, which ends every client's "
             f"connection. {who} Needs the restart: " + "; ".join(self.reasons)
             + ". Nothing was changed; apply again allowing the restart.")
@@ -525,8 +563,8 @@ class ApplyRun:
             state = self.journal.settle_interrupted(version, live.sha256)
             self.warnings.append(
                 f"An earlier apply ({version.applied_at}) was interrupted before it finished; "
-                + {"new": "its version is live.", "old": "the file it would have replaced "
-                   "is live.", "unknown": "the live file has changed since."}[state])
+                + {LiveState.NEW: "its version is live.", LiveState.OLD: "the file it would have replaced "
+                   "is live.", LiveState.UNKNOWN: "the live file has changed since."}[state])
 
     def _install(self) -> ApplyOutcome | None:
         request = self.request
@@ -537,10 +575,10 @@ class ApplyRun:
         if swap.changed_meanwhile:
             live_now = read_live(self.transport, request.path, sudo=request.sudo).data
             self.live_after = live_now
-            self._event("install", FAILED, "Someone else changed the live file meanwhile.")
+            self._event(ApplyStep.INSTALL, FAILED, "Someone else changed the live file meanwhile.")
             self._cleanup_candidate()
             return self._outcome(
-                REFUSED, "old",
+                REFUSED, LiveState.OLD,
                 "The live file changed since you opened it, so SambaTune did not overwrite "
                 "it. Review the other change, then apply again.",
                 live_diff=unified_diff(request.original, live_now, request.path,
@@ -549,9 +587,9 @@ class ApplyRun:
                                                "live now", "yours"),
             )
         if not swap.ok:
-            self._event("install", FAILED, swap.error)
+            self._event(ApplyStep.INSTALL, FAILED, swap.error)
             self._cleanup_candidate()
-            return self._outcome(FAILED_OUTCOME, "old", "The swap failed; the live file is "
+            return self._outcome(FAILED_OUTCOME, LiveState.OLD, "The swap failed; the live file is "
                                  "unchanged: " + swap.error)
         return None
 
@@ -572,13 +610,13 @@ class ApplyRun:
     def _activate_and_check_steps(self) -> ApplyOutcome:
         request, t = self.request, self.transport
         if not self.smbd_was_running:
-            self._event("reload", SKIPPED, "smbd is not running for this file; it will read "
+            self._event(ApplyStep.RELOAD, SKIPPED, "smbd is not running for this file; it will read "
                         "the new version when it starts.")
-            self._event("health", SKIPPED)
+            self._event(ApplyStep.HEALTH, SKIPPED)
             self._prune()
-            return self._outcome(APPLIED, "new", "Applied. smbd is not running, so nothing "
+            return self._outcome(APPLIED, LiveState.NEW, "Applied. smbd is not running, so nothing "
                                  "was reloaded.")
-        step = "restart" if self.reasons else "reload"
+        step = ApplyStep.RESTART if self.reasons else ApplyStep.RELOAD
         try:
             how = self._step(step, lambda: (
                 restart_smbd(t, self.served_path, sudo=request.sudo) if self.reasons
@@ -589,22 +627,22 @@ class ApplyRun:
             self._event(step, FAILED, error.message, error.details)
             return self._rollback(f"{STEP_TITLES[step]} failed: {error.message}")
         expected = _listed_shares(self.testparm.dump if self.testparm else "")
-        health = self._step("health", lambda: health_check(
+        health = self._step(ApplyStep.HEALTH, lambda: health_check(
             t, self.served_path, expected_shares=expected, sudo=request.sudo))
         if not health.ok:
-            self._event("health", FAILED, health.message)
+            self._event(ApplyStep.HEALTH, FAILED, health.message)
             return self._rollback(f"The health check failed: {health.message}")
-        self._event("health", DONE, health.message)
+        self._event(ApplyStep.HEALTH, DONE, health.message)
         self._prune()
         restart_note = (" smbd was restarted because " + "; ".join(self.reasons) + "."
                         if self.reasons else "")
-        return self._outcome(APPLIED, "new", "Applied and verified." + restart_note)
+        return self._outcome(APPLIED, LiveState.NEW, "Applied and verified." + restart_note)
 
     def _rollback(self, why: str) -> ApplyOutcome:
         request = self.request
-        self._event("rollback", RUNNING, why)
+        self._event(ApplyStep.ROLLBACK, RUNNING, why)
         if self.backup is None:  # cannot happen: nothing is installed without a backup
-            return self._outcome(FAILED_OUTCOME, "new", f"{why} There is no backup to put back.")
+            return self._outcome(FAILED_OUTCOME, LiveState.NEW, f"{why} There is no backup to put back.")
         try:
             if not self.transport.is_connected():
                 if self.reconnect is None:
@@ -616,18 +654,18 @@ class ApplyRun:
                 source=self.backup.path, source_sha256=self.backup.sha256,
                 size=self.backup.size, how="copy", sudo=request.sudo)
         except SambaTuneError as error:
-            self._event("rollback", FAILED, error.message)
-            return self._outcome(FAILED_OUTCOME, "new", f"{why} Putting the old file back "
+            self._event(ApplyStep.ROLLBACK, FAILED, error.message)
+            return self._outcome(FAILED_OUTCOME, LiveState.NEW, f"{why} Putting the old file back "
                                  f"failed: {error.message}. The live file holds the new "
                                  f"version; the backup is {self.backup.path}.")
         if back.changed_meanwhile:
-            self._event("rollback", FAILED, "The live file changed again; not touched.")
-            return self._outcome(FAILED_OUTCOME, "unknown", f"{why} The live file was changed "
+            self._event(ApplyStep.ROLLBACK, FAILED, "The live file changed again; not touched.")
+            return self._outcome(FAILED_OUTCOME, LiveState.UNKNOWN, f"{why} The live file was changed "
                                  "by someone else meanwhile, so it was left alone. The backup "
                                  f"is {self.backup.path}.")
         if not back.ok:
-            self._event("rollback", FAILED, back.error)
-            return self._outcome(FAILED_OUTCOME, "new", f"{why} Putting the old file back "
+            self._event(ApplyStep.ROLLBACK, FAILED, back.error)
+            return self._outcome(FAILED_OUTCOME, LiveState.NEW, f"{why} Putting the old file back "
                                  f"failed too: {back.error}. The backup is {self.backup.path}.")
         try:
             if self.reasons:
@@ -638,17 +676,18 @@ class ApplyRun:
             state_note = "smbd answers again." if health.ok else f"But: {health.message}."
         except SambaTuneError as error:
             state_note = f"Reloading smbd with the old file failed too: {error.message}."
-        self._event("rollback", DONE, "The previous file is back. " + state_note)
-        return self._outcome(ROLLED_BACK, "old", f"{why} The previous file was put back. "
+        self._event(ApplyStep.ROLLBACK, DONE, "The previous file is back. " + state_note)
+        return self._outcome(ROLLED_BACK, LiveState.OLD, f"{why} The previous file was put back. "
                              + state_note)
 
     def _recover(self, lost: _Uncertain) -> ApplyOutcome:
         """``lost.step`` ended without an answer: find out what the server has."""
         what = lost.describe()
         before_install = lost.step in PREPARE_STEPS or (
-            lost.step == "install" and not lost.command_sent
+            lost.step is ApplyStep.INSTALL and not lost.command_sent
         )
-        assumed = "old" if before_install else ("new" if self.installed else "unknown")
+        assumed = (LiveState.OLD if before_install
+                   else LiveState.NEW if self.installed else LiveState.UNKNOWN)
         try:
             if self.transport.is_connected():
                 transport = self.transport
@@ -667,21 +706,21 @@ class ApplyRun:
         if live.sha256 == self.request.original_sha256:
             self._cleanup_candidate()
             return self._outcome(
-                FAILED_OUTCOME, "old",
+                FAILED_OUTCOME, LiveState.OLD,
                 f"{what}. Checked: the live file is the old version, unchanged. "
                 "Apply again when ready.",
             )
         if live.sha256 == self.request.candidate_sha256:
             if not self.installed:
                 self.installed = True
-                self._event("install", DONE, "Checked again: the live file holds the new "
+                self._event(ApplyStep.INSTALL, DONE, "Checked again: the live file holds the new "
                             "version.")
                 if not lost.dropped:
                     # The server hung with the swap done: trust it with the old file only.
                     return self._rollback(f"{what}; the new version had gone live.")
             if self._recovering:
                 return self._outcome(
-                    FAILED_OUTCOME, "new",
+                    FAILED_OUTCOME, LiveState.NEW,
                     "The connection was lost twice. The live file holds the new version; "
                     "smbd re-reads a changed file within a few minutes on its own.")
             self._recovering = True
@@ -690,7 +729,7 @@ class ApplyRun:
             return outcome
         self.live_after = live.data
         return self._outcome(
-            FAILED_OUTCOME, "unknown",
+            FAILED_OUTCOME, LiveState.UNKNOWN,
             f"{what} and the live file is now neither the old nor the new version: "
             "someone else changed it. Nothing more was done.",
         )
@@ -718,12 +757,12 @@ class ApplyRun:
             self.warnings.append(f"Old backups were not pruned: {error.message}")
 
 
-def _live_sentence(live: str) -> str:
+def _live_sentence(live: LiveState) -> str:
     return {
-        "old": "The live file is the old version, unchanged.",
-        "new": "The live file holds the new version, but smbd may not have reloaded it yet "
+        LiveState.OLD: "The live file is the old version, unchanged.",
+        LiveState.NEW: "The live file holds the new version, but smbd may not have reloaded it yet "
                "(it re-reads changed files within a few minutes).",
-        "unknown": "The swap may or may not have happened: reconnect and check; the live file "
+        LiveState.UNKNOWN: "The swap may or may not have happened: reconnect and check; the live file "
                    "is either exactly the old or exactly the new version.",
     }[live]
 

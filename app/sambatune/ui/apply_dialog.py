@@ -25,27 +25,37 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.cancellation import CancelToken
-from sambatune.conf.apply import STEP_TITLES, STEPS, ApplyOutcome, StepEvent
+from sambatune.conf.activation import Activation
+from sambatune.conf.apply import (
+    STEP_TITLES,
+    STEPS,
+    ApplyOutcome,
+    ApplyStep,
+    SmbdAction,
+    StepEvent,
+    StepState,
+)
 from sambatune.errors import SambaTuneError
+from sambatune.states import ApplyStatus, LiveState
 from sambatune.ui.diff_view import DiffView
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import Task
 
 STATE_MARKS = {
-    "pending": ("○", "#888888"),
-    "running": ("◔", "#0d5c9e"),
-    "done": ("✔", "#1e7d32"),
-    "warning": ("⚠", "#8a5300"),
-    "skipped": ("–", "#888888"),
-    "failed": ("✖", "#b3261e"),
+    StepState.PENDING: ("○", "#888888"),
+    StepState.RUNNING: ("◔", "#0d5c9e"),
+    StepState.DONE: ("✔", "#1e7d32"),
+    StepState.WARNING: ("⚠", "#8a5300"),
+    StepState.SKIPPED: ("–", "#888888"),
+    StepState.FAILED: ("✖", "#b3261e"),
 }
-FINISHED_STATES = ("done", "warning", "failed", "skipped")
+FINISHED_STATES = (StepState.DONE, StepState.WARNING, StepState.FAILED, StepState.SKIPPED)
 OUTCOME_STYLES = {
-    "applied": ("Applied", "#edf7ed", "#1e4620"),
-    "refused": ("Not applied", "#fff4e5", "#663c00"),
-    "rolled-back": ("Rolled back", "#fff4e5", "#663c00"),
-    "failed": ("Failed", "#fdecea", "#611a15"),
-    "cancelled": ("Cancelled", "#f0f0f0", "#333333"),
+    ApplyStatus.APPLIED: ("Applied", "#edf7ed", "#1e4620"),
+    ApplyStatus.REFUSED: ("Not applied", "#fff4e5", "#663c00"),
+    ApplyStatus.ROLLED_BACK: ("Rolled back", "#fff4e5", "#663c00"),
+    ApplyStatus.FAILED: ("Failed", "#fdecea", "#611a15"),
+    ApplyStatus.CANCELLED: ("Cancelled", "#f0f0f0", "#333333"),
 }
 
 
@@ -149,12 +159,12 @@ class ApplyDialog(QDialog):
         self.steps.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.steps.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.steps.setSpacing(2)
-        self._rows: dict[str, QListWidgetItem] = {}
+        self._rows: dict[ApplyStep, QListWidgetItem] = {}
         for step in STEPS:
             item = QListWidgetItem()
             self._rows[step] = item
             self.steps.addItem(item)
-            self._mark(step, "pending", "")
+            self._mark(step, StepState.PENDING, "")
         progress_layout.addWidget(self.steps)
         self.result_label = QLabel()
         self.result_label.setObjectName("applyResult")
@@ -220,7 +230,7 @@ class ApplyDialog(QDialog):
             self._changed_since_read(live)
             return
         self.plan_label.setText(plan_html(plan))
-        needs_restart = plan.activation == "restart"
+        needs_restart = plan.activation is SmbdAction.RESTART
         self.allow_restart.setVisible(needs_restart)
         self._consent_changed(self.allow_restart.isChecked())
         if self._start_when_planned:
@@ -259,7 +269,7 @@ class ApplyDialog(QDialog):
             self.start()
 
     def _consent_changed(self, allowed: bool) -> None:
-        needs_restart = self.plan is not None and self.plan.activation == "restart"
+        needs_restart = self.plan is not None and self.plan.activation is SmbdAction.RESTART
         self.apply_button.setEnabled(self.original != self.candidate
                                      and (allowed or not needs_restart))
         self.apply_button.setText("Apply and restart smbd" if needs_restart and allowed
@@ -272,10 +282,11 @@ class ApplyDialog(QDialog):
         self.steps.setFixedHeight(rows * (row_height + 2 * self.steps.spacing())
                                   + 2 * self.steps.frameWidth() + 4)
 
-    def _mark(self, step: str, state: str, message: str, details: str = "") -> None:
-        if step == "restart" and step not in self._rows and self.step_state("reload") == "pending":
+    def _mark(self, step: ApplyStep, state: StepState, message: str, details: str = "") -> None:
+        if (step is ApplyStep.RESTART and step not in self._rows
+                and self.step_state(ApplyStep.RELOAD) == StepState.PENDING):
             # A restart takes the reload's place in the list, before the health check.
-            self._rows[step] = self._rows.pop("reload")
+            self._rows[step] = self._rows.pop(ApplyStep.RELOAD)
         if step not in self._rows:
             item = QListWidgetItem()
             self._rows[step] = item
@@ -285,17 +296,19 @@ class ApplyDialog(QDialog):
         title = STEP_TITLES.get(step, step)
         item = self._rows[step]
         item.setText(f"{mark}  {title}" + (f" — {message}" if message else ""))
-        item.setForeground(Qt.GlobalColor.black if state == "pending" else _qcolor(color))
-        item.setData(Qt.ItemDataRole.UserRole, state)
+        item.setForeground(Qt.GlobalColor.black if state is StepState.PENDING
+                           else _qcolor(color))
+        item.setData(Qt.ItemDataRole.UserRole, state.value)
         item.setToolTip(details or message)
-        finished = min(len(STEPS), sum(1 for name in self._rows if name != "rollback"
+        finished = min(len(STEPS), sum(1 for name in self._rows if name is not ApplyStep.ROLLBACK
                                        and self.step_state(name) in FINISHED_STATES))
         self.progress.setValue(finished)
-        if state == "running":
+        if state is StepState.RUNNING:
             self.progress.setFormat(f"Step {min(finished + 1, len(STEPS))} of {len(STEPS)}: "
                                     f"{title}")
 
-    def step_state(self, step: str) -> str:
+    def step_state(self, step: ApplyStep) -> str:
+        """The state shown for ``step`` (a StepState value), "" before it was listed."""
         item = self._rows.get(step)
         return str(item.data(Qt.ItemDataRole.UserRole)) if item else ""
 
@@ -370,11 +383,11 @@ class ApplyDialog(QDialog):
                     f"{outcome.testparm.exit_code}):"
             text = "\n".join(outcome.testparm.errors + outcome.testparm.warnings)
         else:
-            failed = [event for event in outcome.steps if event.state == "failed"]
+            failed = [event for event in outcome.steps if event.state is StepState.FAILED]
             if failed and (failed[-1].details or failed[-1].message):
                 title = f"What happened at “{failed[-1].title}”:"
                 text = failed[-1].details or failed[-1].message
-            elif outcome.live == "new":
+            elif outcome.live is LiveState.NEW:
                 backup = (f" (the previous version is kept as "
                           f"{PurePosixPath(outcome.backup.path).name})"
                           if outcome.backup is not None else "")
@@ -403,7 +416,7 @@ class ApplyDialog(QDialog):
 
     def _stopped_early(self) -> None:
         """Cancelled while getting root, before the pipeline started: nothing changed."""
-        label, background, color = OUTCOME_STYLES["cancelled"]
+        label, background, color = OUTCOME_STYLES[ApplyStatus.CANCELLED]
         self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
                                         "border-radius:4px;")
         self.result_label.setText(f"<b>{label}.</b> Stopped before anything was changed.")
@@ -414,8 +427,8 @@ class ApplyDialog(QDialog):
         self.task = None
         self.progress.hide()
         for step in list(self._rows):
-            if self.step_state(step) == "pending":
-                self._mark(step, "skipped", "not run")
+            if self.step_state(step) == StepState.PENDING:
+                self._mark(step, StepState.SKIPPED, "not run")
         self.cancel_button.hide()
         self.close_button.show()
         self.close_button.setDefault(True)
@@ -453,18 +466,18 @@ class ApplyDialog(QDialog):
 
 def plan_html(plan: ApplyOutcome) -> str:
     """What the dry run found, for the review: reload or restart, and who it concerns."""
-    if plan.status != "planned":  # testparm refused it, or someone changed the file
+    if plan.status is not ApplyStatus.PLANNED:  # testparm refused it, or someone changed it
         return f"<span style='color:#8a5300'><b>⚠ This change will not apply:</b></span> " \
             f"{html.escape(plan.message)}"
-    later = [c for c in plan.changes if c.activation.value == "new connections"]
+    later = [c for c in plan.changes if c.activation is Activation.NEW_CONNECTIONS]
     later_text = ""
     if later:
         later_text = ("<br>Clients that connect after the reload get "
                       + html.escape(", ".join(c.name for c in later))
                       + "; connected ones keep the old value until they reconnect.")
-    if plan.activation == "none":
+    if plan.activation is SmbdAction.NONE:
         return "smbd is not running for this file: it reads the new version when it starts."
-    if plan.activation == "reload":
+    if plan.activation is SmbdAction.RELOAD:
         return ("<span style='color:#1e4620'><b>✔ A reload applies this change.</b></span> "
                 "Connected clients stay connected." + later_text)
     who = plan.clients.sentence() if plan.clients else "Who is connected is not known."

@@ -17,9 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.applied_versions import AppliedVersion
+from sambatune.applied_versions import AppliedVersion, JournalStatus
 from sambatune.cancellation import CancelToken
 from sambatune.remote.config_backups import Backup
+from sambatune.states import ApplyStatus, LiveState
 from sambatune.ui.diff_view import DiffView
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tables import read_only_table
@@ -232,38 +233,39 @@ def what_happened(run: AppliedVersion | None) -> Happened:
         return Happened("No record here", "This computer has no record of the change: it "
                         "was applied from elsewhere, or before SambaTune kept one.", True)
     outcome, live = run.outcome, run.live
-    if outcome == "applied":
+    if outcome == ApplyStatus.APPLIED:
         return Happened("Applied", "Applied and checked.", True)
-    if outcome == "refused":
+    if outcome == ApplyStatus.REFUSED:
         return Happened("Refused: someone else had changed the file",
                         "Not applied: the live file had changed since it was read, so "
                         "SambaTune did not overwrite it. " + NOT_APPLIED, False)
-    if outcome == "rolled-back":
+    if outcome == ApplyStatus.ROLLED_BACK:
         return Happened("Rolled back", "Not applied: it failed its checks and the previous "
                         "file was put back.", False)
-    if outcome == "failed":
-        if live == "new":
+    if outcome == ApplyStatus.FAILED:
+        if live == LiveState.NEW:
             return Happened("Failed, but live", "It failed after the swap and putting the "
                             "previous file back failed too: the change is live, unchecked.",
                             True)
-        if live == "old":
+        if live == LiveState.OLD:
             return Happened("Failed, not applied", "It failed before the swap: the live "
                             "file stayed as it was.", False)
         return Happened("Failed", "It failed, and the live file was changed by someone "
                         "else meanwhile.", False)
-    if outcome == "interrupted":
-        if live == "new":
+    if outcome == JournalStatus.INTERRUPTED:
+        if live == LiveState.NEW:
             return Happened("Interrupted, live", "The run was cut off; the change had gone "
                             "live.", True)
-        if live == "old":
+        if live == LiveState.OLD:
             return Happened("Interrupted, not applied", "The run was cut off before the "
                             "swap.", False)
         return Happened("Interrupted", "The run was cut off; the live file has changed "
                         "since.", False)
-    if outcome == "in-progress":
+    if outcome == JournalStatus.IN_PROGRESS:
         return Happened("Under way or cut off", "The run is under way, or was cut off; the "
                         "next apply settles what became of it.", False)
-    return Happened(outcome, outcome, outcome == "applied")
+    # A word a newer SambaTune wrote: shown as it is.
+    return Happened(outcome, outcome, False)
 
 
 def _when(backup: Backup) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -14,9 +16,9 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.profiles import ServerProfile
-from sambatune.ui.session import CONNECTED, CONNECTING
+from sambatune.ui.session import SessionState
 
-STATE_MARKS = {CONNECTED: "●", CONNECTING: "◌"}
+STATE_MARKS = {SessionState.CONNECTED: "●", SessionState.CONNECTING: "◌"}
 
 
 class ServerList(QWidget):
@@ -75,12 +77,13 @@ class ServerList(QWidget):
         self.remove_button.setEnabled(editable)
         self.selected.emit(profile_id)
 
-    def set_profiles(self, profiles: list[ServerProfile], states: dict[str, str]) -> None:
+    def set_profiles(self, profiles: list[ServerProfile],
+                     states: Mapping[str, SessionState]) -> None:
         current = self.current_id()
         self.list.blockSignals(True)
         self.list.clear()
         for profile in profiles:
-            mark = STATE_MARKS.get(states.get(profile.id, ""), "○")
+            mark = STATE_MARKS.get(states.get(profile.id, SessionState.DISCONNECTED), "○")
             item = QListWidgetItem(f"{mark}  {profile.name}\n     {profile.describe()}")
             item.setData(Qt.ItemDataRole.UserRole, profile.id)
             item.setToolTip(profile.describe())

@@ -14,14 +14,18 @@ from sambatune.profiles import ServerProfile
 from sambatune.remote.agents import AgentEvent
 from sambatune.remote.survey import Survey
 from sambatune.remote.transport import Transport
+from sambatune.states import TextState
 from sambatune.ui.tasks import Task, TaskRunner
 
-DISCONNECTED = "disconnected"
-CONNECTING = "connecting"
-CONNECTED = "connected"
+
+class SessionState(TextState):
+    DISCONNECTED = "disconnected"
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
 
 
 class ServerSession(QObject):
+    #: The new SessionState; Qt hands it to the slots as a plain str, equal to the member.
     state_changed = Signal(str)
     progress = Signal(str)
     survey_changed = Signal(object)
@@ -38,17 +42,17 @@ class ServerSession(QObject):
         self.window = window
         self.transport: Transport | None = None
         self.survey: Survey | None = None
-        self.state = DISCONNECTED
+        self.state = SessionState.DISCONNECTED
         self._connect_task: Task | None = None
         self.prompts: Any = None
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: SessionState) -> None:
         self.state = state
         self.state_changed.emit(state)
 
     # -- connecting ----------------------------------------------------------------
     def connect_and_survey(self) -> None:
-        if self.state == CONNECTING:
+        if self.state == SessionState.CONNECTING:
             return
         from sambatune.ui.prompts import GuiPrompts
 
@@ -87,20 +91,20 @@ class ServerSession(QObject):
                 prompts.remember_secrets()
             except SambaTuneError as error:
                 self.failed.emit(error)
-            self._set_state(CONNECTED)
+            self._set_state(SessionState.CONNECTED)
             self.survey_changed.emit(self.survey)
 
         def failed(error: SambaTuneError) -> None:
             self._connect_task = None
-            self._set_state(DISCONNECTED)
+            self._set_state(SessionState.DISCONNECTED)
             self.failed.emit(error)
 
         def cancelled() -> None:
             self._connect_task = None
-            self._set_state(DISCONNECTED)
+            self._set_state(SessionState.DISCONNECTED)
             self.progress.emit("Cancelled.")
 
-        self._set_state(CONNECTING)
+        self._set_state(SessionState.CONNECTING)
         self._connect_task = self.runner.start(
             work, name=f"Connecting to {profile.name}",
             on_event=self.progress.emit, on_done=done, on_failed=failed, on_cancelled=cancelled,
@@ -134,7 +138,7 @@ class ServerSession(QObject):
         self.survey = None
         if transport is not None:
             self.runner.start(lambda report, cancel: transport.close(), name="Disconnect")
-        self._set_state(DISCONNECTED)
+        self._set_state(SessionState.DISCONNECTED)
 
     # -- helpers for page work (called in worker threads) ------------------------------
     def require_transport(self) -> Transport:

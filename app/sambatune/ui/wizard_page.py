@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from sambatune.bench.events import Progress, RunFinished, RunStarted
 from sambatune.bench.progress import ProgressTracker
 from sambatune.cancellation import CancelToken
+from sambatune.conf.activation import Activation
 from sambatune.conf.apply import StepEvent
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.survey import Survey
@@ -51,6 +52,7 @@ from sambatune.wizard.machine import (
     DECIDE,
     DONE,
     FINDINGS,
+    FINISH,
     MEASURE,
     STEP_TITLES,
     SURVEY,
@@ -249,7 +251,7 @@ class WizardPage(QWidget):
         elif stage in (BASELINE, CHOOSE):
             self._show_findings()
         elif stage in (APPLY, MEASURE, VERDICT):
-            chosen = wizard.record.last("choose")
+            chosen = wizard.record.last(CHOOSE)
             self._page("change", self.measure_view)
             self.measure_view.begin(
                 "The wizard stopped in the middle of this change. Continue: it looks at the live "
@@ -296,7 +298,7 @@ class WizardPage(QWidget):
     def _show_verdict(self, runs: VerdictRuns) -> None:
         wizard = self.wizard
         assert wizard is not None and wizard.verdict is not None
-        chosen = wizard.record.last("choose")
+        chosen = wizard.record.last(CHOOSE)
         assert chosen is not None
         self._page("verdict", self.verdict_view)
         self.verdict_view.show_verdict(wizard.verdict, chosen.data["summary"], runs)
@@ -309,14 +311,14 @@ class WizardPage(QWidget):
     def _show_finish(self) -> None:
         wizard = self.wizard
         assert wizard is not None
-        finished = wizard.record.last("finish")
+        finished = wizard.record.last(FINISH)
         assert finished is not None
         rounds = []
         for steps in wizard.rounds():
-            verdict = steps.get("verdict")
-            decided = steps.get("decide")
+            verdict = steps.get(VERDICT)
+            decided = steps.get(DECIDE)
             decision = str(decided.data.get("decision")) if decided else ""
-            rounds.append((steps["choose"].data["summary"],
+            rounds.append((steps[CHOOSE].data["summary"],
                            str(verdict.data["overall"]) if verdict else "not measured",
                            {"keep": "kept", "revert": "reverted"}.get(decision, "not applied")))
         self._page("finish", self.finish_view)
@@ -524,10 +526,10 @@ class WizardPage(QWidget):
         if wizard.stage == CHOOSE and index is not None:
             finding: dict[str, Any] | None = self.findings_view.findings[index]
         else:
-            pending = wizard.record.last("choose") if wizard.stage == APPLY else None
+            pending = wizard.record.last(CHOOSE) if wizard.stage == APPLY else None
             finding = pending.data["finding"] if pending is not None else None
         activation = (finding or {}).get("activation") or {}
-        if activation.get("activation") == "restart":
+        if activation.get("activation") == Activation.RESTART:
             self._ask_restart(activation, lambda: self._apply_and_measure(index,
                                                                           allow_restart=True))
             return
@@ -550,7 +552,7 @@ class WizardPage(QWidget):
         wizard = self.wizard
         assert wizard is not None
         self._page("change", self.measure_view)
-        pending = wizard.record.last("choose") if wizard.stage != CHOOSE else None
+        pending = wizard.record.last(CHOOSE) if wizard.stage != CHOOSE else None
         self.measure_view.begin(
             "The change goes through the safe steps listed below; then the same test runs again. "
             "If any safe step fails, the previous smb.conf is put back automatically.",

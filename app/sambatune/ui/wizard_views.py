@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.bench.records import RunRecord
-from sambatune.conf.apply import STEP_TITLES
+from sambatune.conf.activation import Activation
+from sambatune.conf.apply import STEP_TITLES, ApplyStep, StepState
 from sambatune.ui.run_table import RunTable
 from sambatune.ui.share_box import SurveyedShareBox
 from sambatune.ui.tables import read_only_table
@@ -60,6 +61,9 @@ TEST_TEXT = (
     "measured. Warm-up runs fill the caches and are not counted; more counted runs make "
     "smaller differences visible."
 )
+#: The mark before each safe-apply step; any other state is a failure.
+STEP_MARKS = {StepState.RUNNING: "…", StepState.DONE: "✓", StepState.WARNING: "!",
+              StepState.SKIPPED: "–"}
 #: What the two directions of the wizard's test are, in words.
 SERIES_NAMES = {"get": "Read (server → client)", "put": "Write (client → server)"}
 SEVERITY_COLORS = {"problem": "#b3261e", "warning": "#8a5300", "suggestion": "#1e5a8c", "info": "#555"}
@@ -248,7 +252,7 @@ class FindingsView(QWidget):
     def selected_needs_restart(self) -> bool:
         row = self.selected()
         activation = (self.findings[row].get("activation") if row is not None else None) or {}
-        return bool(activation.get("activation") == "restart")
+        return bool(activation.get("activation") == Activation.RESTART)
 
     def selected_is_applicable(self) -> bool:
         row = self.selected()
@@ -280,7 +284,7 @@ class MeasureView(QWidget):
         self.runs = RunTable()
         layout.addWidget(self.runs, 1)
         self._numbers: dict[str, int] = {}
-        self._step_rows: dict[str, QListWidgetItem] = {}
+        self._step_rows: dict[ApplyStep, QListWidgetItem] = {}
 
     def begin(self, hint: str, diff: str | None) -> None:
         self.hint.setText(hint)
@@ -301,8 +305,8 @@ class MeasureView(QWidget):
         self.change_box.setVisible(True)
         self.diff.setPlainText(diff)
 
-    def apply_step(self, step: str, state: str, message: str) -> None:
-        mark = {"running": "…", "done": "✓", "warning": "!", "skipped": "–"}.get(state, "✗")
+    def apply_step(self, step: ApplyStep, state: StepState, message: str) -> None:
+        mark = STEP_MARKS.get(state, "✗")
         text = f"{mark} {STEP_TITLES.get(step, step)}" + (f": {message}" if message else "")
         item = self._step_rows.get(step)
         if item is None:

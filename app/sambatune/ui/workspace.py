@@ -23,7 +23,7 @@ from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.editor.sources import ServerConfig
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.overview_page import OverviewPage
-from sambatune.ui.session import CONNECTED, CONNECTING, ServerSession
+from sambatune.ui.session import ServerSession, SessionState
 
 
 class ConnectPanel(QWidget):
@@ -83,11 +83,11 @@ class ConnectPanel(QWidget):
         )
 
     def _state_changed(self, state: str) -> None:
-        busy = state == CONNECTING
+        busy = state == SessionState.CONNECTING
         self.connect_button.setEnabled(not busy)
         self.cancel_button.setVisible(busy)
         self.progress.setVisible(busy)
-        if not busy and state != CONNECTED and self.progress_label.text().endswith("…"):
+        if not busy and state != SessionState.CONNECTED and self.progress_label.text().endswith("…"):
             self.progress_label.setText("")
 
 
@@ -184,7 +184,7 @@ class ServerWorkspace(QWidget):
             self.wizard.show_survey(session.survey)
 
     def _state_changed(self, state: str) -> None:
-        if state == CONNECTED:
+        if state == SessionState.CONNECTED:
             self.build_pages()
             if self.tabs.currentWidget() is self.editor and not self.editor.loaded:
                 self.editor.open()
@@ -264,7 +264,7 @@ class ServerWorkspace(QWidget):
 
     def profile_edited(self, old_config_path: str) -> None:
         """The server's settings were edited: a new smb.conf path is surveyed at once."""
-        if (self.session.state == CONNECTED
+        if (self.session.state == SessionState.CONNECTED
                 and self.session.profile.config_path != old_config_path):
             self.session.refresh_survey()
 

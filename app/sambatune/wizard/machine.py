@@ -36,6 +36,7 @@ from sambatune.conf.apply import (
     CANCELLED,
     ApplyOutcome,
     ApplyRequest,
+    ApplyStep,
     apply_config,
     read_live,
     unified_diff,
@@ -46,27 +47,27 @@ from sambatune.remote.agents import AgentEvent
 from sambatune.remote.smb_sessions import connected_clients
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
+from sambatune.states import ApplyStatus, LiveState
 from sambatune.wizard.change import apply_change, change_activation, change_from_json
 from sambatune.wizard.measure import MeasureSpec, measure
-from sambatune.wizard.store import StepRecord, WizardRecord, WizardStore
+from sambatune.wizard.store import StepRecord, WizardRecord, WizardStep, WizardStore
 from sambatune.wizard.verdict import Verdict, judge
 
-CONNECT = "connect"
-SURVEY = "survey"
-FINDINGS = "findings"
-BASELINE = "baseline"
-CHOOSE = "choose"
-APPLY = "apply"
-MEASURE = "measure"
-VERDICT = "verdict"
-DECIDE = "decide"
-FINISH = "finish"
-#: The wizard was ended without finishing: a step of its own, so the record says so.
-DISCARD = "discard"
-#: The stage of a finished wizard: nothing left to do.
-DONE = "done"
+# The names the other modules and the tests import.
+CONNECT = WizardStep.CONNECT
+SURVEY = WizardStep.SURVEY
+FINDINGS = WizardStep.FINDINGS
+BASELINE = WizardStep.BASELINE
+CHOOSE = WizardStep.CHOOSE
+APPLY = WizardStep.APPLY
+MEASURE = WizardStep.MEASURE
+VERDICT = WizardStep.VERDICT
+DECIDE = WizardStep.DECIDE
+FINISH = WizardStep.FINISH
+DISCARD = WizardStep.DISCARD
+DONE = WizardStep.DONE
 
-STEP_TITLES = {
+STEP_TITLES: dict[WizardStep, str] = {
     CONNECT: "Connect to the server",
     SURVEY: "Survey the server",
     FINDINGS: "Look for problems",
@@ -120,7 +121,7 @@ class TuningWizard:
 
     # -- where we are --------------------------------------------------------------------
     @property
-    def stage(self) -> str:
+    def stage(self) -> WizardStep:
         """The next step to do."""
         steps = self.record.steps
         if not steps:
@@ -211,13 +212,13 @@ class TuningWizard:
         step = self.record.last(VERDICT)
         return step.data if step else None
 
-    def _round_step(self, name: str, round_: int) -> StepRecord | None:
+    def _round_step(self, name: WizardStep, round_: int) -> StepRecord | None:
         return next((s for s in reversed(self.record.steps)
                      if s.step == name and s.round == round_), None)
 
-    def rounds(self) -> list[dict[str, StepRecord]]:
-        """The steps of each change, in order: {"choose": ..., "apply": ..., ...}."""
-        found: list[dict[str, StepRecord]] = []
+    def rounds(self) -> list[dict[WizardStep, StepRecord]]:
+        """The steps of each change, in order: {CHOOSE: ..., APPLY: ..., ...}."""
+        found: list[dict[WizardStep, StepRecord]] = []
         for step in self.record.steps:
             if step.step == CHOOSE:
                 found.append({})
@@ -227,11 +228,12 @@ class TuningWizard:
         return found
 
     # -- bookkeeping -----------------------------------------------------------------
-    def _add(self, step: str, data: dict[str, Any], smb_conf: bytes | None = None) -> StepRecord:
+    def _add(self, step: WizardStep, data: dict[str, Any],
+             smb_conf: bytes | None = None) -> StepRecord:
         round_ = self.round + (1 if step == CHOOSE else 0)
         return self.store.add_step(self.record, step, round_, data, smb_conf)
 
-    def _expect(self, *stages: str) -> None:
+    def _expect(self, *stages: WizardStep) -> None:
         if self.stage not in stages:
             wanted = " or ".join(f"'{STEP_TITLES[s]}'" for s in stages)
             raise InvalidInput(f"The wizard is at '{STEP_TITLES[self.stage]}', not at {wanted}.")
@@ -353,7 +355,7 @@ class TuningWizard:
         candidate = chosen.smb_conf
         live = self._live(transport)
         if live == candidate and live != before:
-            return self._add(APPLY, {"ok": True, "status": "applied", "live": "new",
+            return self._add(APPLY, {"ok": True, "status": ApplyStatus.APPLIED, "live": LiveState.NEW,
                                      "message": "The change was already live (applied before the "
                                                 "wizard was interrupted).", "steps": []},
                              smb_conf=candidate)
@@ -362,7 +364,7 @@ class TuningWizard:
                              allow_restart=allow_restart)
         if outcome.status == CANCELLED:
             raise Cancelled(outcome.message)
-        if outcome.live == "unknown":
+        if outcome.live is LiveState.UNKNOWN:
             raise SambaTuneError(outcome.message, details="Reconnect and resume the wizard: it "
                                  "looks at the live file and carries on from there.")
         return self._add(APPLY, _outcome_json(outcome),
@@ -402,6 +404,7 @@ class TuningWizard:
             self._check_live(live, candidate, "keeping it")
             return self._add(DECIDE, {"decision": "keep"}, smb_conf=candidate)
         if live == before:
+            # The pipeline did not run, so no ApplyStatus: "reverted" is this step's own word.
             return self._add(DECIDE, {"decision": "revert", "identical": True, "status": "reverted",
                                       "message": "The previous smb.conf was already back."},
                              smb_conf=live)
@@ -409,7 +412,7 @@ class TuningWizard:
         # Reverting a change that took a restart takes one too: the admin allowed it.
         applied = self.record.last(APPLY)
         restarted = applied is not None and any(
-            step.get("step") == "restart" for step in applied.data.get("steps") or [])
+            step.get("step") == ApplyStep.RESTART for step in applied.data.get("steps") or [])
         outcome = self._swap(transport, candidate, before, f"revert {chosen.data['summary']}",
                              on_event, cancel, allow_restart=restarted)
         if not outcome.ok:

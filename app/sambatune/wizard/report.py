@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 from sambatune import __version__
 from sambatune.bench.html_report import html_page, html_table, runs_chart, session_section
 from sambatune.bench.results_db import StoredSession
+from sambatune.conf.apply import StepState
 from sambatune.errors import SambaTuneError
 from sambatune.units import format_rate
 from sambatune.wizard.change import activation_sentence
+from sambatune.wizard.store import WizardStep
 
 if TYPE_CHECKING:
     from sambatune.wizard.machine import TuningWizard
@@ -30,7 +32,8 @@ METHOD = (
 )
 
 #: The steps that belong to one change (the others are about the whole wizard).
-ROUND_STEPS = ("choose", "apply", "measure", "verdict", "decide")
+ROUND_STEPS = (WizardStep.CHOOSE, WizardStep.APPLY, WizardStep.MEASURE, WizardStep.VERDICT,
+               WizardStep.DECIDE)
 
 
 def _pre(text: str) -> str:
@@ -44,31 +47,31 @@ def _rate(value: float | None) -> str:
 def step_summary(step: Any) -> str:
     """One line saying what a wizard step did (the report's table, the CLI's list)."""
     data = step.data
-    if step.step == "connect":
+    if step.step == WizardStep.CONNECT:
         return f"{data.get('target')}" + (" with sudo" if data.get("sudo") else "")
-    if step.step == "survey":
+    if step.step == WizardStep.SURVEY:
         samba = (data.get("survey") or {}).get("samba") or {}
         return f"Samba {samba.get('version_text', '?')}, smb.conf {data.get('config_path')}"
-    if step.step == "findings":
+    if step.step == WizardStep.FINDINGS:
         counts = data.get("counts") or {}
         return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no findings"
-    if step.step in ("baseline", "measure"):
+    if step.step in (WizardStep.BASELINE, WizardStep.MEASURE):
         means = ", ".join(f"{k} {_rate(v)}" for k, v in (data.get("means") or {}).items())
         return f"session {data.get('session_id')}: {means}"
-    if step.step == "choose":
+    if step.step == WizardStep.CHOOSE:
         return str(data.get("summary"))
-    if step.step == "apply":
+    if step.step == WizardStep.APPLY:
         return str(data.get("message"))
-    if step.step == "verdict":
+    if step.step == WizardStep.VERDICT:
         return f"{data.get('overall')}; recommended: {data.get('recommendation')}"
-    if step.step == "decide":
+    if step.step == WizardStep.DECIDE:
         if data.get("decision") == "keep":
             return "kept; the measurement after it is the new baseline"
         return "reverted" + ("; smb.conf is byte for byte as before" if data.get("identical") else "")
-    if step.step == "finish":
+    if step.step == WizardStep.FINISH:
         return "smb.conf unchanged" if data.get("identical_to_original") else (
             f"{len(data.get('kept') or [])} change(s) kept")
-    if step.step == "discard":
+    if step.step == WizardStep.DISCARD:
         left = f"; left live: {data['left_live']}" if data.get("left_live") else ""
         return f"{data.get('reason')} (at '{data.get('stage')}'){left}"
     return ""
@@ -90,9 +93,9 @@ def _change_text(change: dict[str, Any]) -> str:
                      else f"[{e['section']}] remove {e['parameter']}" for e in edits)
 
 
-def _round_section(number: int, steps: dict[str, Any], sessions: dict[int, StoredSession],
+def _round_section(number: int, steps: dict[WizardStep, Any], sessions: dict[int, StoredSession],
                    baseline: int | None) -> tuple[str, int | None]:
-    chosen = steps["choose"]
+    chosen = steps[WizardStep.CHOOSE]
     finding = chosen.data["finding"]
     html = [f"<h2>Change {number}: {escape(finding['title'])}</h2>",
             f"<p><b>Proposed:</b> {escape(chosen.data['summary'])}</p>",
@@ -102,14 +105,14 @@ def _round_section(number: int, steps: dict[str, Any], sessions: dict[int, Store
             f"<p><b>Risk:</b> {escape(finding['risk'])} "
             f"{escape(activation_sentence(finding.get('activation')))}</p>",
             "<h3>The edit</h3>", _pre(chosen.data.get("diff", ""))]
-    applied = steps.get("apply")
+    applied = steps.get(WizardStep.APPLY)
     if applied is not None:
         rows = [([s["step"], s["state"], s.get("message", "")], "") for s in applied.data.get("steps", [])
-                if s["state"] != "running"]
+                if s["state"] != StepState.RUNNING]
         html.append(f"<h3>Applied</h3><p>{escape(applied.data.get('message', ''))}</p>")
         if rows:
             html.append(html_table(["Step", "State", "Message"], rows, numeric_from=99))
-    verdict = steps.get("verdict")
+    verdict = steps.get(WizardStep.VERDICT)
     if verdict is not None:
         data = verdict.data
         pair = [sessions[s] for s in (data.get("before_session"), data.get("after_session"))
@@ -127,7 +130,7 @@ def _round_section(number: int, steps: dict[str, Any], sessions: dict[int, Store
             html.extend(f'<p class="warn">{escape(w)}</p>' for w in item.get("warnings") or [])
             if len(pair) == 2:
                 html.append(runs_chart(pair, item["series"]))
-    decided = steps.get("decide")
+    decided = steps.get(WizardStep.DECIDE)
     if decided is not None:
         data = decided.data
         if data.get("decision") == "keep":
@@ -151,7 +154,7 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
     record = wizard.record
     database = wizard.store.database
     session_ids = sorted({int(s.data["session_id"]) for s in record.steps
-                          if s.step in ("baseline", "measure")})
+                          if s.step in (WizardStep.BASELINE, WizardStep.MEASURE)})
     sessions: dict[int, StoredSession] = {}
     for session_id in session_ids:
         try:
@@ -172,12 +175,12 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
                 ([str(s.position), s.step, str(s.round) if s.step in ROUND_STEPS else "",
                   s.finished_at, step_summary(s)], "")
                 for s in record.steps], numeric_from=99)]
-    first = next((s for s in record.steps if s.step == "findings"), None)
+    first = next((s for s in record.steps if s.step == WizardStep.FINDINGS), None)
     if first is not None:
         body.append(f"<h2>What the wizard found first</h2><p class=\"muted\">Judged as "
                     f"{escape(str(first.data.get('judged_as')))}.</p>")
         body.append(_findings_table(first.data["findings"]))
-    baseline_step = record.last("baseline")
+    baseline_step = record.last(WizardStep.BASELINE)
     baseline = int(baseline_step.data["session_id"]) if baseline_step else None
     if baseline_step is not None:
         means = ", ".join(f"{k}: {_rate(v)}" for k, v in baseline_step.data["means"].items())
@@ -185,7 +188,7 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
     for number, steps in enumerate(wizard.rounds(), 1):
         section, baseline = _round_section(number, steps, sessions, baseline)
         body.append(section)
-    finished = record.last("finish")
+    finished = record.last(WizardStep.FINISH)
     body.append("<h2>smb.conf: before the wizard against now</h2>")
     if finished is not None:
         data = finished.data
@@ -195,7 +198,7 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
             kept = "".join(f"<li>{escape(k)}</li>" for k in data.get("kept") or [])
             body.append(f"<p>Kept changes:</p><ul>{kept}</ul>" if kept else "")
             body.append(_pre(data.get("diff", "")))
-    elif (discarded := record.last("discard")) is not None:
+    elif (discarded := record.last(WizardStep.DISCARD)) is not None:
         data = discarded.data
         left = (f" The change “{escape(str(data['left_live']))}” was applied and is still "
                 "live." if data.get("left_live") else "")

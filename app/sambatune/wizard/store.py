@@ -15,7 +15,28 @@ from typing import Any
 
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.errors import InvalidInput
+from sambatune.states import TextState
 from sambatune.wizard.measure import MeasureSpec
+
+
+class WizardStep(TextState):
+    """A step of the tuning wizard, as the ``wizard_steps`` table names it (see
+    :mod:`sambatune.wizard.machine` for their order)."""
+
+    CONNECT = "connect"
+    SURVEY = "survey"
+    FINDINGS = "findings"
+    BASELINE = "baseline"
+    CHOOSE = "choose"
+    APPLY = "apply"
+    MEASURE = "measure"
+    VERDICT = "verdict"
+    DECIDE = "decide"
+    FINISH = "finish"
+    #: The wizard was ended without finishing: a step of its own, so the record says so.
+    DISCARD = "discard"
+    #: Never saved: the stage of a wizard that has ended, when no step is left to do.
+    DONE = "done"
 
 
 def now_iso() -> str:
@@ -25,7 +46,7 @@ def now_iso() -> str:
 @dataclass(frozen=True)
 class StepRecord:
     position: int
-    step: str
+    step: WizardStep
     #: Which change the step belongs to (0: before the first change was chosen).
     round: int
     finished_at: str
@@ -50,7 +71,7 @@ class WizardRecord:
     measure: MeasureSpec
     steps: list[StepRecord] = field(default_factory=list)
 
-    def last(self, step: str) -> StepRecord | None:
+    def last(self, step: WizardStep) -> StepRecord | None:
         return next((s for s in reversed(self.steps) if s.step == step), None)
 
     def to_json(self) -> dict[str, Any]:
@@ -67,6 +88,8 @@ class WizardSummary:
     created_at: str
     updated_at: str
     finished_at: str | None
+    # As the table has it, unchecked: listing every wizard must not fail on one that a
+    # newer SambaTune wrote.
     last_step: str | None
 
     def to_json(self) -> dict[str, Any]:
@@ -89,13 +112,13 @@ class WizardStore:
             ).lastrowid or 0)
         return WizardRecord(wizard_id, server, config_path, when, when, None, measure)
 
-    def add_step(self, record: WizardRecord, step: str, round_: int, data: dict[str, Any],
+    def add_step(self, record: WizardRecord, step: WizardStep, round_: int, data: dict[str, Any],
                  smb_conf: bytes | None = None) -> StepRecord:
         """Write a finished step and append it to ``record``."""
         when = now_iso()
         position = len(record.steps) + 1
         # Finished or discarded: either way the wizard has ended and cannot resume.
-        finished = when if step in ("finish", "discard") else None
+        finished = when if step in (WizardStep.FINISH, WizardStep.DISCARD) else None
         with self.database.connection() as db:
             db.execute(
                 "INSERT INTO wizard_steps (wizard_id, position, step, round, finished_at, data, "
@@ -123,7 +146,7 @@ class WizardStore:
                 raise InvalidInput(f"There is no wizard {wizard_id} in the results.",
                                    details="List them with: sambatune wizard status")
             steps = [
-                StepRecord(position, step, round_, when, json.loads(data),
+                StepRecord(position, _known_step(wizard_id, step), round_, when, json.loads(data),
                            bytes(conf) if conf is not None else None)
                 for position, step, round_, when, data, conf in db.execute(
                     "SELECT position, step, round, finished_at, data, smb_conf FROM wizard_steps "
@@ -148,3 +171,13 @@ class WizardStore:
         with self.database.connection() as db:
             rows = db.execute(query + " ORDER BY id DESC", args).fetchall()
         return [WizardSummary(*row) for row in rows]
+
+
+def _known_step(wizard_id: int, name: str) -> WizardStep:
+    try:
+        return WizardStep(name)
+    except ValueError:
+        # Resuming would have to guess what the step did and what comes after it.
+        raise InvalidInput(f"Wizard {wizard_id} has a step '{name}' this version of SambaTune "
+                           "does not know.", details="It was probably recorded by a newer "
+                           "SambaTune; open it with that one.") from None

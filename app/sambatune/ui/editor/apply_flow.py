@@ -16,9 +16,11 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from sambatune.cancellation import CancelToken
+from sambatune.states import LiveState
 from sambatune.ui.editor.text_edit import Marker
 
 if TYPE_CHECKING:
+    from sambatune.conf.apply import ApplyOutcome
     from sambatune.ui.apply_dialog import ApplyDialog
     from sambatune.ui.editor.page import ConfEditorPage
 
@@ -88,9 +90,9 @@ class ServerApplyFlow(QObject):
         dialog.finished_outcome.connect(lambda outcome: self._applied(outcome, candidate))
         dialog.open()
 
-    def _applied(self, outcome: Any, candidate: bytes) -> None:
+    def _applied(self, outcome: ApplyOutcome, candidate: bytes) -> None:
         page = self.page
-        if outcome.live == "new":
+        if outcome.live == LiveState.NEW:
             page.buffer.mark_saved(candidate)
             page.clear_testparm_errors()
             page.applied.emit(outcome)
