@@ -8,12 +8,17 @@ BIN := $(VENV)/bin
 SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps \
 	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0
 
-.PHONY: run test lint typecheck pytest system-packages venv clean
+.PHONY: run test check lint typecheck pytest system-packages venv clean
 
 run: $(VENV)/.installed
 	$(BIN)/sambatune
 
 test: system-packages $(VENV)/.installed lint typecheck pytest
+
+# The fast tier while working: lint, types, and the tests that need no test bed, no
+# bundle and no long run (markers in pyproject.toml). `make test` still runs everything.
+check: $(VENV)/.installed lint typecheck
+	$(BIN)/pytest -q -m "not testbed and not slow and not bundle" -n auto -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check app tests bench ssh_agents installer

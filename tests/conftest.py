@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 # Qt renders without a screen in tests; screenshots still work.
@@ -25,8 +26,29 @@ from testbed.sshd import SshServer, current_user, keygen  # noqa: E402
 from testbed.sudo_user import SudoUser  # noqa: E402
 from testbed.troubled import with_problems  # noqa: E402
 
+# No time limit per example: on a busy two-core machine a property test's slowest
+# example is the machine, not the code (the tests assert correctness, not speed).
+settings.register_profile("sambatune", deadline=None)
+settings.load_profile("sambatune")
+
 IS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (creates a system user)")
+
+#: Fixtures that start part of the test bed: a test using one is marked ``testbed``.
+TESTBED_FIXTURES = {"testbed_dir", "sshd", "sshd_password", "sudo_user", "plain_user", "smbd",
+                    "fresh_smbd", "second_smbd", "troubled_smbd", "any_transport"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what the fast tier (`make check`) leaves out: tests that need the test bed,
+    through a fixture (also one chosen by an "ssh" parameter), as root (namespaces,
+    users), or by running Samba's programs themselves (marked where they do)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        over_ssh = callspec is not None and "ssh" in callspec.params.values()
+        if (TESTBED_FIXTURES & set(getattr(item, "fixturenames", ())) or over_ssh
+                or item.get_closest_marker("needs_root")):
+            item.add_marker(pytest.mark.testbed)
 
 
 @pytest.fixture(scope="session")

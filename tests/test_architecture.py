@@ -37,3 +37,26 @@ def test_every_package_is_listed_in_pyproject() -> None:
     }
     missing = found - listed
     assert not missing, f"add these to [tool.setuptools] packages: {sorted(missing)}"
+
+
+def test_the_fast_tier_leaves_out_what_needs_the_test_bed() -> None:
+    """`make check` selects by markers (tests/conftest.py sets `testbed` from the fixtures
+    a test uses): a test of the test bed that slipped into the fast tier would fail there
+    on a machine without Samba."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-m", "not testbed and not slow and not bundle"],
+        cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    chosen = [line for line in result.stdout.splitlines() if "::" in line]
+    for needs_bed in ("tests/test_bundle.py::", "tests/test_parameter_facts_smbd.py::",
+                      "tests/test_client_netns.py::", "tests/test_gui_benchmarks.py::",
+                      "tests/test_gui_apply.py::",
+                      "tests/test_conf_corpus.py::test_real_file_reads_like_testparm"):
+        assert not [line for line in chosen if line.startswith(needs_bed)], needs_bed
+    for quick in ("tests/test_conf_document.py::", "tests/test_advisor_rules.py::",
+                  "tests/test_lint_process.py::", "tests/test_units.py::",
+                  "tests/test_conf_corpus.py::test_real_file_saves_byte_for_byte"):
+        assert [line for line in chosen if line.startswith(quick)], quick
+    over_ssh = [line for line in result.stdout.splitlines() if "[ssh]" in line]
+    assert over_ssh == [], over_ssh[:3]

@@ -105,7 +105,7 @@ def well_conditioned(values: list[float]) -> bool:
 
 # scipy also warns ("Precision loss") when one side's runs are all equal: expected here.
 @pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(before=samples, after=samples)
 def test_welch_agrees_with_scipy(before: list[float], after: list[float]) -> None:
     assume(len(set(before)) > 1 or len(set(after)) > 1)
@@ -120,7 +120,7 @@ def test_welch_agrees_with_scipy(before: list[float], after: list[float]) -> Non
     assert close(ours.ci95_high, interval.high)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     values=st.lists(sample_values, min_size=2, max_size=24, unique=True),
     split=st.integers(min_value=1, max_value=23),
@@ -135,7 +135,7 @@ def test_exact_mann_whitney_agrees_with_scipy(values: list[float], split: int) -
     assert close(ours.p_value, theirs.pvalue)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     before=st.lists(st.integers(min_value=0, max_value=5), min_size=4, max_size=20),
     after=st.lists(st.integers(min_value=0, max_value=5), min_size=4, max_size=20),
@@ -180,14 +180,14 @@ dofs = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(t=st.floats(min_value=-60.0, max_value=60.0), dof=dofs)
 def test_t_cdf_agrees_with_scipy(t: float, dof: float) -> None:
     assert close(t_cdf(t, dof), stats.t.cdf(t, dof))
     assert close(t_two_sided_p(t, dof), 2 * stats.t.sf(abs(t), dof))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(
     p=st.one_of(
         st.floats(min_value=1e-10, max_value=1 - 1e-10),
@@ -199,7 +199,7 @@ def test_t_quantile_agrees_with_scipy(p: float, dof: float) -> None:
     assert close(t_quantile(p, dof), stats.t.ppf(p, dof))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     a=st.floats(min_value=0.05, max_value=500.0),
     b=st.floats(min_value=0.05, max_value=500.0),
@@ -210,7 +210,7 @@ def test_incomplete_beta_agrees_with_scipy(a: float, b: float, x: float) -> None
 
 
 @pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(values=samples)
 def test_describe_agrees_with_scipy(values: list[float]) -> None:
     assume(well_conditioned(values))

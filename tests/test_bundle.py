@@ -27,8 +27,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "installer"))
 import make_icons  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="the Linux tarball is built on Linux")
+pytestmark = [pytest.mark.bundle,
+              pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                 reason="the Linux tarball is built on Linux")]
 
 # Read as text: tomllib is not in Python 3.10.
 PYPROJECT_VERSION = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(),

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from cli_process import sambatune_cli
 from sambatune.advisor.gather import explicit_from_file, gather_inputs
 from sambatune.remote.connection import ConnectionOptions
 from sambatune.remote.local import LocalTransport
@@ -18,13 +17,6 @@ from testbed.smbd import SmbServer
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
 from testbed.troubled import with_problems
-
-
-def sambatune_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sambatune", *args],
-        input=stdin, capture_output=True, text=True, timeout=180,
-    )
 
 
 def ssh_args(options: ConnectionOptions) -> list[str]:

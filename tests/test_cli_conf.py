@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_process import sambatune_cli
 from sambatune.remote.connection import ConnectionOptions
 from testbed.smbd import SmbServer
 
@@ -29,13 +30,6 @@ workgroup = W
 [DATA]
    comment = again
 """
-
-
-def sambatune_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sambatune", *args],
-        input=stdin, capture_output=True, text=True, timeout=300,
-    )
 
 
 @pytest.fixture
@@ -72,6 +66,7 @@ def test_effective_text_and_testparm_values(sample: Path) -> None:
     assert "\tread only = No\n" in result.stdout
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_effective_uses_this_computers_catalog_by_default(sample: Path) -> None:
     first = sambatune_cli("conf", "effective", str(sample), "--json")
     assert first.returncode == 0, first.stderr
@@ -183,6 +178,7 @@ def test_set_and_unset_edit_in_place_keeping_the_mode(sample: Path) -> None:
     assert nothing.returncode == 0 and "nothing changed" in nothing.stdout
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_set_result_is_what_testparm_reads(tmp_path: Path) -> None:
     path = tmp_path / "smb.conf"
     path.write_text("[s]\npath = /tmp\n")

@@ -8,15 +8,9 @@ import sys
 from pathlib import Path
 
 import sambatune
+from cli_process import sambatune_cli
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
-
-
-def sambatune_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sambatune", *args],
-        input=stdin, capture_output=True, text=True, timeout=120,
-    )
 
 
 def test_version() -> None:

@@ -150,6 +150,7 @@ def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[s
     assert listed["backups"] == []
 
 
+@pytest.mark.slow  # a real iperf3 run
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
 def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:

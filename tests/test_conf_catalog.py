@@ -99,6 +99,7 @@ def built_here() -> ParameterCatalog:
     return build_catalog(LocalTransport())
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_catalog_built_here_matches_testparm(built_here: ParameterCatalog) -> None:
     assert_matches_installed_samba(built_here)
     assert built_here.origin == "live"
@@ -130,6 +131,7 @@ def test_catalog_read_by_an_account_that_is_not_root(
     assert {name for name in ours if ours[name] != theirs[name]} <= {"config backend"}
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_bundled_snapshot_matches_the_installed_samba() -> None:
     version = subprocess.run(["testparm", "-V"], capture_output=True, text=True).stdout
     series = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
@@ -193,6 +195,7 @@ def test_a_stand_in_catalog_says_so() -> None:
     assert oldest.status("share modes") == "current" or oldest.removed("share modes") is None
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_the_cli_finds_this_computers_catalog_without_running_testparm(
     built_here: ParameterCatalog,
 ) -> None:

@@ -117,6 +117,7 @@ def test_the_corpus_is_big_varied_and_sourced() -> None:
     assert {"ad-dc", "ad-member", "time-machine", "printers", "distro-default"} <= kinds
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
 def test_real_file_reads_like_testparm(path: Path) -> None:
     problems = disagreements(path)

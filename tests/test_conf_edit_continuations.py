@@ -108,6 +108,7 @@ CASES = {
 }
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("case", list(CASES))
 def test_set_next_to_a_continuation_reads_right_in_testparm(case: str, tmp_path: Path) -> None:
     text, section, name, value, printed = CASES[case]
@@ -143,6 +144,7 @@ def test_an_edit_that_cannot_keep_the_meaning_is_refused(text: str, section: str
     assert document.text == text
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_rename_a_header_continued_over_lines(tmp_path: Path) -> None:
     text = "[da\\\nta] \\\n# not a comment here\n   path = /srv/data\n[s]\n   path = /s\n"
     path = tmp_path / "smb.conf"
@@ -179,9 +181,10 @@ def generated(seed: int, tail: str, newline: bool) -> str:
     return text + tail.replace("\n", eol) + (eol if newline else "")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), tail=st.sampled_from(TAILS), newline=st.booleans(),
        data=st.data())
+@pytest.mark.testbed  # runs Samba's own programs
 def test_generated_files_with_a_dangling_backslash(seed: int, tail: str, newline: bool,
                                                    data: st.DataObject, tmp_path: Path) -> None:
     text = generated(seed, tail, newline)

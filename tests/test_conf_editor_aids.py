@@ -80,6 +80,7 @@ def test_value_choices_for_booleans_and_enums(catalog: ParameterCatalog) -> None
     ("[global]\n name resolve order = dns\n", [4]),
     ("[global]\n max xmit = 12abc\n", [4]),
 ])
+@pytest.mark.testbed  # runs Samba's own programs
 def test_testparms_complaints_are_found_at_their_lines(
     tmp_path: Path, catalog: ParameterCatalog, body: str, expected_lines: list[int],
 ) -> None:

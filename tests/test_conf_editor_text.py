@@ -137,7 +137,7 @@ def files(draw: st.DrawFn) -> bytes:
     return body
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(files())
 def test_any_bytes_survive_untouched_and_show_as_lines_without_breaks(data: bytes) -> None:
     text = EditorText(data)
@@ -153,7 +153,7 @@ display_line = st.text(
                            blacklist_categories=("Cs",)), max_size=10)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(files(), st.data())
 def test_after_any_edit_the_text_shows_what_was_typed(data: bytes, draw: st.DataObject) -> None:
     text = EditorText(data)
@@ -170,7 +170,7 @@ def test_after_any_edit_the_text_shows_what_was_typed(data: bytes, draw: st.Data
         (entry.kind, entry.name, entry.value) for entry in text.document.entries()]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.text(alphabet="ab =[]#\\", max_size=6), min_size=1, max_size=6),
        st.sampled_from(["\n", "\r\n"]), st.booleans(), st.data())
 def test_undoing_an_edit_gives_back_the_same_bytes(
@@ -197,7 +197,7 @@ def numbered_files(draw: st.DrawFn) -> bytes:
     return body
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(numbered_files(), st.data())
 def test_undo_gives_back_the_bytes_of_any_file(data: bytes, draw: st.DataObject) -> None:
     text = EditorText(data)

@@ -52,6 +52,7 @@ def test_synonyms_and_spellings_reach_the_canonical_entry() -> None:
     assert signing.values[:3] == ["default", "No", "if_required"]
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_enum_values_include_every_spelling_testparm_accepts() -> None:
     """testparm --show-all-parameters lists every spelling of the protocol enums; those it
     prints differently (lib/param/param_table.c enum_protocol: SMB3_11 as SMB3, SMB2_10 as

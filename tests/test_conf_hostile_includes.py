@@ -156,6 +156,7 @@ def run_testparm(path: Path) -> subprocess.CompletedProcess[str]:
                           timeout=60)
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("length", [MAX_INCLUDE_DEPTH, MAX_INCLUDE_DEPTH + 1])
 def test_include_depth_is_testparms(length: int, reader_for: NewReader, folder: Path) -> None:
     main = chain(folder, length)

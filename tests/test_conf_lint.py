@@ -98,6 +98,7 @@ def test_each_finding_on_its_line() -> None:
     ("ntvfs handler = +x, y", "invalid-list"),
     ("copy = nowhere", "copy-missing"),
 ])
+@pytest.mark.testbed  # runs Samba's own programs
 def test_what_samba_refuses_is_an_error(line: str, code: str, tmp_path: Path) -> None:
     text = f"[s]\npath = /tmp\n{line}\n"
     found = findings(text)
@@ -109,6 +110,7 @@ def test_what_samba_refuses_is_an_error(line: str, code: str, tmp_path: Path) ->
     assert result.returncode != 0, "testparm accepted what lint calls an error"
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_an_invalid_protocol_names_every_value_samba_takes(tmp_path: Path) -> None:
     """lib/param/param_table.c enum_protocol (4.15 dropped SMB2_22, SMB2_24 and SMB3_10):
     testparm refuses SMB2_24 and loads SMB3_11 and SMB2_10, which it prints as SMB3 and SMB2."""
@@ -134,6 +136,7 @@ def test_an_invalid_protocol_names_every_value_samba_takes(tmp_path: Path) -> No
     ("[global]\ncopy = s\n", "copy-in-global"),
     ("[s]\npath = /x\ninclude = registry\n", "include-registry-in-share"),
 ])
+@pytest.mark.testbed  # runs Samba's own programs
 def test_structural_and_handler_errors(text: str, code: str, tmp_path: Path) -> None:
     assert code in [f.code for f in findings(text) if f.severity == "error"]
     config = tmp_path / "smb.conf"
@@ -207,6 +210,7 @@ def test_receivefile_with_signing_or_encryption_required(lines: str, reported: b
         [(2, "info")] if reported else [])
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_a_suffix_on_max_log_size_multiplies_kibibytes(tmp_path: Path) -> None:
     """lib/util/debug.c checks the log against max log size * 1024; testparm stores '1M' as
     1048576, so the log may grow to 1 GiB."""
@@ -227,6 +231,7 @@ def test_removed_depends_on_the_version() -> None:
     assert "removed-parameter" in [f.code for f in findings(text, "4.19")]
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_every_recorded_removal_is_reported_with_its_release_and_replacement(
     tmp_path: Path,
 ) -> None:
@@ -295,6 +300,7 @@ def test_includes_through_a_transport(any_transport: Transport, tmp_path: Path) 
         str(tmp_path / "nope.conf"))[1])
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_a_byte_order_mark_hides_the_first_header(tmp_path: Path) -> None:
     """Samba reads the BOM's bytes as part of the line, so "[data]" is no header to it."""
     text = "\ufeff[data]\npath = /tmp\ncomment = x\n"

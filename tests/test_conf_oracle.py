@@ -115,6 +115,7 @@ def disagreements(text: str, path: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("batch", range(4))
 def test_seeded_files_read_like_testparm(batch: int, tmp_path: Path) -> None:
     types = catalog_types()
@@ -134,6 +135,7 @@ def test_seeded_files_read_like_testparm(batch: int, tmp_path: Path) -> None:
 
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@pytest.mark.testbed  # runs Samba's own programs
 @given(seed=st.integers(min_value=1000, max_value=10**9))
 def test_any_seed_reads_like_testparm(seed: int, tmp_path: Path) -> None:
     config = generator(seed).generate(catalog_types())
@@ -141,6 +143,7 @@ def test_any_seed_reads_like_testparm(seed: int, tmp_path: Path) -> None:
     assert not problems, f"{config.text}\n--> " + "\n--> ".join(problems[:5])
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("seed", range(20))
 def test_includes_read_like_testparm(seed: int, tmp_path: Path) -> None:
     """Included files are read in place: sections carry on into and out of them."""

@@ -53,6 +53,7 @@ CASES = {
 }
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_samba_sets_it_and_sambatune_says_so(name: str, tmp_path: Path) -> None:
     text, expected = CASES[name]
@@ -103,6 +104,7 @@ ACCEPTED = {
 }
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_what_testparm_refuses_is_a_lint_error(name: str, tmp_path: Path) -> None:
     from sambatune.conf.lint import lint
@@ -118,6 +120,7 @@ def test_what_testparm_refuses_is_a_lint_error(name: str, tmp_path: Path) -> Non
     assert not disagreements(path), disagreements(path)
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
 def test_what_testparm_accepts_has_no_lint_error(name: str, tmp_path: Path) -> None:
     path = tmp_path / f"{name}.conf"

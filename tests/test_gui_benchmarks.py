@@ -19,6 +19,9 @@ from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
 from testbed.smbd import SmbServer
 
+#: Real benchmarks on this computer through the page: seconds each.
+pytestmark = pytest.mark.slow
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 STALL_GOAL_MS = 50.0
 IGNORE_FIRST_S = 0.2
@@ -198,8 +201,8 @@ def test_smb_from_this_computer_twice_then_compare(
     page.history.select_ids(ids)
     assert page.history.compare_button.isEnabled()
     page.history.compare_button.click()
-    qtbot.waitUntil(lambda: bool(page.history.comparisons), timeout=10000)
-    qtbot.wait(150)
+    qtbot.waitUntil(lambda: bool(page.history.comparisons)
+                    and "After the change" in page.history.sentence.text(), timeout=10000)
     sentence = page.history.sentence.text()
     assert "After the change" in sentence and "Welch" in sentence
     assert len(page.history.plot.getPlotItem().listDataItems()) == 2

@@ -327,6 +327,7 @@ def test_without_administrator_rights_apply_says_how_to_get_them(
     assert page.last_result is not None and page.last_result.ok
 
 
+@pytest.mark.slow  # a real iperf3 run
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
 def test_the_bandwidth_comes_from_a_real_iperf3_result(qtbot: QtBot, tmp_path: Path,
                                                        runner: TaskRunner) -> None:

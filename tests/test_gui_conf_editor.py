@@ -190,7 +190,8 @@ def test_form_edits_land_in_the_text_as_one_undoable_edit(
     page.buffer.undo()
     assert b"   aio read size = 1\n" in page.buffer.render()
     _checked(qtbot, page)
-    qtbot.wait(500)  # longer than the explanation's delay
+    # The explanation follows after its delay, and stays on the row picked.
+    qtbot.waitUntil(lambda: not page._explain_timer.isActive(), timeout=5000)
     assert page.panel.parameter == "path"
     cell = form.table.visualRect(form.table.model().index(_form_row(form, "aio read size"), NAME))
     qtbot.mouseClick(form.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())

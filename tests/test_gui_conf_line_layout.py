@@ -52,7 +52,7 @@ def test_a_keystroke_repaints_its_line_only(qtbot: QtBot) -> None:
     qtbot.wait(50)
     spy.rects.clear()
     QTest.keyClicks(editor, "/more")
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: bool(spy.rects), timeout=5000)
     line_height = editor.blockBoundingRect(editor.textCursor().block()).height()
     assert spy.rects
     assert max(rect.height() for rect in spy.rects) <= line_height + 2
@@ -73,8 +73,7 @@ def test_a_change_that_recolours_the_next_line_repaints_it(qtbot: QtBot) -> None
     before = _formats(following)
     spy.rects.clear()
     QTest.keyClicks(editor, " \\")  # line 9 now continues line 8's value
-    qtbot.wait(50)
-    assert _formats(following) != before
+    qtbot.waitUntil(lambda: _formats(following) != before, timeout=5000)
     top = editor.blockBoundingGeometry(following).translated(editor.contentOffset()).top()
     assert any(rect.top() <= top < rect.bottom() for rect in spy.rects)
 

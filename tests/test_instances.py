@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +17,9 @@ from smbprotocol.connection import Connection
 from smbprotocol.session import Session
 from smbprotocol.tree import TreeConnect
 
+from cli_process import sambatune_cli
 from sambatune.applied_versions import AppliedVersions
-from sambatune.remote.apply import APPLIED, PLANNED, REFUSED, ApplyRequest, apply_config
+from sambatune.conf.apply import APPLIED, PLANNED, REFUSED, ApplyRequest, apply_config
 from sambatune.remote.config_location import detect_config_path
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import NoPrompts
@@ -39,11 +39,6 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
     transport = open_target(ssh_options, NoPrompts())
     yield transport
     transport.close()
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True,
-                          text=True, timeout=300)
 
 
 class HeldSession:
@@ -115,7 +110,7 @@ def test_apply_without_a_path_refuses_and_names_every_candidate(
     candidate = tmp_path / "new.conf"
     before = {s.config: s.config.read_bytes() for s in (fresh_smbd, second_smbd)}
     candidate.write_bytes(before[fresh_smbd.config] + b"# changed\n")
-    result = cli("conf", "apply", "--file", str(candidate), "--yes", "--json")
+    result = sambatune_cli("conf", "apply", "--file", str(candidate), "--yes", "--json")
     assert result.returncode == 1
     assert "Several smbd run" in result.stderr
     assert str(fresh_smbd.config) in result.stderr and str(second_smbd.config) in result.stderr
@@ -125,7 +120,7 @@ def test_apply_without_a_path_refuses_and_names_every_candidate(
 
 def test_survey_json_has_one_entry_per_instance(fresh_smbd: SmbServer,
                                                 second_smbd: SmbServer) -> None:
-    result = cli("survey", "--json")
+    result = sambatune_cli("survey", "--json")
     assert result.returncode == 0, result.stderr
     samba = json.loads(result.stdout)["samba"]
     configs = [i["config"] for i in samba["instances"]]
@@ -187,7 +182,7 @@ def test_cli_dry_run_and_allow_restart(fresh_smbd: SmbServer, held: HeldSession,
                                            f"smb ports = {new_port}".encode()))
     common = ["conf", "apply", "--file", str(candidate), "--remote-path", path, "--json"]
 
-    dry = cli(*common, "--dry-run")
+    dry = sambatune_cli(*common, "--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
     plan = json.loads(dry.stdout)
     assert plan["status"] == "planned" and plan["activation"] == "restart"
@@ -198,12 +193,12 @@ def test_cli_dry_run_and_allow_restart(fresh_smbd: SmbServer, held: HeldSession,
     assert plan["plan"][-2:] == ["Restart smbd", "Check smbd answers and lists the shares"]
     assert fresh_smbd.config.read_bytes() == original
 
-    refused = cli(*common, "--yes")
+    refused = sambatune_cli(*common, "--yes")
     assert refused.returncode == 1
     assert json.loads(refused.stdout)["status"] == "refused"
     assert fresh_smbd.config.read_bytes() == original and held.still_works()
 
-    applied = cli(*common, "--yes", "--allow-restart")
+    applied = sambatune_cli(*common, "--yes", "--allow-restart")
     assert applied.returncode == 0, applied.stdout + applied.stderr
     assert json.loads(applied.stdout)["activation"] == "restart"
     fresh_smbd.port = new_port

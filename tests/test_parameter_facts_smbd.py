@@ -17,6 +17,8 @@ from sambatune.bench.smb_wire import SmbProbeConnection
 from testbed.ports import free_port
 from testbed.smbd import SmbServer
 
+pytestmark = pytest.mark.testbed  # its own smbd
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[SmbServer]:
@@ -81,6 +83,7 @@ def test_smb2_max_read_and_write_go_beyond_8_mib(server: SmbServer) -> None:
     ("  smb1 unix extensions = no\n", True),
     ("  allow insecure wide links = yes\n", True),
 ])
+@pytest.mark.testbed  # runs Samba's own programs
 def test_wide_links_need_unix_extensions_off_or_insecure_wide_links(
     server: SmbServer, tmp_path: Path, global_lines: str, reachable: bool
 ) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from cli_process import sambatune_cli
 from sambatune.cli.connect import TerminalPrompts
 from sambatune.errors import SecretRequired
 from sambatune.remote.connection import ConnectionOptions, open_target
@@ -115,13 +115,6 @@ def test_a_different_password_is_still_sent_after_a_refused_key(
     assert [m.group(1) for m in map(PASSWORD_CHECKS.search, password_checks(password_sshd)) if m] == [
         "Accepted"
     ]
-
-
-def sambatune_cli(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sambatune", *args],
-        input=stdin, capture_output=True, text=True, timeout=120,
-    )
 
 
 def test_command_line(password_sshd: SshServer, plain_user: SudoUser, tmp_path: Path) -> None:

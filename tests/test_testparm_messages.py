@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.samba_ops import messages_of_testparm, run_testparm
 
 
+@pytest.mark.testbed  # runs Samba's own programs
 def test_a_warning_over_two_lines_is_one_message(tmp_path: Path) -> None:
     config = tmp_path / "smb.conf"
     config.write_text("[global]\n security = ads\n realm = X.LAN\n workgroup = X\n"

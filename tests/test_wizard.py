@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from cli_process import sambatune_cli
 from sambatune.applied_versions import AppliedVersions
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.errors import InvalidInput
@@ -48,11 +47,6 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
     transport = open_target(ssh_options, NoPrompts())
     yield transport
     transport.close()
-
-
-def sambatune_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True,
-                          text=True, timeout=120)
 
 
 def finding_index(wizard: TuningWizard, rule_id: str) -> int:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from cli_process import sambatune_cli
 from sambatune.errors import InvalidInput
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
@@ -44,10 +44,7 @@ def ssh_args(options: ConnectionOptions) -> list[str]:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "sambatune", "wizard", *args],
-                          capture_output=True, text=True, timeout=300)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done
+    return sambatune_cli("wizard", *args)
 
 
 def cli_json(*args: str) -> dict[str, Any]:
