@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import ParameterChange, classify_changes, needs_restart
+from sambatune.conf.testparm_output import dump_by_section
 from sambatune.errors import (
     AgentFailed,
     Cancelled,
@@ -45,7 +46,6 @@ from sambatune.remote.samba_ops import (
     TestparmReport,
     find_instance,
     health_check,
-    parse_dump,
     reload_smbd,
     restart_smbd,
     run_testparm,
@@ -770,7 +770,7 @@ def _live_sentence(live: LiveState) -> str:
 def _listed_shares(dump: str) -> list[str]:
     """Shares an anonymous listing should show: browseable file shares."""
     names = []
-    for section, params in parse_dump(dump).items():
+    for section, params in dump_by_section(dump).items():
         if section in ("global", "homes", "printers", "print$"):
             continue
         if params.get("browseable", params.get("browsable", "Yes")) == "No":

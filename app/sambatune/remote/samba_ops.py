@@ -105,34 +105,6 @@ def messages_of_testparm(stderr: str) -> list[str]:
     return messages
 
 
-def parse_dump(text: str) -> dict[str, dict[str, str]]:
-    """``testparm -s`` output as {section: {parameter: value}} (names already canonical)."""
-    sections: dict[str, dict[str, str]] = {}
-    current: dict[str, str] | None = None
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", ";")):
-            continue
-        if stripped.startswith("[") and stripped.endswith("]"):
-            current = sections.setdefault(stripped[1:-1].lower(), {})
-        elif current is not None and "=" in stripped:
-            name, _, value = stripped.partition("=")
-            current[name.strip()] = value.strip()
-    return sections
-
-
-def share_names(dump: str) -> list[str]:
-    """The file shares a config defines (not global, not printers)."""
-    names = []
-    for section, params in parse_dump(dump).items():
-        if section in ("global", "printers", "print$"):
-            continue
-        if params.get("printable", "No") == "Yes":
-            continue
-        names.append(section)
-    return names
-
-
 @dataclass
 class SmbdInstance:
     """A running smbd the agent verified: owned by root, running root's own binary."""
