@@ -46,13 +46,16 @@ _MAX_SUBPATTERN = 1023
 
 
 def _fingerprint(blob: bytes) -> str:
+    """The fingerprint of a known_hosts line's key blob. paramiko computes it only for a
+    key it can load, and a line may hold a type it cannot (sk-ecdsa, say), which ssh
+    still names by fingerprint when it refuses or warns."""
     digest = hashlib.sha256(blob).digest()
     return "SHA256:" + base64.b64encode(digest).decode("ascii").rstrip("=")
 
 
 def sha256_fingerprint(key: paramiko.PKey) -> str:
-    """``SHA256:...`` exactly as ``ssh-keygen -lf`` and ``ssh`` print it."""
-    return _fingerprint(key.asbytes())
+    """``SHA256:...`` exactly as ``ssh-keygen -lf`` and ``ssh`` print it (paramiko's own)."""
+    return key.fingerprint
 
 
 def key_type_label(key: paramiko.PKey) -> str:

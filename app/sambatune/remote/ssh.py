@@ -642,7 +642,7 @@ def _authenticate(
 def _agent_keys() -> list[paramiko.PKey]:
     try:
         agent = paramiko.Agent()
-        keys = list(agent.get_keys())
+        keys: list[paramiko.PKey] = list(agent.get_keys())
     except (paramiko.SSHException, OSError):
         return []
     return keys
@@ -651,7 +651,8 @@ def _agent_keys() -> list[paramiko.PKey]:
 def _load_private_key(path: str, passphrase: str | None) -> paramiko.PKey:
     try:
         # Positional: paramiko 5 renamed the keyword (passphrase -> password).
-        return paramiko.PKey.from_path(path, passphrase.encode() if passphrase else None)
+        # The stubs say str; paramiko hands it to cryptography, which takes bytes.
+        return paramiko.PKey.from_path(path, passphrase.encode() if passphrase else None)  # type: ignore[arg-type]
     except TypeError as exc:
         # New-format OpenSSH keys come through `cryptography`, which says "encrypted"
         # with a TypeError rather than paramiko's own exception.
@@ -678,7 +679,7 @@ def _try_key(transport: paramiko.Transport, user: str, key: paramiko.PKey) -> bo
 
 
 def _try_password(
-    transport: paramiko.Transport, user: str, secret: str, methods: list[str]
+    transport: paramiko.Transport, user: str, secret: str, methods: Sequence[str]
 ) -> bool:
     if "password" in methods:
         try:
