@@ -84,3 +84,12 @@ def test_version_helpers_for_windows_and_macos() -> None:
     assert bundle_layout.macos_version("2.0.1.dev3") == "2.0.1"
     with pytest.raises(ValueError):
         bundle_layout.release_numbers("next")
+
+
+def test_the_release_runs_the_serverless_tests_on_windows_and_macos() -> None:
+    """The registry, netsh and macOS code meets the real systems before a release."""
+    tests_job = WORKFLOW.split("\n  tests:\n", 1)[1].split("\n  build:\n", 1)[0]
+    assert "os: [windows-2022, macos-15]" in tests_job
+    assert '-m "not testbed and not slow and not bundle"' in tests_job
+    assert "python -m mypy" in tests_job and "ruff check" in tests_job
+    assert "needs: [tests, build]" in WORKFLOW
