@@ -32,7 +32,7 @@ def context(conf: bytes) -> BenchContext:
 
 
 def throughput(test: str, series: str, label: str, rates_mb: list[float], *, warmup_mb: float = 50.0,
-               parameters: dict | None = None, samples: int = 8) -> BenchResult:  # type: ignore[type-arg]
+               parameters: dict | None = None, samples: int = 8) -> BenchResult:
     recorder = Recorder(test, SERVER, parameters or {}, Method(runs=len(rates_mb), warmup=1), 10**9)
     recorder.declare(series, label)
     for attempt, rate in enumerate([warmup_mb, *rates_mb], 1):

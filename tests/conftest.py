@@ -20,6 +20,7 @@ from sambatune.remote.connection import ConnectionOptions, open_target  # noqa: 
 from sambatune.remote.local import LocalTransport  # noqa: E402
 from sambatune.remote.prompts import NoPrompts  # noqa: E402
 from sambatune.remote.transport import Transport  # noqa: E402
+from screenshots import Grabbable, Screenshot  # noqa: E402
 from testbed.processes import processes_mentioning  # noqa: E402
 from testbed.smbd import SmbServer  # noqa: E402
 from testbed.sshd import SshServer, current_user, keygen  # noqa: E402
@@ -143,10 +144,10 @@ def ssh_options(sshd: SshServer, user_key: Path, known_hosts: Path) -> Connectio
 
 
 @pytest.fixture
-def screenshot():  # type: ignore[no-untyped-def]
+def screenshot() -> Screenshot:
     """Save a widget as artifacts/screenshots/NAME.png (looked at by people, not asserted)."""
 
-    def save(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
+    def save(widget: Grabbable, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
         assert widget.grab().save(str(path)), f"could not save {path}"

@@ -12,6 +12,7 @@ says.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 # canonical name -> spellings a file may use (synonyms included), by scope.
@@ -192,7 +193,7 @@ class ConfigGenerator:
             "just some words", "\t", "#", ";", "  ",
         )) if r.random() > 0.01 else r.choice(("[[ not a header, Samba refuses it = no", "[]"))]
 
-    def generate(self, catalog_types: dict[str, str]) -> GeneratedConfig:
+    def generate(self, catalog_types: Mapping[str, str]) -> GeneratedConfig:
         r = self.random
         lines: list[str] = []
         shares: list[str] = []

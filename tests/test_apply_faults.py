@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +40,7 @@ from sambatune.conf.apply import (
     FAILED_OUTCOME,
     REFUSED,
     ROLLED_BACK,
+    ApplyOutcome,
     ApplyRequest,
     apply_config,
 )
@@ -98,7 +99,7 @@ CUT_POINTS = [
 ]
 
 
-def _matcher(command: str):  # type: ignore[no-untyped-def]
+def _matcher(command: str) -> Callable[[tuple[str, ...]], bool]:
     return {
         "upload": lambda a: "sambatune-write" in a and ".new" in " ".join(a),
         "testparm": lambda a: "testparm" in a,
@@ -399,7 +400,7 @@ def test_a_fake_smbd_of_another_user_is_never_run_as_root(
 
 def test_a_root_owned_smbd_in_a_world_writable_place_is_not_trusted(tmp_path: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh_agents"))
-    import sysinfo  # type: ignore[import-not-found]
+    import sysinfo
 
     assert sysinfo.smbd_trust(0, "/usr/sbin/smbd") is None
     assert "not run by root" in sysinfo.smbd_trust(1000, "/usr/sbin/smbd")
@@ -560,7 +561,7 @@ def test_a_fault_while_weighing_a_restart_changes_nothing(
 
 
 def _apply_consent(transport: Transport, server: SmbServer, candidate: bytes,
-                   options: ConnectionOptions, dry_run: bool) -> tuple[object, bytes]:
+                   options: ConnectionOptions, dry_run: bool) -> tuple[ApplyOutcome, bytes]:
     original = server.config.read_bytes()
     journal = AppliedVersions().journal(transport.label, str(server.config))
     outcome = apply_config(

@@ -13,7 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +33,7 @@ from sambatune.remote.transport import Transport
 from testbed.processes import CommandLineWatch, processes_holding, processes_on_port
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer
+from testbed.sudo_user import SudoUser
 
 TWO_RUNS = Method(runs=2, warmup=1)
 
@@ -50,7 +51,8 @@ def target(tmp_path: Path) -> Path:
     return path
 
 
-def wait_until(condition, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+# Callable[..., object]: some conditions bind a loop variable as a default (lambda pid=pid: ...).
+def wait_until(condition: Callable[..., object], timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -80,6 +82,7 @@ def test_disk_writes_reads_and_counts_metadata(transport: Transport, target: Pat
         assert [r.warmup for r in series.runs] == [True, False, False]
         for run in series.runs:
             assert run.bytes == 8 << 20 and run.seconds > 0
+            assert run.bytes_per_s is not None
             assert run.bits_per_s == pytest.approx(run.bytes_per_s * 8)
     assert all(r.operations == 200 for r in result.series["metadata-stat"].runs)
     # pytest's target is on ext4 here: O_DIRECT works, and the result says it was used.
@@ -194,6 +197,7 @@ def test_net_streams_over_its_own_connection(transport: Transport, direction: st
     assert result.primary == direction
     assert [r.warmup for r in series.runs] == [True, False, False]
     for run in series.runs:
+        assert run.bytes is not None
         assert run.bytes > 10 << 20 and 0.2 < run.seconds < 5
         assert run.details["path"] == "direct"
         server, client = run.details["server"], run.details["client"]
@@ -260,7 +264,8 @@ def test_through_ssh_is_labelled_as_measuring_ssh(any_transport: Transport) -> N
     assert result.extra["path"] == "ssh-forward"
     assert THROUGH_SSH_NOTE in result.notes
     assert all(r.details["path"] == "ssh-forward" for r in result.series["download"].runs)
-    assert result.series["download"].runs[-1].bytes > 0
+    last = result.series["download"].runs[-1]
+    assert last.bytes is not None and last.bytes > 0
 
 
 def test_net_agent_dropped_mid_stream_leaves_nothing(
@@ -353,7 +358,7 @@ def test_smb_put_and_get_against_the_ceilings(transport: Transport, smbd: SmbSer
 
 
 def test_smb_with_an_account_keeps_the_password_off_command_lines(
-    transport: Transport, fresh_smbd: SmbServer, plain_user  # type: ignore[no-untyped-def]
+    transport: Transport, fresh_smbd: SmbServer, plain_user: SudoUser
 ) -> None:
     server = fresh_smbd
     # pytest's temp dirs are private to root; the user's own home is not.
@@ -461,7 +466,7 @@ def test_dirscale_refuses_more_files_than_free_inodes(
 
 
 def test_a_directory_the_account_cannot_write_is_named(
-    sshd_password: SshServer, sudo_user, tmp_path: Path  # type: ignore[no-untyped-def]
+    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
 ) -> None:
     from sambatune.remote.connection import ConnectionOptions, open_target
     from sambatune.remote.prompts import FixedAnswers

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,8 @@ def test_a_slow_disk_is_the_limit() -> None:
 
 
 def test_writes_are_limited_by_the_disk_write_figure() -> None:
-    kwargs = dict(disk_read_bytes_per_s=500e6, disk_write_bytes_per_s=60e6, network_bytes_per_s=112e6)
+    kwargs: dict[str, Any] = dict(disk_read_bytes_per_s=500e6, disk_write_bytes_per_s=60e6,
+                                  network_bytes_per_s=112e6)
     assert find_bottleneck(**kwargs, direction="read").limiting == "network"
     report = find_bottleneck(**kwargs, direction="write")
     assert report.limiting == "disk"
@@ -248,6 +250,6 @@ def test_clients_inputs_are_checked() -> None:
     with pytest.raises(InvalidInput, match="each client"):
         clients_supported(100e6, 0)
     with pytest.raises(InvalidInput, match="whole number"):
-        demand_from_existing_server(375_000, 2.5)
+        demand_from_existing_server(375_000, 2.5)  # type: ignore[arg-type]  # the point: not whole
     with pytest.raises(InvalidInput, match="at least 1"):
         demand_from_existing_server(375_000, 0)

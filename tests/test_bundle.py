@@ -32,8 +32,9 @@ pytestmark = [pytest.mark.bundle,
                                  reason="the Linux tarball is built on Linux")]
 
 # Read as text: tomllib is not in Python 3.10.
-PYPROJECT_VERSION = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(),
-                              re.MULTILINE).group(1)
+VERSION_LINE = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.MULTILINE)
+assert VERSION_LINE is not None, "pyproject.toml has no version line"
+PYPROJECT_VERSION = VERSION_LINE.group(1)
 HICOLOR_SIZES = [size for size in make_icons.PNG_SIZES if size <= 512]
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

@@ -11,6 +11,7 @@ import sambatune
 from cli_process import sambatune_cli
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
+from testbed.sudo_user import SudoUser
 
 
 def test_version() -> None:
@@ -60,7 +61,8 @@ def test_survey_this_computer_text(smbd: SmbServer) -> None:
     assert f"[{smbd.share}] {smbd.share_path}" in result.stdout
 
 
-def test_survey_password_from_stdin(sshd_password: SshServer, sudo_user, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_survey_password_from_stdin(sshd_password: SshServer, sudo_user: SudoUser,
+                                    tmp_path: Path) -> None:
     result = sambatune_cli(
         "survey", "--host", f"{sudo_user.name}@127.0.0.1:{sshd_password.port}",
         "--known-hosts", str(tmp_path / "kh"), "--accept-new-host-key",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,7 +169,7 @@ def test_backups_written_before_created_keys_still_remove_their_key(
     key_existed: bool | None, created: list[str],
 ) -> None:
     ref = RegistryValueRef(LANMAN, "DisableBandwidthThrottling", REG_DWORD)
-    data = {"setting": ref.to_json(), "prior": Observed.absent().to_json()}
+    data: dict[str, Any] = {"setting": ref.to_json(), "prior": Observed.absent().to_json()}
     if key_existed is not None:
         data["key_existed"] = key_existed
     entry = BackupEntry.from_json(data)

@@ -11,7 +11,7 @@ import pytest
 from client_doubles import FakeWindowsNet, windows_system
 from sambatune.client.apply import PlanStale, apply_plan, restore_backup
 from sambatune.client.backups import BackupStore
-from sambatune.client.nics import TCPIP_INTERFACES_KEY
+from sambatune.client.nics import TCPIP_INTERFACES_KEY, NetworkInterface
 from sambatune.client.osinfo import PROFILE_NAMES, forced_profile
 from sambatune.client.plan import ClientPlan, PlannedChange
 from sambatune.client.planner import Measurements, build_plan
@@ -31,7 +31,7 @@ IFACE = f"{TCPIP_INTERFACES_KEY}\\{GUID}"
 
 
 def measured(bandwidth: float = 1e9, rtt: float = 0.010, mtu: int | None = None,
-             interface=None) -> Measurements:  # type: ignore[no-untyped-def]
+             interface: NetworkInterface | None = None) -> Measurements:
     return Measurements(bandwidth, "entered", rtt, "entered", requested_mtu=mtu,
                         interface=interface)
 

@@ -167,7 +167,8 @@ def test_names_are_found_the_way_samba_finds_them(built_here: ParameterCatalog) 
                                ("writable", "read only"), ("smb encrypt", "server smb encrypt")]:
         lookup = built_here.lookup(written)
         assert lookup is not None and lookup.parameter.name == canonical, written
-    assert built_here.lookup("write ok").inverse
+    write_ok = built_here.lookup("write ok")
+    assert write_ok is not None and write_ok.inverse
     assert built_here.lookup("vfs_fruit:model") is None
     assert "max xmit" in built_here.suggest("max xmt")
 

@@ -72,12 +72,16 @@ def test_lines_keep_numbers_kinds_and_spans() -> None:
     assert kinds == ["parameter", "section", "parameter", "continuation", "comment",
                      "bad-section", "empty-name", "text", "section", "comment", "parameter"]
     third = document.line(3)
+    assert third.name_span is not None and third.value_span is not None
     assert third.text == "  Max   XMIT =  65535 \\" and third.eol == "\r\n"
     assert third.text[slice(*third.name_span)] == "Max   XMIT"
     assert third.text[slice(*third.value_span)] == "65535"
     fourth = document.line(4)
+    assert fourth.value_span is not None
     assert fourth.entry_line == 3 and fourth.text[slice(*fourth.value_span)] == "1"
-    assert document.line(9).text[slice(*document.line(9).name_span)] == " a "
+    ninth = document.line(9)
+    assert ninth.name_span is not None
+    assert ninth.text[slice(*ninth.name_span)] == " a "
     assert document.line(11).eol == ""
     assert not document.utf8
     assert document.line(10).text == "# caf\udce9"

@@ -150,7 +150,7 @@ def test_any_bytes_survive_untouched_and_show_as_lines_without_breaks(data: byte
 
 display_line = st.text(
     alphabet=st.characters(blacklist_characters="\n\r\u2029\ufdd0\ufdd1",
-                           blacklist_categories=("Cs",)), max_size=10)
+                           blacklist_categories=["Cs"]), max_size=10)
 
 
 @settings(max_examples=300)

@@ -9,10 +9,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from sambatune.conf.apply import StepEvent
+from sambatune.conf.apply import ApplyStep, StepEvent
 from sambatune.profiles import ServerProfile
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.main_window import MainWindow
+from screenshots import Screenshot
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -41,7 +42,7 @@ def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer,
 
 
 def test_apply_then_restore_from_history(
-    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot,  # type: ignore[no-untyped-def]
+    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot: Screenshot,
 ) -> None:
     profile_id = connected.server_list.current_id()
     assert profile_id is not None
@@ -61,22 +62,23 @@ def test_apply_then_restore_from_history(
     shown_running: list[str] = []
     step_event = dialog._event
 
-    def event(step: StepEvent) -> None:
-        step_event(step)
-        if step.step == "backup" and step.state == "running":
+    def watching(event: StepEvent) -> None:
+        step_event(event)
+        if event.step == "backup" and event.state == "running":
             shown_running.append(dialog.progress.format())
             screenshot(dialog, "apply-progress")
 
-    dialog._event = event  # type: ignore[method-assign]
+    dialog._event = watching  # type: ignore[method-assign]
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
-    assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
+    assert dialog.outcome is not None
+    assert dialog.outcome.ok, dialog.outcome.message
     assert shown_running == ["Step 3 of 6: Back up the live file"]
     assert dialog.outcome.backup is not None
     assert Path(dialog.outcome.backup.path).name in dialog.details_title.text()
     assert "+[fresh]" in dialog.result_diff.toPlainText()
-    assert [dialog.step_state(s) for s in ("upload", "testparm", "backup", "install", "reload",
-                                           "health")] == ["done"] * 6
+    assert [dialog.step_state(ApplyStep(s)) for s in ("upload", "testparm", "backup", "install",
+                                                      "reload", "health")] == ["done"] * 6
     qtbot.wait(100)  # let the Close button be laid out
     screenshot(dialog, "apply-result")
     assert "fresh" in server.list_shares()
@@ -100,7 +102,7 @@ def test_apply_then_restore_from_history(
 
 
 def test_rejected_change_shows_why(
-    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot,  # type: ignore[no-untyped-def]
+    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot: Screenshot,
 ) -> None:
     profile_id = connected.server_list.current_id()
     assert profile_id is not None
@@ -113,7 +115,7 @@ def test_rejected_change_shows_why(
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
     assert dialog.outcome is not None and dialog.outcome.status == "refused"
-    assert dialog.step_state("testparm") == "failed"
+    assert dialog.step_state(ApplyStep.TESTPARM) == "failed"
     assert "testparm rejects" in dialog.result_label.text()
     assert "What testparm said" in dialog.details_title.text()
     assert "value is not boolean" in dialog.result_diff.toPlainText()
@@ -136,20 +138,20 @@ def test_escape_while_applying_stops_before_the_swap_and_never_hides_the_outcome
     dialog.show()
     step_event = dialog._event
 
-    def event(step: StepEvent) -> None:
-        step_event(step)
-        if step.step == stop_at and step.state == "running":
+    def watching(event: StepEvent) -> None:
+        step_event(event)
+        if event.step == stop_at and event.state == "running":
             QTest.keyClick(dialog, Qt.Key.Key_Escape)
 
-    dialog._event = event  # type: ignore[method-assign]
+    dialog._event = watching  # type: ignore[method-assign]
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
     assert dialog.isVisible()  # Escape stopped the steps, it did not hide where they ended
     assert dialog.outcome is not None and dialog.outcome.status == status
     if status == "cancelled":
         assert server.config.read_bytes() == original
-        assert dialog.step_state("install") == "skipped"
+        assert dialog.step_state(ApplyStep.INSTALL) == "skipped"
     else:  # past the swap the pipeline finishes: the new file is live and verified
         assert server.config.read_bytes() == candidate
-        assert dialog.step_state("health") == "done"
+        assert dialog.step_state(ApplyStep.HEALTH) == "done"
     assert dialog.close_button.isVisible()

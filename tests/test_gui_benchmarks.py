@@ -17,6 +17,8 @@ from bench_sessions import record_sessions
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
+from screenshots import Screenshot
+from table_items import item_at
 from testbed.smbd import SmbServer
 
 #: Real benchmarks on this computer through the page: seconds each.
@@ -114,7 +116,7 @@ def wait_done(qtbot: QtBot, page: BenchmarksPage, timeout: int = 120000) -> None
 
 
 def test_net_run_plots_live_and_the_window_never_freezes(
-    page: BenchmarksPage, qtbot: QtBot, screenshot,  # type: ignore[no-untyped-def]
+    page: BenchmarksPage, qtbot: QtBot, screenshot: Screenshot,
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
     meter = StallMeter()
@@ -173,7 +175,7 @@ def test_net_run_plots_live_and_the_window_never_freezes(
 
 def test_smb_from_this_computer_twice_then_compare(
     page: BenchmarksPage, qtbot: QtBot, smbd: SmbServer, tmp_path: Path,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
     form = page.form
@@ -237,7 +239,7 @@ def test_bad_input_is_a_message_not_a_run(page: BenchmarksPage, qtbot: QtBot) ->
 
 
 def test_bottleneck_and_socket_buffer_views(
-    page: BenchmarksPage, qtbot: QtBot, screenshot,  # type: ignore[no-untyped-def]
+    page: BenchmarksPage, qtbot: QtBot, screenshot: Screenshot,
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
     record_sessions(ResultsDatabase(), server=page._server_label())
@@ -246,7 +248,7 @@ def test_bottleneck_and_socket_buffer_views(
     # The panel may first show what it had before these sessions were recorded (the link
     # alone); wait for the refresh that reads them.
     qtbot.waitUntil(lambda: "Limit: network" in page.bottleneck.verdict.text(), timeout=10000)
-    names = [page.bottleneck.table.item(r, 0).text() for r in range(page.bottleneck.table.rowCount())]
+    names = [item_at(page.bottleneck.table, r, 0).text() for r in range(page.bottleneck.table.rowCount())]
     assert {"disk read", "network", "link", "file operations"} <= set(names)
     assert "Limit: network" in page.bottleneck.verdict.text()
     page.bottleneck.demand.setText("2 MB/s")

@@ -18,8 +18,11 @@ from sambatune.bench.bottleneck_inputs import (
     figures_from_results,
     figures_from_sessions,
 )
+from sambatune.bench.records import BenchResult
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.ui.bottleneck_panel import SESSION_COLUMN, BottleneckPanel
+from screenshots import Screenshot
+from table_items import item_at
 
 NET = {"direction": "download", "seconds": 2.0}
 DOWNLOAD = "Download (server to this computer)"
@@ -30,7 +33,7 @@ def record_mixed(database: ResultsDatabase) -> dict[str, int]:
     """A disk test and a network test with the old smb.conf (v1), then the change, then
     an SMB read of a 64 MiB file and a network test with the new one (v2)."""
 
-    def save(result, conf: bytes | None, note: str = "") -> int:  # type: ignore[no-untyped-def]
+    def save(result: BenchResult, conf: bytes | None, note: str = "") -> int:
         return database.save(result, context(conf) if conf is not None else None, note=note)
 
     return {
@@ -90,14 +93,14 @@ def test_a_session_without_a_recorded_smb_conf_is_not_taken_for_the_same_one() -
 
 def cell(panel: BottleneckPanel, layer: str, column: int) -> str:
     for row in range(panel.table.rowCount()):
-        if panel.table.item(row, 0).text() == layer:
-            return panel.table.item(row, column).text()
+        if item_at(panel.table, row, 0).text() == layer:
+            return item_at(panel.table, row, column).text()
     raise AssertionError(f"no row {layer}")
 
 
 def tick(panel: BottleneckPanel, session_id: int) -> None:
     for row in range(panel.sessions.rowCount()):
-        item = panel.sessions.item(row, 0)
+        item = item_at(panel.sessions, row, 0)
         if item.data(Qt.ItemDataRole.UserRole) == session_id:
             item.setCheckState(Qt.CheckState.Checked)  # what a click on the box does
             return
@@ -105,7 +108,7 @@ def tick(panel: BottleneckPanel, session_id: int) -> None:
 
 
 def test_the_panel_names_each_rows_session_and_mixes_settings_only_when_ticked(
-    qtbot: QtBot, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, screenshot: Screenshot,
 ) -> None:
     database = ResultsDatabase()
     ids = record_mixed(database)
@@ -116,12 +119,12 @@ def test_the_panel_names_each_rows_session_and_mixes_settings_only_when_ticked(
     # As the Benchmarks page hands them over: stored sessions, newest first.
     panel.show_results([database.load(i) for i in reversed(list(ids.values()))])
 
-    listed = [panel.sessions.item(r, 0).text() for r in range(panel.sessions.rowCount())]
+    listed = [item_at(panel.sessions, r, 0).text() for r in range(panel.sessions.rowCount())]
     assert listed == [str(ids[k]) for k in ("net_after", "smb", "net_before", "disk")]
-    ticked = {panel.sessions.item(r, 0).text() for r in range(panel.sessions.rowCount())
-              if panel.sessions.item(r, 0).checkState() == Qt.CheckState.Checked}
+    ticked = {item_at(panel.sessions, r, 0).text() for r in range(panel.sessions.rowCount())
+              if item_at(panel.sessions, r, 0).checkState() == Qt.CheckState.Checked}
     assert ticked == {str(ids["smb"]), str(ids["net_after"])}
-    versions = [panel.sessions.item(r, 3).text() for r in range(panel.sessions.rowCount())]
+    versions = [item_at(panel.sessions, r, 3).text() for r in range(panel.sessions.rowCount())]
     assert versions == ["v2", "v2", "v1", "v1"]
 
     assert cell(panel, "network", SESSION_COLUMN) == f"{ids['net_after']}: network test, smb.conf v2"

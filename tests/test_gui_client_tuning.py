@@ -10,11 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from client_doubles import FakeWindowsNet, windows_system
@@ -29,6 +29,8 @@ from sambatune.ui.bdp_calculator import BdpCalculator
 from sambatune.ui.client_tuning_page import ClientTuningPage
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.tasks import TaskRunner
+from screenshots import Screenshot
+from table_items import item_at
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -50,13 +52,13 @@ def plan_with(qtbot: QtBot, page: ClientTuningPage, profile: str | None, bandwid
     qtbot.waitUntil(lambda: not page.busy, timeout=30000)
 
 
-def shot(qtbot: QtBot, screenshot, widget, name: str) -> None:  # type: ignore[no-untyped-def]
+def shot(qtbot: QtBot, screenshot: Screenshot, widget: QWidget, name: str) -> None:
     """Let pending layout requests (a progress row just hidden) run, then save the PNG."""
     qtbot.wait(150)
     screenshot(widget, name)
 
 
-def run_and_wait(qtbot: QtBot, page: ClientTuningPage, action) -> None:  # type: ignore[no-untyped-def]
+def run_and_wait(qtbot: QtBot, page: ClientTuningPage, action: Callable[[], object]) -> None:
     with qtbot.waitSignal(page.result_shown, timeout=60000):
         action()
     qtbot.waitUntil(lambda: not page.busy, timeout=30000)
@@ -100,7 +102,7 @@ def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer,
 
 def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     connected: MainWindow, qtbot: QtBot, sshd: SshServer, tmp_path: Path,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     profile_id = connected.server_list.current_id()
     assert profile_id is not None
@@ -123,7 +125,7 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     shot(qtbot, screenshot, connected, "client-tuning-linux")
     page.tabs.setCurrentWidget(page.system_view)
     nics = page.system_view.nics
-    assert nics.rowCount() >= 1 and all(nics.item(r, 1).text() for r in range(nics.rowCount()))
+    assert nics.rowCount() >= 1 and all(item_at(nics, r, 1).text() for r in range(nics.rowCount()))
     shot(qtbot, screenshot, connected, "client-tuning-this-computer")
     page.tabs.setCurrentWidget(page.plan_view)
 
@@ -146,7 +148,7 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     assert page.plan_view.badge_text("tcpip-tcpwindowsize") == "✔ honoured"
     assert page.plan_view.badge_text("netsh-autotuninglevel") == "✖ ignored"
     row = page.plan_view.row_of("tcpip-tcpwindowsize")
-    assert page.plan_view.table.item(row, 3).text() == "2,500,980 (DWORD)"
+    assert item_at(page.plan_view.table, row, 3).text() == "2,500,980 (DWORD)"
     page.plan_view.table.selectRow(row)
     # The notes for an old Windows (SMB1, NTLM, an example interface) scroll in their own
     # pane: the table keeps room for its rows at the default window size.
@@ -236,7 +238,7 @@ def test_the_calculator_worked_examples_update_as_you_type(qtbot: QtBot) -> None
 # -- apply and restore on an in-memory Windows 10 --------------------------------------------
 
 def test_apply_and_restore_on_an_in_memory_windows_10(
-    qtbot: QtBot, tmp_path: Path, runner: TaskRunner, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path, runner: TaskRunner, screenshot: Screenshot,
 ) -> None:
     # An old tweak left TcpWindowSize behind; the SMB client values are all absent.
     registry = InMemoryRegistry.with_values([(TCPIP, "TcpWindowSize", RegValue.dword(64240))],
@@ -301,7 +303,7 @@ def test_apply_and_restore_on_an_in_memory_windows_10(
     for name in ("DisableBandwidthThrottling", "FileInfoCacheEntriesMax"):
         assert registry.get(LANMAN, name) is None, f"{name} must be absent again"
     qtbot.waitUntil(lambda: page.backups.table.rowCount() == 2, timeout=10000)
-    assert page.backups.table.item(1, 3).text() != "no", "the first backup is marked restored"
+    assert item_at(page.backups.table, 1, 3).text() != "no", "the first backup is marked restored"
 
 
 def test_without_administrator_rights_apply_says_how_to_get_them(
@@ -400,7 +402,7 @@ def test_apply_and_restore_through_the_page_inside_a_namespace(tmp_path: Path) -
 
 @pytest.mark.skipif(LAB_ENV not in os.environ, reason="runs inside the namespace test only")
 def test_inside_the_namespace(qtbot: QtBot, runner: TaskRunner,
-                              screenshot) -> None:  # type: ignore[no-untyped-def]
+                              screenshot: Screenshot) -> None:
     from sambatune.ui.client_plan_inputs import PlanTarget
 
     lab = json.loads(os.environ[LAB_ENV])

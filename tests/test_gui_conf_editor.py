@@ -8,14 +8,16 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPainter, QPixmap, QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QCheckBox, QComboBox, QMessageBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from sambatune.ui.editor.file_window import ConfFileWindow
-from sambatune.ui.editor.form_view import NAME, VALUE
+from sambatune.ui.editor.form_view import NAME, VALUE, FormView
 from sambatune.ui.editor.page import FORM_VIEW, TEXT_VIEW, ConfEditorPage
 from sambatune.ui.editor.sources import LocalFile
 from sambatune.ui.main_window import MainWindow
+from screenshots import Screenshot
+from table_items import item_at
 
 SAMPLE = """\
 # Samba configuration of the file server
@@ -68,7 +70,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_text_view_shows_hints_markers_and_the_explanation_under_the_cursor(
-    qtbot: QtBot, sample: Path, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, sample: Path, screenshot: Screenshot,
 ) -> None:
     window = _open(qtbot, sample)
     page = window.page
@@ -105,7 +107,7 @@ def test_text_view_shows_hints_markers_and_the_explanation_under_the_cursor(
 
 
 def test_completion_offers_parameter_names_and_then_values(
-    qtbot: QtBot, sample: Path, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, sample: Path, screenshot: Screenshot,
 ) -> None:
     window = _open(qtbot, sample)
     page = window.page
@@ -119,8 +121,9 @@ def test_completion_offers_parameter_names_and_then_values(
     offered = [completion.matches.item(n).text() for n in range(completion.matches.rowCount())]
     assert "socket options" in offered
     assert offered[0].startswith("socket")  # names that start with it come first
-    _screenshot_with_popup(window, completion.completer.popup(), screenshot,
-                           "editor-completion")
+    popup = completion.completer.popup()
+    assert popup is not None
+    _screenshot_with_popup(window, popup, screenshot, "editor-completion")
     # A synonym shows what it stands for.
     for _ in range(4):
         QTest.keyClick(editor, Qt.Key.Key_Backspace)
@@ -143,7 +146,7 @@ def test_completion_offers_parameter_names_and_then_values(
 
 
 def test_form_edits_land_in_the_text_as_one_undoable_edit(
-    qtbot: QtBot, sample: Path, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, sample: Path, screenshot: Screenshot,
 ) -> None:
     window = _open(qtbot, sample)
     page = window.page
@@ -177,6 +180,7 @@ def test_form_edits_land_in_the_text_as_one_undoable_edit(
     qtbot.mouseClick(form.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
     qtbot.waitUntil(lambda: page.panel.parameter == "aio read size", timeout=5000)
     field = form.table.cellWidget(_form_row(form, "aio read size"), VALUE)
+    assert isinstance(field, QLineEdit)
     field.setText("2")
     field.editingFinished.emit()
     assert b"   aio read size = 2\n" in page.buffer.render()
@@ -219,18 +223,19 @@ def test_form_edits_land_in_the_text_as_one_undoable_edit(
     qtbot.waitUntil(lambda: _form_value(form, "path") == "/srv/projects/more", timeout=5000)
 
 
-def _form_row(form, name: str) -> int:  # type: ignore[no-untyped-def]
+def _form_row(form: FormView, name: str) -> int:
     for row in range(form.table.rowCount()):
-        if form.table.item(row, NAME).text() == name:
+        if item_at(form.table, row, NAME).text() == name:
             return row
     raise AssertionError(f"{name} is not in the form")
 
 
-def _form_value(form, name: str) -> str:  # type: ignore[no-untyped-def]
+def _form_value(form: FormView, name: str) -> str:
     try:
         widget = form.table.cellWidget(_form_row(form, name), VALUE)
     except AssertionError:
         return ""
+    assert isinstance(widget, QLineEdit), f"{name} is not edited as text"
     return str(widget.text())
 
 
@@ -356,7 +361,7 @@ def test_main_window_opens_a_local_file(qtbot: QtBot, sample: Path) -> None:
     qtbot.waitUntil(lambda: not main.isVisible() and not window.isVisible(), timeout=5000)
 
 
-def _screenshot_with_popup(window, popup, screenshot, name: str) -> None:  # type: ignore[no-untyped-def]
+def _screenshot_with_popup(window: QWidget, popup: QWidget, screenshot: Screenshot, name: str) -> None:
     """A popup is a window of its own; paint it onto the window's picture where it shows."""
     picture: QPixmap = window.grab()
     painter = QPainter(picture)
@@ -387,6 +392,7 @@ def test_included_files_open_read_only(qtbot: QtBot, tmp_path: Path) -> None:
     assert page.editor.markers_at(3) == []
     page.includes.linkActivated.emit("0")
     included = page.windows[-1]
+    assert isinstance(included, ConfFileWindow)
     qtbot.addWidget(included)
     qtbot.waitUntil(lambda: included.page.loaded, timeout=10000)
     assert included.page.buffer.render() == shares.read_bytes()

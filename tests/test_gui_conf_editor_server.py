@@ -12,11 +12,13 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
+from sambatune.conf.apply import ApplyStep
 from sambatune.profiles import ServerProfile
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.workspace import ServerWorkspace
+from screenshots import Screenshot
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -113,7 +115,7 @@ def test_the_servers_smb_conf_opens_over_ssh_with_its_own_catalog(
 
 def test_apply_from_the_editor_then_history_and_restore(
     qtbot: QtBot, over_ssh: ServerWorkspace, server: SmbServer,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
     original = server.config.read_bytes()
@@ -128,9 +130,10 @@ def test_apply_from_the_editor_then_history_and_restore(
     screenshot(dialog, "editor-apply-review")
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
-    assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
-    assert [dialog.step_state(s) for s in ("upload", "testparm", "backup", "install", "reload",
-                                           "health")] == ["done"] * 6
+    assert dialog.outcome is not None
+    assert dialog.outcome.ok, dialog.outcome.message
+    assert [dialog.step_state(ApplyStep(s)) for s in ("upload", "testparm", "backup", "install",
+                                                      "reload", "health")] == ["done"] * 6
     qtbot.wait(100)  # let the Close button be laid out
     screenshot(dialog, "editor-apply-result")
     assert "fresh" in server.list_shares()
@@ -156,7 +159,7 @@ def test_apply_from_the_editor_then_history_and_restore(
 
 def test_a_change_testparm_refuses_is_shown_at_its_line(
     qtbot: QtBot, over_ssh: ServerWorkspace, server: SmbServer,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
     original = server.config.read_bytes()
@@ -177,7 +180,7 @@ def test_a_change_testparm_refuses_is_shown_at_its_line(
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
     assert dialog.outcome is not None and dialog.outcome.status == "refused"
-    assert dialog.step_state("testparm") == "failed"
+    assert dialog.step_state(ApplyStep.TESTPARM) == "failed"
     qtbot.wait(100)
     screenshot(dialog, "editor-apply-refused")
     dialog.close()
@@ -225,7 +228,8 @@ def test_this_computer_applies_through_the_same_steps(
     dialog = _apply(qtbot, page)
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
-    assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
+    assert dialog.outcome is not None
+    assert dialog.outcome.ok, dialog.outcome.message
     assert "local-fresh" in server.list_shares()
     assert not page.dirty
     dialog.close()

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from PySide6.QtCore import QTimer, QUrl, qCritical, qWarning
 from PySide6.QtGui import QAction, QDesktopServices
+from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from sambatune import appdirs
@@ -43,7 +44,7 @@ def records_of(caplog: pytest.LogCaptureFixture, name: str) -> list[logging.LogR
 # -- the task runner ----------------------------------------------------------------------
 
 
-def run_task(qtbot: QtBot, work) -> None:  # type: ignore[no-untyped-def]
+def run_task(qtbot: QtBot, work: Callable[[], object]) -> None:
     runner = TaskRunner()
     finished: list[bool] = []
     runner.start(lambda report, cancel: work(), name="Reading files1",
@@ -69,7 +70,8 @@ def test_a_task_failure_is_logged_with_details_and_traceback(
 def test_a_bug_in_a_task_is_logged_as_an_error(
     qtbot: QtBot, caplog: pytest.LogCaptureFixture,
 ) -> None:
-    run_task(qtbot, lambda: {}["no such key"])
+    empty: dict[str, int] = {}
+    run_task(qtbot, lambda: empty["no such key"])
     [record] = records_of(caplog, "sambatune.ui.tasks")
     assert record.levelno == logging.ERROR
     assert record.exc_info is not None and record.exc_info[0] is KeyError
@@ -165,7 +167,9 @@ def test_help_opens_the_log_folder(
     monkeypatch.setattr(QDesktopServices, "openUrl", open_url)
     action = window.findChild(QAction, "openLogFolderAction")
     assert action is not None and action.text() == "Open &log folder"
-    assert action in window.menuBar().actions()[-1].menu().actions()
+    help_menu = window.menuBar().actions()[-1].menu()  # a QObject to PySide6's stub
+    assert isinstance(help_menu, QMenu)
+    assert action in help_menu.actions()
     action.trigger()
     assert [url.toLocalFile() for url in opened] == [str(appdirs.log_dir())]
     assert not window.message_bar.isVisible()
@@ -175,6 +179,8 @@ def test_without_a_file_manager_the_folder_is_named(
     window: MainWindow, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
-    window.findChild(QAction, "openLogFolderAction").trigger()
+    action = window.findChild(QAction, "openLogFolderAction")
+    assert action is not None
+    action.trigger()
     assert window.message_bar.message == (
         f"The log folder is {appdirs.log_dir()} (no file manager could open it).")

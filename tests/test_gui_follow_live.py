@@ -25,6 +25,8 @@ from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.profile_dialog import ProfileDialog
 from sambatune.ui.workspace import ServerWorkspace
+from screenshots import Screenshot
+from table_items import item_at
 from testbed.ports import free_port
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
@@ -106,13 +108,13 @@ def _close(qtbot: QtBot, dialog: ApplyDialog, page: ConfEditorPage) -> None:
 
 
 def _history_rows(history: HistoryPage) -> list[tuple[str, str]]:
-    return [(history.table.item(row, 2).text(), history.table.item(row, 1).text())
+    return [(item_at(history.table, row, 2).text(), item_at(history.table, row, 1).text())
             for row in range(history.table.rowCount())]
 
 
 def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     original = server.config.read_bytes()
     page = _open_editor(qtbot, workspace)
@@ -227,7 +229,7 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
 
 def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
     qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
-    tmp_path: Path, screenshot,  # type: ignore[no-untyped-def]
+    tmp_path: Path, screenshot: Screenshot,
 ) -> None:
     page = _open_editor(qtbot, workspace)
     wizard = workspace.wizard

@@ -5,11 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QPushButton, QTableWidget
 from pytestqt.qtbot import QtBot
 
+from sambatune.conf.apply import ApplyStep
 from sambatune.profiles import ServerProfile
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.main_window import MainWindow
+from screenshots import Screenshot
+from table_items import item_at
 from test_instances import HeldSession
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
@@ -33,16 +37,16 @@ def _window(qtbot: QtBot, sshd: SshServer, user_key: Path, home: Path,
 
 def test_the_admin_chooses_which_smbd_to_manage(
     qtbot: QtBot, sshd: SshServer, user_key: Path, isolated_home: Path, fresh_smbd: SmbServer,
-    second_smbd: SmbServer, screenshot,  # type: ignore[no-untyped-def]
+    second_smbd: SmbServer, screenshot: Screenshot,
 ) -> None:
     window, profile = _window(qtbot, sshd, user_key, isolated_home)
     session = window.sessions[profile.id]
     workspace = window.workspaces[profile.id]
     overview = workspace.overview
     assert session.survey is not None and session.survey.ambiguous
-    table = overview.findChild(object, "instanceTable")
+    table = overview.findChild(QTableWidget, "instanceTable")
     assert table is not None
-    configs = [table.item(r, 1).text() for r in range(table.rowCount())]
+    configs = [item_at(table, r, 1).text() for r in range(table.rowCount())]
     assert {str(fresh_smbd.config), str(second_smbd.config)} <= set(configs)
     # Nothing is edited or applied while the choice is open: no silent default.
     with pytest.raises(Exception, match="Several smbd run"):
@@ -51,7 +55,9 @@ def test_the_admin_chooses_which_smbd_to_manage(
     screenshot(window, "overview-choose-instance")
 
     row = configs.index(str(second_smbd.config))
-    table.cellWidget(row, 4).click()
+    manage = table.cellWidget(row, 4)
+    assert isinstance(manage, QPushButton)
+    manage.click()
     qtbot.waitUntil(lambda: session.survey is not None and not session.survey.ambiguous,
                     timeout=30000)
     assert profile.config_path == str(second_smbd.config)
@@ -71,7 +77,7 @@ def test_the_admin_chooses_which_smbd_to_manage(
 
 def test_the_review_warns_before_a_restart_and_needs_consent(
     qtbot: QtBot, sshd: SshServer, user_key: Path, isolated_home: Path, fresh_smbd: SmbServer,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     window, profile = _window(qtbot, sshd, user_key, isolated_home, str(fresh_smbd.config))
     held = HeldSession(fresh_smbd.port)
@@ -95,8 +101,9 @@ def test_the_review_warns_before_a_restart_and_needs_consent(
         assert dialog.apply_button.text() == "Apply and restart smbd"
         dialog.apply_button.click()
         qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
-        assert dialog.outcome is not None and dialog.outcome.ok, dialog.outcome.message
-        assert dialog.step_state("restart") == "done"
+        assert dialog.outcome is not None
+        assert dialog.outcome.ok, dialog.outcome.message
+        assert dialog.step_state(ApplyStep.RESTART) == "done"
         rows = [dialog.steps.item(i).text() for i in range(dialog.steps.count())]
         assert [r.split("  ", 1)[1].split(" — ")[0] for r in rows][-2:] == [
             "Restart smbd", "Check smbd answers and lists the shares"], rows

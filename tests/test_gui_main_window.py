@@ -14,6 +14,8 @@ from sambatune.profiles import ProfileStore
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.profile_dialog import ProfileDialog
 from sambatune.ui.prompts import HostKeyDialog
+from screenshots import Screenshot
+from table_items import item_at
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -28,7 +30,7 @@ def window(qtbot: QtBot) -> MainWindow:
 
 def test_add_connect_trust_and_see_overview(
     window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer,
-    isolated_home: Path, screenshot,  # type: ignore[no-untyped-def]
+    isolated_home: Path, screenshot: Screenshot,
 ) -> None:
     screenshot(window, "main-window-empty")
     qtbot.mouseClick(window.server_list.add_button, Qt.MouseButton.LeftButton)
@@ -41,7 +43,9 @@ def test_add_connect_trust_and_see_overview(
     dialog.identity.setText(str(user_key))
     dialog.config_path.setText(str(smbd.config))
     screenshot(dialog, "add-server-dialog")
-    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    buttons.button(QDialogButtonBox.StandardButton.Save).click()
 
     # Saved to the config dir, without any secret.
     saved = json.loads(ProfileStore().path.read_text())
@@ -55,17 +59,22 @@ def test_add_connect_trust_and_see_overview(
 
     qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
     host_dialog = window.findChild(HostKeyDialog)
-    shown = host_dialog.findChild(QLabel, "fingerprint").text()
+    assert host_dialog is not None
+    fingerprint = host_dialog.findChild(QLabel, "fingerprint")
+    assert fingerprint is not None
+    shown = fingerprint.text()
     assert sshd.host_key_fingerprint in shown
     screenshot(host_dialog, "host-key-prompt")
     host_dialog.trust_button.click()
 
     qtbot.waitUntil(lambda: workspace.overview.survey is not None, timeout=30000)
+    assert workspace.overview.survey is not None
     version = workspace.overview.survey.data["samba"]["version_text"].replace("Version ", "")
     labels = [label.text() for label in workspace.overview.findChildren(QLabel)]
     assert any(version in text for text in labels), labels
     shares = workspace.overview.findChild(QTableWidget, "shareTable")
-    assert smbd.share in [shares.item(r, 0).text() for r in range(shares.rowCount())]
+    assert shares is not None
+    assert smbd.share in [item_at(shares, r, 0).text() for r in range(shares.rowCount())]
     window.resize(1280, 1000)
     qtbot.wait(100)
     screenshot(window, "server-overview")
@@ -86,7 +95,9 @@ def test_rejecting_the_key_shows_an_error(
     window.add_profile(profile)
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
-    window.findChild(HostKeyDialog).reject_button.click()
+    host_dialog = window.findChild(HostKeyDialog)
+    assert host_dialog is not None
+    host_dialog.reject_button.click()
     qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=15000)
     assert "Unknown host key" in window.message_bar.message
     assert sshd.host_key_fingerprint in window.message_bar.message
@@ -114,14 +125,16 @@ def test_cancel_connect_keeps_the_gui_alive(window: MainWindow, qtbot: QtBot) ->
         silent.close()
 
 
-def test_local_overview(window: MainWindow, qtbot: QtBot, smbd: SmbServer, screenshot) -> None:  # type: ignore[no-untyped-def]
+def test_local_overview(window: MainWindow, qtbot: QtBot, smbd: SmbServer,
+                        screenshot: Screenshot) -> None:
     session = window.session("local")
     session.profile.config_path = str(smbd.config)
     session.connect_and_survey()
     workspace = window.workspaces["local"]
     qtbot.waitUntil(lambda: workspace.overview.survey is not None, timeout=30000)
     nics = workspace.overview.findChild(QTableWidget, "nicTable")
-    assert "lo (loopback)" in [nics.item(r, 0).text() for r in range(nics.rowCount())]
+    assert nics is not None
+    assert "lo (loopback)" in [item_at(nics, r, 0).text() for r in range(nics.rowCount())]
 
 
 def test_profile_dialog_refuses_a_bad_host(qtbot: QtBot) -> None:
@@ -129,7 +142,9 @@ def test_profile_dialog_refuses_a_bad_host(qtbot: QtBot) -> None:
     qtbot.addWidget(dialog)
     dialog.name.setText("x")
     dialog.host.setText("has space")
-    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    buttons.button(QDialogButtonBox.StandardButton.Save).click()
     assert dialog.result_profile is None
     assert "cannot contain spaces" in dialog.error.text()
 
@@ -144,15 +159,19 @@ def test_edit_and_remove_a_server(window: MainWindow, qtbot: QtBot) -> None:
     assert profile_id is not None
     window.server_list.edit_button.click()
     dialog = window.findChild(ProfileDialog)
+    assert dialog is not None
     assert dialog.host.text() == "files1" and dialog.port.value() == 2222
     dialog.name.setText("new name")
-    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    buttons.button(QDialogButtonBox.StandardButton.Save).click()
     saved = json.loads(ProfileStore().path.read_text())["servers"]
     assert [(s["id"], s["name"]) for s in saved] == [(profile_id, "new name")]
     assert "new name" in window.server_list.list.currentItem().text()
 
     window.server_list.remove_button.click()
     box = window.findChild(QMessageBox, "removeServerBox")
+    assert box is not None
     box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: json.loads(ProfileStore().path.read_text())["servers"] == [])
     assert window.server_list.current_id() == "local"

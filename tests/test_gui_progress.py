@@ -14,6 +14,7 @@ from sambatune.profiles import ServerProfile
 from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
 from sambatune.wizard.machine import CHOOSE
+from screenshots import Screenshot
 from test_gui_wizard import LONG, open_window
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
@@ -39,7 +40,7 @@ def slow_page(qtbot: QtBot, troubled_smbd: SmbServer) -> BenchmarksPage:
 
 def test_smb_on_a_slow_server_says_where_it_is_then_shows_its_own_runs(
     slow_page: BenchmarksPage, qtbot: QtBot, troubled_smbd: SmbServer,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     page = slow_page
     window = page.window_under_test  # type: ignore[attr-defined]
@@ -95,7 +96,7 @@ def profile(sshd: SshServer, user_key: Path, troubled_smbd: SmbServer,
 
 
 def test_the_wizard_baseline_shows_run_figure_and_time_left(
-    qtbot: QtBot, profile: ServerProfile, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, profile: ServerProfile, screenshot: Screenshot,
 ) -> None:
     window, page = open_window(qtbot, profile)
     page.start_view.file_size.setValue(6)

@@ -13,6 +13,7 @@ from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
 from sambatune.wizard.machine import BASELINE, TuningWizard
 from sambatune.wizard.store import WizardStore
+from screenshots import Screenshot
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -27,7 +28,7 @@ def _quit_question(qtbot: QtBot, window: MainWindow) -> QMessageBox:
 
 
 def test_quitting_during_a_benchmark_asks_and_keep_running_keeps_it(
-    qtbot: QtBot, screenshot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot, screenshot: Screenshot,
 ) -> None:
     window = MainWindow()
     qtbot.addWidget(window)
@@ -63,7 +64,7 @@ def test_quitting_during_a_benchmark_asks_and_keep_running_keeps_it(
 
 def test_quitting_during_a_wizard_step_asks_and_the_wizard_resumes_later(
     qtbot: QtBot, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer, isolated_home: Path,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
     profile = ServerProfile(name="Quit bed", host="127.0.0.1", port=sshd.port,
@@ -75,7 +76,9 @@ def test_quitting_during_a_wizard_step_asks_and_the_wizard_resumes_later(
     window.add_profile(profile)
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.sessions[profile.id].survey is not None, timeout=60_000)
-    window.findChild(QAction, "wizardAction").trigger()
+    wizard_action = window.findChild(QAction, "wizardAction")
+    assert wizard_action is not None
+    wizard_action.trigger()
     page = window.workspaces[profile.id].wizard
     qtbot.waitUntil(lambda: page.start_view.share.count() > 0 and page.task is None,
                     timeout=30_000)
@@ -84,6 +87,7 @@ def test_quitting_during_a_wizard_step_asks_and_the_wizard_resumes_later(
     page.primary.click()  # Start the wizard
     qtbot.waitUntil(lambda: page.task is None and page.wizard is not None
                     and page.wizard.stage == BASELINE, timeout=LONG)
+    assert page.wizard is not None
     wizard_id = page.wizard.id
     page.primary.click()  # Measure the baseline
     qtbot.waitUntil(lambda: page.measure_view.runs.table.rowCount() >= 1, timeout=LONG)

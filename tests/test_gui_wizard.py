@@ -18,7 +18,8 @@ from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.wizard_page import WizardPage
 from sambatune.wizard.machine import CHOOSE, DONE, MEASURE, TuningWizard
-from sambatune.wizard.store import WizardStore
+from sambatune.wizard.store import WizardStep, WizardStore
+from screenshots import Screenshot
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -35,7 +36,9 @@ def open_window(qtbot: QtBot, profile: ServerProfile) -> tuple[MainWindow, Wizar
     window.connect_server(profile.id)
     session = window.sessions[profile.id]
     qtbot.waitUntil(lambda: session.survey is not None, timeout=60_000)
-    window.findChild(QAction, "wizardAction").trigger()
+    wizard_action = window.findChild(QAction, "wizardAction")
+    assert wizard_action is not None
+    wizard_action.trigger()
     workspace = window.workspaces[profile.id]
     assert workspace.tabs.currentWidget() is workspace.wizard
     page = workspace.wizard
@@ -62,7 +65,7 @@ def profile(sshd: SshServer, user_key: Path, troubled_smbd: SmbServer,
 
 def test_the_whole_wizard_through_the_gui_with_a_resume(
     qtbot: QtBot, profile: ServerProfile, troubled_smbd: SmbServer, tmp_path: Path,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     config = troubled_smbd.config
     original = config.read_bytes()
@@ -123,8 +126,9 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     # A second change: closed mid-measurement (after it was applied).
     pick(page, "log-level-high")
     page.primary.click()
+    assert page.wizard is not None
     wizard_id = page.wizard.id
-    qtbot.waitUntil(lambda: page.wizard.stage == MEASURE
+    qtbot.waitUntil(lambda: page.wizard is not None and page.wizard.stage == MEASURE
                     and page.measure_view.runs.table.rowCount() >= 1, timeout=LONG)
     window.close()  # asks first: a measurement is running
     box = window.findChild(QMessageBox, "quitRunningBox")
@@ -140,6 +144,7 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert page.secondary.text() == "Resume the selected wizard" and page.secondary.isEnabled()
     page.secondary.click()
     qtbot.waitUntil(lambda: idle(page) and page.wizard is not None, timeout=LONG)
+    assert page.wizard is not None
     assert page.wizard.stage == MEASURE
     assert page.primary.text() == "Continue: measure again"
     screenshot(window, "wizard-7-resumed")
@@ -148,11 +153,13 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
                     timeout=LONG)
     keep = page.primary if page.primary.text() == "Keep the change" else page.secondary
     keep.click()
-    qtbot.waitUntil(lambda: idle(page) and page.wizard.stage == CHOOSE, timeout=LONG)
+    qtbot.waitUntil(lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE,
+                    timeout=LONG)
     assert config.read_bytes() == applied
     page.secondary.click()  # Finish and write the report
     qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.finish_view,
                     timeout=LONG)
+    assert page.wizard is not None
     assert page.wizard.stage == DONE
     assert "log level = 1" in page.finish_view.diff.toPlainText()
     screenshot(window, "wizard-8-finished")
@@ -163,5 +170,5 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert "Change 1: Fixed socket buffers" in html and "Change 2: Log level 3" in html
     assert "Reverted" in html and "Kept." in html
     stored = TuningWizard.resume(WizardStore(), wizard_id)
-    assert stored.finished and [r["decide"].data["decision"] for r in stored.rounds()] == [
+    assert stored.finished and [r[WizardStep.DECIDE].data["decision"] for r in stored.rounds()] == [
         "revert", "keep"]

@@ -18,6 +18,7 @@ from sambatune.ui.main_window import MainWindow
 from sambatune.ui.wizard_page import WizardPage
 from sambatune.wizard.machine import BASELINE, TuningWizard
 from sambatune.wizard.store import WizardStore
+from screenshots import Screenshot
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -42,7 +43,9 @@ def open_wizard(qtbot: QtBot, profile: ServerProfile) -> tuple[MainWindow, Wizar
     window.connect_server(profile.id)
     session = window.sessions[profile.id]
     qtbot.waitUntil(lambda: session.survey is not None, timeout=60_000)
-    window.findChild(QAction, "wizardAction").trigger()
+    wizard_action = window.findChild(QAction, "wizardAction")
+    assert wizard_action is not None
+    wizard_action.trigger()
     page = window.workspaces[profile.id].wizard
     qtbot.waitUntil(lambda: page.start_view.share.count() > 0 and page.task is None,
                     timeout=30_000)
@@ -51,7 +54,7 @@ def open_wizard(qtbot: QtBot, profile: ServerProfile) -> tuple[MainWindow, Wizar
 
 def test_a_wizard_whose_baseline_failed_is_discarded_from_the_page(
     qtbot: QtBot, profile: ServerProfile, fresh_smbd: SmbServer,
-    screenshot,  # type: ignore[no-untyped-def]
+    screenshot: Screenshot,
 ) -> None:
     original = fresh_smbd.config.read_bytes()
     window, page = open_wizard(qtbot, profile)
@@ -111,6 +114,7 @@ def test_an_unfinished_wizard_is_discarded_from_the_start_page(
     page.start_view.file_size.setValue(1)
     page.primary.click()
     qtbot.waitUntil(lambda: page.task is None and page.wizard is not None, timeout=LONG)
+    assert page.wizard is not None
     wizard_id = page.wizard.id
     window.close()  # nothing runs: no question
     window, page = open_wizard(qtbot, profile)

@@ -222,8 +222,8 @@ def servers(
             started.append(server.start())
         yield {"ed25519": sshd, "rsa": rsa, "both": both}
     finally:
-        for server in started:
-            server.stop()
+        for running in started:
+            running.stop()
 
 
 @dataclass(frozen=True)

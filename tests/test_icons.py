@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtWidgets import QApplication
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "installer"))
@@ -69,7 +70,7 @@ def mean_difference(a: QImage, b: QImage) -> float:
 
 
 @pytest.fixture(scope="module")
-def renderer(qapp) -> make_icons.Renderer:  # type: ignore[no-untyped-def]
+def renderer(qapp: QApplication) -> make_icons.Renderer:
     return make_icons.Renderer()
 
 
@@ -119,14 +120,15 @@ def test_icns_holds_the_retina_set_with_the_macos_margin(renderer: make_icons.Re
     assert [(kind, png_size(blob)[0]) for kind, blob in entries] == list(make_icons.ICNS_TYPES)
     reader = QImageReader(str(ICONS / make_icons.ICNS_NAME))
     assert reader.imageCount() == len(make_icons.ICNS_TYPES)
-    largest = QImage.fromData(entries[-1][1], "PNG")
+    # PySide6's stub wants the format as bytes, but at run time it takes a str and refuses bytes.
+    largest = QImage.fromData(entries[-1][1], "PNG")  # type: ignore[arg-type]
     assert mean_difference(largest, renderer.image(1024, make_icons.MACOS_BODY / make_icons.SVG_BODY)) < 1.0
     # The margin: the corner of the body is further in than in the plain PNG.
     assert largest.pixelColor(60, 512).alpha() == 0
     assert QImage(str(ICONS / make_icons.png_name(1024))).pixelColor(60, 512).alpha() == 255
 
 
-def test_the_window_icon_offers_every_size_up_to_256(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_the_window_icon_offers_every_size_up_to_256(qapp: QApplication) -> None:
     from sambatune.ui.main_window import WINDOW_ICON_MAX, app_icon
 
     sizes = sorted(size.width() for size in app_icon().availableSizes())

@@ -8,15 +8,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 from sambatune.cancellation import CancelToken
 from sambatune.conf.catalog import ParameterCatalog, load_bundled
 from sambatune.conf.document import SmbConfDocument
-from sambatune.conf.effective import effective_view
-from sambatune.conf.includes import LocalIncludes
-from sambatune.conf.lint import lint
+from sambatune.conf.effective import EffectiveConfig, effective_view
+from sambatune.conf.includes import IncludeResult, LocalIncludes
+from sambatune.conf.lint import Finding, lint
 from sambatune.conf.lint_process import LintProcess
 from sambatune.errors import Cancelled, SambaTuneError
 
@@ -33,7 +34,9 @@ def process() -> Iterator[LintProcess]:
     lint_process.close()
 
 
-def _in_this_process(document: SmbConfDocument, reader: LocalIncludes | None = None):
+def _in_this_process(
+    document: SmbConfDocument, reader: LocalIncludes | None = None,
+) -> tuple[EffectiveConfig, list[Finding]]:
     catalog = load_bundled()
     view = effective_view(document, catalog, read_include=reader)
     return view, lint(document, catalog, view=view)
@@ -72,7 +75,7 @@ def test_includes_are_read_by_the_parent_and_linked_to_its_documents(
     reader = LocalIncludes()
     asked: list[str] = []
 
-    def counting(path: str):
+    def counting(path: str) -> IncludeResult:
         asked.append(path)
         return reader(path)
 
@@ -95,7 +98,7 @@ def test_a_failing_reader_fails_the_check_and_the_next_check_works(
         process: LintProcess, tmp_path: Path) -> None:
     data = b"[global]\n   include = /etc/samba/other.conf\n   log level = 1\n"
 
-    def broken(path: str):
+    def broken(path: str) -> NoReturn:
         raise SambaTuneError("The connection to the server was lost.")
 
     with pytest.raises(SambaTuneError, match="connection to the server was lost"):

@@ -29,6 +29,7 @@ from sambatune.client.settings import Observed, RegistryValueRef, SysctlRef
 from sambatune.logfile import CRASH_LOG_LIMIT, PrivateRotatingLog, start_file_log
 from sambatune.profiles import ProfileStore, ServerProfile
 from sambatune.remote.hostkeys import HostKeyStore
+from sambatune.states import ApplyStatus
 from sambatune.wizard.measure import MeasureSpec
 from sambatune.wizard.store import WizardStore
 
@@ -64,7 +65,7 @@ def test_the_folders_are_private_also_when_found_open(tmp_path: Path) -> None:
 def test_applied_versions_database(tmp_path: Path) -> None:
     versions = AppliedVersions()
     versions.record(server="files1", path="/etc/samba/smb.conf", content=SMB_CONF,
-                    previous=b"", outcome="applied", summary="test", backup_id=None)
+                    previous=b"", outcome=ApplyStatus.APPLIED, summary="test", backup_id=None)
     assert_private(versions.path.parent, versions.path)
     assert [v.content for v in versions.for_server("files1")] == [SMB_CONF]
 

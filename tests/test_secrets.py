@@ -22,7 +22,7 @@ from testbed.sudo_user import SudoUser
 class MemoryKeyring(KeyringBackend):
     """Stands in for the OS keyring, which a headless test machine does not have."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()
@@ -78,7 +78,10 @@ def test_password_remembered_only_when_asked(
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.findChild(SecretDialog) is not None, timeout=15000)
     dialog = window.findChild(SecretDialog)
-    dialog.findChild(QLineEdit, "secret").setText(sudo_user.password)
+    assert dialog is not None
+    secret = dialog.findChild(QLineEdit, "secret")
+    assert secret is not None
+    secret.setText(sudo_user.password)
     dialog.accept()
     qtbot.waitUntil(lambda: session.state == "connected", timeout=30000)
     assert memory_keyring.store == {}
@@ -88,8 +91,11 @@ def test_password_remembered_only_when_asked(
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.findChild(SecretDialog) is not None, timeout=15000)
     dialog = window.findChild(SecretDialog)
+    assert dialog is not None
     assert dialog.remember.isEnabled()
-    dialog.findChild(QLineEdit, "secret").setText(sudo_user.password)
+    secret = dialog.findChild(QLineEdit, "secret")
+    assert secret is not None
+    secret.setText(sudo_user.password)
     dialog.remember.setChecked(True)
     dialog.accept()
     qtbot.waitUntil(lambda: session.state == "connected", timeout=30000)

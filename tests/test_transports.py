@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from paramiko import Channel
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed, SudoFailed
@@ -280,7 +281,7 @@ def test_a_channel_closed_before_its_command_starts_is_a_closed_connection(
     try:
         opened = transport._open_channel  # type: ignore[attr-defined]
 
-        def closed_at_once():  # type: ignore[no-untyped-def]
+        def closed_at_once() -> Channel:
             channel = opened()
             channel.close()
             return channel

@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 import sambatune
 from sambatune.ui.main_window import MainWindow, app_icon
+from screenshots import Screenshot
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,7 +41,7 @@ def test_no_other_file_spells_the_version_out() -> None:
             assert f'"{version}"' not in path.read_text(encoding="utf-8"), path
 
 
-def test_about_box_shows_version_and_icon(qtbot: QtBot, screenshot) -> None:  # type: ignore[no-untyped-def]
+def test_about_box_shows_version_and_icon(qtbot: QtBot, screenshot: Screenshot) -> None:
     window = MainWindow()
     qtbot.addWidget(window)
     window.setWindowIcon(app_icon())

@@ -222,12 +222,13 @@ def test_the_wizard_judges_with_the_stored_benchmarks_of_this_smb_conf(
     troubled_smbd: SmbServer, ssh: Transport
 ) -> None:
     from bench_sessions import context, disk, throughput
+    from sambatune.bench.records import BenchResult
     from sambatune.bench.results_db import ResultsDatabase
 
     live = troubled_smbd.config.read_bytes()
     database = ResultsDatabase()
 
-    def save(result, conf: bytes) -> int:  # type: ignore[no-untyped-def]
+    def save(result: BenchResult, conf: bytes) -> int:
         result.target = ssh.label
         return database.save(result, context(conf))
 

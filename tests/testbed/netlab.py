@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +52,7 @@ class NetLab:
                              self.client_dev).stdout)
         return int(data[0]["mtu"])
 
-    def cli(self, *args: str, check: bool = True) -> dict:  # type: ignore[type-arg]
+    def cli(self, *args: str, check: bool = True) -> dict:
         env = {**os.environ, "SAMBATUNE_HOME": str(self.home)}
         done = subprocess.run(
             ["ip", "netns", "exec", self.client, sys.executable, "-m", "sambatune", "client",
@@ -99,7 +99,7 @@ def _build(lab: NetLab, tag: str, blackhole: bool) -> None:
     sh("ip", "netns", "exec", lab.router, "sysctl", "-qw", "net.ipv4.ip_forward=1")
 
 
-def lab(tmp_path: Path, blackhole: bool) -> Iterator[NetLab]:
+def lab(tmp_path: Path, blackhole: bool) -> Generator[NetLab, None, None]:
     tag = f"st{os.getpid() % 1000:03d}{next(_counter)}"
     lab = NetLab(f"{tag}-client", f"{tag}-router", f"{tag}-server", f"{tag}c",
                  tmp_path / "lab-home", tmp_path / "sysctl.d")
