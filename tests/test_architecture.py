@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the package supports 3.10 (pyproject's requires-python), whose stdlib has no tomllib
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "app" / "sambatune"
