@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
-from screen_checks import problems_of
+from screen_checks import problems_of, workspace_pages
 
 
 def _until(app: QApplication, condition: Callable[[], bool], seconds: float, what: str) -> None:
@@ -56,10 +56,7 @@ def main() -> int:
     workspace = window.workspaces[profile.id]
     _until(app, lambda: workspace.pages_built, 60, "the pages")
     problems: dict[str, list[str]] = {}
-    pages = [("overview", workspace.overview), ("editor", workspace.editor),
-             ("wizard", workspace.wizard), ("benchmarks", workspace.benchmarks),
-             ("history", workspace.history), ("client-tuning", workspace.client_tuning)]
-    for name, page in pages:
+    for name, page in workspace_pages(workspace):
         workspace.tabs.setCurrentWidget(page)
         if page is workspace.editor:
             _until(app, lambda: workspace.editor.loaded, 60, "the editor")

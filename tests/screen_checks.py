@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
+from sambatune.ui.workspace import ServerWorkspace
+
 #: Scroll areas that scroll sideways on purpose: the editor's text and the diff, like any editor.
 SIDEWAYS_BY_DESIGN = ("confTextEdit", "applyDiff")
 
@@ -31,6 +33,13 @@ def clipped_labels(page: QWidget) -> list[str]:
         if label.width() + 2 < label.fontMetrics().horizontalAdvance(label.text()):
             found.append(label.text()[:40])
     return found
+
+
+def workspace_pages(workspace: ServerWorkspace) -> list[tuple[str, QWidget]]:
+    """Every page of a server's workspace, by the name its picture is saved under."""
+    return [("overview", workspace.overview), ("editor", workspace.editor),
+            ("wizard", workspace.wizard), ("benchmarks", workspace.benchmarks),
+            ("history", workspace.history), ("client-tuning", workspace.client_tuning)]
 
 
 def problems_of(page: QWidget) -> list[str]:

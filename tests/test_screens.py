@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
-from screen_checks import problems_of
+from screen_checks import problems_of, workspace_pages
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -53,10 +53,7 @@ def test_every_page_reads_well(window: MainWindow, qtbot: QtBot, width: int,
     folder = SCREENS / f"{width}x{height}"
     folder.mkdir(parents=True, exist_ok=True)
     problems: dict[str, list[str]] = {}
-    pages = [("overview", workspace.overview), ("editor", workspace.editor),
-             ("wizard", workspace.wizard), ("benchmarks", workspace.benchmarks),
-             ("history", workspace.history), ("client-tuning", workspace.client_tuning)]
-    for name, page in pages:
+    for name, page in workspace_pages(workspace):
         workspace.tabs.setCurrentWidget(page)
         if page is workspace.editor:
             qtbot.waitUntil(lambda: workspace.editor.loaded, timeout=30000)
