@@ -22,6 +22,7 @@ check: $(VENV)/.installed lint typecheck
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check app tests bench ssh_agents installer
+	$(BIN)/ruff format --check app tests bench ssh_agents installer
 
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy

@@ -77,31 +77,50 @@ def main() -> None:
         known = root / "known_hosts"
         try:
             known.write_text(sshd.known_hosts_line)
-            options = ConnectionOptions(host="127.0.0.1", port=sshd.port, user=current_user(),
-                                        identity_file=str(key), known_hosts=known)
+            options = ConnectionOptions(
+                host="127.0.0.1",
+                port=sshd.port,
+                user=current_user(),
+                identity_file=str(key),
+                known_hosts=known,
+            )
             transport = open_target(options, NoPrompts())
             counts: collections.Counter[str] = collections.Counter()
             counted(transport, counts)
             base = smbd.config.read_bytes()
             with_share = base + SHARE.format(path=smbd.share_path).encode()
-            ssh = ["ssh", "-p", str(sshd.port), "-i", str(key), "-o", f"UserKnownHostsFile={known}",
-                   "-o", "GlobalKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-                   f"{current_user()}@127.0.0.1"]
+            ssh = [
+                "ssh",
+                "-p",
+                str(sshd.port),
+                "-i",
+                str(key),
+                "-o",
+                f"UserKnownHostsFile={known}",
+                "-o",
+                "GlobalKnownHostsFile=/dev/null",
+                "-o",
+                "BatchMode=yes",
+                f"{current_user()}@127.0.0.1",
+            ]
             new_file = root / "new.conf"
             ours: list[float] = []
             by_hand: list[float] = []
             first_counts: dict[str, int] = {}
             new_file.write_bytes(base)
-            put_back = (f"testparm -s --suppress-prompt {shlex.quote(str(new_file))} "
-                        f">/dev/null 2>&1 && cp {shlex.quote(str(new_file))} "
-                        f"{shlex.quote(str(smbd.config))} && smbcontrol "
-                        f"--configfile={shlex.quote(str(smbd.config))} smbd reload-config")
+            put_back = (
+                f"testparm -s --suppress-prompt {shlex.quote(str(new_file))} "
+                f">/dev/null 2>&1 && cp {shlex.quote(str(new_file))} "
+                f"{shlex.quote(str(smbd.config))} && smbcontrol "
+                f"--configfile={shlex.quote(str(smbd.config))} smbd reload-config"
+            )
             for _ in range(args.rounds):
                 # SambaTune adds the share; by hand it is taken out again: one real
                 # change (and reload) each.
                 started = time.perf_counter()
-                outcome = apply_config(transport, ApplyRequest(
-                    str(smbd.config), base, with_share, summary="bench"))
+                outcome = apply_config(
+                    transport, ApplyRequest(str(smbd.config), base, with_share, summary="bench")
+                )
                 ours.append(time.perf_counter() - started)
                 assert outcome.ok, outcome.message
                 first_counts = first_counts or dict(counts)
@@ -114,15 +133,19 @@ def main() -> None:
             smbd.stop()
             sshd.stop()
     mean_ours, mean_hand = statistics.mean(ours), statistics.mean(by_hand)
-    print(json.dumps({
-        "rounds": len(ours),
-        "load_average": os.getloadavg(),
-        "sambatune_apply_s": {"mean": round(mean_ours, 3), "stdev": round(statistics.stdev(ours), 3)},
-        "ssh_by_hand_s": {"mean": round(mean_hand, 3),
-                          "stdev": round(statistics.stdev(by_hand), 3)},
-        "ratio": round(mean_ours / mean_hand, 2),
-        "commands_per_apply": first_counts,
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "rounds": len(ours),
+                "load_average": os.getloadavg(),
+                "sambatune_apply_s": {"mean": round(mean_ours, 3), "stdev": round(statistics.stdev(ours), 3)},
+                "ssh_by_hand_s": {"mean": round(mean_hand, 3), "stdev": round(statistics.stdev(by_hand), 3)},
+                "ratio": round(mean_ours / mean_hand, 2),
+                "commands_per_apply": first_counts,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -57,11 +57,20 @@ SHARE_SETTINGS = [
     ("ea support", "yes"),
 ]
 GLOBAL_SETTINGS = [
-    ("workgroup", "EXAMPLE"), ("server string", "Samba %v on %h"), ("log level", "1"),
-    ("max log size", "1000"), ("security", "user"), ("map to guest", "bad user"),
-    ("server min protocol", "SMB2_02"), ("socket options", "TCP_NODELAY"),
-    ("deadtime", "15"), ("load printers", "no"), ("printcap name", "/dev/null"),
-    ("disable spoolss", "yes"), ("usershare allow guests", "no"), ("smb2 max read", "8M"),
+    ("workgroup", "EXAMPLE"),
+    ("server string", "Samba %v on %h"),
+    ("log level", "1"),
+    ("max log size", "1000"),
+    ("security", "user"),
+    ("map to guest", "bad user"),
+    ("server min protocol", "SMB2_02"),
+    ("socket options", "TCP_NODELAY"),
+    ("deadtime", "15"),
+    ("load printers", "no"),
+    ("printcap name", "/dev/null"),
+    ("disable spoolss", "yes"),
+    ("usershare allow guests", "no"),
+    ("smb2 max read", "8M"),
 ]
 WORDS = ("finance", "design", "build", "media", "legal", "ops", "research", "sales")
 
@@ -96,15 +105,20 @@ def timed_run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     """(wall seconds, CPU seconds) of one run of a command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                   check=False)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(path: Path, testparm: list[str], cli: list[str], env: dict[str, str],
-            no_bytecode_env: dict[str, str], runs: int) -> dict[str, Any]:
+def measure(
+    path: Path,
+    testparm: list[str],
+    cli: list[str],
+    env: dict[str, str],
+    no_bytecode_env: dict[str, str],
+    runs: int,
+) -> dict[str, Any]:
     """Round-robin: each round times testparm, the CLI (both ways) and the engine in
     this process, so load from other programs on the machine hits all of them alike."""
     from sambatune.conf.catalog import cached_local_catalog, load_bundled
@@ -114,12 +128,26 @@ def measure(path: Path, testparm: list[str], cli: list[str], env: dict[str, str]
     catalog = cached_local_catalog() or load_bundled()
     data = path.read_bytes()
     samples: dict[str, list[float]] = {
-        name: [] for name in ("testparm", "cli", "cli_uncompiled", "parse", "effective",
-                              "in_process", "testparm_cpu", "cli_cpu", "in_process_cpu")}
+        name: []
+        for name in (
+            "testparm",
+            "cli",
+            "cli_uncompiled",
+            "parse",
+            "effective",
+            "in_process",
+            "testparm_cpu",
+            "cli_cpu",
+            "in_process_cpu",
+        )
+    }
     document = SmbConfDocument(data, str(path))
     for _ in range(runs):
-        for key, argv, environment in (("testparm", testparm, None), ("cli", cli, env),
-                                       ("cli_uncompiled", cli, no_bytecode_env)):
+        for key, argv, environment in (
+            ("testparm", testparm, None),
+            ("cli", cli, env),
+            ("cli_uncompiled", cli, no_bytecode_env),
+        ):
             wall, cpu = timed_run(argv, environment)
             samples[key].append(wall)
             if key != "cli_uncompiled":
@@ -158,9 +186,11 @@ def measure(path: Path, testparm: list[str], cli: list[str], env: dict[str, str]
         "cli_ms_compiling_every_module": median_ms(samples["cli_uncompiled"]),
         "edit_reparse_ms": round(statistics.median(edits) * 1000, 3),
         "lint_ms": median_ms(linting),
-        "cpu_ms": {"testparm": median_ms(samples["testparm_cpu"]),
-                   "cli": median_ms(samples["cli_cpu"]),
-                   "in_process": median_ms(samples["in_process_cpu"])},
+        "cpu_ms": {
+            "testparm": median_ms(samples["testparm_cpu"]),
+            "cli": median_ms(samples["cli_cpu"]),
+            "in_process": median_ms(samples["in_process_cpu"]),
+        },
         "catalog": catalog.version_label,
     }
 
@@ -182,8 +212,7 @@ def main() -> int:
         # An installed program runs from compiled bytecode; this machine's environment
         # forbids writing it (PYTHONDONTWRITEBYTECODE), so the CLI gets a cache of its
         # own in the scratch folder. The figure without it is reported too.
-        env = {key: value for key, value in os.environ.items()
-               if key != "PYTHONDONTWRITEBYTECODE"}
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
         env.update(SAMBATUNE_HOME=str(home), PYTHONPYCACHEPREFIX=str(Path(scratch) / "pyc"))
         no_bytecode_env = {**env, "PYTHONDONTWRITEBYTECODE": "1"}
         no_bytecode_env.pop("PYTHONPYCACHEPREFIX")
@@ -197,11 +226,16 @@ def main() -> int:
         sections = len(json.loads(check.stdout))
         accepted = subprocess.run([testparm, "-s", str(path)], capture_output=True, check=False)
         if accepted.returncode != 0:
-            print(json.dumps({"error": "testparm refuses the generated file",
-                              "stderr": accepted.stderr.decode(errors="replace")[-2000:]}))
+            print(
+                json.dumps(
+                    {
+                        "error": "testparm refuses the generated file",
+                        "stderr": accepted.stderr.decode(errors="replace")[-2000:],
+                    }
+                )
+            )
             return 1
-        figures = measure(path, [testparm, "-s", str(path)], cli, env, no_bytecode_env,
-                          args.runs)
+        figures = measure(path, [testparm, "-s", str(path)], cli, env, no_bytecode_env, args.runs)
     reference = figures["testparm_ms"]
     result = {
         "lines": args.lines,
@@ -211,9 +245,9 @@ def main() -> int:
         "ratio_in_process_vs_testparm": round(figures["in_process_ms"] / reference, 3),
         "ratio_cli_vs_testparm": round(figures["cli_ms"] / reference, 3),
         "cpu_ratio_in_process_vs_testparm": round(
-            figures["cpu_ms"]["in_process"] / figures["cpu_ms"]["testparm"], 3),
-        "cpu_ratio_cli_vs_testparm": round(
-            figures["cpu_ms"]["cli"] / figures["cpu_ms"]["testparm"], 3),
+            figures["cpu_ms"]["in_process"] / figures["cpu_ms"]["testparm"], 3
+        ),
+        "cpu_ratio_cli_vs_testparm": round(figures["cpu_ms"]["cli"] / figures["cpu_ms"]["testparm"], 3),
         "goal_in_process": 0.5,
         "goal_cli": 1.0,
     }

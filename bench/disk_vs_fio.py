@@ -34,8 +34,15 @@ BLOCK = 1 << 20
 def fio_job(path: Path, size: int, rw: str, direct: bool) -> float:
     """fio's bytes/s for one sequential pass over ``path``."""
     argv = [
-        "fio", "--name=sambatune-compare", f"--filename={path}", f"--rw={rw}", f"--bs={BLOCK}",
-        f"--size={size}", f"--direct={int(direct)}", "--ioengine=psync", "--numjobs=1",
+        "fio",
+        "--name=sambatune-compare",
+        f"--filename={path}",
+        f"--rw={rw}",
+        f"--bs={BLOCK}",
+        f"--size={size}",
+        f"--direct={int(direct)}",
+        "--ioengine=psync",
+        "--numjobs=1",
         "--output-format=json",
         # The agent's buffer is an anonymous mmap (page-aligned, as O_DIRECT needs); fio's
         # default malloc'ed buffer copies from the page cache at half the speed here.
@@ -56,8 +63,7 @@ def fio(directory: Path, size: int, direct: bool) -> dict[str, float]:
     path = directory / "fio.file"
     path.unlink(missing_ok=True)
     try:
-        return {"write": fio_job(path, size, "write", direct),
-                "read": fio_job(path, size, "read", direct)}
+        return {"write": fio_job(path, size, "write", direct), "read": fio_job(path, size, "read", direct)}
     finally:
         path.unlink(missing_ok=True)
 
@@ -70,13 +76,20 @@ def dd(directory: Path, size: int, direct: bool) -> dict[str, float]:
     flag = ["oflag=direct"] if direct else []
     try:
         started = time.perf_counter()
-        subprocess.run(["dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={count}",
-                        "conv=fsync", *flag], capture_output=True, check=True, timeout=3600)
+        subprocess.run(
+            ["dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={count}", "conv=fsync", *flag],
+            capture_output=True,
+            check=True,
+            timeout=3600,
+        )
         write = time.perf_counter() - started
         started = time.perf_counter()
-        subprocess.run(["dd", f"if={path}", "of=/dev/null", "bs=1M",
-                        *(["iflag=direct"] if direct else [])],
-                       capture_output=True, check=True, timeout=3600)
+        subprocess.run(
+            ["dd", f"if={path}", "of=/dev/null", "bs=1M", *(["iflag=direct"] if direct else [])],
+            capture_output=True,
+            check=True,
+            timeout=3600,
+        )
         read = time.perf_counter() - started
         return {"write": size / write, "read": size / read}
     finally:
@@ -84,8 +97,13 @@ def dd(directory: Path, size: int, direct: bool) -> dict[str, float]:
 
 
 def agent(directory: Path, size: int, direct: bool) -> dict[str, float]:
-    options = DiskOptions(directory=str(directory), size=size, block_size=BLOCK,
-                          cache="bypass" if direct else "buffered", operations=("write", "read"))
+    options = DiskOptions(
+        directory=str(directory),
+        size=size,
+        block_size=BLOCK,
+        cache="bypass" if direct else "buffered",
+        operations=("write", "read"),
+    )
     result = DiskBenchmark(LocalTransport(), Method(runs=1, warmup=0), options).run()
     expected = "o_direct" if direct else "buffered"
     assert result.extra["cache"]["method"] == expected, result.extra["cache"]
@@ -107,15 +125,18 @@ def main() -> int:
     parser.add_argument("--size", default="1GiB")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--modes", default="direct,buffered", help="direct, buffered or both")
-    parser.add_argument("--settle", type=float, default=3.0,
-                        help="seconds of quiet before each tool's turn (default 3)")
+    parser.add_argument(
+        "--settle", type=float, default=3.0, help="seconds of quiet before each tool's turn (default 3)"
+    )
     args = parser.parse_args()
     size = parse_size(args.size)
     work = Path(tempfile.mkdtemp(prefix="sambatune-disk-bench-", dir=args.directory))
     os.environ.setdefault("SAMBATUNE_HOME", str(work / "home"))
     report: dict[str, object] = {
         "benchmark": "disk agent vs fio, sequential 1 MiB blocks, write (fsync at end) then read",
-        "directory": str(work), "size_bytes": size, "rounds": args.rounds,
+        "directory": str(work),
+        "size_bytes": size,
+        "rounds": args.rounds,
         "order": "rotating (agent, fio, dd), each tool after a sync and a pause",
         "settle_seconds": args.settle,
         "load_average_at_start": os.getloadavg()[0],
@@ -127,8 +148,7 @@ def main() -> int:
         for mode, direct in (("direct", True), ("buffered", False)):
             if mode not in modes:
                 continue
-            runs: dict[str, list[float]] = {f"{tool}_{op}": [] for tool in TOOLS
-                                            for op in ("write", "read")}
+            runs: dict[str, list[float]] = {f"{tool}_{op}": [] for tool in TOOLS for op in ("write", "read")}
             for round_number in range(args.rounds):
                 # Who goes first rotates, and each starts on a settled disk: on a
                 # virtual disk the host is still flushing the previous tool's gigabytes.
@@ -148,11 +168,11 @@ def main() -> int:
                 entry[f"fio_{op}_mean_mb_s"] = round(mean_fio / 1e6, 1)
                 entry[f"ratio_{op}"] = round(mean_agent / mean_fio, 3)
                 entry[f"ratio_{op}_of_medians"] = round(
-                    statistics.median(runs[f"agent_{op}"]) / statistics.median(runs[f"fio_{op}"]), 3)
+                    statistics.median(runs[f"agent_{op}"]) / statistics.median(runs[f"fio_{op}"]), 3
+                )
                 ratios.append(mean_agent / mean_fio)
                 entry[f"dd_{op}_mean_mb_s"] = round(statistics.mean(runs[f"dd_{op}"]) / 1e6, 1)
-                entry[f"ratio_dd_to_fio_{op}"] = round(
-                    statistics.mean(runs[f"dd_{op}"]) / mean_fio, 3)
+                entry[f"ratio_dd_to_fio_{op}"] = round(statistics.mean(runs[f"dd_{op}"]) / mean_fio, 3)
             report[mode] = entry
     finally:
         shutil.rmtree(work, ignore_errors=True)

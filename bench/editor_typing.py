@@ -42,8 +42,12 @@ def _stats(samples: list[float]) -> dict[str, float]:
         return {"count": 0}
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"count": len(samples), "median_ms": round(statistics.median(samples) * 1000, 2),
-            "p95_ms": round(p95 * 1000, 2), "max_ms": round(ordered[-1] * 1000, 2)}
+    return {
+        "count": len(samples),
+        "median_ms": round(statistics.median(samples) * 1000, 2),
+        "p95_ms": round(p95 * 1000, 2),
+        "max_ms": round(ordered[-1] * 1000, 2),
+    }
 
 
 def _pump(app: Any, seconds: float) -> None:

@@ -47,9 +47,12 @@ RUN_ON_SECONDS = 1.5
 def isolate() -> Path:
     home = Path(tempfile.mkdtemp(prefix="sambatune-first-progress-"))
     (home / ".ssh").mkdir()
-    os.environ.update(HOME=str(home), SAMBATUNE_HOME=str(home / "sambatune-home"),
-                      XDG_CONFIG_HOME=str(home / ".config"),
-                      XDG_DATA_HOME=str(home / ".local" / "share"))
+    os.environ.update(
+        HOME=str(home),
+        SAMBATUNE_HOME=str(home / "sambatune-home"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+    )
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.pop("SSH_AUTH_SOCK", None)
     return home
@@ -77,7 +80,7 @@ class Watch:
             found.add("plot")
         if text.startswith("Step ") and " of " in text:
             found.add("step")
-        if (" of " in text and ("run " in text or "warm-up " in text)):
+        if " of " in text and ("run " in text or "warm-up " in text):
             found.add("run")
         if "/s" in text:
             found.add("figure")
@@ -106,8 +109,15 @@ class Watch:
         return {**self.seen, "first_visible": min(shown) if shown else None}
 
 
-def run_action(name: str, watch: Watch, start: Callable[[], None], running: Callable[[], bool],
-               cancel: Callable[[], None], window: Any, screenshots: bool) -> dict[str, Any]:
+def run_action(
+    name: str,
+    watch: Watch,
+    start: Callable[[], None],
+    running: Callable[[], bool],
+    cancel: Callable[[], None],
+    window: Any,
+    screenshots: bool,
+) -> dict[str, Any]:
     watch.start()
     start()
     watch.pump(WAIT_SECONDS, until=lambda: watch.seen["time_left"] is not None or not running())
@@ -132,8 +142,9 @@ def run_action(name: str, watch: Watch, start: Callable[[], None], running: Call
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true",
-                        help="also run the default SMB test on the slow server to its end")
+    parser.add_argument(
+        "--full", action="store_true", help="also run the default SMB test on the slow server to its end"
+    )
     parser.add_argument("--screenshots", action="store_true")
     args = parser.parse_args()
     isolate()
@@ -150,9 +161,11 @@ def main() -> None:
     server.start()  # a port first: the troubled config names it
     server.stop()
     server.start(with_problems(server))
-    results: dict[str, Any] = {"server": "smbd with fixed 8 KiB socket buffers (tests/testbed/"
-                                         "troubled.py), on this computer",
-                               "load_average_1min": os.getloadavg()[0], "cpus": os.cpu_count()}
+    results: dict[str, Any] = {
+        "server": "smbd with fixed 8 KiB socket buffers (tests/testbed/troubled.py), on this computer",
+        "load_average_1min": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+    }
     try:
         window = MainWindow()
         window.resize(1180, 780)
@@ -181,17 +194,34 @@ def main() -> None:
                     form.server.setText("127.0.0.1")
                     form.port.setValue(server.port)
                 page.run_button.click()
+
             return start
 
-        actions = {"disk": "disk", "network": "net-download", "smb_on_the_server": "smb",
-                   "smb_from_this_computer": "smb-client", "dirscale": "dirscale",
-                   "sockbuf": "sockbuf"}
+        actions = {
+            "disk": "disk",
+            "network": "net-download",
+            "smb_on_the_server": "smb",
+            "smb_from_this_computer": "smb-client",
+            "dirscale": "dirscale",
+            "sockbuf": "sockbuf",
+        }
         measured: dict[str, Any] = {}
         for name, test in actions.items():
-            measured[name] = run_action(name, watch, bench(test), lambda: page.running,
-                                        page.cancel_button.click, window, args.screenshots)
-            measured[name]["defaults"] = {"test": test, "file_size": form.file_size.text(),
-                                          "runs": form.runs.value(), "warmup": form.warmup.value()}
+            measured[name] = run_action(
+                name,
+                watch,
+                bench(test),
+                lambda: page.running,
+                page.cancel_button.click,
+                window,
+                args.screenshots,
+            )
+            measured[name]["defaults"] = {
+                "test": test,
+                "file_size": form.file_size.text(),
+                "runs": form.runs.value(),
+                "warmup": form.warmup.value(),
+            }
             print(name, json.dumps(measured[name]), file=sys.stderr)
 
         wizard = workspace.wizard
@@ -200,12 +230,19 @@ def main() -> None:
         wizard.primary.click()  # Start: survey and findings
         wizard_watch = Watch(app, wizard.progress, wizard.status)
         wizard_watch.start()
-        wizard_watch.pump(120, until=lambda: wizard.task is None
-                          and wizard.stack.currentWidget() is wizard.findings_view)
+        wizard_watch.pump(
+            120, until=lambda: wizard.task is None and wizard.stack.currentWidget() is wizard.findings_view
+        )
         spec = wizard.start_view.spec()
         measured["wizard_baseline"] = run_action(
-            "wizard-baseline", wizard_watch, wizard.primary.click, lambda: wizard.task is not None,
-            wizard.cancel_button.click, window, args.screenshots)
+            "wizard-baseline",
+            wizard_watch,
+            wizard.primary.click,
+            lambda: wizard.task is not None,
+            wizard.cancel_button.click,
+            window,
+            args.screenshots,
+        )
         measured["wizard_baseline"]["defaults"] = spec.to_json()
         print("wizard_baseline", json.dumps(measured["wizard_baseline"]), file=sys.stderr)
         results["actions"] = measured

@@ -73,8 +73,7 @@ def children_cpu_seconds(server: SmbServer) -> float:
     return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
-def served(server: SmbServer, command: str) -> tuple[subprocess.CompletedProcess[str], float,
-                                                      float]:
+def served(server: SmbServer, command: str) -> tuple[subprocess.CompletedProcess[str], float, float]:
     """Run one smbclient session: its result, wall seconds and smbd CPU seconds."""
     before = children_cpu_seconds(server)
     started = time.perf_counter()
@@ -106,9 +105,11 @@ def config_at(server: SmbServer, level: str) -> str:
 
 
 def summary(values: list[float]) -> dict[str, float | int]:
-    return {"mean": statistics.fmean(values),
-            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
-            "runs": len(values)}
+    return {
+        "mean": statistics.fmean(values),
+        "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "runs": len(values),
+    }
 
 
 def main() -> int:
@@ -127,8 +128,9 @@ def main() -> int:
         for index in range(LISTING_FILES):
             (many / f"file{index:05d}.txt").write_bytes(b"x")
         figures: dict[str, dict[str, list[float]]] = {
-            level: {"read_mib_per_s": [], "read_smbd_cpu_s": [], "listing_s": [],
-                    "listing_smbd_cpu_s": []} for level in LEVELS}
+            level: {"read_mib_per_s": [], "read_smbd_cpu_s": [], "listing_s": [], "listing_smbd_cpu_s": []}
+            for level in LEVELS
+        }
         log_bytes: dict[str, int] = dict.fromkeys(LEVELS, 0)
         try:
             for run in range(args.warmup + args.runs):
@@ -146,27 +148,33 @@ def main() -> int:
                     own["read_smbd_cpu_s"].append(read_cpu)
                     own["listing_s"].append(wall)
                     own["listing_smbd_cpu_s"].append(listing_cpu)
-                    log_bytes[level] += sum(p.stat().st_size
-                                            for p in (server.dir / "log").glob("log.*"))
+                    log_bytes[level] += sum(p.stat().st_size for p in (server.dir / "log").glob("log.*"))
         finally:
             server.stop()
 
     version = subprocess.run(["smbd", "-V"], capture_output=True, text=True).stdout.strip()
-    results = {f"log_level_{level}": {name: summary(values) for name, values in measured.items()}
-               for level, measured in figures.items()}
+    results = {
+        f"log_level_{level}": {name: summary(values) for name, values in measured.items()}
+        for level, measured in figures.items()
+    }
 
     def ratio(name: str) -> float:
         return float(results["log_level_3"][name]["mean"] / results["log_level_0"][name]["mean"])
 
-    print(json.dumps({
-        "samba": version,
-        "method": f"levels 0 and 3 alternated run by run, smbd restarted each time; "
-                  f"{args.warmup} warm-up and {args.runs} counted runs per level; "
-                  f"smbclient on loopback; {FILE_MIB} MiB read, {LISTING_FILES}-file listing x3",
-        "results": results,
-        "log_bytes_written": {f"log_level_{k}": v for k, v in log_bytes.items()},
-        "level3_vs_level0": {name: ratio(name) for name in figures["0"]},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "samba": version,
+                "method": f"levels 0 and 3 alternated run by run, smbd restarted each time; "
+                f"{args.warmup} warm-up and {args.runs} counted runs per level; "
+                f"smbclient on loopback; {FILE_MIB} MiB read, {LISTING_FILES}-file listing x3",
+                "results": results,
+                "log_bytes_written": {f"log_level_{k}": v for k, v in log_bytes.items()},
+                "level3_vs_level0": {name: ratio(name) for name in figures["0"]},
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -48,8 +48,25 @@ def build(tag: str, rate_mbit: int) -> tuple[str, str]:
         sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", dev)
         sh("ip", "-n", ns, "link", "set", dev, "up")
         # The line: tbf on each end's egress, as a 1 Gbit/s NIC would send.
-        sh("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf",
-           "rate", f"{rate_mbit}mbit", "burst", "256kb", "latency", "20ms")
+        sh(
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            dev,
+            "root",
+            "tbf",
+            "rate",
+            f"{rate_mbit}mbit",
+            "burst",
+            "256kb",
+            "latency",
+            "20ms",
+        )
     return client, server
 
 
@@ -70,9 +87,23 @@ def run_across_link(prefix: str, rate_mbit: int, script: str, arguments: list[st
     try:
         client, server = build(tag, rate_mbit)
         done = subprocess.run(
-            ["ip", "netns", "exec", client, sys.executable, script, "--inside", "--server-ns",
-             server, "--rate-mbit", str(rate_mbit), *arguments],
-            capture_output=True, text=True, timeout=3600,
+            [
+                "ip",
+                "netns",
+                "exec",
+                client,
+                sys.executable,
+                script,
+                "--inside",
+                "--server-ns",
+                server,
+                "--rate-mbit",
+                str(rate_mbit),
+                *arguments,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=3600,
         )
         sys.stderr.write(done.stderr)
         sys.stdout.write(done.stdout)
@@ -85,8 +116,9 @@ def run_across_link(prefix: str, rate_mbit: int, script: str, arguments: list[st
 
 
 def outside(args: argparse.Namespace) -> int:
-    return run_across_link("stv", args.rate_mbit, __file__,
-                           ["--rounds", str(args.rounds), "--seconds", str(args.seconds)])
+    return run_across_link(
+        "stv", args.rate_mbit, __file__, ["--rounds", str(args.rounds), "--seconds", str(args.seconds)]
+    )
 
 
 def inside(args: argparse.Namespace) -> int:
@@ -118,19 +150,24 @@ def measure(args: argparse.Namespace, work: Path) -> int:
     line_rate = args.rate_mbit * 1_000_000
     figures: dict[str, dict[str, list[float]]] = {}
     try:
-        ssh = open_target(ConnectionOptions(host=SERVER_IP, port=SSH_PORT, user=current_user(),
-                                            identity_file=str(key), known_hosts=known), NoPrompts())
+        ssh = open_target(
+            ConnectionOptions(
+                host=SERVER_IP, port=SSH_PORT, user=current_user(), identity_file=str(key), known_hosts=known
+            ),
+            NoPrompts(),
+        )
         context = collect_context(ssh, link_speed_bits=line_rate)
         for direction in ("download", "upload"):
             result = NetBenchmark(
-                ssh, Method(runs=args.rounds, warmup=1),
-                NetOptions(direction=direction, seconds=args.seconds), context=context,
+                ssh,
+                Method(runs=args.rounds, warmup=1),
+                NetOptions(direction=direction, seconds=args.seconds),
+                context=context,
             ).run()
             counted = result.series[direction].counted
             agent = [r.bits_per_s or 0.0 for r in counted]
             percent = [r.percent_of_link or 0.0 for r in counted]
-            iperf3 = [iperf3_bits(SERVER_IP, IPERF_PORT, args.seconds, direction)
-                      for _ in range(args.rounds)]
+            iperf3 = [iperf3_bits(SERVER_IP, IPERF_PORT, args.seconds, direction) for _ in range(args.rounds)]
             figures[direction] = {"agent": agent, "iperf3": iperf3, "percent_of_link": percent}
         ssh.close()
     finally:
@@ -139,7 +176,9 @@ def measure(args: argparse.Namespace, work: Path) -> int:
 
     report: dict[str, object] = {
         "benchmark": "net agent across a veth pair between two namespaces, tbf-limited",
-        "line_rate_bits_per_s": line_rate, "rounds": args.rounds, "seconds_per_run": args.seconds,
+        "line_rate_bits_per_s": line_rate,
+        "rounds": args.rounds,
+        "seconds_per_run": args.seconds,
         "path": f"{CLIENT_IP} (client namespace) -> {SERVER_IP} (server namespace, real sshd)",
         "goal": "agent >= 0.94 x line rate",
     }

@@ -34,8 +34,9 @@ from testbed.sshd import SshServer, current_user, keygen
 
 
 def agent_bits(transport: Transport, seconds: float, direction: str) -> float:
-    result = NetBenchmark(transport, Method(runs=1, warmup=0),
-                          NetOptions(direction=direction, seconds=seconds)).run()
+    result = NetBenchmark(
+        transport, Method(runs=1, warmup=0), NetOptions(direction=direction, seconds=seconds)
+    ).run()
     run = result.series[direction].counted[0]
     assert run.bits_per_s is not None
     return run.bits_per_s
@@ -45,8 +46,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--iperf3-length", metavar="BYTES",
-                        help="iperf3 -l (default: its own, 128K); the agent moves 1 MiB per call")
+    parser.add_argument(
+        "--iperf3-length",
+        metavar="BYTES",
+        help="iperf3 -l (default: its own, 128K); the agent moves 1 MiB per call",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sambatune-net-bench-"))
     try:
@@ -65,8 +69,12 @@ def measure(args: argparse.Namespace, work: Path) -> int:
     sshd.start()
     known = work / "known_hosts"
     known.write_text(sshd.known_hosts_line)
-    ssh = open_target(ConnectionOptions(host="127.0.0.1", port=sshd.port, user=current_user(),
-                                        identity_file=str(key), known_hosts=known), NoPrompts())
+    ssh = open_target(
+        ConnectionOptions(
+            host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(key), known_hosts=known
+        ),
+        NoPrompts(),
+    )
     local = LocalTransport()
     load_at_start = os.getloadavg()[0]
     figures: dict[str, dict[str, list[float]]] = {}
@@ -76,8 +84,9 @@ def measure(args: argparse.Namespace, work: Path) -> int:
             iperf3_bits("127.0.0.1", iperf_port, 1, direction)  # warm-up, not counted
             agent_bits(local, 1, direction)
             for _ in range(args.rounds):
-                runs["iperf3"].append(iperf3_bits("127.0.0.1", iperf_port, args.seconds,
-                                                  direction, args.iperf3_length))
+                runs["iperf3"].append(
+                    iperf3_bits("127.0.0.1", iperf_port, args.seconds, direction, args.iperf3_length)
+                )
                 runs["agent_local"].append(agent_bits(local, args.seconds, direction))
                 runs["agent_over_ssh"].append(agent_bits(ssh, args.seconds, direction))
                 time.sleep(0.2)
@@ -88,9 +97,11 @@ def measure(args: argparse.Namespace, work: Path) -> int:
 
     report: dict[str, object] = {
         "benchmark": "net agent vs iperf3, one TCP stream on loopback",
-        "rounds": args.rounds, "seconds_per_run": args.seconds,
+        "rounds": args.rounds,
+        "seconds_per_run": args.seconds,
         "iperf3_length": args.iperf3_length or "default (128K)",
-        "load_average_at_start": load_at_start, "load_average_at_end": os.getloadavg()[0],
+        "load_average_at_start": load_at_start,
+        "load_average_at_end": os.getloadavg()[0],
         "goal": "agent >= 0.95 x iperf3",
     }
     ratios = []

@@ -89,8 +89,12 @@ def compare_reads(server: Any, args: argparse.Namespace) -> dict[str, Any]:
         connection.close()
     ratio = statistics.mean(ours) / statistics.mean(theirs)
     return {
-        "size_bytes": size, "rounds": args.rounds, "outstanding": args.outstanding,
-        "block_bytes": block, "dialect": facts["dialect"], "load_average": os.getloadavg(),
+        "size_bytes": size,
+        "rounds": args.rounds,
+        "outstanding": args.outstanding,
+        "block_bytes": block,
+        "dialect": facts["dialect"],
+        "load_average": os.getloadavg(),
         "bytes_verified_sha256": True,
         "sambatune_mb_s": [round(v / 1e6) for v in ours],
         "smbclient_mb_s": [round(v / 1e6) for v in theirs],
@@ -118,10 +122,15 @@ def main() -> int:
         report = compare_reads(server, args)
     finally:
         server.stop()
-    print(json.dumps({
-        "benchmark": "SMB read of one file from a loopback smbd: SambaTune's client vs smbclient",
-        **report,
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "benchmark": "SMB read of one file from a loopback smbd: SambaTune's client vs smbclient",
+                **report,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

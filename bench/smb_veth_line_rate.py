@@ -34,17 +34,33 @@ SMB_PORT = 4450
 
 def outside(args: argparse.Namespace) -> int:
     return run_across_link(
-        "sts", args.rate_mbit, __file__,
-        ["--rounds", str(args.rounds), "--size-mib", str(args.size_mib),
-         "--outstanding", str(args.outstanding), "--block-mib", str(args.block_mib)])
+        "sts",
+        args.rate_mbit,
+        __file__,
+        [
+            "--rounds",
+            str(args.rounds),
+            "--size-mib",
+            str(args.size_mib),
+            "--outstanding",
+            str(args.outstanding),
+            "--block-mib",
+            str(args.block_mib),
+        ],
+    )
 
 
 def inside(args: argparse.Namespace) -> int:
     from testbed.smbd import SmbServer
 
     work = Path(tempfile.mkdtemp(prefix="sambatune-smb-veth-bench-"))
-    server = SmbServer(work, "smbd", port=SMB_PORT, listen_address=SERVER_IP,
-                       launcher=("ip", "netns", "exec", args.server_ns))
+    server = SmbServer(
+        work,
+        "smbd",
+        port=SMB_PORT,
+        listen_address=SERVER_IP,
+        launcher=("ip", "netns", "exec", args.server_ns),
+    )
     try:
         server.start()
         report = compare_reads(server, args)
@@ -54,13 +70,18 @@ def inside(args: argparse.Namespace) -> int:
     line_rate = args.rate_mbit * 1_000_000
     for tool in ("sambatune", "smbclient"):
         report[f"ratio_{tool}_to_line_rate"] = round(report[f"{tool}_mean_bytes_per_s"] * 8 / line_rate, 3)
-    print(json.dumps({
-        "benchmark": "SMB read across a veth pair between two namespaces, tbf-limited: "
-                     "SambaTune's client vs smbclient",
-        "line_rate_bits_per_s": line_rate,
-        "path": f"{CLIENT_IP} (client namespace) -> {SERVER_IP} (server namespace, real smbd)",
-        **report,
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "benchmark": "SMB read across a veth pair between two namespaces, tbf-limited: "
+                "SambaTune's client vs smbclient",
+                "line_rate_bits_per_s": line_rate,
+                "path": f"{CLIENT_IP} (client namespace) -> {SERVER_IP} (server namespace, real smbd)",
+                **report,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -28,8 +28,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def default_bundle() -> Path | None:
-    programs = sorted(REPO.glob("dist/sambatune-*-linux-*/sambatune/sambatune"),
-                      key=lambda path: path.stat().st_mtime)
+    programs = sorted(
+        REPO.glob("dist/sambatune-*-linux-*/sambatune/sambatune"), key=lambda path: path.stat().st_mtime
+    )
     return programs[-1] if programs else None
 
 
@@ -45,11 +46,11 @@ def time_to_first_paint(command: list[str], home: Path) -> float:
         "SAMBATUNE_STARTUP_PROBE": str(probe),
     }
     started = time.time()
-    result = subprocess.run(command, env=env, cwd=home, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(command, env=env, cwd=home, capture_output=True, text=True, timeout=120)
     if result.returncode != 0 or not probe.exists():
-        raise SystemExit(f"{command[0]} did not report a first paint "
-                         f"(exit {result.returncode}): {result.stderr[-2000:]}")
+        raise SystemExit(
+            f"{command[0]} did not report a first paint (exit {result.returncode}): {result.stderr[-2000:]}"
+        )
     return float(json.loads(probe.read_text())["first_paint_at"]) - started
 
 
@@ -70,8 +71,9 @@ def summary(seconds: list[float]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bundle", type=Path, default=default_bundle(),
-                        help="the bundled program (default: newest in dist/)")
+    parser.add_argument(
+        "--bundle", type=Path, default=default_bundle(), help="the bundled program (default: newest in dist/)"
+    )
     parser.add_argument("--runs", type=int, default=9, help="counted starts of each (default 9)")
     args = parser.parse_args()
     if args.bundle is None or not args.bundle.is_file():
@@ -93,11 +95,15 @@ def main() -> int:
         "benchmark": "startup to first paint of the main window (offscreen)",
         "runs": args.runs,
         "cpus": os.cpu_count(),
-        "bundle": {"program": str(args.bundle.resolve()),
-                   "folder_bytes": folder_bytes(bundle_dir), **summary(timings["bundle"])},
+        "bundle": {
+            "program": str(args.bundle.resolve()),
+            "folder_bytes": folder_bytes(bundle_dir),
+            **summary(timings["bundle"]),
+        },
         "venv": {"command": " ".join(commands["venv"]), **summary(timings["venv"])},
         "ratio_bundle_over_venv": round(
-            statistics.median(timings["bundle"]) / statistics.median(timings["venv"]), 3),
+            statistics.median(timings["bundle"]) / statistics.median(timings["venv"]), 3
+        ),
         "ratio_of_fastest": round(min(timings["bundle"]) / min(timings["venv"]), 3),
         "load_average": [round(load, 2) for load in os.getloadavg()],
     }

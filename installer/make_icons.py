@@ -34,8 +34,14 @@ ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 #: ICNS entries as macOS's iconutil names them: type -> pixels (the @2x types serve
 #: Retina screens). Every payload is a PNG, which macOS reads since 10.7.
 ICNS_TYPES = (
-    ("ic11", 32), ("ic12", 64), ("ic07", 128), ("ic13", 256),
-    ("ic08", 256), ("ic14", 512), ("ic09", 512), ("ic10", 1024),
+    ("ic11", 32),
+    ("ic12", 64),
+    ("ic07", 128),
+    ("ic13", 256),
+    ("ic08", 256),
+    ("ic14", 512),
+    ("ic09", 512),
+    ("ic10", 1024),
 )
 #: macOS icons sit on a 1024 grid with an 824-pixel body: the Dock and Finder expect
 #: that margin, so the .icns gets the icon scaled into it. Our SVG's body is 240/256.
@@ -126,8 +132,9 @@ def ico_bitmap(image: QImage) -> bytes:
                 bits[x // 8] |= 0x80 >> (x % 8)
         mask_rows.append(bytes(bits))
     mask = b"".join(mask_rows)
-    header = struct.pack("<IiiHHIIiiII", 40, width, 2 * height, 1, 32, 0,
-                         len(colours) + len(mask), 0, 0, 0, 0)
+    header = struct.pack(
+        "<IiiHHIIiiII", 40, width, 2 * height, 1, 32, 0, len(colours) + len(mask), 0, 0, 0, 0
+    )
     return header + colours + mask
 
 
@@ -151,8 +158,7 @@ def icns_bytes(entries: Iterable[tuple[str, bytes]]) -> bytes:
     No table of contents: it is optional for macOS, and Qt's reader loses its place
     in a table with more than one entry.
     """
-    body = b"".join(kind.encode("ascii") + struct.pack(">I", 8 + len(data)) + data
-                    for kind, data in entries)
+    body = b"".join(kind.encode("ascii") + struct.pack(">I", 8 + len(data)) + data for kind, data in entries)
     return b"icns" + struct.pack(">I", 8 + len(body)) + body
 
 
@@ -170,10 +176,13 @@ def make_icons(out: Path, sources: Path = ICONS) -> list[Path]:
         write(png_name(size), renderer.png(size))
     # Small sizes as bitmaps (what every Windows part reads), 256 as a PNG (the
     # only size Windows wants compressed).
-    write(ICO_NAME, ico_bytes(
-        (size, renderer.png(size) if size >= 256 else ico_bitmap(renderer.image(size)))
-        for size in ICO_SIZES
-    ))
+    write(
+        ICO_NAME,
+        ico_bytes(
+            (size, renderer.png(size) if size >= 256 else ico_bitmap(renderer.image(size)))
+            for size in ICO_SIZES
+        ),
+    )
     scale = MACOS_BODY / SVG_BODY
     write(ICNS_NAME, icns_bytes((kind, renderer.png(size, scale)) for kind, size in ICNS_TYPES))
     return written

@@ -7,12 +7,18 @@ import sys
 from collections.abc import Mapping
 
 
-def sambatune_cli(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = None,
-                  timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def sambatune_cli(
+    *args: str, stdin: str | None = None, env: Mapping[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """Run ``sambatune ARGS`` and return what it did. Whatever the outcome, the CLI never
     shows the admin a traceback: a failure is one clear message."""
-    done = subprocess.run([sys.executable, "-m", "sambatune", *args], input=stdin,
-                          env=None if env is None else dict(env), capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "sambatune", *args],
+        input=stdin,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done

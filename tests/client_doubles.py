@@ -52,16 +52,19 @@ class FakeWindowsNet:
     autotuning: str = "normal"
     mtus: dict[str, int] = field(default_factory=lambda: {"Ethernet": 1500})
     properties: dict[tuple[str, str], str] = field(
-        default_factory=lambda: {("Ethernet", "*JumboPacket"): "1514"})
+        default_factory=lambda: {("Ethernet", "*JumboPacket"): "1514"}
+    )
     guids: dict[str, str] = field(
-        default_factory=lambda: {"Ethernet": "{2F4C1A0E-5B1D-4C3A-9D2E-1234567890AB}"})
+        default_factory=lambda: {"Ethernet": "{2F4C1A0E-5B1D-4C3A-9D2E-1234567890AB}"}
+    )
     addresses: dict[str, str] = field(default_factory=lambda: {"Ethernet": "192.168.1.20"})
     #: Make a command fail: returns True for the argv that should fail.
     fail_when: Callable[[Sequence[str]], bool] | None = None
     log: list[list[str]] = field(default_factory=list)
 
-    def run(self, argv: Sequence[str], *, stdin: bytes | None = None,
-            timeout: float | None = 120.0) -> CommandResult:
+    def run(
+        self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float | None = 120.0
+    ) -> CommandResult:
         args = list(argv)
         self.log.append(args)
         if self.fail_when is not None and self.fail_when(args):
@@ -74,8 +77,10 @@ class FakeWindowsNet:
             self.autotuning = value
             return self._result(args, 0, "Ok.\n\n")
         if args[:5] == ["netsh", "interface", "ipv4", "show", "subinterfaces"]:
-            rows = "".join(f"{mtu:>6}                1  3172512318  216870322  {name}\n"
-                           for name, mtu in self.mtus.items())
+            rows = "".join(
+                f"{mtu:>6}                1  3172512318  216870322  {name}\n"
+                for name, mtu in self.mtus.items()
+            )
             return self._result(args, 0, SUBINTERFACES_HEADER + rows + "\n")
         if args[:5] == ["netsh", "interface", "ipv4", "set", "subinterface"]:
             name = args[5]
@@ -94,21 +99,35 @@ class FakeWindowsNet:
         if script.startswith("Get-NetAdapterAdvancedProperty"):
             value = self.properties.get((names[0], names[1]))
             if value is None:
-                return self._result(args, 1, "", "Get-NetAdapterAdvancedProperty : No matching "
-                                    "MSFT_NetAdapterAdvancedPropertySettingData objects found\n")
+                return self._result(
+                    args,
+                    1,
+                    "",
+                    "Get-NetAdapterAdvancedProperty : No matching "
+                    "MSFT_NetAdapterAdvancedPropertySettingData objects found\n",
+                )
             return self._result(args, 0, json.dumps([value]) + "\n")
         if script.startswith("Set-NetAdapterAdvancedProperty"):
             self.properties[(names[0], names[1])] = names[2]
             return self._result(args, 0, "")
         if "Get-NetIPInterface" in script:
             data = {
-                "interfaces": [{"InterfaceAlias": n, "InterfaceIndex": i + 10, "NlMtu": m,
-                                "ConnectionState": 1}
-                               for i, (n, m) in enumerate(self.mtus.items())],
-                "adapters": [{"Name": n, "InterfaceIndex": i + 10, "InterfaceGuid": self.guids[n],
-                              "InterfaceDescription": "Intel(R) Ethernet Connection",
-                              "Speed": 1000000000, "Status": "Up"}
-                             for i, n in enumerate(self.mtus) if n in self.guids],
+                "interfaces": [
+                    {"InterfaceAlias": n, "InterfaceIndex": i + 10, "NlMtu": m, "ConnectionState": 1}
+                    for i, (n, m) in enumerate(self.mtus.items())
+                ],
+                "adapters": [
+                    {
+                        "Name": n,
+                        "InterfaceIndex": i + 10,
+                        "InterfaceGuid": self.guids[n],
+                        "InterfaceDescription": "Intel(R) Ethernet Connection",
+                        "Speed": 1000000000,
+                        "Status": "Up",
+                    }
+                    for i, n in enumerate(self.mtus)
+                    if n in self.guids
+                ],
                 "addresses": {"InterfaceIndex": 10, "IPAddress": self.addresses["Ethernet"]},
             }
             return self._result(args, 0, json.dumps(data))
@@ -129,7 +148,15 @@ def windows_os(profile: str) -> OsInfo:
     return classify_windows(major, minor, build, 3 if forced.server else 1, platform_id)
 
 
-def windows_system(profile: str, registry: InMemoryRegistry | None = None,
-                   net: FakeWindowsNet | None = None, admin: bool = True) -> WindowsSystem:
-    return WindowsSystem(windows_os(profile), registry or InMemoryRegistry(),
-                         WindowsNetCommands(net or FakeWindowsNet()), admin=admin)
+def windows_system(
+    profile: str,
+    registry: InMemoryRegistry | None = None,
+    net: FakeWindowsNet | None = None,
+    admin: bool = True,
+) -> WindowsSystem:
+    return WindowsSystem(
+        windows_os(profile),
+        registry or InMemoryRegistry(),
+        WindowsNetCommands(net or FakeWindowsNet()),
+        admin=admin,
+    )

@@ -32,10 +32,20 @@ if POSIX:
     from testbed.sudo_user import SudoUser
     from testbed.troubled import with_problems
 else:
-    _POSIX_ONLY = ("from testbed", "import testbed", "import pwd", "import fcntl",
-                   "import termios", "geteuid", "getuid")
-    collect_ignore = [path.name for path in Path(__file__).parent.glob("test_*.py")
-                      if any(word in path.read_text(encoding="utf-8") for word in _POSIX_ONLY)]
+    _POSIX_ONLY = (
+        "from testbed",
+        "import testbed",
+        "import pwd",
+        "import fcntl",
+        "import termios",
+        "geteuid",
+        "getuid",
+    )
+    collect_ignore = [
+        path.name
+        for path in Path(__file__).parent.glob("test_*.py")
+        if any(word in path.read_text(encoding="utf-8") for word in _POSIX_ONLY)
+    ]
 
 # No time limit per example: on a busy two-core machine a property test's slowest
 # example is the machine, not the code (the tests assert correctness, not speed).
@@ -46,8 +56,18 @@ IS_ROOT = POSIX and os.geteuid() == 0
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="needs root (creates a system user)")
 
 #: Fixtures that start part of the test bed: a test using one is marked ``testbed``.
-TESTBED_FIXTURES = {"testbed_dir", "sshd", "sshd_password", "sudo_user", "plain_user", "smbd",
-                    "fresh_smbd", "second_smbd", "troubled_smbd", "any_transport"}
+TESTBED_FIXTURES = {
+    "testbed_dir",
+    "sshd",
+    "sshd_password",
+    "sudo_user",
+    "plain_user",
+    "smbd",
+    "fresh_smbd",
+    "second_smbd",
+    "troubled_smbd",
+    "any_transport",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -57,8 +77,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         callspec = getattr(item, "callspec", None)
         over_ssh = callspec is not None and "ssh" in callspec.params.values()
-        if (TESTBED_FIXTURES & set(getattr(item, "fixturenames", ())) or over_ssh
-                or item.get_closest_marker("needs_root")):
+        if (
+            TESTBED_FIXTURES & set(getattr(item, "fixturenames", ()))
+            or over_ssh
+            or item.get_closest_marker("needs_root")
+        ):
             item.add_marker(pytest.mark.testbed)
 
 

@@ -55,8 +55,11 @@ def cut_mid_stream(argv: tuple[str, ...]) -> tuple[str, ...]:
 def garbage_testparm(code: int) -> Rewrite:
     """A testparm that answers binary noise and terminal escapes with ``code``."""
     noise = "\x1b]0;owned\x07\x1b[2J\xff\xfe[global\n = =\n\x00"
-    return lambda _argv: ("python3", "-c", f"import sys; sys.stdout.write({noise!r}); "
-                          f"sys.stderr.write({noise!r}); sys.exit({code})")
+    return lambda _argv: (
+        "python3",
+        "-c",
+        f"import sys; sys.stdout.write({noise!r}); sys.stderr.write({noise!r}); sys.exit({code})",
+    )
 
 
 def then_hang(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -67,11 +70,18 @@ def then_hang(argv: tuple[str, ...]) -> tuple[str, ...]:
 def garbage_agent(config: str) -> Rewrite:
     """An "agent" that greets properly, then names ``config``'s smbd with a pid that is
     a terminal escape sequence instead of a number."""
-    result = json.dumps({"type": "result", "seconds": 0, "data": {"samba": {"instances": [
-        {"pid": "\x1b[2Jnot-a-pid", "config": config, "verified": True}]}}})
-    script = ("import sys; sys.stdin.readline(); "
-              "print('{\"type\":\"hello\",\"protocol\":1}'); "
-              f"print({result!r})")
+    result = json.dumps(
+        {
+            "type": "result",
+            "seconds": 0,
+            "data": {
+                "samba": {"instances": [{"pid": "\x1b[2Jnot-a-pid", "config": config, "verified": True}]}
+            },
+        }
+    )
+    script = (
+        f'import sys; sys.stdin.readline(); print(\'{{"type":"hello","protocol":1}}\'); print({result!r})'
+    )
     return lambda _argv: ("python3", "-c", script)
 
 
@@ -105,8 +115,9 @@ class FaultyTransport(Transport):
             return rule.rewrite(argv), rule
         return argv, None
 
-    def _run(self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
-             cancel: CancelToken | None) -> CommandResult:
+    def _run(
+        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None, cancel: CancelToken | None
+    ) -> CommandResult:
         wire, rule = self._pick(tuple(argv))
         if rule is not None and rule.timeout is not None:
             timeout = rule.timeout
@@ -136,8 +147,7 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def assert_truth(outcome: ApplyOutcome, config: Path, original: bytes, candidate: bytes,
-                 server: str) -> str:
+def assert_truth(outcome: ApplyOutcome, config: Path, original: bytes, candidate: bytes, server: str) -> str:
     """The three must agree: what the app says, what history records, what is live."""
     live = config.read_bytes()
     assert live in (original, candidate), "the live file is neither the old nor the new version"

@@ -59,12 +59,12 @@ def log_guard(request: pytest.FixtureRequest) -> Iterator[ErrorRecords]:
         unexpected = collector.records
     else:
         allowed = marker.args
-        unexpected = [r for r in collector.records
-                      if allowed and not any(part in _text(r) for part in allowed)]
+        unexpected = [
+            r for r in collector.records if allowed and not any(part in _text(r) for part in allowed)
+        ]
     if unexpected:
         pytest.fail(
             f"{len(unexpected)} unexpected error(s) logged (mark the test with "
-            "@pytest.mark.expect_log_errors if they are meant):\n"
-            + "\n".join(_text(r) for r in unexpected),
+            "@pytest.mark.expect_log_errors if they are meant):\n" + "\n".join(_text(r) for r in unexpected),
             pytrace=False,
         )

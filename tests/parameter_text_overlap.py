@@ -35,7 +35,7 @@ def words(text: str) -> list[str]:
 
 def runs(word_list: list[str], size: int = RUN_WORDS) -> Iterator[tuple[str, ...]]:
     for start in range(len(word_list) - size + 1):
-        yield tuple(word_list[start:start + size])
+        yield tuple(word_list[start : start + size])
 
 
 def run_digest(run: tuple[str, ...]) -> str:

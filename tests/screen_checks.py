@@ -16,10 +16,13 @@ SIDEWAYS_BY_DESIGN = ("confTextEdit", "applyDiff")
 
 def sideways(page: QWidget) -> list[str]:
     """Scroll areas on the page that need a horizontal scroll bar."""
-    return [area.objectName() or type(area).__name__
-            for area in page.findChildren(QAbstractScrollArea)
-            if area.isVisible() and area.horizontalScrollBar().isVisible()
-            and area.objectName() not in SIDEWAYS_BY_DESIGN]
+    return [
+        area.objectName() or type(area).__name__
+        for area in page.findChildren(QAbstractScrollArea)
+        if area.isVisible()
+        and area.horizontalScrollBar().isVisible()
+        and area.objectName() not in SIDEWAYS_BY_DESIGN
+    ]
 
 
 def clipped_labels(page: QWidget) -> list[str]:
@@ -37,9 +40,14 @@ def clipped_labels(page: QWidget) -> list[str]:
 
 def workspace_pages(workspace: ServerWorkspace) -> list[tuple[str, QWidget]]:
     """Every page of a server's workspace, by the name its picture is saved under."""
-    return [("overview", workspace.overview), ("editor", workspace.editor),
-            ("wizard", workspace.wizard), ("benchmarks", workspace.benchmarks),
-            ("history", workspace.history), ("client-tuning", workspace.client_tuning)]
+    return [
+        ("overview", workspace.overview),
+        ("editor", workspace.editor),
+        ("wizard", workspace.wizard),
+        ("benchmarks", workspace.benchmarks),
+        ("history", workspace.history),
+        ("client-tuning", workspace.client_tuning),
+    ]
 
 
 def problems_of(page: QWidget) -> list[str]:

@@ -85,10 +85,38 @@ PARAMETRIC = ("acl_xattr:ignore system acls", "foo:Bar", "IdMap Config X : Backe
 # Protocol values that keep min <= max whatever the draw (testparm rejects min > max).
 MIN_PROTOCOLS = ("NT1", "SMB2", "SMB2_02", "default", "LANMAN1", "smb2_02", "nt1")
 MAX_PROTOCOLS = ("SMB3", "SMB3_11", "default", "smb3", "SMB3_02", "SMB3_00")
-WORDS = ("alpha", "beta", "Gamma", "delta", "x", "%U", "%S", "@staff", "a,b", "c;d", '"q r"',
-         "#", "; off", "# note", "/srv/x", "tmp*", "/.*/", "é", "K", "64")
-LIST_ITEMS = ("AES-128-GCM", "AES-128-CCM", "AES-256-GCM", "AES-256-CCM", "+AES-256-GCM",
-              "-AES-128-CCM", "-AES-256-CCM", "+x")
+WORDS = (
+    "alpha",
+    "beta",
+    "Gamma",
+    "delta",
+    "x",
+    "%U",
+    "%S",
+    "@staff",
+    "a,b",
+    "c;d",
+    '"q r"',
+    "#",
+    "; off",
+    "# note",
+    "/srv/x",
+    "tmp*",
+    "/.*/",
+    "é",
+    "K",
+    "64",
+)
+LIST_ITEMS = (
+    "AES-128-GCM",
+    "AES-128-CCM",
+    "AES-256-GCM",
+    "AES-256-CCM",
+    "+AES-256-GCM",
+    "-AES-128-CCM",
+    "-AES-256-CCM",
+    "+x",
+)
 HOSTS = ("127.", "10.0.0.0/8", "EXCEPT", "host1", "192.168.1.", "ALL", "LOCAL")
 BLANK_CHOICES = (" ", " ", " ", "  ", "\t", " \t ", "")
 
@@ -142,11 +170,24 @@ class ConfigGenerator:
             word = r.choice(self.enum_values[canonical])
             return "".join(c.upper() if r.random() < 0.3 else c for c in word)
         if kind == "integer":
-            return r.choice((str(r.randrange(0, 100000)), "0x1f", "010", "12abc", "abc", "-5",
-                             " +7", "99999999999", "0X10", "08"))
+            return r.choice(
+                (
+                    str(r.randrange(0, 100000)),
+                    "0x1f",
+                    "010",
+                    "12abc",
+                    "abc",
+                    "-5",
+                    " +7",
+                    "99999999999",
+                    "0X10",
+                    "08",
+                )
+            )
         if kind == "bytes":
-            return r.choice((str(r.randrange(0, 70000)), "64k", "1M", "2 K", "1m", "007",
-                             "+5", "16384", "1G"))
+            return r.choice(
+                (str(r.randrange(0, 70000)), "64k", "1M", "2 K", "1m", "007", "+5", "16384", "1G")
+            )
         if kind == "octal":
             return r.choice(("0755", "755", "0644junk", "0", "0777", "-1", "0600 x", "17"))
         if kind == "char":
@@ -188,10 +229,23 @@ class ConfigGenerator:
 
     def filler(self) -> list[str]:
         r = self.random
-        return [r.choice((
-            "", "# a comment", "; another = comment", "   # indented comment \\",
-            "just some words", "\t", "#", ";", "  ",
-        )) if r.random() > 0.01 else r.choice(("[[ not a header, Samba refuses it = no", "[]"))]
+        return [
+            r.choice(
+                (
+                    "",
+                    "# a comment",
+                    "; another = comment",
+                    "   # indented comment \\",
+                    "just some words",
+                    "\t",
+                    "#",
+                    ";",
+                    "  ",
+                )
+            )
+            if r.random() > 0.01
+            else r.choice(("[[ not a header, Samba refuses it = no", "[]"))
+        ]
 
     def generate(self, catalog_types: Mapping[str, str]) -> GeneratedConfig:
         r = self.random
@@ -214,8 +268,18 @@ class ConfigGenerator:
         for _ in range(r.randint(3, 9)):
             roll = r.random()
             if roll < 0.25:
-                lines.append(r.choice(("[global]", "[Global]", "[ global ]", "[GLOBALS]",
-                                       "[glo bal]", "[global] trailing words")))
+                lines.append(
+                    r.choice(
+                        (
+                            "[global]",
+                            "[Global]",
+                            "[ global ]",
+                            "[GLOBALS]",
+                            "[glo bal]",
+                            "[global] trailing words",
+                        )
+                    )
+                )
                 parameters(GLOBAL_PARAMETERS, r.randint(1, 4))
                 parameters(SHARE_PARAMETERS, r.randint(0, 3))
             elif roll < 0.4 and shares:
@@ -223,8 +287,9 @@ class ConfigGenerator:
                 lines.append(f"[{r.choice((again, again.upper(), again.capitalize()))}]")
                 parameters(SHARE_PARAMETERS, r.randint(1, 4))
             else:
-                name = r.choice(("data", "Media", "projects", "scratch", "pub", " spaced ",
-                                 "x1", "Backup")) + str(len(shares))
+                name = r.choice(
+                    ("data", "Media", "projects", "scratch", "pub", " spaced ", "x1", "Backup")
+                ) + str(len(shares))
                 lines.append(f"[{name}]")
                 shares.append(name)
                 lines.extend(self.assignment("path", f"/srv/{name.strip()}"))

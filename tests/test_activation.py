@@ -35,8 +35,9 @@ from testbed.smbd import SmbServer
 
 
 def dump(config: Path) -> str:
-    return subprocess.run(["testparm", "-s", "--suppress-prompt", str(config)],
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["testparm", "-s", "--suppress-prompt", str(config)], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def change(server: SmbServer, old: str, new: str) -> dict[str, Activation]:
@@ -51,8 +52,12 @@ def change(server: SmbServer, old: str, new: str) -> dict[str, Activation]:
 
 
 def reload_smbd(server: SmbServer) -> None:
-    subprocess.run(["smbcontrol", f"--configfile={server.config}", "smbd", "reload-config"],
-                   check=True, capture_output=True, timeout=30)
+    subprocess.run(
+        ["smbcontrol", f"--configfile={server.config}", "smbd", "reload-config"],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
     # The parent forwards the message to its children; give them a moment.
     time.sleep(1.0)
 
@@ -63,8 +68,9 @@ def restart(server: SmbServer) -> None:
 
 
 def listening(port: int) -> set[str]:
-    out = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=True
+    ).stdout
     return {line.split()[3].rsplit(":", 1)[0] for line in out.splitlines() if line.strip()}
 
 
@@ -73,8 +79,12 @@ def accepted_receive_buffer(port: int) -> int:
     connection = Connection(uuid.uuid4(), "127.0.0.1", port, require_signing=False)
     connection.connect(timeout=10)
     try:
-        out = subprocess.run(["ss", "-Htnm", "state", "established", f"sport = :{port}"],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["ss", "-Htnm", "state", "established", f"sport = :{port}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         buffers = [int(m) for m in re.findall(r"skmem:\(r\d+,rb(\d+)", out)]
         assert buffers, out
         return buffers[-1]
@@ -104,7 +114,8 @@ def open_file(tree: TreeConnect, name: str, *, create: bool) -> Open:
         FileAttributes.FILE_ATTRIBUTE_NORMAL,
         ShareAccess.FILE_SHARE_READ | ShareAccess.FILE_SHARE_WRITE,
         CreateDisposition.FILE_OVERWRITE_IF if create else CreateDisposition.FILE_OPEN,
-        CreateOptions.FILE_NON_DIRECTORY_FILE)
+        CreateOptions.FILE_NON_DIRECTORY_FILE,
+    )
     return handle
 
 
@@ -140,8 +151,9 @@ def test_socket_option_taken_away_stays_until_a_restart(fresh_smbd: SmbServer) -
     port = fresh_smbd.port
     config = fresh_smbd.config.read_text()
     # 50000 is no default: the kernel doubles it to 100000, which no autotuned socket has.
-    fresh_smbd.config.write_text(config.replace(
-        "[global]\n", "[global]\n  socket options = TCP_NODELAY SO_RCVBUF=50000\n"))
+    fresh_smbd.config.write_text(
+        config.replace("[global]\n", "[global]\n  socket options = TCP_NODELAY SO_RCVBUF=50000\n")
+    )
     restart(fresh_smbd)
     assert accepted_receive_buffer(port) == 100000
 
@@ -156,8 +168,7 @@ def test_socket_option_added_applies_to_new_connections(fresh_smbd: SmbServer) -
     port = fresh_smbd.port
     default = accepted_receive_buffer(port)
     assert default != 120000
-    classes = change(fresh_smbd, "[global]\n",
-                     "[global]\n  socket options = TCP_NODELAY SO_RCVBUF=60000\n")
+    classes = change(fresh_smbd, "[global]\n", "[global]\n  socket options = TCP_NODELAY SO_RCVBUF=60000\n")
     assert classes == {"socket options": Activation.NEW_CONNECTIONS}
     assert accepted_receive_buffer(port) == 120000
 
@@ -167,11 +178,16 @@ def test_negotiated_parameters_apply_to_new_connections(fresh_smbd: SmbServer) -
     with smb_tree(port) as held:
         connected = held.session.connection
         assert connected.dialect == 0x311
-        classes = change(fresh_smbd, "[global]\n",
-                         "[global]\n  server max protocol = SMB2_10\n  smb2 max read = 65536\n"
-                         "  server signing = mandatory\n")
-        assert classes == {name: Activation.NEW_CONNECTIONS for name in (
-            "server max protocol", "smb2 max read", "server signing")}
+        classes = change(
+            fresh_smbd,
+            "[global]\n",
+            "[global]\n  server max protocol = SMB2_10\n  smb2 max read = 65536\n"
+            "  server signing = mandatory\n",
+        )
+        assert classes == {
+            name: Activation.NEW_CONNECTIONS
+            for name in ("server max protocol", "smb2 max read", "server signing")
+        }
         newcomer = Connection(uuid.uuid4(), "127.0.0.1", port, require_signing=False)
         newcomer.connect(timeout=10)
         try:
@@ -205,4 +221,3 @@ def test_the_tested_names_are_the_ones_proven_here() -> None:
     source = Path(__file__).read_text()
     for name in TESTED:
         assert f'"{name}' in source or f"{name} =" in source, name
-

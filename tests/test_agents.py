@@ -53,7 +53,7 @@ def test_sysinfo_agrees_with_the_machine(transport: Transport, smbd: SmbServer) 
     assert survey.to_json()["notes"] is not None
 
 
-SLEEPER = '''
+SLEEPER = """
 import os, time
 import agent_runtime
 
@@ -67,7 +67,7 @@ def main(agent, params):
 
 if __name__ == "__main__":
     agent_runtime.run("sleeper", main)
-'''
+"""
 
 
 @pytest.fixture
@@ -151,9 +151,7 @@ def test_agent_error_is_reported(transport: Transport, monkeypatch: pytest.Monke
         "agent_runtime.run('failing', main)\n"
     )
     real = agents_module.agent_source
-    monkeypatch.setattr(
-        agents_module, "agent_source", lambda n: failing if n == "failing" else real(n)
-    )
+    monkeypatch.setattr(agents_module, "agent_source", lambda n: failing if n == "failing" else real(n))
     with pytest.raises(AgentFailed, match="disk full in /srv") as caught:
         run_agent(transport, "failing")
     assert caught.value.code == "agent-not-enough-space"
@@ -163,7 +161,8 @@ def test_agents_are_python36_compatible() -> None:
     files = sorted(str(p) for p in (REPO / "ssh_agents").glob("*.py") if p.name != "__init__.py")
     result = subprocess.run(
         [str(Path(sys.executable).parent / "vermin"), "-t=3.6-", "--no-tips", "--violations", *files],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

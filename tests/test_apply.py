@@ -47,8 +47,13 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
 
 
 def _request(server: SmbServer, candidate: bytes, **kw: object) -> ApplyRequest:
-    return ApplyRequest(path=str(server.config), original=server.config.read_bytes(),
-                        candidate=candidate, summary="test change", **kw)  # type: ignore[arg-type]
+    return ApplyRequest(
+        path=str(server.config),
+        original=server.config.read_bytes(),
+        candidate=candidate,
+        summary="test change",
+        **kw,  # type: ignore[arg-type]
+    )
 
 
 def _with_new_share(server: SmbServer) -> bytes:
@@ -56,8 +61,11 @@ def _with_new_share(server: SmbServer) -> bytes:
 
 
 def _leftovers(server: SmbServer) -> list[str]:
-    return [p.name for p in server.config.parent.iterdir() if "sambatune-" in p.name
-            and p.name != "sambatune-backups"]
+    return [
+        p.name
+        for p in server.config.parent.iterdir()
+        if "sambatune-" in p.name and p.name != "sambatune-backups"
+    ]
 
 
 def test_valid_change_applies_reloads_and_is_served(server: SmbServer, ssh: Transport) -> None:
@@ -72,7 +80,13 @@ def test_valid_change_applies_reloads_and_is_served(server: SmbServer, ssh: Tran
     assert outcome.backup is not None
     assert Path(outcome.backup.path).read_bytes() == original
     assert [e.step for e in events if e.state == "done"] == [
-        "upload", "testparm", "backup", "install", "reload", "health"]
+        "upload",
+        "testparm",
+        "backup",
+        "install",
+        "reload",
+        "health",
+    ]
     assert not _leftovers(server)
 
 
@@ -121,8 +135,7 @@ def test_connection_drop_leaves_old_or_new_exactly(
             t.close()
 
     reconnect = (lambda: open_target(ssh_options, NoPrompts())) if reconnects else None
-    outcome = apply_config(transport, _request(server, candidate), fault=drop,
-                           reconnect=reconnect)
+    outcome = apply_config(transport, _request(server, candidate), fault=drop, reconnect=reconnect)
     live = server.config.read_bytes()
     assert live in (original, candidate), "the live file is neither the old nor the new version"
     assert outcome.live == ("new" if live == candidate else "old"), outcome.message
@@ -198,8 +211,7 @@ def test_full_disk_changes_nothing(tmp_path: Path, ssh: Transport, room: str) ->
 def test_restart_when_ports_change(server: SmbServer, ssh: Transport) -> None:
     new_port = free_port()
     original = server.config.read_bytes()
-    candidate = original.replace(
-        f"smb ports = {server.port}".encode(), f"smb ports = {new_port}".encode())
+    candidate = original.replace(f"smb ports = {server.port}".encode(), f"smb ports = {new_port}".encode())
     pid = server.process.pid if server.process else 0
     refused = apply_config(ssh, _request(server, candidate))
     assert refused.status == REFUSED, refused.message
@@ -232,8 +244,10 @@ def test_history_lists_backups_and_restores_one(server: SmbServer, ssh: Transpor
     assert store.read(oldest.id) == first
     assert "as " in oldest.applied_by and oldest.summary == "test change"
     live = read_live(ssh, str(server.config))
-    restored = apply_config(ssh, ApplyRequest(str(server.config), live.data, store.read(oldest.id),
-                                              summary=f"restore {oldest.id}"))
+    restored = apply_config(
+        ssh,
+        ApplyRequest(str(server.config), live.data, store.read(oldest.id), summary=f"restore {oldest.id}"),
+    )
     assert restored.ok, restored.message
     assert server.config.read_bytes() == first
     assert "fresh" not in server.list_shares()
@@ -259,16 +273,18 @@ def test_sudo_apply_never_shows_the_password(
     server: SmbServer, sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
 ) -> None:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
-        known_hosts=tmp_path / "kh", password=sudo_user.password,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
+        known_hosts=tmp_path / "kh",
+        password=sudo_user.password,
         sudo_password=sudo_user.password,
     )
     transport = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:
         with CommandLineWatch(sudo_user.password) as ps:
             original = server.config.read_bytes()
-            request = ApplyRequest(str(server.config), original, _with_new_share(server),
-                                   sudo=True)
+            request = ApplyRequest(str(server.config), original, _with_new_share(server), sudo=True)
             outcome = apply_config(transport, request)
     finally:
         transport.close()
@@ -287,7 +303,7 @@ def test_socket_options_taken_away_need_a_restart() -> None:
 
     old = "[global]\n\tsocket options = SO_RCVBUF=8192 SO_SNDBUF=8192\n"
     assert [c.describe() for c in needs_restart(classify_changes(old, "[global]\n"))] == [
-        "socket options: SO_RCVBUF=8192 SO_SNDBUF=8192 -> (default)"]
-    added = classify_changes("[global]\n", "[global]\n\tsocket options = TCP_NODELAY "
-                             "SO_KEEPALIVE\n")
+        "socket options: SO_RCVBUF=8192 SO_SNDBUF=8192 -> (default)"
+    ]
+    added = classify_changes("[global]\n", "[global]\n\tsocket options = TCP_NODELAY SO_KEEPALIVE\n")
     assert [c.activation for c in added] == [Activation.NEW_CONNECTIONS]

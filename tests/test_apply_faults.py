@@ -61,21 +61,33 @@ def _candidate(server: SmbServer) -> bytes:
 
 
 def _leftovers(server: SmbServer) -> list[str]:
-    return [p.name for p in server.config.parent.iterdir() if "sambatune-" in p.name
-            and p.name != "sambatune-backups"]
+    return [
+        p.name
+        for p in server.config.parent.iterdir()
+        if "sambatune-" in p.name and p.name != "sambatune-backups"
+    ]
 
 
-def _apply(transport: Transport, server: SmbServer, candidate: bytes, *,
-           reconnect: bool, options: ConnectionOptions | None = None,
-           **kw: object) -> tuple[object, bytes]:
+def _apply(
+    transport: Transport,
+    server: SmbServer,
+    candidate: bytes,
+    *,
+    reconnect: bool,
+    options: ConnectionOptions | None = None,
+    **kw: object,
+) -> tuple[object, bytes]:
     original = server.config.read_bytes()
     journal = AppliedVersions().journal(transport.label, str(server.config))
     note = transport.note_step if isinstance(transport, FaultyTransport) else None
     outcome = apply_config(
-        transport, ApplyRequest(str(server.config), original, candidate, summary="fault test"),
-        on_event=note, journal=journal,
+        transport,
+        ApplyRequest(str(server.config), original, candidate, summary="fault test"),
+        on_event=note,
+        journal=journal,
         reconnect=(lambda: open_target(options, NoPrompts())) if reconnect and options else None,
-        **kw)  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
     return outcome, original
 
 
@@ -90,11 +102,17 @@ def faulty(ssh_options: ConnectionOptions) -> Iterator[FaultyTransport]:
 
 CUT_POINTS = [
     # (which command, cut before it runs or after it ran, after which step)
-    ("upload", "before", None), ("upload", "mid-stream", None), ("upload", "after", None),
-    ("testparm", "before", "upload"), ("testparm", "after", "upload"),
-    ("backup", "mid-stream", "testparm"), ("backup", "after", "testparm"),
-    ("swap", "before", "backup"), ("swap", "after", "backup"),
-    ("reload", "before", "install"), ("reload", "after", "install"),
+    ("upload", "before", None),
+    ("upload", "mid-stream", None),
+    ("upload", "after", None),
+    ("testparm", "before", "upload"),
+    ("testparm", "after", "upload"),
+    ("backup", "mid-stream", "testparm"),
+    ("backup", "after", "testparm"),
+    ("swap", "before", "backup"),
+    ("swap", "after", "backup"),
+    ("reload", "before", "install"),
+    ("reload", "after", "install"),
     ("health", "after", "reload"),
 ]
 
@@ -111,17 +129,20 @@ def _matcher(command: str) -> Callable[[tuple[str, ...]], bool]:
 
 
 @pytest.mark.parametrize("reconnect", [True, False], ids=["reconnects", "stays-down"])
-@pytest.mark.parametrize(("command", "when", "after"), CUT_POINTS,
-                         ids=[f"{c}-{w}" for c, w, _ in CUT_POINTS])
+@pytest.mark.parametrize(("command", "when", "after"), CUT_POINTS, ids=[f"{c}-{w}" for c, w, _ in CUT_POINTS])
 def test_cut_connection_outcome_matches_server_and_history(
-    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
-    command: str, when: str, after: str | None, reconnect: bool,
+    fresh_smbd: SmbServer,
+    faulty: FaultyTransport,
+    ssh_options: ConnectionOptions,
+    command: str,
+    when: str,
+    after: str | None,
+    reconnect: bool,
 ) -> None:
     cut = {"before": cut_first, "mid-stream": cut_mid_stream, "after": then_cut}[when]
     faulty.rules.append(Rule(_matcher(command), cut, after_step=after))
     candidate = _candidate(fresh_smbd)
-    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=reconnect,
-                               options=ssh_options)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=reconnect, options=ssh_options)
     assert faulty.rules[0].fired == 1, "the fault never happened"
     assert not faulty.is_connected()
     live = fresh_smbd.config.read_bytes()
@@ -132,8 +153,13 @@ def test_cut_connection_outcome_matches_server_and_history(
         rows = AppliedVersions().for_server(faulty.label, str(fresh_smbd.config))
         assert rows and rows[0].live == "unknown" and rows[0].outcome == FAILED_OUTCOME
         return
-    state = assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
-                         faulty.label)
+    state = assert_truth(
+        outcome,  # type: ignore[arg-type]
+        fresh_smbd.config,
+        original,
+        candidate,
+        faulty.label,
+    )
     if reconnect and state == "new":
         assert outcome.status == APPLIED, outcome.message  # type: ignore[attr-defined]
         assert "fresh" in fresh_smbd.list_shares()
@@ -142,7 +168,9 @@ def test_cut_connection_outcome_matches_server_and_history(
 
 
 def test_a_cut_leaves_a_candidate_that_the_next_run_removes(
-    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
+    fresh_smbd: SmbServer,
+    faulty: FaultyTransport,
+    ssh_options: ConnectionOptions,
 ) -> None:
     faulty.rules.append(Rule(_matcher("testparm"), cut_first, after_step="upload"))
     outcome, _original = _apply(faulty, fresh_smbd, _candidate(fresh_smbd), reconnect=False)
@@ -160,6 +188,7 @@ def test_a_cut_leaves_a_candidate_that_the_next_run_removes(
 
 # -- hangs ------------------------------------------------------------------------------
 
+
 def test_hang_right_after_the_swap_is_not_reported_as_nothing_changed(
     fresh_smbd: SmbServer, faulty: FaultyTransport
 ) -> None:
@@ -169,8 +198,13 @@ def test_hang_right_after_the_swap_is_not_reported_as_nothing_changed(
     assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
     assert "Nothing was changed" not in outcome.message  # type: ignore[attr-defined]
     assert "gone live" in outcome.message  # type: ignore[attr-defined]
-    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
-                 faulty.label)
+    assert_truth(
+        outcome,  # type: ignore[arg-type]
+        fresh_smbd.config,
+        original,
+        candidate,
+        faulty.label,
+    )
     assert "bench" in fresh_smbd.list_shares()
 
 
@@ -180,24 +214,34 @@ def test_hang_in_the_reload_rolls_back(fresh_smbd: SmbServer, faulty: FaultyTran
     outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
     assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
     assert "did not finish in time" in outcome.message  # type: ignore[attr-defined]
-    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
-                 faulty.label)
+    assert_truth(
+        outcome,  # type: ignore[arg-type]
+        fresh_smbd.config,
+        original,
+        candidate,
+        faulty.label,
+    )
 
 
 # -- garbage ----------------------------------------------------------------------------
 
+
 def test_garbage_from_the_agent_at_the_health_check_rolls_back(
     fresh_smbd: SmbServer, faulty: FaultyTransport
 ) -> None:
-    faulty.rules.append(Rule(is_agent, garbage_agent(str(fresh_smbd.config)),
-                             after_step="reload"))
+    faulty.rules.append(Rule(is_agent, garbage_agent(str(fresh_smbd.config)), after_step="reload"))
     candidate = _candidate(fresh_smbd)
     outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
     assert faulty.rules[0].fired == 1
     assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
     assert "cannot read" in outcome.message  # type: ignore[attr-defined]
-    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
-                 faulty.label)
+    assert_truth(
+        outcome,  # type: ignore[arg-type]
+        fresh_smbd.config,
+        original,
+        candidate,
+        faulty.label,
+    )
 
 
 @pytest.mark.parametrize("code", [0, 1], ids=["says-ok", "says-no"])
@@ -208,8 +252,13 @@ def test_garbage_from_testparm_never_breaks_the_truth(
     candidate = _candidate(fresh_smbd)
     outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
     assert faulty.rules[0].fired >= 1
-    state = assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
-                         faulty.label)
+    state = assert_truth(
+        outcome,  # type: ignore[arg-type]
+        fresh_smbd.config,
+        original,
+        candidate,
+        faulty.label,
+    )
     # A testparm that says no is obeyed; one that says yes to a valid file changes nothing
     # the health check would not catch.
     assert state == ("new" if code == 0 else "old"), outcome.message  # type: ignore[attr-defined]
@@ -218,22 +267,25 @@ def test_garbage_from_testparm_never_breaks_the_truth(
 
 # -- an editor saves in the gap -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("how", ["rename", "in-place"])
 def test_an_edit_between_the_hash_check_and_the_swap_is_never_overwritten(
     fresh_smbd: SmbServer, faulty: FaultyTransport, how: str
 ) -> None:
     config = fresh_smbd.config
     theirs = config.read_bytes() + b"# saved by a colleague in the gap\n"
-    save = (f"open({str(config) + '.tmp'!r}, 'wb').write({theirs!r}); "
-            f"os.rename({str(config) + '.tmp'!r}, {str(config)!r})" if how == "rename" else
-            f"open({str(config)!r}, 'r+b').write({theirs!r})")
+    save = (
+        f"open({str(config) + '.tmp'!r}, 'wb').write({theirs!r}); "
+        f"os.rename({str(config) + '.tmp'!r}, {str(config)!r})"
+        if how == "rename"
+        else f"open({str(config)!r}, 'r+b').write({theirs!r})"
+    )
 
     def editor_in_the_gap(argv: tuple[str, ...]) -> tuple[str, ...]:
         script = argv[argv.index("-c") + 1]
         marker = "    # between the check and the swap\n"
         assert marker in script
-        return tuple(a if a != script else script.replace(marker, f"    {save}\n")
-                     for a in argv)
+        return tuple(a if a != script else script.replace(marker, f"    {save}\n") for a in argv)
 
     faulty.rules.append(Rule(is_swap, editor_in_the_gap))
     candidate = _candidate(fresh_smbd)
@@ -249,16 +301,39 @@ def test_an_edit_between_the_hash_check_and_the_swap_is_never_overwritten(
 
 # -- Ctrl-C and SIGKILL of the command line -------------------------------------------------
 
-def _cli(tmp_path: Path, sshd: SshServer, user_key: Path, known_hosts: Path,
-         config: Path, candidate: bytes) -> subprocess.Popen[bytes]:
+
+def _cli(
+    tmp_path: Path, sshd: SshServer, user_key: Path, known_hosts: Path, config: Path, candidate: bytes
+) -> subprocess.Popen[bytes]:
     new = tmp_path / "new.conf"
     new.write_bytes(candidate)
     return subprocess.Popen(
-        [sys.executable, "-m", "sambatune", "conf", "apply", "--host", "127.0.0.1",
-         "--port", str(sshd.port), "--user", current_user(), "--identity", str(user_key),
-         "--known-hosts", str(known_hosts), "--remote-path", str(config),
-         "--file", str(new), "--yes", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "sambatune",
+            "conf",
+            "apply",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(sshd.port),
+            "--user",
+            current_user(),
+            "--identity",
+            str(user_key),
+            "--known-hosts",
+            str(known_hosts),
+            "--remote-path",
+            str(config),
+            "--file",
+            str(new),
+            "--yes",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _wait_for(path: Path, seconds: float = 60) -> None:
@@ -277,7 +352,7 @@ def slow_smbcontrol(tmp_path: Path) -> Iterator[Path]:
     if moved.exists():
         pytest.skip("another test run holds the smbcontrol shim")
     shim = real.with_name("smbcontrol.sambatune-test-shim")
-    shim.write_text(f"#!/bin/sh\ntouch {marker}\nsleep 4\nexec {moved} \"$@\"\n")
+    shim.write_text(f'#!/bin/sh\ntouch {marker}\nsleep 4\nexec {moved} "$@"\n')
     shim.chmod(0o755)
     os.link(real, moved)
     try:
@@ -290,8 +365,14 @@ def slow_smbcontrol(tmp_path: Path) -> Iterator[Path]:
 @pytest.mark.skipif(os.geteuid() != 0, reason="slows the host's smbcontrol (needs root)")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
 def test_cli_interrupted_during_reload(
-    fresh_smbd: SmbServer, sshd: SshServer, user_key: Path, known_hosts: Path,
-    tmp_path: Path, slow_smbcontrol: Path, ssh_options: ConnectionOptions, sig: signal.Signals,
+    fresh_smbd: SmbServer,
+    sshd: SshServer,
+    user_key: Path,
+    known_hosts: Path,
+    tmp_path: Path,
+    slow_smbcontrol: Path,
+    ssh_options: ConnectionOptions,
+    sig: signal.Signals,
 ) -> None:
     config = fresh_smbd.config
     original = config.read_bytes()
@@ -321,12 +402,10 @@ def test_cli_interrupted_during_reload(
     try:
         store = BackupStore(transport, str(config))
         assert store.entries(), "the backup made before the swap is there"
-        follow_up, _ = _apply(transport, fresh_smbd, config.read_bytes() + b"# next\n",
-                              reconnect=False)
+        follow_up, _ = _apply(transport, fresh_smbd, config.read_bytes() + b"# next\n", reconnect=False)
     finally:
         transport.close()
-    settled = next(r for r in AppliedVersions().for_server(server, str(config))
-               if r.id == rows[0].id)
+    settled = next(r for r in AppliedVersions().for_server(server, str(config)) if r.id == rows[0].id)
     assert settled.outcome == "interrupted"
     assert settled.live == ("new" if live == candidate else "old")
     assert follow_up.status == APPLIED, follow_up.message  # type: ignore[attr-defined]
@@ -335,9 +414,12 @@ def test_cli_interrupted_during_reload(
 
 # -- a fake smbd planted by another user ------------------------------------------------------
 
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a process as another user")
 def test_a_fake_smbd_of_another_user_is_never_run_as_root(
-    tmp_path: Path, plain_user: object, ssh_options: ConnectionOptions,
+    tmp_path: Path,
+    plain_user: object,
+    ssh_options: ConnectionOptions,
 ) -> None:
     import pwd
 
@@ -358,8 +440,12 @@ def test_a_fake_smbd_of_another_user_is_never_run_as_root(
     sleeper.write_text("import time\ntime.sleep(600)\n")
     impostor = subprocess.Popen(
         [str(fake), str(sleeper), f"--configfile={server.config}"],
-        executable="/usr/bin/python3", user=uid,
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        executable="/usr/bin/python3",
+        user=uid,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     server.start()
     transport = open_target(ssh_options, NoPrompts())
     try:
@@ -376,10 +462,11 @@ def test_a_fake_smbd_of_another_user_is_never_run_as_root(
         original = server.config.read_bytes()
         candidate = original.replace(b"interfaces = lo", b"interfaces = 127.0.0.1/8")
         assert candidate != original
-        outcome = apply_config(transport, ApplyRequest(str(server.config), original, candidate,
-                                                       allow_restart=True),
-                               journal=AppliedVersions().journal(transport.label,
-                                                                 str(server.config)))
+        outcome = apply_config(
+            transport,
+            ApplyRequest(str(server.config), original, candidate, allow_restart=True),
+            journal=AppliedVersions().journal(transport.label, str(server.config)),
+        )
         after = find_instance(transport, str(server.config))
     finally:
         transport.close()
@@ -421,6 +508,7 @@ def test_a_root_owned_smbd_in_a_world_writable_place_is_not_trusted(tmp_path: Pa
 
 # -- backups and links -----------------------------------------------------------------------
 
+
 def test_a_shared_backup_dir_keeps_each_configs_backups_apart(
     tmp_path: Path, ssh_options: ConnectionOptions
 ) -> None:
@@ -436,9 +524,16 @@ def test_a_shared_backup_dir_keeps_each_configs_backups_apart(
         for round_ in range(3):
             for config in configs:
                 data = config.read_bytes()
-                outcome = apply_config(transport, ApplyRequest(
-                    str(config), data, data + f"# {round_}\n".encode(),
-                    backup_dir=str(shared), retention=2 if config == configs[0] else 5))
+                outcome = apply_config(
+                    transport,
+                    ApplyRequest(
+                        str(config),
+                        data,
+                        data + f"# {round_}\n".encode(),
+                        backup_dir=str(shared),
+                        retention=2 if config == configs[0] else 5,
+                    ),
+                )
                 assert outcome.ok, outcome.message
         one = BackupStore(transport, str(configs[0]), backup_dir=str(shared))
         two = BackupStore(transport, str(configs[1]), backup_dir=str(shared))
@@ -484,12 +579,16 @@ def test_an_interrupt_as_the_swap_returns_is_settled_from_the_server(
     transport = open_target(ssh_options, NoPrompts())
     try:
         candidate = _candidate(fresh_smbd)
-        outcome, original = _apply(transport, fresh_smbd, candidate, reconnect=False,
-                                   fault=interrupt)
+        outcome, original = _apply(transport, fresh_smbd, candidate, reconnect=False, fault=interrupt)
     finally:
         transport.close()
-    assert_truth(outcome, fresh_smbd.config, original, candidate,  # type: ignore[arg-type]
-                 transport.label)
+    assert_truth(
+        outcome,  # type: ignore[arg-type]
+        fresh_smbd.config,
+        original,
+        candidate,
+        transport.label,
+    )
     assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
     assert "Interrupted" in outcome.message  # type: ignore[attr-defined]
 
@@ -504,14 +603,16 @@ def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
     transport = open_target(ssh_options, NoPrompts())
     try:
         fcntl.flock(directory, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds it
-        outcome = apply_config(transport, ApplyRequest(
-            str(fresh_smbd.config), original, _candidate(fresh_smbd)))
+        outcome = apply_config(
+            transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
+        )
         assert outcome.status == REFUSED, outcome.message
         assert "Another SambaTune run" in outcome.message
         assert fresh_smbd.config.read_bytes() == original
         fcntl.flock(directory, fcntl.LOCK_UN)
-        assert apply_config(transport, ApplyRequest(
-            str(fresh_smbd.config), original, _candidate(fresh_smbd))).ok
+        assert apply_config(
+            transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
+        ).ok
         # The run is over: its guard (a cat on the server) let go of the lock.
         deadline = time.monotonic() + 5
         while True:
@@ -528,6 +629,7 @@ def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
 
 # -- the restart consent and the dry run (issue 15) -----------------------------------------
 
+
 def _restart_candidate(server: SmbServer) -> bytes:
     return server.config.read_bytes().replace(b"interfaces = lo", b"interfaces = 127.0.0.1/8")
 
@@ -535,16 +637,20 @@ def _restart_candidate(server: SmbServer) -> bytes:
 @pytest.mark.parametrize("fault", ["cut-smbstatus", "garbage-smbstatus", "cut-testparm"])
 @pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "refused-restart"])
 def test_a_fault_while_weighing_a_restart_changes_nothing(
-    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
-    fault: str, dry_run: bool,
+    fresh_smbd: SmbServer,
+    faulty: FaultyTransport,
+    ssh_options: ConnectionOptions,
+    fault: str,
+    dry_run: bool,
 ) -> None:
     """Before the swap, whatever happens, the three agree on "nothing changed": no history
     row, the old file live, and nothing left beside it once a connection comes back."""
     if fault == "cut-smbstatus":
         faulty.rules.append(Rule(lambda a: "smbstatus" in a, cut_first))
     elif fault == "garbage-smbstatus":
-        faulty.rules.append(Rule(lambda a: "smbstatus" in a,
-                                 lambda a: ("sh", "-c", "echo '{not json'; echo 'PID x'")))
+        faulty.rules.append(
+            Rule(lambda a: "smbstatus" in a, lambda a: ("sh", "-c", "echo '{not json'; echo 'PID x'"))
+        )
     else:
         faulty.rules.append(Rule(_matcher("testparm"), then_cut, after_step="upload"))
     candidate = _restart_candidate(fresh_smbd)
@@ -560,19 +666,25 @@ def test_a_fault_while_weighing_a_restart_changes_nothing(
         assert any("Could not tell who is connected" in w for w in outcome.warnings)
 
 
-def _apply_consent(transport: Transport, server: SmbServer, candidate: bytes,
-                   options: ConnectionOptions, dry_run: bool) -> tuple[ApplyOutcome, bytes]:
+def _apply_consent(
+    transport: Transport, server: SmbServer, candidate: bytes, options: ConnectionOptions, dry_run: bool
+) -> tuple[ApplyOutcome, bytes]:
     original = server.config.read_bytes()
     journal = AppliedVersions().journal(transport.label, str(server.config))
     outcome = apply_config(
-        transport, ApplyRequest(str(server.config), original, candidate, dry_run=dry_run),
+        transport,
+        ApplyRequest(str(server.config), original, candidate, dry_run=dry_run),
         on_event=transport.note_step if isinstance(transport, FaultyTransport) else None,
-        journal=journal, reconnect=lambda: open_target(options, NoPrompts()))
+        journal=journal,
+        reconnect=lambda: open_target(options, NoPrompts()),
+    )
     return outcome, original
 
 
 def test_a_cut_during_an_allowed_restart_ends_with_smbd_serving_and_the_truth_told(
-    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions,
+    fresh_smbd: SmbServer,
+    faulty: FaultyTransport,
+    ssh_options: ConnectionOptions,
 ) -> None:
     """The connection drops right after the running smbd was told to stop: the run
     reconnects, and what it reports, what history holds and what is live agree; an smbd
@@ -581,9 +693,11 @@ def test_a_cut_during_an_allowed_restart_ends_with_smbd_serving_and_the_truth_to
     original = fresh_smbd.config.read_bytes()
     candidate = _restart_candidate(fresh_smbd)
     outcome = apply_config(
-        faulty, ApplyRequest(str(fresh_smbd.config), original, candidate, allow_restart=True),
+        faulty,
+        ApplyRequest(str(fresh_smbd.config), original, candidate, allow_restart=True),
         journal=AppliedVersions().journal(faulty.label, str(fresh_smbd.config)),
-        reconnect=lambda: open_target(ssh_options, NoPrompts()))
+        reconnect=lambda: open_target(ssh_options, NoPrompts()),
+    )
     assert faulty.rules[0].fired == 1, "the fault never happened"
     assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label)
     transport = open_target(ssh_options, NoPrompts())
@@ -591,6 +705,7 @@ def test_a_cut_during_an_allowed_restart_ends_with_smbd_serving_and_the_truth_to
         from sambatune.remote.samba_ops import find_instance
 
         assert find_instance(transport, str(fresh_smbd.config)) is not None, (
-            f"no smbd serves the file after: {outcome.message}")
+            f"no smbd serves the file after: {outcome.message}"
+        )
     finally:
         transport.close()

@@ -19,15 +19,21 @@ FORBIDDEN_NAMES = {"utils.py", "helpers.py", "manager.py", "misc.py"}
 def test_the_import_contracts_hold() -> None:
     """The layers, Qt only in the GUI, smbprotocol only in the SMB probe: the contracts in
     pyproject.toml ([tool.importlinter]), checked by import-linter."""
-    result = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Contracts: 4 kept, 0 broken." in result.stdout, result.stdout
 
 
 def test_no_modules_named_for_no_job() -> None:
-    bad = [p for p in [*PACKAGE.rglob("*.py"), *(REPO / "ssh_agents").glob("*.py")]
-           if p.name in FORBIDDEN_NAMES]
+    bad = [
+        p for p in [*PACKAGE.rglob("*.py"), *(REPO / "ssh_agents").glob("*.py")] if p.name in FORBIDDEN_NAMES
+    ]
     assert not bad
 
 
@@ -47,19 +53,40 @@ def test_the_fast_tier_leaves_out_what_needs_the_test_bed() -> None:
     a test uses): a test of the test bed that slipped into the fast tier would fail there
     on a machine without Samba."""
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-         "-m", "not testbed and not slow and not bundle"],
-        cwd=REPO, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not testbed and not slow and not bundle",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     chosen = [line for line in result.stdout.splitlines() if "::" in line]
-    for needs_bed in ("tests/test_bundle.py::", "tests/test_parameter_facts_smbd.py::",
-                      "tests/test_client_netns.py::", "tests/test_gui_benchmarks.py::",
-                      "tests/test_gui_apply.py::",
-                      "tests/test_conf_corpus.py::test_real_file_reads_like_testparm"):
+    for needs_bed in (
+        "tests/test_bundle.py::",
+        "tests/test_parameter_facts_smbd.py::",
+        "tests/test_client_netns.py::",
+        "tests/test_gui_benchmarks.py::",
+        "tests/test_gui_apply.py::",
+        "tests/test_conf_corpus.py::test_real_file_reads_like_testparm",
+    ):
         assert not [line for line in chosen if line.startswith(needs_bed)], needs_bed
-    for quick in ("tests/test_conf_document.py::", "tests/test_advisor_rules.py::",
-                  "tests/test_lint_process.py::", "tests/test_units.py::",
-                  "tests/test_conf_corpus.py::test_real_file_saves_byte_for_byte"):
+    for quick in (
+        "tests/test_conf_document.py::",
+        "tests/test_advisor_rules.py::",
+        "tests/test_lint_process.py::",
+        "tests/test_units.py::",
+        "tests/test_conf_corpus.py::test_real_file_saves_byte_for_byte",
+    ):
         assert [line for line in chosen if line.startswith(quick)], quick
     over_ssh = [line for line in result.stdout.splitlines() if "[ssh]" in line]
     assert over_ssh == [], over_ssh[:3]

@@ -69,12 +69,12 @@ def smb_context(transport: Transport, server: SmbServer) -> BenchContext:
 
 
 def test_disk_writes_reads_and_counts_metadata(transport: Transport, target: Path) -> None:
-    options = DiskOptions(directory=str(target), size=8 << 20, block_size=1 << 20,
-                          metadata_files=200, sample_interval=0.01)
+    options = DiskOptions(
+        directory=str(target), size=8 << 20, block_size=1 << 20, metadata_files=200, sample_interval=0.01
+    )
     events: list[object] = []
     result = DiskBenchmark(transport, TWO_RUNS, options).run(events.append)
-    assert set(result.series) == {"write", "read", "metadata-create", "metadata-stat",
-                                  "metadata-unlink"}
+    assert set(result.series) == {"write", "read", "metadata-create", "metadata-stat", "metadata-unlink"}
     assert result.primary == "read"
     for name in ("write", "read"):
         series = result.series[name]
@@ -98,7 +98,8 @@ def test_disk_writes_reads_and_counts_metadata(transport: Transport, target: Pat
 
 def test_disk_on_a_memory_filesystem_says_so(transport: Transport) -> None:
     result = DiskBenchmark(
-        transport, Method(runs=1, warmup=0),
+        transport,
+        Method(runs=1, warmup=0),
         DiskOptions(directory="/dev/shm", size=4 << 20, operations=("write", "read")),
     ).run()
     assert result.extra["cache"]["method"] == "memory_filesystem"
@@ -107,7 +108,8 @@ def test_disk_on_a_memory_filesystem_says_so(transport: Transport) -> None:
 
 def test_buffered_disk_reads_are_labelled(transport: Transport, target: Path) -> None:
     result = DiskBenchmark(
-        transport, Method(runs=1, warmup=0),
+        transport,
+        Method(runs=1, warmup=0),
         DiskOptions(directory=str(target), size=4 << 20, cache="buffered", operations=("read",)),
     ).run()
     assert set(result.series) == {"read"}
@@ -116,13 +118,14 @@ def test_buffered_disk_reads_are_labelled(transport: Transport, target: Path) ->
     assert list(target.iterdir()) == []
 
 
-def _disk_mid_run(transport: Transport, directory: Path, cancel: CancelToken | None = None
-                  ) -> tuple[Iterator[object], list[int]]:
+def _disk_mid_run(
+    transport: Transport, directory: Path, cancel: CancelToken | None = None
+) -> tuple[Iterator[object], list[int]]:
     """A disk benchmark stopped at its first write sample, with the agent's pids."""
     bench = DiskBenchmark(
-        transport, Method(runs=1, warmup=0),
-        DiskOptions(directory=str(directory), size=16 << 30, operations=("write",),
-                    sample_interval=0.05),
+        transport,
+        Method(runs=1, warmup=0),
+        DiskOptions(directory=str(directory), size=16 << 30, operations=("write",), sample_interval=0.05),
         cancel=cancel,
     )
     events = bench.events()
@@ -136,9 +139,7 @@ def _disk_mid_run(transport: Transport, directory: Path, cancel: CancelToken | N
 
 
 @pytest.mark.parametrize("how", ["drop-connection", "sigterm", "cancel"])
-def test_disk_agent_stopped_mid_run_leaves_nothing(
-    transport: Transport, target: Path, how: str
-) -> None:
+def test_disk_agent_stopped_mid_run_leaves_nothing(transport: Transport, target: Path, how: str) -> None:
     if how == "drop-connection" and transport.is_local:
         pytest.skip("no connection to drop on this computer")
     cancel = CancelToken()
@@ -156,8 +157,12 @@ def test_disk_agent_stopped_mid_run_leaves_nothing(
     assert wait_until(lambda: not processes_holding(str(target))), "the agent outlived its channel"
     assert wait_until(lambda: list(target.iterdir()) == []), list(target.iterdir())
     for pid in holders:
-        assert wait_until(lambda pid=pid: not Path(f"/proc/{pid}").exists()
-                          or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3])
+        assert wait_until(
+            lambda pid=pid: (
+                not Path(f"/proc/{pid}").exists()
+                or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3]
+            )
+        )
 
 
 @pytest.fixture
@@ -166,19 +171,15 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
         pytest.skip("mounting a tmpfs needs root")
     mount = tmp_path / "small"
     mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,nr_inodes=400", "tmpfs", str(mount)],
-                   check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,nr_inodes=400", "tmpfs", str(mount)], check=True)
     try:
         yield mount
     finally:
         subprocess.run(["umount", str(mount)], check=False)
 
 
-def test_disk_refuses_a_file_larger_than_the_free_space(
-    transport: Transport, small_tmpfs: Path
-) -> None:
-    bench = DiskBenchmark(transport, TWO_RUNS,
-                          DiskOptions(directory=str(small_tmpfs), size=64 << 20))
+def test_disk_refuses_a_file_larger_than_the_free_space(transport: Transport, small_tmpfs: Path) -> None:
+    bench = DiskBenchmark(transport, TWO_RUNS, DiskOptions(directory=str(small_tmpfs), size=64 << 20))
     with pytest.raises(AgentFailed, match="Not enough free space") as caught:
         bench.run()
     assert caught.value.code == "agent-not-enough-space"
@@ -221,8 +222,12 @@ def test_net_with_a_fixed_size_and_buffers(transport: Transport) -> None:
     # Linux doubles what is asked (the other half is its bookkeeping) and reports that.
     assert run.details["server"]["sndbuf"] == 2 * 65536
     assert run.details["client"]["rcvbuf"] == 2 * 65536
-    assert run.details["requested"] == {"sndbuf": 65536, "rcvbuf": 65536, "nodelay": True,
-                                        "buffers_on": "both"}
+    assert run.details["requested"] == {
+        "sndbuf": 65536,
+        "rcvbuf": 65536,
+        "nodelay": True,
+        "buffers_on": "both",
+    }
 
 
 def test_an_unreachable_data_port_gets_a_clear_message(transport: Transport) -> None:
@@ -257,8 +262,9 @@ def test_a_port_that_drops_connections_times_out_clearly() -> None:
 def test_through_ssh_is_labelled_as_measuring_ssh(any_transport: Transport) -> None:
     if any_transport.is_local:
         with pytest.raises(ConnectionFailed, match="Only an SSH connection"):
-            NetBenchmark(any_transport, Method(runs=1, warmup=0),
-                         NetOptions(seconds=0.3, through_ssh=True)).run()
+            NetBenchmark(
+                any_transport, Method(runs=1, warmup=0), NetOptions(seconds=0.3, through_ssh=True)
+            ).run()
         return
     result = NetBenchmark(any_transport, TWO_RUNS, NetOptions(seconds=0.3, through_ssh=True)).run()
     assert result.extra["path"] == "ssh-forward"
@@ -268,13 +274,12 @@ def test_through_ssh_is_labelled_as_measuring_ssh(any_transport: Transport) -> N
     assert last.bytes is not None and last.bytes > 0
 
 
-def test_net_agent_dropped_mid_stream_leaves_nothing(
-    any_transport: Transport, sshd: SshServer
-) -> None:
+def test_net_agent_dropped_mid_stream_leaves_nothing(any_transport: Transport, sshd: SshServer) -> None:
     if any_transport.is_local:
         pytest.skip("no connection to drop on this computer")
-    bench = NetBenchmark(any_transport, Method(runs=1, warmup=0),
-                         NetOptions(seconds=60, sample_interval=0.05))
+    bench = NetBenchmark(
+        any_transport, Method(runs=1, warmup=0), NetOptions(seconds=60, sample_interval=0.05)
+    )
     events = bench.events()
     for event in events:
         if isinstance(event, Sample):
@@ -349,8 +354,12 @@ def test_smb_put_and_get_against_the_ceilings(transport: Transport, smbd: SmbSer
         assert [r.warmup for r in runs] == [True, False, False]
         assert all(r.bytes == 8 << 20 and r.seconds > 0 for r in runs)
     ratios = result.extra["ratios"]
-    assert set(ratios) == {"get_vs_tcp_loopback", "put_vs_tcp_loopback", "get_vs_disk_read",
-                           "put_vs_disk_write"}
+    assert set(ratios) == {
+        "get_vs_tcp_loopback",
+        "put_vs_tcp_loopback",
+        "get_vs_disk_read",
+        "put_vs_disk_write",
+    }
     assert all(value and value > 0 for value in ratios.values())
     assert any("of raw TCP on the server's loopback" in n for n in result.notes)
     assert result.extra["smb"]["guest"] is True
@@ -364,19 +373,31 @@ def test_smb_with_an_account_keeps_the_password_off_command_lines(
     # pytest's temp dirs are private to root; the user's own home is not.
     share = Path(tempfile.mkdtemp(prefix="share-", dir=plain_user.home))
     os.chown(share, _uid(plain_user.name), -1)
-    text = server.config.read_text().replace(
-        "  guest ok = yes\n  force user = root\n", f"  guest ok = no\n  valid users = {plain_user.name}\n"
-    ).replace(f"path = {server.share_path}", f"path = {share}")
+    text = (
+        server.config.read_text()
+        .replace(
+            "  guest ok = yes\n  force user = root\n", f"  guest ok = no\n  valid users = {plain_user.name}\n"
+        )
+        .replace(f"path = {server.share_path}", f"path = {share}")
+    )
     assert str(share) in text
     server.config.write_text(text)
-    subprocess.run(["smbpasswd", "-c", str(server.config), "-a", "-s", plain_user.name],
-                   input=f"{plain_user.password}\n{plain_user.password}\n", text=True,
-                   check=True, capture_output=True)
-    subprocess.run(["smbcontrol", f"--configfile={server.config}", "smbd", "reload-config"],
-                   check=False, capture_output=True)
+    subprocess.run(
+        ["smbpasswd", "-c", str(server.config), "-a", "-s", plain_user.name],
+        input=f"{plain_user.password}\n{plain_user.password}\n",
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        ["smbcontrol", f"--configfile={server.config}", "smbd", "reload-config"],
+        check=False,
+        capture_output=True,
+    )
     context = smb_context(transport, server)
-    options = SmbOptions(share="bench", size=2 << 20, user=plain_user.name,
-                         password=plain_user.password, ceilings=False)
+    options = SmbOptions(
+        share="bench", size=2 << 20, user=plain_user.name, password=plain_user.password, ceilings=False
+    )
     with CommandLineWatch(plain_user.password) as watch:
         result = SmbBenchmark(transport, Method(runs=1, warmup=0), options, context=context).run()
     assert watch.seen == [], "the SMB password appeared on a command line"
@@ -384,8 +405,7 @@ def test_smb_with_an_account_keeps_the_password_off_command_lines(
     assert "password" not in result.parameters
     assert list(share.iterdir()) == []
 
-    wrong = SmbOptions(share="bench", size=1 << 20, user=plain_user.name, password="not-it",
-                       ceilings=False)
+    wrong = SmbOptions(share="bench", size=1 << 20, user=plain_user.name, password="not-it", ceilings=False)
     with pytest.raises(AgentFailed, match="refused the user name or password") as caught:
         SmbBenchmark(transport, Method(runs=1, warmup=0), wrong, context=context).run()
     assert caught.value.code == "agent-smb-login-failed"
@@ -411,8 +431,12 @@ def test_smb_agent_dropped_mid_transfer_removes_its_file(
     if any_transport.is_local:
         pytest.skip("no connection to drop on this computer")
     context = smb_context(any_transport, fresh_smbd)
-    bench = SmbBenchmark(any_transport, Method(runs=50, warmup=0),
-                         SmbOptions(share="bench", size=64 << 20, ceilings=False), context=context)
+    bench = SmbBenchmark(
+        any_transport,
+        Method(runs=50, warmup=0),
+        SmbOptions(share="bench", size=64 << 20, ceilings=False),
+        context=context,
+    )
     events = bench.events()
     for event in events:
         if isinstance(event, RunFinished) and event.record.series == "put":
@@ -432,9 +456,7 @@ def test_smb_agent_dropped_mid_transfer_removes_its_file(
 # -- dirscale --------------------------------------------------------------------------
 
 
-def test_dirscale_lists_and_looks_up_then_removes_every_file(
-    transport: Transport, smbd: SmbServer
-) -> None:
+def test_dirscale_lists_and_looks_up_then_removes_every_file(transport: Transport, smbd: SmbServer) -> None:
     context = smb_context(transport, smbd)
     options = DirscaleOptions(share=smbd.share, counts=(50, 300), lookups=10)
     result = DirscaleBenchmark(transport, TWO_RUNS, options, context=context).run()
@@ -473,13 +495,19 @@ def test_a_directory_the_account_cannot_write_is_named(
 
     locked = Path(tempfile.mkdtemp(prefix="sambatune-locked-"))
     locked.chmod(0o755)  # root's: the user may look in, not write
-    options = ConnectionOptions(host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
-                                known_hosts=tmp_path / "kh", password=sudo_user.password)
+    options = ConnectionOptions(
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
+        known_hosts=tmp_path / "kh",
+        password=sudo_user.password,
+    )
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:
         with pytest.raises(AgentFailed, match="may not create files in") as caught:
-            DiskBenchmark(target, Method(runs=1, warmup=0),
-                          DiskOptions(directory=str(locked), size=1 << 20)).run()
+            DiskBenchmark(
+                target, Method(runs=1, warmup=0), DiskOptions(directory=str(locked), size=1 << 20)
+            ).run()
         assert caught.value.code == "agent-no-permission"
         assert list(locked.iterdir()) == []
     finally:

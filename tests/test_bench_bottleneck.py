@@ -59,8 +59,9 @@ def test_a_slow_disk_is_the_limit() -> None:
 
 
 def test_writes_are_limited_by_the_disk_write_figure() -> None:
-    kwargs: dict[str, Any] = dict(disk_read_bytes_per_s=500e6, disk_write_bytes_per_s=60e6,
-                                  network_bytes_per_s=112e6)
+    kwargs: dict[str, Any] = dict(
+        disk_read_bytes_per_s=500e6, disk_write_bytes_per_s=60e6, network_bytes_per_s=112e6
+    )
     assert find_bottleneck(**kwargs, direction="read").limiting == "network"
     report = find_bottleneck(**kwargs, direction="write")
     assert report.limiting == "disk"

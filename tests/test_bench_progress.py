@@ -40,8 +40,13 @@ def finished(series: str, attempt: int, seconds: float, moved: int | None) -> Ru
 def test_the_plan_estimates_from_what_it_measures() -> None:
     clock = Clock()
     plan = ProgressPlan(clock)
-    plan.add([PlannedRun("get", 1, bytes=100 * MB), PlannedRun("get", 2, bytes=100 * MB),
-              PlannedRun("tcp", 1, seconds=3.0)])
+    plan.add(
+        [
+            PlannedRun("get", 1, bytes=100 * MB),
+            PlannedRun("get", 2, bytes=100 * MB),
+            PlannedRun("tcp", 1, seconds=3.0),
+        ]
+    )
     assert plan.estimate() == (0.0, None), "nothing measured, nothing promised"
 
     plan.observe(RunStarted("get", 1, False))
@@ -130,17 +135,32 @@ def test_durations_read_as_people_say_them() -> None:
 def test_the_adapted_size_fits_the_target_and_stays_within_bounds() -> None:
     assert nice_size_at_most(7 * MiB, 4 * MiB) == 6 * MiB
     assert nice_size_at_most(1 * MiB, 4 * MiB) == 4 * MiB
-    slow = adapted_size({PUT: 100 * MB, GET: 2 * MB}, [PUT, GET], 6, target_seconds=60,
-                        smallest=4 * MiB, largest=512 * MiB, probe_size=4 * MiB)
+    slow = adapted_size(
+        {PUT: 100 * MB, GET: 2 * MB},
+        [PUT, GET],
+        6,
+        target_seconds=60,
+        smallest=4 * MiB,
+        largest=512 * MiB,
+        probe_size=4 * MiB,
+    )
     # 6 rounds at 2 MB/s (and 100 MB/s) fit 60 s at about 19.6 MB: 16 MiB.
     assert slow.size == 16 * MiB
     assert slow.expected_seconds is not None and slow.expected_seconds <= 60
     assert "16 MiB" in slow.reason and "512 MiB would take about 27 min" in slow.reason
-    fast = adapted_size({PUT: 900 * MB, GET: 1500 * MB}, [PUT, GET], 6, target_seconds=60,
-                        smallest=4 * MiB, largest=512 * MiB, probe_size=4 * MiB)
+    fast = adapted_size(
+        {PUT: 900 * MB, GET: 1500 * MB},
+        [PUT, GET],
+        6,
+        target_seconds=60,
+        smallest=4 * MiB,
+        largest=512 * MiB,
+        probe_size=4 * MiB,
+    )
     assert fast.size == 512 * MiB and "largest size" in fast.reason
-    crawling = adapted_size({GET: 0.1 * MB}, [GET], 6, target_seconds=60, smallest=4 * MiB,
-                            largest=512 * MiB, probe_size=4 * MiB)
+    crawling = adapted_size(
+        {GET: 0.1 * MB}, [GET], 6, target_seconds=60, smallest=4 * MiB, largest=512 * MiB, probe_size=4 * MiB
+    )
     assert crawling.size == 4 * MiB and "even at the smallest size" in crawling.reason
 
 
@@ -158,9 +178,12 @@ def test_smb_on_a_slow_server_shows_its_copies_as_they_go(troubled_smbd: SmbServ
     transport = LocalTransport()
     context = collect_context(transport, config_path=str(troubled_smbd.config))
     size = 8 * MiB  # a given size is used as it is: no probe
-    bench = SmbBenchmark(transport, Method(runs=1, warmup=0),
-                         SmbOptions(share=troubled_smbd.share, size=size, ceilings=False),
-                         context=context)
+    bench = SmbBenchmark(
+        transport,
+        Method(runs=1, warmup=0),
+        SmbOptions(share=troubled_smbd.share, size=size, ceilings=False),
+        context=context,
+    )
     seen = timed_events(bench)
     result = bench.result
     assert result is not None and result.parameters["size"] == size
@@ -172,15 +195,17 @@ def test_smb_on_a_slow_server_shows_its_copies_as_they_go(troubled_smbd: SmbServ
     run = next(e for _, e in seen if isinstance(e, RunStarted) and e.series == GET)
     assert (run.number, run.of, run.warmup) == (1, 1, False)
     # While the get crawls: samples from the server, growing, and a time left.
-    samples = [(t, e) for t, e in seen if isinstance(e, Sample) and e.series == GET
-               and started <= t <= ended]
+    samples = [(t, e) for t, e in seen if isinstance(e, Sample) and e.series == GET and started <= t <= ended]
     assert len(samples) >= 3, samples
     assert samples[0][0] - started < 1.5, "the first figure comes within a sample interval"
     moved = [e.bytes for _, e in samples]
     assert moved == sorted(moved) and 0 < moved[-1] <= size
     assert all(e.source == "server" and e.bytes_per_s < 50 * MB for _, e in samples)
-    estimates = [(t, e) for t, e in seen if isinstance(e, Progress) and e.remaining is not None
-                 and started <= t < ended]
+    estimates = [
+        (t, e)
+        for t, e in seen
+        if isinstance(e, Progress) and e.remaining is not None and started <= t < ended
+    ]
     assert estimates and estimates[0][0] - started < 1.5
     fractions = [e.fraction for _, e in estimates if e.fraction is not None]
     assert len(fractions) == len(estimates)
@@ -192,10 +217,12 @@ def test_the_default_smb_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) 
     transport = LocalTransport()
     context = collect_context(transport, config_path=str(troubled_smbd.config))
     target = 10.0
-    bench = SmbBenchmark(transport, Method(runs=2, warmup=1),
-                         SmbOptions(share=troubled_smbd.share, ceilings=False,
-                                    target_seconds=target),
-                         context=context)
+    bench = SmbBenchmark(
+        transport,
+        Method(runs=2, warmup=1),
+        SmbOptions(share=troubled_smbd.share, ceilings=False, target_seconds=target),
+        context=context,
+    )
     started = time.monotonic()
     seen = timed_events(bench)
     took = time.monotonic() - started

@@ -81,8 +81,10 @@ def test_report_is_self_contained_and_has_the_numbers() -> None:
 
     # Two servers: a table each, never one table from both.
     other = record_sessions(database, server="admin@files2:22")
-    both = render_report([*sessions, database.load(other.after), database.load(other.disk)],
-                         generated_at="2026-11-23T10:00:00+00:00")
+    both = render_report(
+        [*sessions, database.load(other.after), database.load(other.disk)],
+        generated_at="2026-11-23T10:00:00+00:00",
+    )
     assert "<h2>Bottleneck of admin@files1:22 (" in both
     assert "<h2>Bottleneck of admin@files2:22 (" in both
     # Socket-buffer curve on a log axis with the autotuned line.
@@ -109,8 +111,15 @@ def test_charts_draw_finite_points_and_say_when_there_are_none() -> None:
     assert nice_ticks(0, 0)[0] == 0
     empty = render(Chart("Nothing", "x", "y"))
     assert "No samples to draw." in empty
-    svg = render(Chart("Curve", "size", "rate", log_x=True, series=[
-        ChartSeries("a", [(4096, 1.0), (8192, float("nan")), (16384, 3.0)], markers=True)]))
+    svg = render(
+        Chart(
+            "Curve",
+            "size",
+            "rate",
+            log_x=True,
+            series=[ChartSeries("a", [(4096, 1.0), (8192, float("nan")), (16384, 3.0)], markers=True)],
+        )
+    )
     assert svg.count("<circle") == 2 and "nan" not in svg.lower()
     assert re.search(r"<svg[^>]*width=\"760\"", svg)
 
@@ -120,9 +129,24 @@ def test_results_export_html_from_the_command_line(tmp_path: Path) -> None:
     ids = record_sessions(database)
     target = tmp_path / "report.html"
     done = subprocess.run(
-        [sys.executable, "-m", "sambatune", "results", "export", str(ids.before), str(ids.after),
-         "--format", "html", "-o", str(target), "--json"],
-        capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+        [
+            sys.executable,
+            "-m",
+            "sambatune",
+            "results",
+            "export",
+            str(ids.before),
+            str(ids.after),
+            "--format",
+            "html",
+            "-o",
+            str(target),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
     )
     assert done.returncode == 0, done.stderr
     text = target.read_text(encoding="utf-8")

@@ -28,14 +28,24 @@ from testbed.smbd import SmbServer
 CONFIG = b"[global]\n  workgroup = X\n  socket options = SO_RCVBUF=8192\n\xff odd byte\n"
 
 
-def make_result(rates: list[float], *, warmup: float = 1.0, test: str = "net",
-                link: int | None = 10**9, parameters: dict[str, Any] | None = None) -> BenchResult:
-    recorder = Recorder(test, "admin@files1:22", parameters or {"direction": "download"},
-                        Method(runs=len(rates), warmup=1), link)
+def make_result(
+    rates: list[float],
+    *,
+    warmup: float = 1.0,
+    test: str = "net",
+    link: int | None = 10**9,
+    parameters: dict[str, Any] | None = None,
+) -> BenchResult:
+    recorder = Recorder(
+        test,
+        "admin@files1:22",
+        parameters or {"direction": "download"},
+        Method(runs=len(rates), warmup=1),
+        link,
+    )
     recorder.declare("download", "Download (server to this computer)")
     for attempt, rate in enumerate([warmup, *rates], 1):
-        recorder.record("download", attempt, seconds=2.0, bytes=int(rate * 2e6),
-                        details={"path": "direct"})
+        recorder.record("download", attempt, seconds=2.0, bytes=int(rate * 2e6), details={"path": "direct"})
         recorder.sample("download", attempt, 0.5, int(rate * 5e5), rate * 1e6)
     return recorder.finish("download")
 
@@ -79,8 +89,7 @@ def test_summary_counts_only_the_counted_runs() -> None:
 def test_sessions_round_trip_with_the_exact_config(tmp_path: Path) -> None:
     database = ResultsDatabase(tmp_path / "results.sqlite3")
     assert database.schema_version == SCHEMA_VERSION
-    context = BenchContext(data_address="10.0.0.5", smb_conf_path="/etc/samba/smb.conf",
-                           smb_conf=CONFIG)
+    context = BenchContext(data_address="10.0.0.5", smb_conf_path="/etc/samba/smb.conf", smb_conf=CONFIG)
     result = make_result([100.0, 101.0])
     session = database.save(result, context, note="baseline")
     assert result.session_id == session
@@ -134,10 +143,14 @@ def test_compare_shows_the_one_change(tmp_path: Path) -> None:
     database = ResultsDatabase(tmp_path / "r.sqlite3")
     before_conf = b"[global]\n  socket options = SO_RCVBUF=8192\n# a comment\n"
     after_conf = b"[global]\n# a comment changed\n"
-    before = database.save(make_result([100.0, 101.0, 99.0, 100.5, 99.5]),
-                           BenchContext("h", smb_conf_path="/s", smb_conf=before_conf))
-    after = database.save(make_result([120.0, 121.0, 119.0, 120.5, 119.5]),
-                          BenchContext("h", smb_conf_path="/s", smb_conf=after_conf))
+    before = database.save(
+        make_result([100.0, 101.0, 99.0, 100.5, 99.5]),
+        BenchContext("h", smb_conf_path="/s", smb_conf=before_conf),
+    )
+    after = database.save(
+        make_result([120.0, 121.0, 119.0, 120.5, 119.5]),
+        BenchContext("h", smb_conf_path="/s", smb_conf=after_conf),
+    )
     found = compare_sessions(database.load(before), database.load(after))
     assert found.comparison.significant and found.comparison.verdict == "better"
     assert found.changed_lines == ["-  socket options = SO_RCVBUF=8192"]
@@ -148,10 +161,14 @@ def test_compare_shows_the_one_change(tmp_path: Path) -> None:
 
 def test_compare_warns_about_two_changes_and_a_different_test(tmp_path: Path) -> None:
     database = ResultsDatabase(tmp_path / "r.sqlite3")
-    before = database.save(make_result([100.0, 101.0], parameters={"seconds": 5}),
-                           BenchContext("h", smb_conf=b"[g]\n a = 1\n b = 2\n"))
-    after = database.save(make_result([100.0, 101.0], parameters={"seconds": 10}),
-                          BenchContext("h", smb_conf=b"[g]\n a = 3\n b = 4\n"))
+    before = database.save(
+        make_result([100.0, 101.0], parameters={"seconds": 5}),
+        BenchContext("h", smb_conf=b"[g]\n a = 1\n b = 2\n"),
+    )
+    after = database.save(
+        make_result([100.0, 101.0], parameters={"seconds": 10}),
+        BenchContext("h", smb_conf=b"[g]\n a = 3\n b = 4\n"),
+    )
     found = compare_sessions(database.load(before), database.load(after))
     assert any("2 settings changed" in w for w in found.warnings)
     assert any("seconds: 5 -> 10" in w for w in found.warnings)
@@ -170,17 +187,34 @@ def test_config_changes_ignore_comments() -> None:
 
 
 def sambatune(*args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True, text=True,
-                          input=stdin, timeout=600, env=os.environ.copy())
+    done = subprocess.run(
+        [sys.executable, "-m", "sambatune", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=600,
+        env=os.environ.copy(),
+    )
     if check and done.returncode != 0:
-        raise AssertionError(f"sambatune {' '.join(args)} failed ({done.returncode}):\n"
-                             f"{done.stdout}\n{done.stderr}")
+        raise AssertionError(
+            f"sambatune {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+        )
     return done
 
 
 def ssh_args(options: ConnectionOptions) -> list[str]:
-    return ["--host", str(options.host), "--port", str(options.port), "--user", str(options.user),
-            "--identity", str(options.identity_file), "--known-hosts", str(options.known_hosts)]
+    return [
+        "--host",
+        str(options.host),
+        "--port",
+        str(options.port),
+        "--user",
+        str(options.user),
+        "--identity",
+        str(options.identity_file),
+        "--known-hosts",
+        str(options.known_hosts),
+    ]
 
 
 def check_summary_shape(data: dict[str, Any], *, with_bytes: bool = True) -> None:
@@ -217,8 +251,9 @@ def test_bench_verbs_print_the_promised_json(
     }
     sessions = []
     for test, args in runs.items():
-        data = json.loads(sambatune("bench", *args, *method, *connection, *conf, "--json",
-                                    "--note", f"cli {test}").stdout)
+        data = json.loads(
+            sambatune("bench", *args, *method, *connection, *conf, "--json", "--note", f"cli {test}").stdout
+        )
         assert data["test"] == test
         check_summary_shape(data, with_bytes=test != "dirscale")
         assert len(data["summary"]["runs"]) == 2
@@ -237,8 +272,9 @@ def test_bench_verbs_print_the_promised_json(
     exported = sambatune("results", "export", str(sessions[0]), str(sessions[1])).stdout
     rows = list(csv.DictReader(io.StringIO(exported)))
     assert {r["test"] for r in rows} == {"net", "disk"}
-    compared = json.loads(sambatune("results", "compare", str(sessions[0]), str(sessions[0]),
-                                    "--json").stdout)
+    compared = json.loads(
+        sambatune("results", "compare", str(sessions[0]), str(sessions[0]), "--json").stdout
+    )
     assert compared["verdict"] == "no real difference" and compared["changed_lines"] == []
 
 
@@ -253,8 +289,7 @@ def test_cli_reports_errors_as_json() -> None:
 
 
 def test_unreachable_port_mentions_the_ssh_fallback_flag(tmp_path: Path) -> None:
-    done = sambatune("bench", "net", "--duration", "0.2", "--data-address", "127.0.0.2",
-                     check=False)
+    done = sambatune("bench", "net", "--duration", "0.2", "--data-address", "127.0.0.2", check=False)
     assert done.returncode == 1
     assert "could not open its own TCP connection" in done.stderr
     assert "--through-ssh" in done.stderr

@@ -41,8 +41,14 @@ def probe_files(directory: Path) -> list[Path]:
 
 
 def options(server: SmbServer, **changes: object) -> SmbClientOptions:
-    values: dict[str, object] = {"server": "127.0.0.1", "share": server.share, "port": server.port,
-                                 "size": SIZE, "block_size": 1 << 20, "outstanding": 4}
+    values: dict[str, object] = {
+        "server": "127.0.0.1",
+        "share": server.share,
+        "port": server.port,
+        "size": SIZE,
+        "block_size": 1 << 20,
+        "outstanding": 4,
+    }
     values.update(changes)
     return SmbClientOptions(**values)  # type: ignore[arg-type]
 
@@ -78,8 +84,9 @@ def test_stored_like_every_other_session(smbd: SmbServer) -> None:
 
 
 def test_reads_alone_still_need_and_remove_a_file(smbd: SmbServer) -> None:
-    result = SmbClientBenchmark(None, Method(runs=2, warmup=0),
-                                options(smbd, operations=(READ,), outstanding=1)).run()
+    result = SmbClientBenchmark(
+        None, Method(runs=2, warmup=0), options(smbd, operations=(READ,), outstanding=1)
+    ).run()
     assert list(result.series) == [READ]
     assert probe_files(smbd.share_path) == []
 
@@ -88,8 +95,13 @@ def test_reads_alone_still_need_and_remove_a_file(smbd: SmbServer) -> None:
 def smb_user(fresh_smbd: SmbServer) -> tuple[SmbServer, str, str]:
     """root as a Samba user of this test's own smbd (its own passdb)."""
     password = "Probe-pass-1"
-    subprocess.run(["pdbedit", "-s", str(fresh_smbd.config), "-a", "-u", "root", "-t"],
-                   input=f"{password}\n{password}\n", text=True, check=True, capture_output=True)
+    subprocess.run(
+        ["pdbedit", "-s", str(fresh_smbd.config), "-a", "-u", "root", "-t"],
+        input=f"{password}\n{password}\n",
+        text=True,
+        check=True,
+        capture_output=True,
+    )
     return fresh_smbd, "root", password
 
 
@@ -97,14 +109,16 @@ def smb_user(fresh_smbd: SmbServer) -> tuple[SmbServer, str, str]:
 def test_a_user_with_password(smb_user: tuple[SmbServer, str, str]) -> None:
     server, user, password = smb_user
     result = SmbClientBenchmark(
-        None, Method(runs=1, warmup=0),
+        None,
+        Method(runs=1, warmup=0),
         options(server, login=SmbLogin(user=user, password=password)),
     ).run()
     assert result.extra["client"]["guest"] is False
     assert result.parameters["user"] == user and "password" not in result.parameters
     with pytest.raises(AuthenticationFailed) as failed:
-        SmbClientBenchmark(None, Method(runs=1, warmup=0),
-                           options(server, login=SmbLogin(user=user, password="wrong"))).run()
+        SmbClientBenchmark(
+            None, Method(runs=1, warmup=0), options(server, login=SmbLogin(user=user, password="wrong"))
+        ).run()
     assert "root" in failed.value.message and "wrong" not in failed.value.message + failed.value.details
 
 
@@ -116,11 +130,9 @@ def random_file(directory: Path, size: int) -> tuple[str, bytes]:
     return name, hashlib.sha256(data).digest()
 
 
-def read_back(connection: SmbProbeConnection, name: str, size: int, block: int,
-              outstanding: int) -> bytes:
+def read_back(connection: SmbProbeConnection, name: str, size: int, block: int, outstanding: int) -> bytes:
     buffer = bytearray(size)
-    transfer = connection.read_file(name, size, block, outstanding, CancelToken(),
-                                    into=memoryview(buffer))
+    transfer = connection.read_file(name, size, block, outstanding, CancelToken(), into=memoryview(buffer))
     assert transfer.bytes == size
     return hashlib.sha256(buffer).digest()
 
@@ -194,8 +206,9 @@ def test_signed_session_reads_check_every_signature(smb_user: tuple[SmbServer, s
     server, user, password = smb_user
     size = (9 << 20) + 999
     name, digest = random_file(server.share_path, size)
-    with SmbProbeConnection("127.0.0.1", server.share, server.port,
-                            SmbLogin(user=user, password=password)) as connection:
+    with SmbProbeConnection(
+        "127.0.0.1", server.share, server.port, SmbLogin(user=user, password=password)
+    ) as connection:
         assert connection.facts()["signing"] is True and not connection.encrypted
         assert read_back(connection, name, size, 1 << 20, 4) == digest
 
@@ -207,8 +220,9 @@ def test_encrypted_share_reads_through_smbprotocol(smb_user: tuple[SmbServer, st
     server.start(server.config.read_text().replace("[bench]", "[bench]\n  smb encrypt = required"))
     size = (5 << 20) + 3
     name, digest = random_file(server.share_path, size)
-    with SmbProbeConnection("127.0.0.1", server.share, server.port,
-                            SmbLogin(user=user, password=password)) as connection:
+    with SmbProbeConnection(
+        "127.0.0.1", server.share, server.port, SmbLogin(user=user, password=password)
+    ) as connection:
         assert connection.encrypted
         assert read_back(connection, name, size, 1 << 20, 4) == digest
 
@@ -241,8 +255,7 @@ def test_unknown_share_and_nobody_listening(smbd: SmbServer) -> None:
 
 def test_cancel_stops_and_cleans_up(smbd: SmbServer) -> None:
     cancel = CancelToken()
-    bench = SmbClientBenchmark(None, Method(runs=50, warmup=0), options(smbd, size=64 << 20),
-                               cancel=cancel)
+    bench = SmbClientBenchmark(None, Method(runs=50, warmup=0), options(smbd, size=64 << 20), cancel=cancel)
 
     def on_event(event: object) -> None:
         if isinstance(event, Sample):
@@ -255,8 +268,12 @@ def test_cancel_stops_and_cleans_up(smbd: SmbServer) -> None:
 
 def established_to(port: int) -> list[str]:
     """This computer's TCP connections to ``port`` that are still open."""
-    done = subprocess.run(["ss", "-tnH", "state", "established", f"( dport = :{port} )"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["ss", "-tnH", "state", "established", f"( dport = :{port} )"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return [line for line in done.stdout.splitlines() if line.strip()]
 
 
@@ -264,10 +281,12 @@ def test_cancel_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
     """smbd with fixed 8 KiB socket buffers sends about 2 MB/s, so the four 4 MiB reads in
     flight take 8 s to arrive: a cancel must not wait for them (it took 10.4 s)."""
     cancel = CancelToken()
-    bench = SmbClientBenchmark(None, Method(runs=5, warmup=0),
-                               options(troubled_smbd, size=64 << 20, block_size=4 << 20,
-                                       outstanding=4),
-                               cancel=cancel)
+    bench = SmbClientBenchmark(
+        None,
+        Method(runs=5, warmup=0),
+        options(troubled_smbd, size=64 << 20, block_size=4 << 20, outstanding=4),
+        cancel=cancel,
+    )
     cancelled_at: list[float] = []
     reading: list[Sample] = []
 
@@ -294,9 +313,25 @@ def test_ctrl_c_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
     """The command line's cancel is Ctrl-C: the transfer stops before the cleanup runs
     (a join that Ctrl-C interrupts no longer lets the cleanup share the connection)."""
     size = 64 << 20
-    argv = [sys.executable, "-m", "sambatune", "bench", "smb-client", "--server", "127.0.0.1",
-            "--share", troubled_smbd.share, "--port", str(troubled_smbd.port), "--size", "64MiB",
-            "--runs", "3", "--warmup", "0"]
+    argv = [
+        sys.executable,
+        "-m",
+        "sambatune",
+        "bench",
+        "smb-client",
+        "--server",
+        "127.0.0.1",
+        "--share",
+        troubled_smbd.share,
+        "--port",
+        str(troubled_smbd.port),
+        "--size",
+        "64MiB",
+        "--runs",
+        "3",
+        "--warmup",
+        "0",
+    ]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -329,15 +364,22 @@ def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> N
     events: list[object] = []
     target = 8.0
     started = time.monotonic()
-    result = SmbClientBenchmark(None, Method(runs=1, warmup=1),
-                                options(troubled_smbd, size=None, target_seconds=target)).run(
-        events.append)
+    result = SmbClientBenchmark(
+        None, Method(runs=1, warmup=1), options(troubled_smbd, size=None, target_seconds=target)
+    ).run(events.append)
     took = time.monotonic() - started
     size = result.parameters["size"]
     sizing = result.extra["sizing"]
-    expected = adapted_size(sizing["probe_rates"], [WRITE, READ], 2, target_seconds=target,
-                            smallest=SMALLEST_SIZE, largest=LARGEST_SIZE, probe_size=PROBE_SIZE,
-                            what="runs")
+    expected = adapted_size(
+        sizing["probe_rates"],
+        [WRITE, READ],
+        2,
+        target_seconds=target,
+        smallest=SMALLEST_SIZE,
+        largest=LARGEST_SIZE,
+        probe_size=PROBE_SIZE,
+        what="runs",
+    )
     assert size == expected.size
     assert SMALLEST_SIZE <= size <= LARGEST_SIZE
     assert sizing["reason"] == expected.reason
@@ -354,15 +396,15 @@ def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> N
 def test_os_path_variant_writes_reads_and_drops_the_file(smbd: SmbServer) -> None:
     # The share's directory stands in for a mount point: the same file I/O calls.
     result = SmbClientBenchmark(
-        None, Method(runs=2, warmup=0),
+        None,
+        Method(runs=2, warmup=0),
         SmbClientOptions(path=str(smbd.share_path), size=SIZE, block_size=1 << 20),
     ).run()
     assert result.parameters["client"] == "os-path"
     assert all(r.bytes == SIZE for r in result.series[READ].runs + result.series[WRITE].runs)
     assert probe_files(smbd.share_path) == []
     with pytest.raises(InvalidInput, match="not a directory"):
-        SmbClientBenchmark(None, Method(runs=1, warmup=0),
-                           SmbClientOptions(path="/nonexistent/share")).run()
+        SmbClientBenchmark(None, Method(runs=1, warmup=0), SmbClientOptions(path="/nonexistent/share")).run()
 
 
 def test_options_refuse_nonsense() -> None:
@@ -377,10 +419,30 @@ def test_options_refuse_nonsense() -> None:
 
 def test_cli_smb_client_prints_the_shared_summary_shape(smbd: SmbServer, tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "sambatune", "bench", "smb-client", "--server", "127.0.0.1",
-         "--share", smbd.share, "--port", str(smbd.port), "--size", "8MiB", "--runs", "2",
-         "--warmup", "0", "--json"],
-        capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+        [
+            sys.executable,
+            "-m",
+            "sambatune",
+            "bench",
+            "smb-client",
+            "--server",
+            "127.0.0.1",
+            "--share",
+            smbd.share,
+            "--port",
+            str(smbd.port),
+            "--size",
+            "8MiB",
+            "--runs",
+            "2",
+            "--warmup",
+            "0",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -393,9 +455,29 @@ def test_cli_smb_client_prints_the_shared_summary_shape(smbd: SmbServer, tmp_pat
 
 def test_cli_password_comes_from_stdin_only(smb_user: tuple[SmbServer, str, str]) -> None:
     server, user, password = smb_user
-    argv = [sys.executable, "-m", "sambatune", "bench", "smb-client", "--server", "127.0.0.1",
-            "--share", server.share, "--port", str(server.port), "--size", "4MiB", "--runs", "1",
-            "--warmup", "0", "--user", user, "--password-stdin", "--json"]
+    argv = [
+        sys.executable,
+        "-m",
+        "sambatune",
+        "bench",
+        "smb-client",
+        "--server",
+        "127.0.0.1",
+        "--share",
+        server.share,
+        "--port",
+        str(server.port),
+        "--size",
+        "4MiB",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--user",
+        user,
+        "--password-stdin",
+        "--json",
+    ]
     done = subprocess.run(argv, input=password + "\n", capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["parameters"]["guest"] is False

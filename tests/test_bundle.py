@@ -27,9 +27,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "installer"))
 import make_icons  # noqa: E402
 
-pytestmark = [pytest.mark.bundle,
-              pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                 reason="the Linux tarball is built on Linux")]
+pytestmark = [
+    pytest.mark.bundle,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Linux tarball is built on Linux"),
+]
 
 # Read as text: tomllib is not in Python 3.10.
 VERSION_LINE = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.MULTILINE)
@@ -59,21 +60,35 @@ class Installed:
         return self.appdir / "sambatune" / "_internal" / "PySide6" / "Qt" / "plugins"
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {"PATH": SYSTEM_PATH, "HOME": str(self.home), "LANG": "C.UTF-8",
-                "SAMBATUNE_HOME": str(self.home / "sambatune-home"),
-                "QT_QPA_PLATFORM": "offscreen", **extra}
+        return {
+            "PATH": SYSTEM_PATH,
+            "HOME": str(self.home),
+            "LANG": "C.UTF-8",
+            "SAMBATUNE_HOME": str(self.home / "sambatune-home"),
+            "QT_QPA_PLATFORM": "offscreen",
+            **extra,
+        }
 
-    def run(self, *args: str, timeout: float = 120,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(self.command), *args], capture_output=True, text=True,
-                              cwd=self.home, env=env or self.env(), timeout=timeout)
+    def run(
+        self, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.command), *args],
+            capture_output=True,
+            text=True,
+            cwd=self.home,
+            env=env or self.env(),
+            timeout=timeout,
+        )
 
 
 def build_tarball(out: Path) -> Path:
     result = subprocess.run(
         [str(REPO / "installer" / "build-linux.sh"), str(out / "dist")],
         env={**os.environ, "PYTHON": sys.executable, "BUILD_DIR": str(out / "work")},
-        capture_output=True, text=True, timeout=1500,
+        capture_output=True,
+        text=True,
+        timeout=1500,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return Path(result.stdout.strip().splitlines()[-1])
@@ -89,7 +104,9 @@ def unpack(tarball: Path, into: Path) -> Path:
 def install(unpacked: Path, prefix: Path, home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(unpacked / "install.sh"), "--prefix", str(prefix), *extra],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={"PATH": SYSTEM_PATH, "HOME": str(home)},
     )
 
@@ -119,15 +136,17 @@ def test_tarball_is_named_and_laid_out_for_an_admin(installed: Installed) -> Non
         [f"{n}x{n}/apps/sambatune.png" for n in HICOLOR_SIZES] + ["scalable/apps/sambatune.svg"]
     )
     for size in HICOLOR_SIZES:
-        assert ((hicolor / f"{size}x{size}" / "apps" / "sambatune.png").read_bytes()
-                == (REPO / "resources" / "icons" / make_icons.png_name(size)).read_bytes())
+        assert (hicolor / f"{size}x{size}" / "apps" / "sambatune.png").read_bytes() == (
+            REPO / "resources" / "icons" / make_icons.png_name(size)
+        ).read_bytes()
 
 
 def test_menu_entry_is_valid_and_starts_the_installed_program(installed: Installed) -> None:
-    for desktop in (installed.unpacked / "share" / "applications" / "sambatune.desktop",
-                    installed.prefix / "share" / "applications" / "sambatune.desktop"):
-        result = subprocess.run(["desktop-file-validate", str(desktop)],
-                                capture_output=True, text=True)
+    for desktop in (
+        installed.unpacked / "share" / "applications" / "sambatune.desktop",
+        installed.prefix / "share" / "applications" / "sambatune.desktop",
+    ):
+        result = subprocess.run(["desktop-file-validate", str(desktop)], capture_output=True, text=True)
         assert result.returncode == 0 and not result.stdout.strip(), result.stdout
     entry = (installed.prefix / "share" / "applications" / "sambatune.desktop").read_text()
     program = installed.appdir / "sambatune" / "sambatune"
@@ -175,7 +194,10 @@ def test_main_window_opens_on_an_x_server(installed: Installed) -> None:
     """What a Linux desktop does: the xcb plugin and its libraries, under Xvfb."""
     result = subprocess.run(
         ["xvfb-run", "-a", str(installed.command), "--self-check", "--gui", "--json"],
-        capture_output=True, text=True, cwd=installed.home, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=installed.home,
+        timeout=120,
         env=installed.env(QT_QPA_PLATFORM="xcb"),
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -185,25 +207,47 @@ def test_main_window_opens_on_an_x_server(installed: Installed) -> None:
 
 def test_bundle_carries_the_qt_plugins_a_desktop_needs_and_not_more(installed: Installed) -> None:
     plugins = installed.qt_plugins
-    for needed in ("platforms/libqxcb.so", "platforms/libqwayland.so",
-                   "platforms/libqoffscreen.so", "imageformats/libqsvg.so",
-                   "iconengines/libqsvgicon.so"):
+    for needed in (
+        "platforms/libqxcb.so",
+        "platforms/libqwayland.so",
+        "platforms/libqoffscreen.so",
+        "imageformats/libqsvg.so",
+        "iconengines/libqsvgicon.so",
+    ):
         assert (plugins / needed).is_file(), needed
     assert not (plugins / "platformthemes" / "libqgtk3.so").exists()
     assert not (plugins / "platforms" / "libqeglfs.so").exists()
     internal = installed.appdir / "sambatune" / "_internal"
     names = {path.name for path in internal.rglob("*") if path.is_file() or path.is_symlink()}
-    for unwanted in ("libQt6WebEngineCore.so.6", "libQt6Quick.so.6", "libQt6Qml.so.6",
-                     "libcairo.so.2", "libpango-1.0.so.0", "libgtk-3.so.0"):
+    for unwanted in (
+        "libQt6WebEngineCore.so.6",
+        "libQt6Quick.so.6",
+        "libQt6Qml.so.6",
+        "libcairo.so.2",
+        "libpango-1.0.so.0",
+        "libgtk-3.so.0",
+    ):
         assert unwanted not in names, unwanted
 
 
-def test_survey_over_ssh_from_the_bundle(installed: Installed, sshd: SshServer, user_key: Path,
-                                         known_hosts: Path, smbd: SmbServer) -> None:
+def test_survey_over_ssh_from_the_bundle(
+    installed: Installed, sshd: SshServer, user_key: Path, known_hosts: Path, smbd: SmbServer
+) -> None:
     result = installed.run(
-        "survey", "--host", "127.0.0.1", "--port", str(sshd.port), "--user", current_user(),
-        "--identity", str(user_key), "--known-hosts", str(known_hosts),
-        "--config-path", str(smbd.config), "--json",
+        "survey",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(sshd.port),
+        "--user",
+        current_user(),
+        "--identity",
+        str(user_key),
+        "--known-hosts",
+        str(known_hosts),
+        "--config-path",
+        str(smbd.config),
+        "--json",
     )
     assert result.returncode == 0, result.stderr
     survey = json.loads(result.stdout)
@@ -212,7 +256,8 @@ def test_survey_over_ssh_from_the_bundle(installed: Installed, sshd: SshServer, 
 
 
 def test_survey_of_this_computer_runs_the_agent_with_the_bundle(
-        installed: Installed, smbd: SmbServer) -> None:
+    installed: Installed, smbd: SmbServer
+) -> None:
     """On this computer the bundled program itself is the agent's Python."""
     result = installed.run("survey", "--config-path", str(smbd.config), "--json")
     assert result.returncode == 0, result.stderr
@@ -224,9 +269,14 @@ def test_survey_of_this_computer_runs_the_agent_with_the_bundle(
 def test_startup_probe_reports_the_first_paint(installed: Installed) -> None:
     probe = installed.home / "first-paint.json"
     started = time.time()
-    result = subprocess.run([str(installed.command)], capture_output=True, text=True,
-                            cwd=installed.home, timeout=60,
-                            env=installed.env(SAMBATUNE_STARTUP_PROBE=str(probe)))
+    result = subprocess.run(
+        [str(installed.command)],
+        capture_output=True,
+        text=True,
+        cwd=installed.home,
+        timeout=60,
+        env=installed.env(SAMBATUNE_STARTUP_PROBE=str(probe)),
+    )
     assert result.returncode == 0, result.stderr
     painted = json.loads(probe.read_text())["first_paint_at"]
     assert started < painted < time.time()
@@ -242,7 +292,9 @@ def test_uninstall_removes_what_install_added(installed: Installed, tmp_path: Pa
     # The installed copy of install.sh removes it all, itself included.
     result = subprocess.run(
         [str(prefix / "lib" / "sambatune" / "install.sh"), "--prefix", str(prefix), "--uninstall"],
-        capture_output=True, text=True, env={"PATH": SYSTEM_PATH, "HOME": str(installed.home)},
+        capture_output=True,
+        text=True,
+        env={"PATH": SYSTEM_PATH, "HOME": str(installed.home)},
     )
     assert result.returncode == 0, result.stderr
     after = sorted(p.relative_to(prefix) for p in prefix.rglob("*") if not p.is_dir())

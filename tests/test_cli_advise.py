@@ -20,9 +20,18 @@ from testbed.troubled import with_problems
 
 
 def ssh_args(options: ConnectionOptions) -> list[str]:
-    return ["--host", str(options.host), "--port", str(options.port), "--user",
-            str(options.user), "--identity", str(options.identity_file),
-            "--known-hosts", str(options.known_hosts)]
+    return [
+        "--host",
+        str(options.host),
+        "--port",
+        str(options.port),
+        "--user",
+        str(options.user),
+        "--identity",
+        str(options.identity_file),
+        "--known-hosts",
+        str(options.known_hosts),
+    ]
 
 
 def by_id(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -40,22 +49,36 @@ def assert_known_problems_found(report: dict[str, Any], server: SmbServer) -> No
 
     [buffers] = found["socket-options-fixed-buffers"]
     assert buffers["severity"] == "problem"
-    assert buffers["change"] == {"kind": "smb.conf", "section": "global",
-                                 "parameter": "socket options", "action": "unset",
-                                 "value": None}
+    assert buffers["change"] == {
+        "kind": "smb.conf",
+        "section": "global",
+        "parameter": "socket options",
+        "action": "unset",
+        "value": None,
+    }
     assert buffers["evidence"][0]["value"] == "SO_RCVBUF=8192 SO_SNDBUF=8192"
 
     [logging] = found["log-level-high"]
     assert logging["severity"] == "warning"
-    assert logging["change"] == {"kind": "smb.conf", "section": "global",
-                                 "parameter": "log level", "action": "set", "value": "1"}
+    assert logging["change"] == {
+        "kind": "smb.conf",
+        "section": "global",
+        "parameter": "log level",
+        "action": "set",
+        "value": "1",
+    }
     assert logging["evidence"][0]["text"] == "log level = 3 in [global]"
 
     [syncing] = found["sync-always"]
     assert syncing["severity"] == "warning"
     assert syncing["subject"] == server.share
-    assert syncing["change"] == {"kind": "smb.conf", "section": server.share,
-                                 "parameter": "sync always", "action": "unset", "value": None}
+    assert syncing["change"] == {
+        "kind": "smb.conf",
+        "section": server.share,
+        "parameter": "sync always",
+        "action": "unset",
+        "value": None,
+    }
     texts = " ".join(e["text"] for e in syncing["evidence"])
     assert f"sync always = yes in [{server.share}]" in texts
     assert "strict sync = yes" in texts
@@ -80,8 +103,9 @@ def test_advise_finds_the_known_problems_on_this_computer(troubled_smbd: SmbServ
 def test_advise_finds_the_known_problems_over_ssh(
     troubled_smbd: SmbServer, ssh_options: ConnectionOptions
 ) -> None:
-    result = sambatune_cli("advise", *ssh_args(ssh_options),
-                           "--config-path", str(troubled_smbd.config), "--json")
+    result = sambatune_cli(
+        "advise", *ssh_args(ssh_options), "--config-path", str(troubled_smbd.config), "--json"
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert_known_problems_found(report, troubled_smbd)
@@ -94,19 +118,39 @@ def test_the_clean_test_bed_has_none_of_those_findings(fresh_smbd: SmbServer) ->
     found = by_id(json.loads(result.stdout))
     assert not {"socket-options-fixed-buffers", "log-level-high", "sync-always"} & set(found)
     # Without measurements the advisor says what to measure, once per kind.
-    assert {"measure-network-path", "measure-client-window", "measure-directory-scaling",
-            "measure-throughput"} <= set(found)
+    assert {
+        "measure-network-path",
+        "measure-client-window",
+        "measure-directory-scaling",
+        "measure-throughput",
+    } <= set(found)
 
 
 def test_text_report_is_grouped_by_severity(troubled_smbd: SmbServer, tmp_path: Path) -> None:
     measurements = tmp_path / "measured.json"
-    measurements.write_text(json.dumps({
-        "throughput": {"smb_read": {"mean_bytes_per_second": 3.0e7, "source": "5 runs"},
-                       "network": {"mean_bytes_per_second": 1.17e8}},
-    }))
-    result = sambatune_cli("advise", "--config-path", str(troubled_smbd.config),
-                           "--measurements", str(measurements),
-                           "--bandwidth", "1gbit", "--rtt", "2ms", "--client-window", "64KiB")
+    measurements.write_text(
+        json.dumps(
+            {
+                "throughput": {
+                    "smb_read": {"mean_bytes_per_second": 3.0e7, "source": "5 runs"},
+                    "network": {"mean_bytes_per_second": 1.17e8},
+                },
+            }
+        )
+    )
+    result = sambatune_cli(
+        "advise",
+        "--config-path",
+        str(troubled_smbd.config),
+        "--measurements",
+        str(measurements),
+        "--bandwidth",
+        "1gbit",
+        "--rtt",
+        "2ms",
+        "--client-window",
+        "64KiB",
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.index("PROBLEMS") < out.index("WARNINGS") < out.index("FOR INFORMATION")
@@ -116,8 +160,7 @@ def test_text_report_is_grouped_by_severity(troubled_smbd: SmbServer, tmp_path: 
     assert "32.8 Mbit/s at the measured round trip of 2 ms" in out
     assert "[global] remove 'socket options' (back to the default)" in out
     assert "[global] log level = 1" in out
-    assert f"Every write waits for the disk (sync always with strict sync) [{troubled_smbd.share}]" \
-        in out
+    assert f"Every write waits for the disk (sync always with strict sync) [{troubled_smbd.share}]" in out
     assert "(client-window-below-bdp)" in out
     assert "SMB reads reach only 26% of what the network allows" in out
     assert "Not judged yet: bandwidth" not in out
@@ -181,12 +224,9 @@ def test_gathering_follows_includes_and_samba_s_line_rules(tmp_path: Path) -> No
     extra = tmp_path / "extra.conf"
     extra.write_text("[Data]\n  log level = 9\n")
     config = tmp_path / "smb.conf"
-    config.write_text("log level = 1\n"
-                      "[Globals]\n"
-                      "; debuglevel = 7\n"
-                      "Debug Level = 4 \\\n"
-                      "  auth:5\n"
-                      f"include = {extra}\n")
+    config.write_text(
+        f"log level = 1\n[Globals]\n; debuglevel = 7\nDebug Level = 4 \\\n  auth:5\ninclude = {extra}\n"
+    )
     explicit = explicit_from_file(LocalTransport(), str(config))
     assert explicit["global"]["log level"] == "4 auth:5"
     assert "log level" not in explicit.get("Data", explicit.get("data", {}))
@@ -203,9 +243,17 @@ def test_a_file_only_root_can_read_is_read_with_sudo(
         config.chmod(0o600)
         secret = sudo_user.password + "\n"
         result = sambatune_cli(
-            "advise", "--host", f"{sudo_user.name}@127.0.0.1:{sshd_password.port}",
-            "--known-hosts", str(tmp_path / "kh"), "--accept-new-host-key",
-            "--password-stdin", "--sudo-password-stdin", "--config-path", str(config), "--json",
+            "advise",
+            "--host",
+            f"{sudo_user.name}@127.0.0.1:{sshd_password.port}",
+            "--known-hosts",
+            str(tmp_path / "kh"),
+            "--accept-new-host-key",
+            "--password-stdin",
+            "--sudo-password-stdin",
+            "--config-path",
+            str(config),
+            "--json",
             stdin=secret + secret,
         )
     finally:
@@ -217,22 +265,21 @@ def test_a_file_only_root_can_read_is_read_with_sudo(
     assert sudo_user.password not in result.stdout + result.stderr
 
 
-def test_advise_reads_the_benchmarks_on_record_that_ran_with_this_smb_conf(
-        troubled_smbd: SmbServer) -> None:
+def test_advise_reads_the_benchmarks_on_record_that_ran_with_this_smb_conf(troubled_smbd: SmbServer) -> None:
     """Figures measured earlier with exactly this smb.conf judge the throughput rules;
     a session run with another smb.conf is left out, and --ignore-recorded drops them."""
     from bench_sessions import record_sessions
     from sambatune.bench.results_db import ResultsDatabase
 
     # The first session (72 MB/s over the network) ran with another smb.conf.
-    recorded = record_sessions(ResultsDatabase(), server="this computer",
-                               after_conf=troubled_smbd.config.read_bytes())
+    recorded = record_sessions(
+        ResultsDatabase(), server="this computer", after_conf=troubled_smbd.config.read_bytes()
+    )
 
     result = sambatune_cli("advise", "--config-path", str(troubled_smbd.config), "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert sorted(report["recorded_sessions"]) == sorted(
-        [recorded.after, recorded.disk, recorded.smb_client])
+    assert sorted(report["recorded_sessions"]) == sorted([recorded.after, recorded.disk, recorded.smb_client])
     throughput = report["measurements"]["throughput"]
     assert throughput["network"]["mean_bytes_per_second"] > 110e6  # after, not before (72)
     assert f"session {recorded.after}, run with this smb.conf" in throughput["network"]["source"]
@@ -244,8 +291,10 @@ def test_advise_reads_the_benchmarks_on_record_that_ran_with_this_smb_conf(
     text = sambatune_cli("advise", "--config-path", str(troubled_smbd.config))
     assert "Measured: stored benchmark sessions" in text.stdout
 
-    ignored = json.loads(sambatune_cli("advise", "--config-path", str(troubled_smbd.config),
-                                       "--ignore-recorded", "--json").stdout)
-    assert ignored["recorded_sessions"] == [] and ignored["measurements"].get("throughput") in (
-        None, {})
+    ignored = json.loads(
+        sambatune_cli(
+            "advise", "--config-path", str(troubled_smbd.config), "--ignore-recorded", "--json"
+        ).stdout
+    )
+    assert ignored["recorded_sessions"] == [] and ignored["measurements"].get("throughput") in (None, {})
     assert "measure-throughput" in by_id(ignored)

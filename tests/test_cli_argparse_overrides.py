@@ -25,10 +25,10 @@ def test_the_formatter_override_builds_what_argparse_would_but_for_the_width() -
     theirs = argparse.ArgumentParser._get_formatter(parser)
     assert type(ours) is type(theirs)
     assert set(vars(ours)) == set(vars(theirs))
-    settings = {name for name, value in vars(theirs).items()
-                if isinstance(value, (str, int, float, bool, type(None)))}
-    differing = {name for name in settings - WIDTH_ATTRIBUTES
-                 if vars(ours)[name] != vars(theirs)[name]}
+    settings = {
+        name for name, value in vars(theirs).items() if isinstance(value, (str, int, float, bool, type(None)))
+    }
+    differing = {name for name in settings - WIDTH_ATTRIBUTES if vars(ours)[name] != vars(theirs)[name]}
     # A new argument (colour, prefix characters) would show up here.
     assert differing == set(), differing
     assert isinstance(parser, _Parser) and _Parser._width is not None

@@ -49,13 +49,11 @@ def assert_clean_error(result: subprocess.CompletedProcess[str], fragment: str) 
 
 
 def test_effective_json(sample: Path) -> None:
-    result = sambatune_cli("conf", "effective", str(sample), "--json",
-                           "--samba-version", "4.17")
+    result = sambatune_cli("conf", "effective", str(sample), "--json", "--samba-version", "4.17")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {
         "global": {"workgroup": "W", "max xmit": "64k", "log level": "3"},
-        "data": {"path": "/srv/data", "read only": "No", "comment": "again",
-                 "oplocks": "no # off"},
+        "data": {"path": "/srv/data", "read only": "No", "comment": "again", "oplocks": "no # off"},
     }
 
 
@@ -77,15 +75,15 @@ def test_effective_uses_this_computers_catalog_by_default(sample: Path) -> None:
 
 
 def test_effective_bad_input(tmp_path: Path) -> None:
-    assert_clean_error(sambatune_cli("conf", "effective", str(tmp_path / "none.conf")),
-                       "Cannot read")
+    assert_clean_error(sambatune_cli("conf", "effective", str(tmp_path / "none.conf")), "Cannot read")
     missing = sambatune_cli("conf", "effective", str(tmp_path / "none.conf"), "--json")
     assert json.loads(missing.stdout)["error"]["code"] == "invalid-input"
     assert_clean_error(sambatune_cli("conf", "effective", str(tmp_path)), "is a directory")
     config = tmp_path / "smb.conf"
     config.write_text("[s]\n")
-    assert_clean_error(sambatune_cli("conf", "effective", str(config), "--samba-version",
-                                     "banana"), "not a Samba version")
+    assert_clean_error(
+        sambatune_cli("conf", "effective", str(config), "--samba-version", "banana"), "not a Samba version"
+    )
 
 
 def test_effective_survives_binary_garbage(tmp_path: Path) -> None:
@@ -106,8 +104,13 @@ def test_lint_json_findings(sample: Path) -> None:
     for finding in findings:
         assert set(finding) == {"line", "section", "parameter", "severity", "code", "message"}
     got = {(f["line"], f["code"]) for f in findings}
-    assert {(4, "smb1-only-parameter"), (5, "log-level-high"), (11, "inline-comment"),
-            (11, "invalid-boolean"), (9, "duplicate-parameter")} <= got
+    assert {
+        (4, "smb1-only-parameter"),
+        (5, "log-level-high"),
+        (11, "inline-comment"),
+        (11, "invalid-boolean"),
+        (9, "duplicate-parameter"),
+    } <= got
 
 
 def test_lint_text_and_versions(tmp_path: Path) -> None:
@@ -159,8 +162,7 @@ def test_set_and_unset_edit_in_place_keeping_the_mode(sample: Path) -> None:
     sample.chmod(0o640)
     inode = sample.stat().st_ino
     before = sample.read_text().splitlines()
-    result = sambatune_cli("conf", "set", str(sample), "data", "oplocks", "yes",
-                           "--samba-version", "4.17")
+    result = sambatune_cli("conf", "set", str(sample), "data", "oplocks", "yes", "--samba-version", "4.17")
     assert result.returncode == 0, result.stderr
     assert "data" in result.stdout and "oplocks = yes" in result.stdout
     after = sample.read_text().splitlines()
@@ -184,8 +186,7 @@ def test_set_result_is_what_testparm_reads(tmp_path: Path) -> None:
     path.write_text("[s]\npath = /tmp\n")
     assert sambatune_cli("conf", "set", str(path), "s", "max connections", "7").returncode == 0
     assert sambatune_cli("conf", "set", str(path), "global", "writable", "yes").returncode == 0
-    out = subprocess.run(["testparm", "-s", "-v", str(path)], capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(["testparm", "-s", "-v", str(path)], capture_output=True, text=True).stdout
     shares = out.split("\n[s]\n")
     assert "\tmax connections = 7\n" in shares[1]
     assert "\tread only = No\n" in shares[0]
@@ -193,15 +194,15 @@ def test_set_result_is_what_testparm_reads(tmp_path: Path) -> None:
 
 def test_set_bad_input(sample: Path, tmp_path: Path) -> None:
     original = sample.read_bytes()
-    assert_clean_error(sambatune_cli("conf", "set", str(sample), "data", "path", "a\nb"),
-                       "one line")
-    assert_clean_error(sambatune_cli("conf", "set", str(sample), "da]ta", "path", "/x"),
-                       "cannot be a section name")
-    assert_clean_error(sambatune_cli("conf", "set", str(sample), "data", "a=b", "x"),
-                       "cannot be a parameter name")
+    assert_clean_error(sambatune_cli("conf", "set", str(sample), "data", "path", "a\nb"), "one line")
+    assert_clean_error(
+        sambatune_cli("conf", "set", str(sample), "da]ta", "path", "/x"), "cannot be a section name"
+    )
+    assert_clean_error(
+        sambatune_cli("conf", "set", str(sample), "data", "a=b", "x"), "cannot be a parameter name"
+    )
     assert sample.read_bytes() == original
-    assert_clean_error(sambatune_cli("conf", "set", str(tmp_path / "no.conf"), "s", "a", "b"),
-                       "Cannot read")
+    assert_clean_error(sambatune_cli("conf", "set", str(tmp_path / "no.conf"), "s", "a", "b"), "Cannot read")
     readonly_dir = tmp_path / "locked"
     readonly_dir.mkdir()
     locked = readonly_dir / "smb.conf"
@@ -209,8 +210,7 @@ def test_set_bad_input(sample: Path, tmp_path: Path) -> None:
     readonly_dir.chmod(0o500)
     try:
         if os.geteuid() != 0:
-            assert_clean_error(sambatune_cli("conf", "set", str(locked), "s", "a", "b"),
-                               "Cannot write")
+            assert_clean_error(sambatune_cli("conf", "set", str(locked), "s", "a", "b"), "Cannot write")
     finally:
         readonly_dir.chmod(0o700)
 
@@ -228,8 +228,18 @@ def connection_args(request: pytest.FixtureRequest) -> list[str]:
     if request.param == "local":
         return []
     options: ConnectionOptions = request.getfixturevalue("ssh_options")
-    return ["--host", "127.0.0.1", "--port", str(options.port), "--user", str(options.user),
-            "--identity", str(options.identity_file), "--known-hosts", str(options.known_hosts)]
+    return [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(options.port),
+        "--user",
+        str(options.user),
+        "--identity",
+        str(options.identity_file),
+        "--known-hosts",
+        str(options.known_hosts),
+    ]
 
 
 @pytest.fixture(params=["local", "ssh"])
@@ -241,14 +251,23 @@ def test_apply_history_restore(fresh_smbd: SmbServer, target: list[str], tmp_pat
     original = fresh_smbd.config.read_bytes()
     candidate = tmp_path / "new.conf"
     candidate.write_bytes(original)
-    edited = sambatune_cli("conf", "set", str(candidate), "fresh", "path",
-                           str(fresh_smbd.share_path))
+    edited = sambatune_cli("conf", "set", str(candidate), "fresh", "path", str(fresh_smbd.share_path))
     assert edited.returncode == 0, edited.stderr
     assert sambatune_cli("conf", "set", str(candidate), "fresh", "guest ok", "yes").returncode == 0
     remote = ["--remote-path", str(fresh_smbd.config)]
 
-    applied = sambatune_cli("conf", "apply", "--file", str(candidate), *remote, *target,
-                            "--summary", "add [fresh]", "--yes", "--json")
+    applied = sambatune_cli(
+        "conf",
+        "apply",
+        "--file",
+        str(candidate),
+        *remote,
+        *target,
+        "--summary",
+        "add [fresh]",
+        "--yes",
+        "--json",
+    )
     assert applied.returncode == 0, applied.stdout + applied.stderr
     outcome = json.loads(applied.stdout)
     assert outcome["status"] == "applied" and outcome["live"] == "new"
@@ -262,8 +281,7 @@ def test_apply_history_restore(fresh_smbd: SmbServer, target: list[str], tmp_pat
     assert backups and backups[0]["summary"] == "add [fresh]"
 
     runs = json.loads(history.stdout)["runs_from_this_computer"]
-    assert [(r["outcome"], r["live"], r["summary"]) for r in runs] == [
-        ("applied", "new", "add [fresh]")]
+    assert [(r["outcome"], r["live"], r["summary"]) for r in runs] == [("applied", "new", "add [fresh]")]
     assert json.loads(history.stdout)["applied_by_this_computer"] == runs
 
     text = sambatune_cli("conf", "history", *remote, *target)
@@ -271,37 +289,45 @@ def test_apply_history_restore(fresh_smbd: SmbServer, target: list[str], tmp_pat
     assert "Runs from this computer (1):" in text.stdout
     assert "applied      now live" in text.stdout
 
-    restored = sambatune_cli("conf", "restore", backups[0]["id"], *remote, *target, "--yes",
-                             "--json")
+    restored = sambatune_cli("conf", "restore", backups[0]["id"], *remote, *target, "--yes", "--json")
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert json.loads(restored.stdout)["status"] == "applied"
     assert fresh_smbd.config.read_bytes() == original
     assert "fresh" not in fresh_smbd.list_shares()
 
 
-def test_apply_refuses_what_testparm_refuses(fresh_smbd: SmbServer, target: list[str],
-                                             tmp_path: Path) -> None:
+def test_apply_refuses_what_testparm_refuses(
+    fresh_smbd: SmbServer, target: list[str], tmp_path: Path
+) -> None:
     original = fresh_smbd.config.read_bytes()
     candidate = tmp_path / "bad.conf"
     candidate.write_bytes(original + b"\n[broken\n")
-    result = sambatune_cli("conf", "apply", "--file", str(candidate), "--remote-path",
-                           str(fresh_smbd.config), *target, "--yes", "--json")
+    result = sambatune_cli(
+        "conf",
+        "apply",
+        "--file",
+        str(candidate),
+        "--remote-path",
+        str(fresh_smbd.config),
+        *target,
+        "--yes",
+        "--json",
+    )
     assert result.returncode == 1
     assert json.loads(result.stdout)["status"] == "refused"
     assert fresh_smbd.config.read_bytes() == original
     # A refusal changed nothing: history does not list it as applied.
-    history = json.loads(sambatune_cli("conf", "history", "--remote-path", str(fresh_smbd.config),
-                                       *target, "--json").stdout)
+    history = json.loads(
+        sambatune_cli("conf", "history", "--remote-path", str(fresh_smbd.config), *target, "--json").stdout
+    )
     assert history["applied_by_this_computer"] == []
     assert all(run["outcome"] != "applied" for run in history["runs_from_this_computer"])
 
 
-def test_apply_without_yes_off_a_terminal_is_refused(fresh_smbd: SmbServer,
-                                                     tmp_path: Path) -> None:
+def test_apply_without_yes_off_a_terminal_is_refused(fresh_smbd: SmbServer, tmp_path: Path) -> None:
     candidate = tmp_path / "new.conf"
     candidate.write_bytes(fresh_smbd.config.read_bytes() + b"\n[x]\npath = /tmp\n")
-    result = sambatune_cli("conf", "apply", "--file", str(candidate), "--remote-path",
-                           str(fresh_smbd.config))
+    result = sambatune_cli("conf", "apply", "--file", str(candidate), "--remote-path", str(fresh_smbd.config))
     assert_clean_error(result, "confirm with --yes")
 
 
@@ -315,12 +341,18 @@ def test_the_read_verbs_stay_light(sample: Path) -> None:
         f"        main(['conf', verb, {str(sample)!r}, '--json', '--samba-version', '4.17'])\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     loaded = set(result.stdout.split())
     assert "sambatune.conf.document" in loaded, result.stderr
-    heavy = {"PySide6", "paramiko", "importlib.metadata", "importlib.resources", "zipfile",
-             "sambatune.remote.transport", "sambatune.remote.ssh"}
+    heavy = {
+        "PySide6",
+        "paramiko",
+        "importlib.metadata",
+        "importlib.resources",
+        "zipfile",
+        "sambatune.remote.transport",
+        "sambatune.remote.ssh",
+    }
     if sys.platform.startswith("linux"):
         heavy.add("platformdirs")
     assert not loaded & heavy

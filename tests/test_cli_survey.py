@@ -31,13 +31,24 @@ def test_self_check_json() -> None:
     assert checks["lint process"]["ok"], checks["lint process"]
 
 
-def test_survey_over_ssh_json(
-    sshd: SshServer, user_key: Path, smbd: SmbServer, tmp_path: Path
-) -> None:
+def test_survey_over_ssh_json(sshd: SshServer, user_key: Path, smbd: SmbServer, tmp_path: Path) -> None:
     known = tmp_path / "known_hosts"
-    base = ["survey", "--host", "127.0.0.1", "--port", str(sshd.port),
-            "--user", current_user(), "--identity", str(user_key),
-            "--known-hosts", str(known), "--config-path", str(smbd.config), "--json"]
+    base = [
+        "survey",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(sshd.port),
+        "--user",
+        current_user(),
+        "--identity",
+        str(user_key),
+        "--known-hosts",
+        str(known),
+        "--config-path",
+        str(smbd.config),
+        "--json",
+    ]
     refused = sambatune_cli(*base)
     assert refused.returncode == 1
     error = json.loads(refused.stdout)["error"]
@@ -61,12 +72,17 @@ def test_survey_this_computer_text(smbd: SmbServer) -> None:
     assert f"[{smbd.share}] {smbd.share_path}" in result.stdout
 
 
-def test_survey_password_from_stdin(sshd_password: SshServer, sudo_user: SudoUser,
-                                    tmp_path: Path) -> None:
+def test_survey_password_from_stdin(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> None:
     result = sambatune_cli(
-        "survey", "--host", f"{sudo_user.name}@127.0.0.1:{sshd_password.port}",
-        "--known-hosts", str(tmp_path / "kh"), "--accept-new-host-key",
-        "--password-stdin", "--json", stdin=sudo_user.password + "\n",
+        "survey",
+        "--host",
+        f"{sudo_user.name}@127.0.0.1:{sshd_password.port}",
+        "--known-hosts",
+        str(tmp_path / "kh"),
+        "--accept-new-host-key",
+        "--password-stdin",
+        "--json",
+        stdin=sudo_user.password + "\n",
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["user"]["name"] == sudo_user.name
@@ -74,8 +90,9 @@ def test_survey_password_from_stdin(sshd_password: SshServer, sudo_user: SudoUse
 
 
 def test_connection_error_is_one_clear_line(tmp_path: Path) -> None:
-    result = sambatune_cli("survey", "--host", "127.0.0.1", "--port", "1",
-                           "--known-hosts", str(tmp_path / "kh"))
+    result = sambatune_cli(
+        "survey", "--host", "127.0.0.1", "--port", "1", "--known-hosts", str(tmp_path / "kh")
+    )
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
     assert first == "sambatune: Connection refused by 127.0.0.1:1: nothing listens for SSH on that port."

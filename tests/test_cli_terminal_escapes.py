@@ -28,13 +28,15 @@ from testbed.smbd import SmbServer
 HOSTILE = "hi \x1b]0;owned\x07 \x1b[2J\x1b[H \x1b]52;c;ZXZpbA==\x07 \x9b31m \x7f \x08\x08spoofed"
 HOSTILE_PATH = "/srv/x\x1b]0;path\x07"
 # What a terminal must never receive: C0 controls but tab and newline, DEL, C1 (UTF-8).
-RAW = [bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A)] + [b"\x7f"] + [
-    chr(c).encode() for c in range(0x80, 0xA0)]
+RAW = (
+    [bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A)]
+    + [b"\x7f"]
+    + [chr(c).encode() for c in range(0x80, 0xA0)]
+)
 
 
 def sambatune(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "sambatune", *args],
-                          capture_output=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True, timeout=300)
 
 
 def assert_no_raw_controls(*outputs: bytes) -> None:
@@ -56,8 +58,11 @@ def strings_in(value: Any) -> list[str]:
 @pytest.fixture
 def hostile_conf(tmp_path: Path) -> Path:
     path = tmp_path / "smb.conf"
-    path.write_text(f"[global]\n  workgroup = W\n[evil]\n  path = {HOSTILE_PATH}\n"
-                    f"  comment = {HOSTILE}\n", encoding="utf-8", newline="\n")
+    path.write_text(
+        f"[global]\n  workgroup = W\n[evil]\n  path = {HOSTILE_PATH}\n  comment = {HOSTILE}\n",
+        encoding="utf-8",
+        newline="\n",
+    )
     return path
 
 
@@ -90,8 +95,9 @@ def test_lint_text_shows_them_too(hostile_conf: Path) -> None:
 def hostile_smbd(fresh_smbd: SmbServer) -> SmbServer:
     """The test's own smbd with a share whose comment and path carry escapes."""
     fresh_smbd.stop()
-    fresh_smbd.start(fresh_smbd.default_config()
-                     + f"\n[evil]\n  comment = {HOSTILE}\n  path = {HOSTILE_PATH}\n")
+    fresh_smbd.start(
+        fresh_smbd.default_config() + f"\n[evil]\n  comment = {HOSTILE}\n  path = {HOSTILE_PATH}\n"
+    )
     assert "evil" in fresh_smbd.list_shares()
     return fresh_smbd
 
@@ -110,14 +116,13 @@ def test_survey_of_a_hostile_smbd(hostile_smbd: SmbServer) -> None:
 
 
 def test_testparm_refusing_a_hostile_file_in_text_and_json(
-    hostile_smbd: SmbServer, tmp_path: Path,
+    hostile_smbd: SmbServer,
+    tmp_path: Path,
 ) -> None:
     """testparm quotes the bad line back; the refusal, the diff and the errors carry it."""
     candidate = tmp_path / "bad.conf"
-    candidate.write_bytes(hostile_smbd.config.read_bytes()
-                          + b"\n[broken\x1b[8mhidden\n")
-    args = ("conf", "apply", "--file", str(candidate), "--remote-path",
-            str(hostile_smbd.config), "--yes")
+    candidate.write_bytes(hostile_smbd.config.read_bytes() + b"\n[broken\x1b[8mhidden\n")
+    args = ("conf", "apply", "--file", str(candidate), "--remote-path", str(hostile_smbd.config), "--yes")
     text = sambatune(*args)
     assert text.returncode == 1
     assert_no_raw_controls(text.stdout, text.stderr)

@@ -31,8 +31,9 @@ def test_window_calculator_worked_examples(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     assert data["required_window"] == 1_250_000 and data["scale_shift"] == 5
     assert data["max_unscaled_window"] == 65_535 and data["max_window"] == 1_073_725_440
-    code, data = run_cli(capsys, "window", "--bandwidth", "1gbit", "--rtt", "20ms",
-                         "--current", "64KiB", "--json")
+    code, data = run_cli(
+        capsys, "window", "--bandwidth", "1gbit", "--rtt", "20ms", "--current", "64KiB", "--json"
+    )
     assert data["current_throughput_bps"] == pytest.approx(26_214_400)
 
 
@@ -64,16 +65,31 @@ def test_show_for_a_profile_labels_without_reading(capsys: pytest.CaptureFixture
     assert "TcpWindowSize is ignored" in " ".join(text.split())
 
 
-@pytest.mark.parametrize(("profile", "ignored", "planned"), [
-    ("windows-10", "tcpip-tcpwindowsize", "netsh-autotuninglevel"),
-    ("windows-xp", "netsh-autotuninglevel", "tcpip-tcpwindowsize"),
-    ("windows-98", "tcpip-tcpwindowsize", "win9x-defaultrcvwindow"),
-])
-def test_plan_for_windows_profiles(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                   profile: str, ignored: str, planned: str) -> None:
+@pytest.mark.parametrize(
+    ("profile", "ignored", "planned"),
+    [
+        ("windows-10", "tcpip-tcpwindowsize", "netsh-autotuninglevel"),
+        ("windows-xp", "netsh-autotuninglevel", "tcpip-tcpwindowsize"),
+        ("windows-98", "tcpip-tcpwindowsize", "win9x-defaultrcvwindow"),
+    ],
+)
+def test_plan_for_windows_profiles(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, profile: str, ignored: str, planned: str
+) -> None:
     reg = tmp_path / "plan.reg"
-    code, data = run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", profile,
-                         "--reg-file", str(reg), "--json")
+    code, data = run_cli(
+        capsys,
+        "plan",
+        "--bandwidth",
+        "1gbit",
+        "--rtt",
+        "20ms",
+        "--os",
+        profile,
+        "--reg-file",
+        str(reg),
+        "--json",
+    )
     assert code == 0
     changes = {c["catalog_id"]: c for c in data["changes"]}
     assert changes[ignored]["label"] == "ignored" and changes[ignored]["action"] == "none"
@@ -87,7 +103,8 @@ def test_plan_for_windows_profiles(capsys: pytest.CaptureFixture[str], tmp_path:
     else:
         assert raw.startswith(b"\xff\xfeW\x00")
     assert data["reg_file"].replace("\n", "\r\n") in raw.decode(
-        "cp1252" if profile == "windows-98" else "utf-16")
+        "cp1252" if profile == "windows-98" else "utf-16"
+    )
 
 
 def test_plan_needs_rtt_or_server(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,11 +117,23 @@ def test_plan_needs_rtt_or_server(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--rtt" in error["details"]
 
 
-def test_a_plan_for_windows_is_not_applied_on_linux(capsys: pytest.CaptureFixture[str],
-                                                    tmp_path: Path) -> None:
+def test_a_plan_for_windows_is_not_applied_on_linux(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     plan = tmp_path / "plan.json"
-    run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-10",
-            "-o", str(plan), "--json")
+    run_cli(
+        capsys,
+        "plan",
+        "--bandwidth",
+        "1gbit",
+        "--rtt",
+        "20ms",
+        "--os",
+        "windows-10",
+        "-o",
+        str(plan),
+        "--json",
+    )
     code = main(["client", "apply", str(plan), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and data["error"]["code"] == "cannot-apply-here"
@@ -113,38 +142,60 @@ def test_a_plan_for_windows_is_not_applied_on_linux(capsys: pytest.CaptureFixtur
 
 
 def test_dry_run_of_a_plan_for_another_machine_shows_its_writes(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     plan = tmp_path / "plan.json"
-    run_cli(capsys, "plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-xp",
-            "-o", str(plan), "--json")
+    run_cli(
+        capsys,
+        "plan",
+        "--bandwidth",
+        "1gbit",
+        "--rtt",
+        "20ms",
+        "--os",
+        "windows-xp",
+        "-o",
+        str(plan),
+        "--json",
+    )
     code, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--json")
     assert code == 0 and data["ok"] and data["dry_run"]
     assert "Windows XP" in data["message"] and "Nothing on" in data["message"]
     assert {s["status"] for s in data["steps"]} == {"planned"}
     operations = [op for s in data["steps"] for op in s["operations"]]
-    assert ("registry: set HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\"
-            "Parameters\\TcpWindowSize = REG_DWORD 0x00262974 (2500980)") in operations
+    assert (
+        "registry: set HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\"
+        "Parameters\\TcpWindowSize = REG_DWORD 0x00262974 (2500980)"
+    ) in operations
     assert data["restart_needed"] == "reboot" and data["backup"] is None
     code, listed = run_cli(capsys, "backups", "--json")
     assert listed["backups"] == []
 
 
-def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[str],
-                                                 tmp_path: Path) -> None:
-    before = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True,
-                            text=True).stdout
+def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    before = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True, text=True).stdout
     plan = tmp_path / "plan.json"
     sysctl_dir = tmp_path / "sysctl.d"
-    run_cli(capsys, "plan", "--bandwidth", "40gbit", "--rtt", "50ms", "--sysctl-dir",
-            str(sysctl_dir), "-o", str(plan), "--json")
-    code, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--sysctl-dir",
-                         str(sysctl_dir), "--json")
+    run_cli(
+        capsys,
+        "plan",
+        "--bandwidth",
+        "40gbit",
+        "--rtt",
+        "50ms",
+        "--sysctl-dir",
+        str(sysctl_dir),
+        "-o",
+        str(plan),
+        "--json",
+    )
+    code, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--sysctl-dir", str(sysctl_dir), "--json")
     assert code == 0 and data["dry_run"] and data["ok"]
-    assert any(op.startswith("sysctl -w 'net.ipv4.tcp_rmem=") for s in data["steps"]
-               for op in s["operations"])
+    assert any(
+        op.startswith("sysctl -w 'net.ipv4.tcp_rmem=") for s in data["steps"] for op in s["operations"]
+    )
     assert data["backup_preview"]["settings"]
-    after = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True,
-                           text=True).stdout
+    after = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True, text=True).stdout
     assert before == after and not sysctl_dir.exists()
     code, listed = run_cli(capsys, "backups", "--json")
     assert listed["backups"] == []
@@ -152,38 +203,60 @@ def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[s
 
 @pytest.mark.slow  # a real iperf3 run
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
-def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str],
-                                             tmp_path: Path) -> None:
+def test_bandwidth_from_a_real_iperf3_result(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     result = iperf3_result(tmp_path)
     end = json.loads(result.read_text())["end"]
-    measured = next(end[key]["bits_per_second"] for key in ("sum_received", "sum", "sum_sent")
-                    if key in end)
-    code, data = run_cli(capsys, "plan", "--bandwidth-from", str(result), "--rtt", "10ms",
-                         "--os", "windows-10", "--json")
+    measured = next(end[key]["bits_per_second"] for key in ("sum_received", "sum", "sum_sent") if key in end)
+    code, data = run_cli(
+        capsys, "plan", "--bandwidth-from", str(result), "--rtt", "10ms", "--os", "windows-10", "--json"
+    )
     assert code == 0
     assert data["measurements"]["bandwidth_bps"] == measured
     assert "iperf3" in data["measurements"]["bandwidth_source"]
 
 
 def test_text_output_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["client", "plan", "--bandwidth", "1gbit", "--rtt", "10ms",
-                 "--os", "windows-xp"]) == 0
+    assert main(["client", "plan", "--bandwidth", "1gbit", "--rtt", "10ms", "--os", "windows-xp"]) == 0
     text = capsys.readouterr().out
     assert "[CHANGE] TCP receive window (TcpWindowSize)  (honoured on this OS)" in text
     assert "1,251,220" in text
 
 
 def test_the_module_entry_point(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "sambatune", "client", "window", "--bandwidth",
-                           "100mbit", "--rtt", "1ms", "--json"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sambatune",
+            "client",
+            "window",
+            "--bandwidth",
+            "100mbit",
+            "--rtt",
+            "1ms",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and json.loads(done.stdout)["required_window"] == 12_500
 
 
-def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str],
-                                            tmp_path: Path) -> None:
+def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     plan = tmp_path / "plan.json"
-    run_cli(capsys, "plan", "--bandwidth", "40gbit", "--rtt", "50ms", "--sysctl-dir",
-            str(tmp_path / "d"), "-o", str(plan), "--json")
+    run_cli(
+        capsys,
+        "plan",
+        "--bandwidth",
+        "40gbit",
+        "--rtt",
+        "50ms",
+        "--sysctl-dir",
+        str(tmp_path / "d"),
+        "-o",
+        str(plan),
+        "--json",
+    )
     data = json.loads(plan.read_text())
     for change in data["changes"]:
         if change["catalog_id"] == "linux-sysctl-file":
@@ -198,8 +271,10 @@ def test_a_reader_that_goes_away_is_not_a_traceback(tmp_path: Path) -> None:
     """``sambatune client show | head -1``: the pipe closes before everything is written."""
     process = subprocess.Popen(
         [sys.executable, "-m", "sambatune", "client", "show", "--os", "windows-xp"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "SAMBATUNE_HOME": str(tmp_path)})
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SAMBATUNE_HOME": str(tmp_path)},
+    )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()
     stderr = process.stderr.read().decode()

@@ -55,8 +55,7 @@ from sambatune.errors import InvalidInput
         ((10, 0, 26100, 3, 2), "Windows Server 2025", "win8plus"),
     ],
 )
-def test_windows_versions(numbers: tuple[int, int, int, int, int], name: str,
-                          generation: str) -> None:
+def test_windows_versions(numbers: tuple[int, int, int, int, int], name: str, generation: str) -> None:
     info = classify_windows(*numbers)
     assert (info.name, info.generation, info.family) == (name, generation, "windows")
     assert info.detected
@@ -80,8 +79,7 @@ def test_this_computer_is_detected() -> None:
 
 
 def test_ip_json_from_the_real_ip_command() -> None:
-    text = subprocess.run(["ip", "-j", "addr", "show"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(["ip", "-j", "addr", "show"], capture_output=True, text=True, check=True).stdout
     nics = parse_ip_json(text)
     loopback = [n for n in nics if n.name == "lo"]
     assert loopback and loopback[0].is_loopback and "127.0.0.1" in loopback[0].addresses
@@ -89,8 +87,7 @@ def test_ip_json_from_the_real_ip_command() -> None:
 
 
 def test_interfaces_from_sysfs_when_ip_has_no_json(tmp_path: Path) -> None:
-    for name, mtu, state in (("lo", 65536, "unknown"), ("eth0", 9000, "up"),
-                             ("eth1", 1500, "down")):
+    for name, mtu, state in (("lo", 65536, "unknown"), ("eth0", 9000, "up"), ("eth1", 1500, "down")):
         (tmp_path / name).mkdir()
         (tmp_path / name / "mtu").write_text(f"{mtu}\n")
         (tmp_path / name / "operstate").write_text(f"{state}\n")
@@ -113,7 +110,8 @@ def test_ifconfig_and_hardware_ports_from_macos() -> None:
     )
     ports = parse_hardware_ports(
         "\nHardware Port: Ethernet\nDevice: en0\nEthernet Address: 3c:22:fb:00:00:01\n\n"
-        "Hardware Port: Thunderbolt Ethernet\nDevice: en1\nEthernet Address: N/A\n")
+        "Hardware Port: Thunderbolt Ethernet\nDevice: en1\nEthernet Address: N/A\n"
+    )
     assert ports == {"en0": "Ethernet", "en1": "Thunderbolt Ethernet"}
     nics = {n.name: n for n in parse_ifconfig(ifconfig, ports)}
     assert nics["lo0"].is_loopback and nics["lo0"].mtu == 16384
@@ -125,15 +123,22 @@ def test_ifconfig_and_hardware_ports_from_macos() -> None:
 def test_windows_powershell_json_single_objects_and_lists() -> None:
     data = {
         "interfaces": [
-            {"InterfaceAlias": "Ethernet 2", "InterfaceIndex": 7, "NlMtu": 9000,
-             "ConnectionState": 1},
-            {"InterfaceAlias": "Loopback Pseudo-Interface 1", "InterfaceIndex": 1,
-             "NlMtu": 4294967295, "ConnectionState": 1},
+            {"InterfaceAlias": "Ethernet 2", "InterfaceIndex": 7, "NlMtu": 9000, "ConnectionState": 1},
+            {
+                "InterfaceAlias": "Loopback Pseudo-Interface 1",
+                "InterfaceIndex": 1,
+                "NlMtu": 4294967295,
+                "ConnectionState": 1,
+            },
         ],
         # ConvertTo-Json makes a one-element list a bare object.
-        "adapters": {"Name": "Ethernet 2", "InterfaceIndex": 7,
-                     "InterfaceGuid": "{AAAA0000-0000-0000-0000-000000000001}",
-                     "InterfaceDescription": "Mellanox ConnectX-4", "Speed": 25000000000},
+        "adapters": {
+            "Name": "Ethernet 2",
+            "InterfaceIndex": 7,
+            "InterfaceGuid": "{AAAA0000-0000-0000-0000-000000000001}",
+            "InterfaceDescription": "Mellanox ConnectX-4",
+            "Speed": 25000000000,
+        },
         "addresses": {"InterfaceIndex": 7, "IPAddress": "10.0.0.5"},
     }
     nics = {n.name: n for n in parse_windows_nic_json(json.dumps(data))}
@@ -146,32 +151,43 @@ def test_windows_powershell_json_single_objects_and_lists() -> None:
 
 
 def test_netsh_subinterfaces_rely_on_numbers_not_headers() -> None:
-    text = ("\r\n   MTU  MediaSenseState   Bytes In  Bytes Out  Interface\r\n"
-            "------  ---------------  ---------  ---------  -------------\r\n"
-            "4294967295                1          0      21766  Loopback Pseudo-Interface 1\r\n"
-            "  1500                1  3172512318  216870322  Ethernet\r\n"
-            "  1400                5          0          0  WLAN mit Leerzeichen\r\n")
+    text = (
+        "\r\n   MTU  MediaSenseState   Bytes In  Bytes Out  Interface\r\n"
+        "------  ---------------  ---------  ---------  -------------\r\n"
+        "4294967295                1          0      21766  Loopback Pseudo-Interface 1\r\n"
+        "  1500                1  3172512318  216870322  Ethernet\r\n"
+        "  1400                5          0          0  WLAN mit Leerzeichen\r\n"
+    )
     assert parse_netsh_subinterfaces(text) == {
-        "Loopback Pseudo-Interface 1": 4294967295, "Ethernet": 1500, "WLAN mit Leerzeichen": 1400}
+        "Loopback Pseudo-Interface 1": 4294967295,
+        "Ethernet": 1500,
+        "WLAN mit Leerzeichen": 1400,
+    }
 
 
 def test_xp_interfaces_come_from_the_registry() -> None:
-    key = ("HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\"
-           "Interfaces\\{11111111-2222-3333-4444-555555555555}")
-    registry = InMemoryRegistry.with_values([
-        (key, "IPAddress", RegValue(REG_MULTI_SZ, ("0.0.0.0",))),
-        (key, "DhcpIPAddress", RegValue.string("192.168.5.9")),
-        (key, "MTU", RegValue.dword(1492)),
-        (key.replace("1111", "9999"), "IPAddress", RegValue(REG_MULTI_SZ, ("0.0.0.0",))),
-    ])
+    key = (
+        "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\"
+        "Interfaces\\{11111111-2222-3333-4444-555555555555}"
+    )
+    registry = InMemoryRegistry.with_values(
+        [
+            (key, "IPAddress", RegValue(REG_MULTI_SZ, ("0.0.0.0",))),
+            (key, "DhcpIPAddress", RegValue.string("192.168.5.9")),
+            (key, "MTU", RegValue.dword(1492)),
+            (key.replace("1111", "9999"), "IPAddress", RegValue(REG_MULTI_SZ, ("0.0.0.0",))),
+        ]
+    )
     nics = nics_from_registry(registry)
     assert len(nics) == 1
     assert nics[0].addresses == ("192.168.5.9",) and nics[0].mtu == 1492
 
 
 def test_choosing_the_interface_towards_a_server() -> None:
-    nics = [NetworkInterface("lo", 65536, addresses=("127.0.0.1",), kind="loopback"),
-            NetworkInterface("eth0", 1500, addresses=("192.0.2.10",))]
+    nics = [
+        NetworkInterface("lo", 65536, addresses=("127.0.0.1",), kind="loopback"),
+        NetworkInterface("eth0", 1500, addresses=("192.0.2.10",)),
+    ]
     assert choose_interface(nics, server="127.0.0.1").name == "lo"  # type: ignore[union-attr]
     assert choose_interface(nics).name == "eth0"  # type: ignore[union-attr]
     assert interface_for_address(nics, "192.0.2.10") is nics[1]
@@ -189,9 +205,11 @@ def test_the_settings_catalog_is_complete() -> None:
 
 
 def test_the_client_core_never_imports_qt() -> None:
-    code = ("import sys, sambatune.client.apply, sambatune.client.planner, "
-            "sambatune.client.snapshot, sambatune.client.elevation, sambatune.cli.client; "
-            "qt = ('PySide6', 'shiboken6', 'pyqtgraph'); "
-            "print([m for m in sys.modules if m.startswith(qt)])")
+    code = (
+        "import sys, sambatune.client.apply, sambatune.client.planner, "
+        "sambatune.client.snapshot, sambatune.client.elevation, sambatune.cli.client; "
+        "qt = ('PySide6', 'shiboken6', 'pyqtgraph'); "
+        "print([m for m in sys.modules if m.startswith(qt)])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

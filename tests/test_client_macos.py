@@ -25,35 +25,38 @@ MAC = OsInfo("macos", "macos", "macOS 14.5", "14.5", "macos")
 
 @dataclass
 class FakeMac:
-    sysctls: dict[str, str] = field(default_factory=lambda: {
-        "net.inet.tcp.win_scale_factor": "3",
-        "net.inet.tcp.autorcvbufmax": "4194304",
-        "net.inet.tcp.autosndbufmax": "4194304",
-        "net.inet.tcp.doautorcvbuf": "1",
-        "kern.ipc.maxsockbuf": "8388608",
-    })
+    sysctls: dict[str, str] = field(
+        default_factory=lambda: {
+            "net.inet.tcp.win_scale_factor": "3",
+            "net.inet.tcp.autorcvbufmax": "4194304",
+            "net.inet.tcp.autosndbufmax": "4194304",
+            "net.inet.tcp.doautorcvbuf": "1",
+            "kern.ipc.maxsockbuf": "8388608",
+        }
+    )
     mtu: int = 1500
     log: list[list[str]] = field(default_factory=list)
 
-    def run(self, argv: Sequence[str], *, stdin: bytes | None = None,
-            timeout: float | None = 120.0) -> CommandResult:
+    def run(
+        self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float | None = 120.0
+    ) -> CommandResult:
         args = list(argv)
         self.log.append(args)
         if args[:2] == ["sysctl", "-n"]:
             if args[2] not in self.sysctls:
-                return CommandResult(tuple(args), 1, b"", f"sysctl: unknown oid '{args[2]}'\n"
-                                     .encode())
+                return CommandResult(tuple(args), 1, b"", f"sysctl: unknown oid '{args[2]}'\n".encode())
             return CommandResult(tuple(args), 0, (self.sysctls[args[2]] + "\n").encode(), b"")
         if args[:2] == ["sysctl", "-w"]:
             name, _, value = args[2].partition("=")
-            if name == "net.inet.tcp.autorcvbufmax" and int(value) > int(
-                    self.sysctls["kern.ipc.maxsockbuf"]):
+            if name == "net.inet.tcp.autorcvbufmax" and int(value) > int(self.sysctls["kern.ipc.maxsockbuf"]):
                 return CommandResult(tuple(args), 1, b"", b"sysctl: Invalid argument\n")
             self.sysctls[name] = value
             return CommandResult(tuple(args), 0, f"{name}: old -> {value}\n".encode(), b"")
         if args[:2] == ["ifconfig", "-a"] or args == ["ifconfig", "en0"]:
-            text = (f"en0: flags=8863<UP,BROADCAST,SMART,RUNNING,SIMPLEX,MULTICAST> mtu {self.mtu}"
-                    "\n\tinet 192.168.1.30 netmask 0xffffff00\n\tstatus: active\n")
+            text = (
+                f"en0: flags=8863<UP,BROADCAST,SMART,RUNNING,SIMPLEX,MULTICAST> mtu {self.mtu}"
+                "\n\tinet 192.168.1.30 netmask 0xffffff00\n\tstatus: active\n"
+            )
             return CommandResult(tuple(args), 0, text.encode(), b"")
         if args == ["networksetup", "-listallhardwareports"]:
             return CommandResult(tuple(args), 0, b"Hardware Port: Ethernet\nDevice: en0\n", b"")
@@ -69,8 +72,9 @@ def test_macos_plan_apply_and_restore(tmp_path: Path) -> None:
     system.is_admin = lambda: True  # type: ignore[method-assign]
     nic = system.interfaces()[0]
     assert nic.name == "en0" and nic.description == "Ethernet"
-    plan = build_plan(system, Measurements(1e9, "entered", 0.050, "entered", requested_mtu=1400,
-                                           interface=nic))
+    plan = build_plan(
+        system, Measurements(1e9, "entered", 0.050, "entered", requested_mtu=1400, interface=nic)
+    )
     by_id = {c.catalog_id: c for c in plan.changes}
     # 1 Gbit/s x 50 ms = 6,250,000 bytes, about twice that as buffer. The kernel picks the
     # window scale from autorcvbufmax, so win_scale_factor is reported, never planned.
@@ -114,19 +118,16 @@ def test_windows_snapshot_labels_current_values() -> None:
 def test_a_macos_profile_plan_never_lowers_the_default_ceilings(tmp_path: Path) -> None:
     """A Mac's defaults (maxsockbuf 8 MiB, auto-tuning ceilings 4 MiB from 4 GiB of memory)
     already cover 1 Gbit/s x 10 ms: a plan for a Mac it cannot read must not ask for less."""
-    near = build_plan(ProfileSystem(forced_profile("macos")),
-                      Measurements(1e9, "entered", 0.010, "entered"))
+    near = build_plan(ProfileSystem(forced_profile("macos")), Measurements(1e9, "entered", 0.010, "entered"))
     by_id = {c.catalog_id: c for c in near.changes}
     for catalog_id in ("macos-maxsockbuf", "macos-autorcvbufmax", "macos-autosndbufmax"):
         assert by_id[catalog_id].action == "keep", catalog_id
-    assert "4,194,304 bytes, leaves room for the 2,500,000-byte" in (
-        by_id["macos-autorcvbufmax"].reason)
+    assert "4,194,304 bytes, leaves room for the 2,500,000-byte" in (by_id["macos-autorcvbufmax"].reason)
     assert "macos-win-scale-factor" not in by_id and not near.actionable()
     assert any("win_scale_factor is only the smallest factor" in n for n in near.notes)
 
     # 1 Gbit/s x 50 ms needs 12.5 MB: more than the defaults, so minimums, settled on the Mac.
-    far = build_plan(ProfileSystem(forced_profile("macos")),
-                     Measurements(1e9, "entered", 0.050, "entered"))
+    far = build_plan(ProfileSystem(forced_profile("macos")), Measurements(1e9, "entered", 0.050, "entered"))
     data = far.to_json()
     changes = {c["catalog_id"]: c for c in data["changes"]}
     for catalog_id in ("macos-maxsockbuf", "macos-autorcvbufmax", "macos-autosndbufmax"):
@@ -150,17 +151,20 @@ def test_a_macos_profile_plan_never_lowers_the_default_ceilings(tmp_path: Path) 
     assert mac.sysctls == original
 
 
-def test_win_scale_factor_is_never_set_but_an_old_backup_still_restores_it(
-        tmp_path: Path) -> None:
+def test_win_scale_factor_is_never_set_but_an_old_backup_still_restores_it(tmp_path: Path) -> None:
     mac = FakeMac()
     system = MacSystem(MAC, runner=mac)
     system.is_admin = lambda: True  # type: ignore[method-assign]
     data = build_plan(system, Measurements(1e9, "entered", 0.050, "entered")).to_json()
     # A plan file from a SambaTune that still planned the scale factor.
     old_item = dict(next(c for c in data["changes"] if c["catalog_id"] == "macos-autorcvbufmax"))
-    old_item.update(id="macos-win-scale-factor", catalog_id="macos-win-scale-factor",
-                    setting={"kind": "sysctl", "name": "net.inet.tcp.win_scale_factor"},
-                    current={"state": "present", "value": "3"}, recommended="7")
+    old_item.update(
+        id="macos-win-scale-factor",
+        catalog_id="macos-win-scale-factor",
+        setting={"kind": "sysctl", "name": "net.inet.tcp.win_scale_factor"},
+        current={"state": "present", "value": "3"},
+        recommended="7",
+    )
     data["changes"].insert(0, old_item)
     store = BackupStore(tmp_path)
     result = apply_plan(system, ClientPlan.from_json(data), store=store)
@@ -172,7 +176,6 @@ def test_win_scale_factor_is_never_set_but_an_old_backup_still_restores_it(
 
     # A backup that older SambaTune took before setting it puts the old value back exactly.
     mac.sysctls["net.inet.tcp.win_scale_factor"] = "7"
-    old = store.create(MAC, [BackupEntry(SysctlRef("net.inet.tcp.win_scale_factor"),
-                                         Observed.present("3"))])
+    old = store.create(MAC, [BackupEntry(SysctlRef("net.inet.tcp.win_scale_factor"), Observed.present("3"))])
     assert restore_backup(system, old.id, store=store).ok
     assert mac.sysctls["net.inet.tcp.win_scale_factor"] == "3"

@@ -45,8 +45,7 @@ def test_unreachable_and_cancelled() -> None:
 
 
 def test_bandwidth_from_benchmark_results() -> None:
-    iperf3 = {"end": {"sum_sent": {"bits_per_second": 9.5e8},
-                      "sum_received": {"bits_per_second": 9.4e8}}}
+    iperf3 = {"end": {"sum_sent": {"bits_per_second": 9.5e8}, "sum_received": {"bits_per_second": 9.4e8}}}
     assert bandwidth_from_result(iperf3) == (9.4e8, "iperf3 end.sum_received.bits_per_second")
     assert bandwidth_from_result({"result": {"mean_bits_per_second": 2e9}})[0] == 2e9
     assert bandwidth_from_result({"summary": {"mean_bytes_per_second": 1.25e8}})[0] == 1e9

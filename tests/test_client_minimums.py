@@ -48,8 +48,9 @@ class FakeSysctl:
     proc: Path
     log: list[list[str]] = field(default_factory=list)
 
-    def run(self, argv: Sequence[str], *, stdin: bytes | None = None,
-            timeout: float | None = 120.0) -> CommandResult:
+    def run(
+        self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float | None = 120.0
+    ) -> CommandResult:
         args = list(argv)
         self.log.append(args)
         if args[:2] == ["sysctl", "-w"]:
@@ -65,8 +66,7 @@ class FakeSysctl:
             path.write_text("\t".join(value.split()) + "\n")
 
     def values(self) -> dict[str, str]:
-        return {name: " ".join((self.proc / name.replace(".", "/")).read_text().split())
-                for name in TUNED}
+        return {name: " ".join((self.proc / name.replace(".", "/")).read_text().split()) for name in TUNED}
 
 
 @pytest.fixture
@@ -75,8 +75,7 @@ def machine(tmp_path: Path) -> Iterator[tuple[LinuxSystem, FakeSysctl]]:
     existed = real_file.exists()
     fake = FakeSysctl(tmp_path / "proc-sys")
     fake.set(TUNED)
-    system = LinuxSystem(LINUX, runner=fake, sysctl_dir=tmp_path / "sysctl.d",
-                         proc_sys=fake.proc)
+    system = LinuxSystem(LINUX, runner=fake, sysctl_dir=tmp_path / "sysctl.d", proc_sys=fake.proc)
     system.is_admin = lambda: True  # type: ignore[method-assign]
     yield system, fake
     assert real_file.exists() == existed, "the host's own sysctl.d must not change"
@@ -88,8 +87,7 @@ def profile_plan(sysctl_dir: Path | None = None) -> ClientPlan:
     A profile's persistence file is /etc/sysctl.d/90-sambatune.conf; ``sysctl_dir`` moves
     it, as the tests must never touch the real one.
     """
-    plan = build_plan(ProfileSystem(forced_profile("linux")),
-                      Measurements(1e9, "entered", 0.010, "entered"))
+    plan = build_plan(ProfileSystem(forced_profile("linux")), Measurements(1e9, "entered", 0.010, "entered"))
     data = json.loads(json.dumps(plan.to_json()))
     if sysctl_dir is not None:
         for change in data["changes"]:
@@ -105,34 +103,36 @@ def by_id(items: list[PlannedChange], catalog_id: str) -> PlannedChange:
 def test_the_rules_raise_and_never_lower() -> None:
     number = RaiseOnly("number")
     assert settle(number, Observed.present("4194304"), "2500000").left_as_is == (
-        "already 4194304, higher than the 2500000 this plan needs; left as is")
+        "already 4194304, higher than the 2500000 this plan needs; left as is"
+    )
     assert settle(number, Observed.present("212992"), "2500000").target == "2500000"
     assert not settle(number, Observed.present("2500000"), "2500000").left_as_is
     # Registry windows: a DWORD and a Windows 9x number held as text compare as numbers.
-    assert settle(number, Observed.present(RegValue.dword(4_194_304)),
-                  RegValue.dword(1_251_220)).left_as_is
-    assert settle(number, Observed.absent(), RegValue.dword(1_251_220)).target == (
-        RegValue.dword(1_251_220))
-    assert settle(number, Observed.present(RegValue(REG_SZ, "8192")),
-                  RegValue(REG_SZ, "251120")).target == RegValue(REG_SZ, "251120")
+    assert settle(number, Observed.present(RegValue.dword(4_194_304)), RegValue.dword(1_251_220)).left_as_is
+    assert settle(number, Observed.absent(), RegValue.dword(1_251_220)).target == (RegValue.dword(1_251_220))
+    assert settle(
+        number, Observed.present(RegValue(REG_SZ, "8192")), RegValue(REG_SZ, "251120")
+    ).target == RegValue(REG_SZ, "251120")
 
     third = RaiseOnly("third-number")
     left = settle(third, Observed.present("4096 131072 33554432"), "4096 131072 2500000")
-    assert left.left_as_is.startswith(
-        "already 33554432, higher than the 2500000 this plan needs; left as is")
+    assert left.left_as_is.startswith("already 33554432, higher than the 2500000 this plan needs; left as is")
     # Only the ceiling is raised; the machine's smallest and starting buffers stay.
-    assert settle(third, Observed.present("8192 32768 1000000"),
-                  "4096 16384 2500000").target == "8192 32768 2500000"
+    assert (
+        settle(third, Observed.present("8192 32768 1000000"), "4096 16384 2500000").target
+        == "8192 32768 2500000"
+    )
 
     bits = RaiseOnly("bits", bits=1, absent_means=3)
-    assert settle(bits, Observed.present(RegValue.dword(2)), RegValue.dword(3)).target == (
-        RegValue.dword(3))
+    assert settle(bits, Observed.present(RegValue.dword(2)), RegValue.dword(3)).target == (RegValue.dword(3))
     assert settle(bits, Observed.present(RegValue.dword(0)), RegValue.dword(3)).target == (
-        RegValue.dword(1)), "timestamps were off there: they stay off"
+        RegValue.dword(1)
+    ), "timestamps were off there: they stay off"
     assert settle(bits, Observed.present(RegValue.dword(1)), RegValue.dword(3)).left_as_is
     assert settle(bits, Observed.absent(), RegValue.dword(3)).target == RegValue.dword(3)
-    assert settle(RaiseOnly("bits", bits=1), Observed.absent(),
-                  RegValue(REG_SZ, "1")).target == RegValue(REG_SZ, "1")
+    assert settle(RaiseOnly("bits", bits=1), Observed.absent(), RegValue(REG_SZ, "1")).target == RegValue(
+        REG_SZ, "1"
+    )
 
 
 def test_a_profile_plan_states_its_targets_as_minimums() -> None:
@@ -145,14 +145,19 @@ def test_a_profile_plan_states_its_targets_as_minimums() -> None:
     assert rmem_max["recommended_display"] == "at least 2500000"
     assert "this is a minimum" in rmem_max["reason"]
     assert changes["linux-tcp-rmem"]["recommended_display"] == (
-        "third number at least 2500000 (the first two stay as they are there)")
+        "third number at least 2500000 (the first two stay as they are there)"
+    )
     assert changes["linux-tcp-window-scaling"]["at_least"] is False
-    assert {"setting": "net.core.rmem_max", "before": rmem_max["current"]["display"],
-            "after": "at least 2500000"} in data["diff"]
+    assert {
+        "setting": "net.core.rmem_max",
+        "before": rmem_max["current"]["display"],
+        "after": "at least 2500000",
+    } in data["diff"]
 
 
 def test_a_profile_plan_applied_raises_what_is_lower_and_leaves_what_is_higher(
-        machine: tuple[LinuxSystem, FakeSysctl], tmp_path: Path) -> None:
+    machine: tuple[LinuxSystem, FakeSysctl], tmp_path: Path
+) -> None:
     system, fake = machine
     own_file = system.sysctl_dir / "90-sambatune.conf"
     # An older plan file, from before plans said "at_least": the catalog decides anyway.
@@ -166,13 +171,13 @@ def test_a_profile_plan_applied_raises_what_is_lower_and_leaves_what_is_higher(
     steps = {s.setting: s for s in dry.steps}
     assert steps["net.core.rmem_max"].status == "left-as-is"
     assert steps["net.core.rmem_max"].message == (
-        "already 4194304, higher than the 2500000 this plan needs; left as is")
+        "already 4194304, higher than the 2500000 this plan needs; left as is"
+    )
     assert steps["net.ipv4.tcp_rmem"].status == "left-as-is"
     assert "already 33554432, higher than the 2500000" in steps["net.ipv4.tcp_rmem"].message
     assert steps["net.core.wmem_max"].status == "would-change"
     assert steps["net.ipv4.tcp_wmem"].wanted == "8192 32768 2500000"
-    assert steps["net.ipv4.tcp_wmem"].operations == [
-        "sysctl -w 'net.ipv4.tcp_wmem=8192 32768 2500000'"]
+    assert steps["net.ipv4.tcp_wmem"].operations == ["sysctl -w 'net.ipv4.tcp_wmem=8192 32768 2500000'"]
     persisted = str(steps[str(own_file)].wanted)
     assert "net.ipv4.tcp_wmem = 8192 32768 2500000" in persisted
     assert "rmem" not in persisted, "a value left as is is not persisted either"
@@ -193,7 +198,10 @@ def test_a_profile_plan_applied_raises_what_is_lower_and_leaves_what_is_higher(
     backup = store.load(result.backup_id or "")
     # Only what was written is backed up (tcp_window_scaling already held the planned 1).
     assert {e.ref.label() for e in backup.entries} == {
-        "net.core.wmem_max", "net.ipv4.tcp_wmem", str(own_file)}
+        "net.core.wmem_max",
+        "net.ipv4.tcp_wmem",
+        str(own_file),
+    }
 
     restored = restore_backup(system, result.backup_id or "", store=store)
     assert restored.ok, restored.message
@@ -202,7 +210,8 @@ def test_a_profile_plan_applied_raises_what_is_lower_and_leaves_what_is_higher(
 
 
 def test_nothing_raised_means_no_file_and_no_backup(
-        machine: tuple[LinuxSystem, FakeSysctl], tmp_path: Path) -> None:
+    machine: tuple[LinuxSystem, FakeSysctl], tmp_path: Path
+) -> None:
     system, fake = machine
     fake.set({"net.core.wmem_max": "8388608", "net.ipv4.tcp_wmem": "4096 16384 4194304"})
     before = fake.values()
@@ -218,13 +227,13 @@ def test_nothing_raised_means_no_file_and_no_backup(
 
 
 def test_the_sysctl_file_never_persists_a_lower_value(
-        machine: tuple[LinuxSystem, FakeSysctl], tmp_path: Path) -> None:
+    machine: tuple[LinuxSystem, FakeSysctl], tmp_path: Path
+) -> None:
     system, fake = machine
     # An earlier apply persisted 8,000,000; since then someone lowered the live value.
     own_file = system.sysctl_dir / "90-sambatune.conf"
     own_file.parent.mkdir(parents=True)
-    own_file.write_text("# SambaTune\nnet.core.wmem_max = 8000000\nnet.ipv4.tcp_wmem = "
-                        "4096 16384 900000\n")
+    own_file.write_text("# SambaTune\nnet.core.wmem_max = 8000000\nnet.ipv4.tcp_wmem = 4096 16384 900000\n")
     original = own_file.read_text()
     store = BackupStore(tmp_path / "backups")
     result = apply_plan(system, profile_plan(system.sysctl_dir), store=store)

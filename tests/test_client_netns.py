@@ -56,8 +56,16 @@ def test_the_sysctls_written_are_per_namespace(blackhole_lab: NetLab) -> None:
     for name in NAMESPACED:
         assert writable_in(blackhole_lab.client, name), f"{name} is not per-namespace here"
     # A global-only sysctl is not visible in a new namespace at all ...
-    missing = sh("ip", "netns", "exec", blackhole_lab.client, "test", "-e",
-                 "/proc/sys/net/core/netdev_max_backlog", check=False)
+    missing = sh(
+        "ip",
+        "netns",
+        "exec",
+        blackhole_lab.client,
+        "test",
+        "-e",
+        "/proc/sys/net/core/netdev_max_backlog",
+        check=False,
+    )
     assert missing.returncode != 0
     # ... and on recent kernels net.core.rmem_max is visible but read-only (the host's).
 
@@ -72,8 +80,20 @@ def test_plan_apply_and_restore_mtu_and_sysctls_inside_a_namespace(blackhole_lab
 
     plan_path = lab.home / "plan.json"
     lab.home.mkdir(parents=True, exist_ok=True)
-    plan = lab.cli("plan", "--bandwidth", "10gbit", "--rtt", "20ms", "--server", SERVER_IP,
-                   "--sysctl-dir", str(lab.sysctl_dir), "-o", str(plan_path), "--json")
+    plan = lab.cli(
+        "plan",
+        "--bandwidth",
+        "10gbit",
+        "--rtt",
+        "20ms",
+        "--server",
+        SERVER_IP,
+        "--sysctl-dir",
+        str(lab.sysctl_dir),
+        "-o",
+        str(plan_path),
+        "--json",
+    )
     probe = plan["mtu"]["probe"]
     assert probe["method"] == "udp-dont-fragment"
     assert probe["path_mtu"] == 1400 and probe["black_hole"], probe
@@ -89,8 +109,7 @@ def test_plan_apply_and_restore_mtu_and_sysctls_inside_a_namespace(blackhole_lab
         assert changes["linux-rmem-max"]["action"] == "none"
         assert any("net.core.rmem_max is read-only" in w for w in plan["warnings"])
 
-    dry = lab.cli("apply", str(plan_path), "--dry-run", "--sysctl-dir", str(lab.sysctl_dir),
-                  "--json")
+    dry = lab.cli("apply", str(plan_path), "--dry-run", "--sysctl-dir", str(lab.sysctl_dir), "--json")
     assert dry["ok"] and dry["dry_run"]
     operations = [op for step in dry["steps"] for op in step["operations"]]
     assert f"ip link set dev {lab.client_dev} mtu 1400" in operations
@@ -128,8 +147,18 @@ def test_plan_apply_and_restore_mtu_and_sysctls_inside_a_namespace(blackhole_lab
 
 def test_fragmentation_needed_means_the_mtu_is_left_alone(pmtud_lab: NetLab) -> None:
     lab = pmtud_lab
-    plan = lab.cli("plan", "--bandwidth", "1gbit", "--rtt", "1ms", "--server", SERVER_IP,
-                   "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    plan = lab.cli(
+        "plan",
+        "--bandwidth",
+        "1gbit",
+        "--rtt",
+        "1ms",
+        "--server",
+        SERVER_IP,
+        "--sysctl-dir",
+        str(lab.sysctl_dir),
+        "--json",
+    )
     probe = plan["mtu"]["probe"]
     assert probe["path_mtu"] == 1400 and probe["icmp_feedback"] and not probe["black_hole"]
     assert plan["mtu"]["decision"]["target"] is None
@@ -138,9 +167,11 @@ def test_fragmentation_needed_means_the_mtu_is_left_alone(pmtud_lab: NetLab) -> 
 
 @pytest.mark.skipif(shutil.which("ping") is None, reason="needs ping (iputils-ping)")
 def test_ping_finds_the_same_black_hole(blackhole_lab: NetLab) -> None:
-    code = ("from sambatune.client.pmtu import PingProber, probe_path_mtu; import json; "
-            f"r = probe_path_mtu({SERVER_IP!r}, 1500, [PingProber({SERVER_IP!r}, 'linux')]); "
-            "print(json.dumps(r.to_json()))")
+    code = (
+        "from sambatune.client.pmtu import PingProber, probe_path_mtu; import json; "
+        f"r = probe_path_mtu({SERVER_IP!r}, 1500, [PingProber({SERVER_IP!r}, 'linux')]); "
+        "print(json.dumps(r.to_json()))"
+    )
     done = sh("ip", "netns", "exec", blackhole_lab.client, sys.executable, "-c", code)
     result = json.loads(done.stdout)
     assert result["path_mtu"] == 1400 and result["black_hole"], result
@@ -149,18 +180,42 @@ def test_ping_finds_the_same_black_hole(blackhole_lab: NetLab) -> None:
 def test_rtt_is_measured_with_tcp_connects(blackhole_lab: NetLab) -> None:
     lab = blackhole_lab
     lab.serve_tcp(4450)
-    plan = lab.cli("plan", "--server", SERVER_IP, "--port", "4450", "--bandwidth", "1gbit",
-                   "--no-mtu-probe", "--samples", "3", "--sysctl-dir", str(lab.sysctl_dir),
-                   "--json")
+    plan = lab.cli(
+        "plan",
+        "--server",
+        SERVER_IP,
+        "--port",
+        "4450",
+        "--bandwidth",
+        "1gbit",
+        "--no-mtu-probe",
+        "--samples",
+        "3",
+        "--sysctl-dir",
+        str(lab.sysctl_dir),
+        "--json",
+    )
     rtt = plan["measurements"]["rtt_measurement"]
     assert rtt["port"] == 4450 and rtt["answer"] == "connected"
     assert len(rtt["samples_seconds"]) == 3
     assert 0 < rtt["median_seconds"] < 0.5
     assert plan["window"]["rtt_seconds"] == rtt["median_seconds"]
     # A closed port answers with a reset: that round trip counts too.
-    refused = lab.cli("plan", "--server", SERVER_IP, "--port", "4451", "--bandwidth", "1gbit",
-                      "--no-mtu-probe", "--samples", "2", "--sysctl-dir", str(lab.sysctl_dir),
-                      "--json")
+    refused = lab.cli(
+        "plan",
+        "--server",
+        SERVER_IP,
+        "--port",
+        "4451",
+        "--bandwidth",
+        "1gbit",
+        "--no-mtu-probe",
+        "--samples",
+        "2",
+        "--sysctl-dir",
+        str(lab.sysctl_dir),
+        "--json",
+    )
     assert refused["measurements"]["rtt_measurement"]["answer"] == "refused"
 
 
@@ -169,14 +224,35 @@ def test_the_elevated_helper_applies_and_restores_from_request_files(
 ) -> None:
     lab = blackhole_lab
     lab.home.mkdir(parents=True, exist_ok=True)
-    plan = lab.cli("plan", "--bandwidth", "1gbit", "--rtt", "10ms", "--mtu", "1280",
-                   "--interface", lab.client_dev, "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    plan = lab.cli(
+        "plan",
+        "--bandwidth",
+        "1gbit",
+        "--rtt",
+        "10ms",
+        "--mtu",
+        "1280",
+        "--interface",
+        lab.client_dev,
+        "--sysctl-dir",
+        str(lab.sysctl_dir),
+        "--json",
+    )
     backups = tmp_path / "elevated-backups"
     request = tmp_path / "request.json"
     result = tmp_path / "result.json"
-    request.write_text(json.dumps({
-        "kind": "sambatune-elevated-request", "version": 1, "action": "apply",
-        "backup_root": str(backups), "plan": plan, "sysctl_dir": str(lab.sysctl_dir)}))
+    request.write_text(
+        json.dumps(
+            {
+                "kind": "sambatune-elevated-request",
+                "version": 1,
+                "action": "apply",
+                "backup_root": str(backups),
+                "plan": plan,
+                "sysctl_dir": str(lab.sysctl_dir),
+            }
+        )
+    )
     lab.cli("apply-elevated", str(request), str(result))
     data = json.loads(result.read_text())
     assert data["result"]["ok"], data
@@ -184,9 +260,18 @@ def test_the_elevated_helper_applies_and_restores_from_request_files(
     backup_id = data["result"]["backup"]["id"]
     assert (backups / backup_id / "backup.json").is_file()
 
-    request.write_text(json.dumps({
-        "kind": "sambatune-elevated-request", "version": 1, "action": "restore",
-        "backup_root": str(backups), "backup": backup_id, "sysctl_dir": str(lab.sysctl_dir)}))
+    request.write_text(
+        json.dumps(
+            {
+                "kind": "sambatune-elevated-request",
+                "version": 1,
+                "action": "restore",
+                "backup_root": str(backups),
+                "backup": backup_id,
+                "sysctl_dir": str(lab.sysctl_dir),
+            }
+        )
+    )
     lab.cli("apply-elevated", str(request), str(result))
     assert json.loads(result.read_text())["result"]["ok"]
     assert lab.mtu() == 1500
@@ -215,8 +300,17 @@ def test_a_value_the_kernel_refuses_rolls_everything_back(blackhole_lab: NetLab)
         pytest.skip("net.core.rmem_max is writable in a namespace on this kernel")
     lab.home.mkdir(parents=True, exist_ok=True)
     original = {name: lab.sysctl(name) for name in SYSCTLS}
-    plan = lab.cli("plan", "--bandwidth", "10gbit", "--rtt", "20ms", "--no-mtu-probe",
-                   "--sysctl-dir", str(lab.sysctl_dir), "--json")
+    plan = lab.cli(
+        "plan",
+        "--bandwidth",
+        "10gbit",
+        "--rtt",
+        "20ms",
+        "--no-mtu-probe",
+        "--sysctl-dir",
+        str(lab.sysctl_dir),
+        "--json",
+    )
     for change in plan["changes"]:
         if change["catalog_id"] == "linux-rmem-max":
             change["action"] = "set"
@@ -224,9 +318,27 @@ def test_a_value_the_kernel_refuses_rolls_everything_back(blackhole_lab: NetLab)
     edited = lab.home / "edited.json"
     edited.write_text(json.dumps(plan))
     env = {**os.environ, "SAMBATUNE_HOME": str(lab.home)}
-    done = subprocess.run(["ip", "netns", "exec", lab.client, sys.executable, "-m", "sambatune",
-                           "client", "apply", str(edited), "--sysctl-dir", str(lab.sysctl_dir),
-                           "--json"], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [
+            "ip",
+            "netns",
+            "exec",
+            lab.client,
+            sys.executable,
+            "-m",
+            "sambatune",
+            "client",
+            "apply",
+            str(edited),
+            "--sysctl-dir",
+            str(lab.sysctl_dir),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     result = json.loads(done.stdout)
     assert done.returncode == 1 and not result["ok"] and result["rolled_back"]
     assert "net.core.rmem_max" in result["message"]
@@ -237,8 +349,7 @@ def test_a_value_the_kernel_refuses_rolls_everything_back(blackhole_lab: NetLab)
     assert not (lab.sysctl_dir / "90-sambatune.conf").exists()
 
 
-def test_a_profile_plan_applied_in_a_namespace_never_lowers_a_value(
-        blackhole_lab: NetLab) -> None:
+def test_a_profile_plan_applied_in_a_namespace_never_lowers_a_value(blackhole_lab: NetLab) -> None:
     """A plan made for a Linux profile (1 Gbit/s x 10 ms: 2,500,000-byte ceilings) applied
     to a namespace whose values are partly higher: only the lower ones rise, only those
     are persisted, and the restore puts back exactly what was there."""
@@ -249,19 +360,29 @@ def test_a_profile_plan_applied_in_a_namespace_never_lowers_a_value(
 
     lab = blackhole_lab
     lab.home.mkdir(parents=True, exist_ok=True)
-    sh("ip", "netns", "exec", lab.client, "sysctl", "-qw",
-       "net.ipv4.tcp_rmem=4096 131072 33554432", "net.ipv4.tcp_wmem=8192 32768 1000000")
+    sh(
+        "ip",
+        "netns",
+        "exec",
+        lab.client,
+        "sysctl",
+        "-qw",
+        "net.ipv4.tcp_rmem=4096 131072 33554432",
+        "net.ipv4.tcp_wmem=8192 32768 1000000",
+    )
     for name in ("net.core.rmem_max", "net.core.wmem_max"):
         if not writable_in(lab.client, name) and int(lab.sysctl(name)) < 2_500_000:
-            pytest.skip(f"{name} is the host's here and lower than the plan: the kernel "
-                        "would refuse the raise")
+            pytest.skip(
+                f"{name} is the host's here and lower than the plan: the kernel would refuse the raise"
+            )
     host_before = host_values()
     original = {name: lab.sysctl(name) for name in SYSCTLS}
     own_file = lab.sysctl_dir / "90-sambatune.conf"
     real_file_existed = Path("/etc/sysctl.d/90-sambatune.conf").exists()
 
-    plan = build_plan(ProfileSystem(forced_profile("linux")),
-                      Measurements(1e9, "entered", 0.010, "entered")).to_json()
+    plan = build_plan(
+        ProfileSystem(forced_profile("linux")), Measurements(1e9, "entered", 0.010, "entered")
+    ).to_json()
     changes = {c["catalog_id"]: c for c in plan["changes"]}
     assert changes["linux-rmem-max"]["recommended"] == "2500000"
     assert changes["linux-tcp-rmem"]["at_least"] and changes["linux-rmem-max"]["at_least"]
@@ -270,15 +391,14 @@ def test_a_profile_plan_applied_in_a_namespace_never_lowers_a_value(
     plan_path = lab.home / "profile-plan.json"
     plan_path.write_text(json.dumps(plan))
 
-    dry = lab.cli("apply", str(plan_path), "--dry-run", "--sysctl-dir", str(lab.sysctl_dir),
-                  "--json")
+    dry = lab.cli("apply", str(plan_path), "--dry-run", "--sysctl-dir", str(lab.sysctl_dir), "--json")
     steps = {s["setting"]: s for s in dry["steps"]}
     assert steps["net.ipv4.tcp_rmem"]["status"] == "left-as-is"
     assert steps["net.ipv4.tcp_rmem"]["message"].startswith(
-        "already 33554432, higher than the 2500000 this plan needs; left as is")
+        "already 33554432, higher than the 2500000 this plan needs; left as is"
+    )
     assert steps["net.core.rmem_max"]["status"] == "left-as-is"
-    assert steps["net.ipv4.tcp_wmem"]["operations"] == [
-        "sysctl -w 'net.ipv4.tcp_wmem=8192 32768 2500000'"]
+    assert steps["net.ipv4.tcp_wmem"]["operations"] == ["sysctl -w 'net.ipv4.tcp_wmem=8192 32768 2500000'"]
     assert "rmem" not in steps[str(own_file)]["operations"][0]
     assert {name: lab.sysctl(name) for name in SYSCTLS} == original and not own_file.exists()
 
@@ -291,15 +411,16 @@ def test_a_profile_plan_applied_in_a_namespace_never_lowers_a_value(
         for old, new in zip(original[name].split(), now[name].split(), strict=True):
             assert int(new) >= int(old), f"{name} went down: {original[name]} -> {now[name]}"
     # Only what was raised is persisted: never a value lower than the kernel held.
-    raised = {name: "2500000" for name in ("net.core.rmem_max", "net.core.wmem_max")
-              if int(original[name]) < 2_500_000}
-    assert parse_sysctl_file(own_file.read_text()) == {
-        "net.ipv4.tcp_wmem": "8192 32768 2500000", **raised}
+    raised = {
+        name: "2500000"
+        for name in ("net.core.rmem_max", "net.core.wmem_max")
+        if int(original[name]) < 2_500_000
+    }
+    assert parse_sysctl_file(own_file.read_text()) == {"net.ipv4.tcp_wmem": "8192 32768 2500000", **raised}
     assert host_values() == host_before, "the host's own settings must not change"
     assert Path("/etc/sysctl.d/90-sambatune.conf").exists() == real_file_existed
 
-    restored = lab.cli("restore", applied["backup"]["id"], "--sysctl-dir", str(lab.sysctl_dir),
-                       "--json")
+    restored = lab.cli("restore", applied["backup"]["id"], "--sysctl-dir", str(lab.sysctl_dir), "--json")
     assert restored["ok"], restored
     assert {name: lab.sysctl(name) for name in SYSCTLS} == original
     assert not own_file.exists()

@@ -97,30 +97,57 @@ def test_mtu_decisions() -> None:
     [
         ("linux", 0, "1 packets transmitted, 1 received, 0% packet loss", ARRIVED, None),
         ("linux", 1, "ping: local error: message too long, mtu=1400\n", TOO_BIG, 1400),
-        ("linux", 1, "From 10.0.0.1 icmp_seq=1 Frag needed and DF set (mtu = 1400)", TOO_BIG,
-         1400),
+        ("linux", 1, "From 10.0.0.1 icmp_seq=1 Frag needed and DF set (mtu = 1400)", TOO_BIG, 1400),
         ("linux", 1, "1 packets transmitted, 0 received, 100% packet loss", LOST, None),
         ("windows", 0, "Reply from 10.0.0.2: bytes=1472 time<1ms TTL=64", ARRIVED, None),
         ("windows", 0, "Packet needs to be fragmented but DF set.", TOO_BIG, None),
         ("windows", 0, "Reply from 10.0.0.1: Destination host unreachable.", LOST, None),
         ("macos", 2, "ping: sendto: Message too long", TOO_BIG, None),
-        ("macos", 0, "1 packets transmitted, 1 packets received, 0.0% packet loss", ARRIVED,
-         None),
+        ("macos", 0, "1 packets transmitted, 1 packets received, 0.0% packet loss", ARRIVED, None),
     ],
 )
-def test_ping_outputs(flavor: str, code: int, output: str, outcome: str,
-                      hint: int | None) -> None:
+def test_ping_outputs(flavor: str, code: int, output: str, outcome: str, hint: int | None) -> None:
     reply = interpret_ping(flavor, code, output)
     assert (reply.outcome, reply.mtu_hint) == (outcome, hint)
 
 
 def test_ping_command_lines_per_os() -> None:
     assert PingProber("10.0.0.2", "linux").argv(1500) == [
-        "ping", "-n", "-c", "1", "-W", "1", "-M", "do", "-s", "1472", "10.0.0.2"]
+        "ping",
+        "-n",
+        "-c",
+        "1",
+        "-W",
+        "1",
+        "-M",
+        "do",
+        "-s",
+        "1472",
+        "10.0.0.2",
+    ]
     assert PingProber("10.0.0.2", "windows").argv(1500) == [
-        "ping", "-n", "1", "-w", "1000", "-f", "-l", "1472", "10.0.0.2"]
+        "ping",
+        "-n",
+        "1",
+        "-w",
+        "1000",
+        "-f",
+        "-l",
+        "1472",
+        "10.0.0.2",
+    ]
     assert PingProber("10.0.0.2", "macos").argv(1500) == [
-        "ping", "-n", "-c", "1", "-t", "1", "-D", "-s", "1472", "10.0.0.2"]
+        "ping",
+        "-n",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "-D",
+        "-s",
+        "1472",
+        "10.0.0.2",
+    ]
 
 
 @pytest.mark.skipif(not UdpDontFragmentProber.available(), reason="Linux UDP probe")

@@ -24,32 +24,44 @@ MSTCP = "HKEY_LOCAL_MACHINE\\System\\CurrentControlSet\\Services\\VxD\\MSTCP"
 
 
 def all_types_v5() -> RegFile:
-    return RegFile(5, [
-        RegKeyBlock(TEST_KEY, values=[
-            ("", RegValue.string("default")),
-            ("Path", RegValue.string('C:\\Share "x"')),
-            ("Count", RegValue.dword(0)),
-            ("Gone", None),
-            ("Expand", RegValue(REG_EXPAND_SZ, "%SystemRoot%")),
-            ("Multi", RegValue(REG_MULTI_SZ, ("a", "b"))),
-            ("Big", RegValue(REG_QWORD, 0x0123456789ABCDEF)),
-            ("Blob", RegValue(REG_BINARY, bytes(range(40)))),
-            ("Empty", RegValue(REG_BINARY, b"")),
-            ("Lines", RegValue(REG_SZ, "a\r\nb")),
-        ]),
-        RegKeyBlock("HKEY_LOCAL_MACHINE\\SOFTWARE\\SambaTune\\Old", delete=True),
-    ])
+    return RegFile(
+        5,
+        [
+            RegKeyBlock(
+                TEST_KEY,
+                values=[
+                    ("", RegValue.string("default")),
+                    ("Path", RegValue.string('C:\\Share "x"')),
+                    ("Count", RegValue.dword(0)),
+                    ("Gone", None),
+                    ("Expand", RegValue(REG_EXPAND_SZ, "%SystemRoot%")),
+                    ("Multi", RegValue(REG_MULTI_SZ, ("a", "b"))),
+                    ("Big", RegValue(REG_QWORD, 0x0123456789ABCDEF)),
+                    ("Blob", RegValue(REG_BINARY, bytes(range(40)))),
+                    ("Empty", RegValue(REG_BINARY, b"")),
+                    ("Lines", RegValue(REG_SZ, "a\r\nb")),
+                ],
+            ),
+            RegKeyBlock("HKEY_LOCAL_MACHINE\\SOFTWARE\\SambaTune\\Old", delete=True),
+        ],
+    )
 
 
 def all_types_v4() -> RegFile:
-    return RegFile(4, [
-        RegKeyBlock(MSTCP, values=[
-            ("DefaultRcvWindow", RegValue.string("8192")),
-            ("Tcp1323Opts", None),
-            ("Expand", RegValue(REG_EXPAND_SZ, "%SystemRoot%")),
-        ]),
-        RegKeyBlock(MSTCP + "\\Parameters", delete=True),
-    ])
+    return RegFile(
+        4,
+        [
+            RegKeyBlock(
+                MSTCP,
+                values=[
+                    ("DefaultRcvWindow", RegValue.string("8192")),
+                    ("Tcp1323Opts", None),
+                    ("Expand", RegValue(REG_EXPAND_SZ, "%SystemRoot%")),
+                ],
+            ),
+            RegKeyBlock(MSTCP + "\\Parameters", delete=True),
+        ],
+    )
 
 
 def test_version5_export_matches_the_hand_written_file_byte_for_byte() -> None:
@@ -70,8 +82,9 @@ def test_hex_lines_wrap_where_regedit_wraps_them() -> None:
     text = all_types_v5().text()
     for line in text.split("\r\n"):
         assert len(line) <= 80, line
-    assert '"Blob"=hex:00,01,02,03,04,05,06,07,08,09,0a,0b,0c,0d,0e,0f,10,11,12,13,14,15,\\' \
-        in text.split("\r\n")
+    assert '"Blob"=hex:00,01,02,03,04,05,06,07,08,09,0a,0b,0c,0d,0e,0f,10,11,12,13,14,15,\\' in text.split(
+        "\r\n"
+    )
 
 
 @pytest.mark.parametrize("name", ["all-types-v5.reg", "all-types-v4.reg", "xp-backup-v5.reg"])
@@ -90,12 +103,14 @@ def test_parsed_values_have_their_types_and_data() -> None:
 
 
 def test_importing_restores_absent_values_as_absent() -> None:
-    registry = InMemoryRegistry.with_values([
-        (TEST_KEY, "Gone", RegValue.dword(5)),
-        (TEST_KEY, "Count", RegValue.dword(99)),
-        (TEST_KEY, "Unrelated", RegValue.string("stays")),
-        ("HKEY_LOCAL_MACHINE\\SOFTWARE\\SambaTune\\Old\\Child", "x", RegValue.dword(1)),
-    ])
+    registry = InMemoryRegistry.with_values(
+        [
+            (TEST_KEY, "Gone", RegValue.dword(5)),
+            (TEST_KEY, "Count", RegValue.dword(99)),
+            (TEST_KEY, "Unrelated", RegValue.string("stays")),
+            ("HKEY_LOCAL_MACHINE\\SOFTWARE\\SambaTune\\Old\\Child", "x", RegValue.dword(1)),
+        ]
+    )
     import_reg(registry, parse_reg((DATA / "all-types-v5.reg").read_bytes()))
     assert registry.get(TEST_KEY, "Gone") is None
     assert registry.get(TEST_KEY, "count") == RegValue.dword(0)  # names ignore case
@@ -107,21 +122,28 @@ def test_importing_restores_absent_values_as_absent() -> None:
 
 
 def test_parser_reads_lf_files_comments_and_abbreviated_hives() -> None:
-    text = ("Windows Registry Editor Version 5.00\n\n; a comment\n[HKLM\\Software\\X]\n"
-            '"A"=dword:0000000A\n"B"=hex:01,02,\\\n   03\n')
+    text = (
+        "Windows Registry Editor Version 5.00\n\n; a comment\n[HKLM\\Software\\X]\n"
+        '"A"=dword:0000000A\n"B"=hex:01,02,\\\n   03\n'
+    )
     parsed = parse_reg(text)
     assert parsed.blocks[0].key == "HKEY_LOCAL_MACHINE\\Software\\X"
-    assert parsed.blocks[0].values == [("A", RegValue.dword(10)),
-                                       ("B", RegValue(REG_BINARY, b"\x01\x02\x03"))]
+    assert parsed.blocks[0].values == [
+        ("A", RegValue.dword(10)),
+        ("B", RegValue(REG_BINARY, b"\x01\x02\x03")),
+    ]
 
 
-@pytest.mark.parametrize("text", [
-    "not a reg file\r\n",
-    'REGEDIT4\r\n"A"=dword:1\r\n',
-    "REGEDIT4\r\n[HKEY_NOWHERE\\X]\r\n",
-    'REGEDIT4\r\n[HKLM\\X]\r\n"A"=dword:xyz\r\n',
-    'REGEDIT4\r\n[HKLM\\X]\r\n"A"="open\r\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not a reg file\r\n",
+        'REGEDIT4\r\n"A"=dword:1\r\n',
+        "REGEDIT4\r\n[HKEY_NOWHERE\\X]\r\n",
+        'REGEDIT4\r\n[HKLM\\X]\r\n"A"=dword:xyz\r\n',
+        'REGEDIT4\r\n[HKLM\\X]\r\n"A"="open\r\n',
+    ],
+)
 def test_broken_files_give_clear_errors(text: str) -> None:
     with pytest.raises(InvalidInput):
         parse_reg(text.encode("cp1252"))

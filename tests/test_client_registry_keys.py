@@ -38,7 +38,8 @@ IFACE = f"{TCPIP_INTERFACES_KEY}\\{GUID}"
 def windows_10_registry() -> InMemoryRegistry:
     """A Windows 10 registry without any LanmanWorkstation key yet."""
     return InMemoryRegistry.with_values(
-        [(TCPIP, "Hostname", RegValue.string("pc"))], keys=[f"{SERVICES}\\Tcpip\\Linkage"])
+        [(TCPIP, "Hostname", RegValue.string("pc"))], keys=[f"{SERVICES}\\Tcpip\\Linkage"]
+    )
 
 
 def measured(**kw: object) -> Measurements:
@@ -48,8 +49,7 @@ def measured(**kw: object) -> Measurements:
 def lanman_plan(registry: InMemoryRegistry) -> tuple[ClientPlan, object]:
     system = windows_system("windows-10", registry=registry, net=FakeWindowsNet())
     plan = build_plan(system, measured())
-    assert any(c.ref is not None and getattr(c.ref, "key", "") == LANMAN
-               for c in plan.actionable())
+    assert any(c.ref is not None and getattr(c.ref, "key", "") == LANMAN for c in plan.actionable())
     return plan, system
 
 
@@ -58,7 +58,9 @@ def test_missing_keys_are_the_key_and_its_missing_parents() -> None:
     assert registry.missing_keys(LANMAN) == [LANMAN, LANMAN_SERVICE]
     assert registry.missing_keys(TCPIP) == []
     assert InMemoryRegistry().missing_keys("HKLM\\Software\\X") == [
-        "HKEY_LOCAL_MACHINE\\Software\\X", "HKEY_LOCAL_MACHINE\\Software"]
+        "HKEY_LOCAL_MACHINE\\Software\\X",
+        "HKEY_LOCAL_MACHINE\\Software",
+    ]
 
 
 def test_restore_removes_the_keys_apply_created(tmp_path: Path) -> None:
@@ -106,10 +108,8 @@ def test_a_created_key_someone_else_used_meanwhile_stays(tmp_path: Path) -> None
     assert registry.values(LANMAN) == {"SomeoneElses": RegValue.dword(7)}
     assert registry.key_exists(LANMAN_SERVICE)
     assert [w for w in restored.warnings if "registry key" in w] == [
-        f"SambaTune created the registry key {LANMAN}; it was left in place because it is "
-        "not empty.",
-        f"SambaTune created the registry key {LANMAN_SERVICE}; it was left in place because "
-        "it is not empty.",
+        f"SambaTune created the registry key {LANMAN}; it was left in place because it is not empty.",
+        f"SambaTune created the registry key {LANMAN_SERVICE}; it was left in place because it is not empty.",
     ]
 
 
@@ -142,15 +142,19 @@ def test_a_rolled_back_apply_removes_the_keys_it_created(tmp_path: Path) -> None
 
 def test_an_interface_key_created_for_its_mtu_goes_again(tmp_path: Path) -> None:
     """XP keeps an interface's MTU in its own key; here the key is not there yet."""
-    with_interface = InMemoryRegistry.with_values([
-        (TCPIP, "Hostname", RegValue.string("xp-pc")),
-        (IFACE, "IPAddress", RegValue(REG_MULTI_SZ, ("192.168.1.20",))),
-    ])
+    with_interface = InMemoryRegistry.with_values(
+        [
+            (TCPIP, "Hostname", RegValue.string("xp-pc")),
+            (IFACE, "IPAddress", RegValue(REG_MULTI_SZ, ("192.168.1.20",))),
+        ]
+    )
     nic = windows_system("windows-xp", registry=with_interface).interfaces()[0]
-    plan = build_plan(windows_system("windows-xp", registry=with_interface),
-                      measured(requested_mtu=1400, interface=nic))
-    registry = InMemoryRegistry.with_values([(TCPIP, "Hostname", RegValue.string("xp-pc"))],
-                                            keys=[TCPIP_INTERFACES_KEY])
+    plan = build_plan(
+        windows_system("windows-xp", registry=with_interface), measured(requested_mtu=1400, interface=nic)
+    )
+    registry = InMemoryRegistry.with_values(
+        [(TCPIP, "Hostname", RegValue.string("xp-pc"))], keys=[TCPIP_INTERFACES_KEY]
+    )
     original = copy.deepcopy(registry.snapshot())
     system = windows_system("windows-xp", registry=registry)
     store = BackupStore(tmp_path)
@@ -166,7 +170,8 @@ def test_an_interface_key_created_for_its_mtu_goes_again(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("key_existed, created", [(False, [LANMAN]), (True, []), (None, [])])
 def test_backups_written_before_created_keys_still_remove_their_key(
-    key_existed: bool | None, created: list[str],
+    key_existed: bool | None,
+    created: list[str],
 ) -> None:
     ref = RegistryValueRef(LANMAN, "DisableBandwidthThrottling", REG_DWORD)
     data: dict[str, Any] = {"setting": ref.to_json(), "prior": Observed.absent().to_json()}

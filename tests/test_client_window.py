@@ -108,15 +108,23 @@ def test_bandwidth_units(text: str, bits: float) -> None:
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("20ms", 0.020), ("0.5s", 0.5), ("250us", 250e-6), ("250µs", 250e-6), ("1.5 ms", 0.0015),
-     ("2 sec", 2.0)],
+    [
+        ("20ms", 0.020),
+        ("0.5s", 0.5),
+        ("250us", 250e-6),
+        ("250µs", 250e-6),
+        ("1.5 ms", 0.0015),
+        ("2 sec", 2.0),
+    ],
 )
 def test_duration_units(text: str, seconds: float) -> None:
     assert parse_duration(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize(("text", "size"), [("1500", 1500), ("64KiB", 65536), ("64k", 64000),
-                                           ("1MiB", 1048576), ("9000 bytes", 9000)])
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("1500", 1500), ("64KiB", 65536), ("64k", 64000), ("1MiB", 1048576), ("9000 bytes", 9000)],
+)
 def test_size_units(text: str, size: int) -> None:
     assert parse_size(text) == size
 
@@ -136,8 +144,7 @@ def test_bad_durations_are_refused(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(0.020, "20 ms"), (0.0005, "500 µs"), (0.000015112, "15.1 µs"), (0.0015, "1.5 ms"),
-     (1.25, "1.25 s")],
+    [(0.020, "20 ms"), (0.0005, "500 µs"), (0.000015112, "15.1 µs"), (0.0015, "1.5 ms"), (1.25, "1.25 s")],
 )
 def test_rtts_read_as_people_write_them(seconds: float, text: str) -> None:
     assert format_rtt(seconds) == text

@@ -30,10 +30,13 @@ GUID = "{2F4C1A0E-5B1D-4C3A-9D2E-1234567890AB}"
 IFACE = f"{TCPIP_INTERFACES_KEY}\\{GUID}"
 
 
-def measured(bandwidth: float = 1e9, rtt: float = 0.010, mtu: int | None = None,
-             interface: NetworkInterface | None = None) -> Measurements:
-    return Measurements(bandwidth, "entered", rtt, "entered", requested_mtu=mtu,
-                        interface=interface)
+def measured(
+    bandwidth: float = 1e9,
+    rtt: float = 0.010,
+    mtu: int | None = None,
+    interface: NetworkInterface | None = None,
+) -> Measurements:
+    return Measurements(bandwidth, "entered", rtt, "entered", requested_mtu=mtu, interface=interface)
 
 
 def by_id(plan: ClientPlan, item_id: str) -> PlannedChange:
@@ -44,16 +47,19 @@ def by_id(plan: ClientPlan, item_id: str) -> PlannedChange:
 
 def xp_registry() -> InMemoryRegistry:
     """What an XP machine with one Ethernet card and an old tweak looks like."""
-    return InMemoryRegistry.with_values([
-        (TCPIP, "TcpWindowSize", RegValue.dword(64240)),
-        (TCPIP, "GlobalMaxTcpWindowSize", RegValue.dword(65535)),
-        (TCPIP, "Hostname", RegValue.string("xp-pc")),
-        (IFACE, "IPAddress", RegValue(REG_MULTI_SZ, ("192.168.1.20",))),
-        (IFACE, "EnableDHCP", RegValue.dword(0)),
-    ])
+    return InMemoryRegistry.with_values(
+        [
+            (TCPIP, "TcpWindowSize", RegValue.dword(64240)),
+            (TCPIP, "GlobalMaxTcpWindowSize", RegValue.dword(65535)),
+            (TCPIP, "Hostname", RegValue.string("xp-pc")),
+            (IFACE, "IPAddress", RegValue(REG_MULTI_SZ, ("192.168.1.20",))),
+            (IFACE, "EnableDHCP", RegValue.dword(0)),
+        ]
+    )
 
 
 # -- plans per generation --------------------------------------------------------------
+
 
 def test_windows_10_labels_tcpwindowsize_ignored_and_plans_what_is_honoured() -> None:
     plan = build_plan(ProfileSystem(forced_profile("windows-10")), measured())
@@ -134,8 +140,13 @@ def test_every_item_is_labelled_and_only_honoured_values_are_written(
 
 
 def test_autotuning_decisions() -> None:
-    for level, action in (("disabled", "set"), ("highlyrestricted", "set"),
-                          ("restricted", "set"), ("normal", "keep"), ("experimental", "set")):
+    for level, action in (
+        ("disabled", "set"),
+        ("highlyrestricted", "set"),
+        ("restricted", "set"),
+        ("normal", "keep"),
+        ("experimental", "set"),
+    ):
         system = windows_system("windows-10", net=FakeWindowsNet(autotuning=level))
         item = by_id(build_plan(system, measured(1e9, 0.010)), "netsh-autotuninglevel")
         assert item.action == action, level
@@ -159,8 +170,11 @@ def test_vista_has_no_large_mtu_and_seven_gets_it_explicitly() -> None:
 
 
 def test_netsh_output_parsers() -> None:
-    text = FakeWindowsNet(autotuning="highlyrestricted").run(
-        ["netsh", "interface", "tcp", "show", "global"]).text
+    text = (
+        FakeWindowsNet(autotuning="highlyrestricted")
+        .run(["netsh", "interface", "tcp", "show", "global"])
+        .text
+    )
     assert parse_autotuning_level(text) == "highlyrestricted"
     translated = "TCP-Globalparameter\r\n----\r\nECN-Funktion : disabled\r\nFoo : restricted\r\n"
     assert parse_autotuning_level(translated) == "restricted"
@@ -168,6 +182,7 @@ def test_netsh_output_parsers() -> None:
 
 
 # -- apply, backup, restore ------------------------------------------------------------
+
 
 def test_xp_apply_writes_a_byte_exact_backup_and_restore_brings_back_absent_values(
     tmp_path: Path,
@@ -211,8 +226,7 @@ def test_xp_apply_writes_a_byte_exact_backup_and_restore_brings_back_absent_valu
 
 def test_windows_10_apply_and_restore_through_netsh(tmp_path: Path) -> None:
     net = FakeWindowsNet(autotuning="disabled")
-    registry = InMemoryRegistry.with_values([(LANMAN, "DisableBandwidthThrottling",
-                                              RegValue.dword(0))])
+    registry = InMemoryRegistry.with_values([(LANMAN, "DisableBandwidthThrottling", RegValue.dword(0))])
     original = copy.deepcopy(registry.snapshot())
     system = windows_system("windows-10", registry=registry, net=net)
     nic = system.interfaces()[0]
@@ -226,10 +240,12 @@ def test_windows_10_apply_and_restore_through_netsh(tmp_path: Path) -> None:
     operations = [op for step in dry.steps for op in step.operations]
     assert "netsh interface tcp set global autotuninglevel=normal" in operations
     assert "netsh interface ipv4 set subinterface Ethernet mtu=9000 store=persistent" in operations
-    assert any("Set-NetAdapterAdvancedProperty -Name 'Ethernet' -RegistryKeyword '*JumboPacket' "
-               "-RegistryValue '9014'" in op for op in operations)
-    assert (f"registry: set {LANMAN}\\DisableBandwidthThrottling = REG_DWORD 0x00000001 (1)"
-            in operations)
+    assert any(
+        "Set-NetAdapterAdvancedProperty -Name 'Ethernet' -RegistryKeyword '*JumboPacket' "
+        "-RegistryValue '9014'" in op
+        for op in operations
+    )
+    assert f"registry: set {LANMAN}\\DisableBandwidthThrottling = REG_DWORD 0x00000001 (1)" in operations
 
     result = apply_plan(system, plan, store=store)
     assert result.ok, result.message
@@ -252,8 +268,9 @@ def test_windows_10_apply_and_restore_through_netsh(tmp_path: Path) -> None:
 
 
 def test_a_failing_command_rolls_back_what_was_already_written(tmp_path: Path) -> None:
-    net = FakeWindowsNet(autotuning="disabled",
-                         fail_when=lambda argv: "subinterface" in argv and "set" in argv)
+    net = FakeWindowsNet(
+        autotuning="disabled", fail_when=lambda argv: "subinterface" in argv and "set" in argv
+    )
     registry = InMemoryRegistry()
     system = windows_system("windows-10", registry=registry, net=net)
     plan = build_plan(system, measured(1e9, 0.010, mtu=1400, interface=system.interfaces()[0]))
@@ -288,11 +305,13 @@ def test_refusals(tmp_path: Path) -> None:
     # A dry run of it still says what it would do on a Windows 10 machine, reading nothing.
     xp_registry = InMemoryRegistry()
     store = BackupStore(tmp_path / "backups")
-    elsewhere = apply_plan(windows_system("windows-xp", registry=xp_registry), plan,
-                           dry_run=True, store=store)
+    elsewhere = apply_plan(
+        windows_system("windows-xp", registry=xp_registry), plan, dry_run=True, store=store
+    )
     assert elsewhere.ok and {s.status for s in elsewhere.steps} == {"planned"}
     assert ["netsh interface tcp set global autotuninglevel=normal"] in [
-        s.operations for s in elsewhere.steps]
+        s.operations for s in elsewhere.steps
+    ]
     assert not xp_registry.subkeys("HKEY_LOCAL_MACHINE") and not store.root.exists()
     # netsh cannot be read: the level could not be put back, so nothing is written.
     net = FakeWindowsNet(fail_when=lambda argv: "show" in argv and "global" in argv)
@@ -336,8 +355,7 @@ def test_a_plan_may_only_touch_catalogued_settings(tmp_path: Path) -> None:
     assert out_of_scope(bad, RegValue.dword(1400))
 
 
-def test_a_window_without_an_elevation_prompt_is_told_what_to_run(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_window_without_an_elevation_prompt_is_told_what_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from sambatune.client.elevation import graphical_elevation, rights_advice
 
     # No display: pkexec could not show its password dialog, and sudo has no terminal.
@@ -350,6 +368,7 @@ def test_a_window_without_an_elevation_prompt_is_told_what_to_run(
 
 
 # -- plans for another machine carry minimums ------------------------------------------
+
 
 def xp_profile_plan() -> ClientPlan:
     """An XP plan made on another computer (values unread), carried over as a file."""
@@ -367,24 +386,28 @@ def test_tcp1323opts_sets_the_scaling_bit_and_keeps_timestamps() -> None:
         registry = xp_registry()
         if present is not None:
             registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(present))
-        item = by_id(build_plan(windows_system("windows-xp", registry=registry), measured()),
-                     "tcpip-tcp1323opts")
+        item = by_id(
+            build_plan(windows_system("windows-xp", registry=registry), measured()), "tcpip-tcp1323opts"
+        )
         assert item.action == "set" and item.recommended == RegValue.dword(planned), present
     registry = xp_registry()
     registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(1))
-    item = by_id(build_plan(windows_system("windows-xp", registry=registry), measured()),
-                 "tcpip-tcp1323opts")
+    item = by_id(build_plan(windows_system("windows-xp", registry=registry), measured()), "tcpip-tcp1323opts")
     assert item.action == "keep"
 
 
-@pytest.mark.parametrize(("before", "after", "status"), [
-    (None, 3, "changed"),  # absent: the documented default 3, made explicit
-    (0, 1, "changed"),  # both off there: scaling on, timestamps stay off
-    (2, 3, "changed"),
-    (1, 1, "left-as-is"),  # scaling already on; timestamps stay off as someone chose
-])
+@pytest.mark.parametrize(
+    ("before", "after", "status"),
+    [
+        (None, 3, "changed"),  # absent: the documented default 3, made explicit
+        (0, 1, "changed"),  # both off there: scaling on, timestamps stay off
+        (2, 3, "changed"),
+        (1, 1, "left-as-is"),  # scaling already on; timestamps stay off as someone chose
+    ],
+)
 def test_an_xp_profile_plan_applied_ors_the_scaling_bit_into_what_is_there(
-        tmp_path: Path, before: int | None, after: int, status: str) -> None:
+    tmp_path: Path, before: int | None, after: int, status: str
+) -> None:
     registry = xp_registry()
     if before is not None:
         registry.set(TCPIP, "Tcp1323Opts", RegValue.dword(before))
@@ -413,7 +436,9 @@ def test_an_xp_profile_plan_never_lowers_a_larger_window(tmp_path: Path) -> None
 
     dry = apply_plan(system, plan, dry_run=True, store=BackupStore(tmp_path / "dry"))
     assert {s.setting.rsplit("\\", 1)[1]: s.status for s in dry.steps} == {
-        "TcpWindowSize": "left-as-is", "Tcp1323Opts": "unchanged"}
+        "TcpWindowSize": "left-as-is",
+        "Tcp1323Opts": "unchanged",
+    }
     assert dry.backup_preview is None
     result = apply_plan(system, plan, store=BackupStore(tmp_path))
     assert result.ok and result.backup_id is None, "nothing written, nothing to back up"

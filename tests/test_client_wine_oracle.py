@@ -30,29 +30,42 @@ TCPIP = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Paramet
 def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     prefix = tmp_path_factory.mktemp("wineprefix")
     env = {**os.environ, "WINEPREFIX": str(prefix), "WINEDEBUG": "-all", "DISPLAY": ""}
-    subprocess.run(["wine", "reg", "query", "HKLM\\SOFTWARE"], env=env, capture_output=True,
-                   timeout=300, check=False)  # creates the prefix
+    subprocess.run(
+        ["wine", "reg", "query", "HKLM\\SOFTWARE"], env=env, capture_output=True, timeout=300, check=False
+    )  # creates the prefix
     yield env
     subprocess.run(["wineserver", "-k"], env=env, capture_output=True, timeout=60, check=False)
 
 
 def regedit(env: dict[str, str], *args: str) -> None:
-    subprocess.run(["wine", "regedit", *args], env=env, capture_output=True, timeout=300,
-                   check=True)
+    subprocess.run(["wine", "regedit", *args], env=env, capture_output=True, timeout=300, check=True)
 
 
 def query(env: dict[str, str], key: str, name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["wine", "reg", "query", key, "/v", name], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        ["wine", "reg", "query", key, "/v", name],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
-def test_wine_imports_a_backup_and_deletes_what_was_absent(wine: dict[str, str],
-                                                           tmp_path: Path) -> None:
-    setup = RegFile(5, [RegKeyBlock(TCPIP, values=[
-        ("TcpWindowSize", RegValue.dword(1_251_200)),
-        ("Tcp1323Opts", RegValue.dword(1)),
-        ("GlobalMaxTcpWindowSize", RegValue.dword(1_251_200)),
-    ])])
+def test_wine_imports_a_backup_and_deletes_what_was_absent(wine: dict[str, str], tmp_path: Path) -> None:
+    setup = RegFile(
+        5,
+        [
+            RegKeyBlock(
+                TCPIP,
+                values=[
+                    ("TcpWindowSize", RegValue.dword(1_251_200)),
+                    ("Tcp1323Opts", RegValue.dword(1)),
+                    ("GlobalMaxTcpWindowSize", RegValue.dword(1_251_200)),
+                ],
+            )
+        ],
+    )
     (tmp_path / "setup.reg").write_bytes(setup.encode())
     regedit(wine, "/s", str(tmp_path / "setup.reg"))
     assert query(wine, TCPIP, "Tcp1323Opts").returncode == 0
@@ -64,8 +77,7 @@ def test_wine_imports_a_backup_and_deletes_what_was_absent(wine: dict[str, str],
     assert "0xffff" in query(wine, TCPIP, "GlobalMaxTcpWindowSize").stdout
 
 
-def test_wines_export_is_byte_identical_to_sambatunes(wine: dict[str, str],
-                                                      tmp_path: Path) -> None:
+def test_wines_export_is_byte_identical_to_sambatunes(wine: dict[str, str], tmp_path: Path) -> None:
     key = "HKEY_LOCAL_MACHINE\\SOFTWARE\\SambaTune\\Oracle"
     # Wine lists values sorted by name, so they are given in that order here.
     values: list[tuple[str, RegValue | None]] = [
@@ -91,11 +103,13 @@ def test_wine_reads_regedit4_files_as_windows_9x_would_be_given_them(
     wine: dict[str, str], tmp_path: Path
 ) -> None:
     mstcp = "HKEY_LOCAL_MACHINE\\System\\CurrentControlSet\\Services\\VxD\\MSTCP"
-    setup = RegFile(4, [
-        RegKeyBlock(mstcp, values=[("Tcp1323Opts", RegValue.string("3"))]),
-        RegKeyBlock(mstcp + "\\Parameters",
-                    values=[("GlobalMaxTcpWindoSize", RegValue.dword(250_000))]),
-    ])
+    setup = RegFile(
+        4,
+        [
+            RegKeyBlock(mstcp, values=[("Tcp1323Opts", RegValue.string("3"))]),
+            RegKeyBlock(mstcp + "\\Parameters", values=[("GlobalMaxTcpWindoSize", RegValue.dword(250_000))]),
+        ],
+    )
     (tmp_path / "setup.reg").write_bytes(setup.encode())
     regedit(wine, "/s", str(tmp_path / "setup.reg"))
     assert query(wine, mstcp, "Tcp1323Opts").returncode == 0
@@ -106,6 +120,11 @@ def test_wine_reads_regedit4_files_as_windows_9x_would_be_given_them(
     expand = query(wine, mstcp, "Expand").stdout
     assert "REG_EXPAND_SZ" in expand and "%SystemRoot%" in expand
     assert query(wine, mstcp, "Tcp1323Opts").returncode != 0
-    gone = subprocess.run(["wine", "reg", "query", mstcp + "\\Parameters"], env=wine,
-                          capture_output=True, timeout=120, check=False)
+    gone = subprocess.run(
+        ["wine", "reg", "query", mstcp + "\\Parameters"],
+        env=wine,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert gone.returncode != 0, "[-KEY] removed the key"

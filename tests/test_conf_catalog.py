@@ -39,8 +39,9 @@ LINE = re.compile(r"^(?P<name>[^=]+)=(?P<type>P_[A-Z]+),(?P<rest>.*)$")
 @cache
 def show_all() -> dict[str, dict[str, object]]:
     """testparm --show-all-parameters, parsed independently of the code under test."""
-    out = subprocess.run(["testparm", "--show-all-parameters"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["testparm", "--show-all-parameters"], capture_output=True, text=True, check=True
+    ).stdout
     found: dict[str, dict[str, object]] = {}
     scope = ""
     for line in out.splitlines():
@@ -53,7 +54,9 @@ def show_all() -> dict[str, dict[str, object]]:
         alias = re.search(r"\((inverse )?synonym of (.+)\)$", rest)
         enum = rest.split(",")[0].split("|") if match["type"] == "P_ENUM" else []
         found[match["name"]] = {
-            "type": TYPE_NAMES[match["type"]], "scope": scope, "enum": enum,
+            "type": TYPE_NAMES[match["type"]],
+            "scope": scope,
+            "enum": enum,
             "deprecated": "FLAG_DEPRECATED" in rest,
             "alias_of": alias.group(2) if alias else None,
             "inverse": bool(alias and alias.group(1)),
@@ -63,8 +66,9 @@ def show_all() -> dict[str, dict[str, object]]:
 
 @cache
 def defaults() -> dict[str, str]:
-    out = subprocess.run(["testparm", "-s", "-v", "-d", "0", "/dev/null"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["testparm", "-s", "-v", "-d", "0", "/dev/null"], capture_output=True, text=True, check=True
+    ).stdout
     return parse_dump(out)[0][1]
 
 
@@ -112,14 +116,24 @@ def test_catalog_over_ssh_matches_testparm(any_transport: Transport) -> None:
 
 
 def test_catalog_read_by_an_account_that_is_not_root(
-    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path, built_here: ParameterCatalog,
+    sshd_password: SshServer,
+    sudo_user: SudoUser,
+    tmp_path: Path,
+    built_here: ParameterCatalog,
 ) -> None:
     """Most admins connect as themselves; testparm cannot open Samba's registry then."""
     known_hosts = tmp_path / "known_hosts"
     known_hosts.write_text(sshd_password.known_hosts_line)
-    target = open_target(ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
-        password=sudo_user.password, known_hosts=known_hosts), NoPrompts())
+    target = open_target(
+        ConnectionOptions(
+            host="127.0.0.1",
+            port=sshd_password.port,
+            user=sudo_user.name,
+            password=sudo_user.password,
+            known_hosts=known_hosts,
+        ),
+        NoPrompts(),
+    )
     try:
         catalog = build_catalog(target)
     finally:
@@ -162,9 +176,14 @@ def test_enum_spellings_print_as_testparm_prints_them(built_here: ParameterCatal
 
 
 def test_names_are_found_the_way_samba_finds_them(built_here: ParameterCatalog) -> None:
-    for written, canonical in [("Max XMIT", "max xmit"), ("maxxmit", "max xmit"),
-                               ("dead time", "deadtime"), ("DEBUG LEVEL", "log level"),
-                               ("writable", "read only"), ("smb encrypt", "server smb encrypt")]:
+    for written, canonical in [
+        ("Max XMIT", "max xmit"),
+        ("maxxmit", "max xmit"),
+        ("dead time", "deadtime"),
+        ("DEBUG LEVEL", "log level"),
+        ("writable", "read only"),
+        ("smb encrypt", "server smb encrypt"),
+    ]:
         lookup = built_here.lookup(written)
         assert lookup is not None and lookup.parameter.name == canonical, written
     write_ok = built_here.lookup("write ok")
@@ -175,9 +194,13 @@ def test_names_are_found_the_way_samba_finds_them(built_here: ParameterCatalog) 
 
 def test_removed_parameters_know_their_release(built_here: ParameterCatalog) -> None:
     # read size: samba-3.0.2 WHATSNEW; read prediction: gone at cvs2svn tag release-2-2-0.
-    for name, release in [("read size", "3.0.2"), ("share modes", "4.0.0"),
-                          ("password level", "4.1.0"), ("read prediction", "2.2.0"),
-                          ("write cache size", "4.12.0")]:
+    for name, release in [
+        ("read size", "3.0.2"),
+        ("share modes", "4.0.0"),
+        ("password level", "4.1.0"),
+        ("read prediction", "2.2.0"),
+        ("write cache size", "4.12.0"),
+    ]:
         removed = built_here.removed(name)
         assert removed is not None and removed.removed_in_text == release
         assert built_here.status(name) == "removed"
@@ -218,6 +241,5 @@ def test_no_testparm_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_catalog_json_round_trips(built_here: ParameterCatalog) -> None:
-    again = ParameterCatalog.from_json(json.loads(json.dumps(built_here.to_json())),
-                                       origin="cache")
+    again = ParameterCatalog.from_json(json.loads(json.dumps(built_here.to_json())), origin="cache")
     assert again.to_json() == built_here.to_json()

@@ -45,8 +45,13 @@ REASONS = {
 
 
 def run_testparm_s(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["testparm", "-s", "-d", "0", *extra, str(path)], capture_output=True,
-                          text=True, errors="surrogateescape", timeout=60)
+    return subprocess.run(
+        ["testparm", "-s", "-d", "0", *extra, str(path)],
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=60,
+    )
 
 
 @cache
@@ -69,9 +74,12 @@ def disagreements(path: Path) -> list[str]:
         if not errors:
             return [f"testparm refuses it, lint finds no error:\n{stderr[-600:]}"]
         codes = {f.code for f in errors}
-        return [f"testparm: {line.strip()} -- lint: {sorted(codes)}"
-                for line in stderr.splitlines() for fragment, code in REASONS.items()
-                if fragment in line and code not in codes]
+        return [
+            f"testparm: {line.strip()} -- lint: {sorted(codes)}"
+            for line in stderr.splitlines()
+            for fragment, code in REASONS.items()
+            if fragment in line and code not in codes
+        ]
     if errors:
         return [f"lint reports errors testparm does not: {errors[:3]}"]
     terse = dict(parse_dump(terse_text))
@@ -83,8 +91,11 @@ def disagreements(path: Path) -> list[str]:
     for section_name, values in ours.items():
         printed = terse.get(section_name, {})
         shown_all = verbose.get(section_name, {})
-        names = [n for n in dict.fromkeys([*values, *printed])
-                 if n not in NOT_SHOWN_BY_TESTPARM and n not in ("include",) and n not in ALWAYS]
+        names = [
+            n
+            for n in dict.fromkeys([*values, *printed])
+            if n not in NOT_SHOWN_BY_TESTPARM and n not in ("include",) and n not in ALWAYS
+        ]
         for name in names:
             parameter = catalog.get(name)
             if ":" in name:
@@ -95,16 +106,20 @@ def disagreements(path: Path) -> list[str]:
                 continue
             else:
                 resolved = view.resolve(section_name, name)
-                ours_value = parameter.default if resolved.source == "default" else (
-                    stored_form(parameter, resolved.value or ""))
-                theirs = printed.get(name, shown_all.get(name,
-                                                         verbose.get("global", {}).get(name)))
-                if (name not in printed and parameter.type in ("string", "ustring")
-                        and (ours_value or "").lower() == (theirs or "").lower()):
+                ours_value = (
+                    parameter.default
+                    if resolved.source == "default"
+                    else (stored_form(parameter, resolved.value or ""))
+                )
+                theirs = printed.get(name, shown_all.get(name, verbose.get("global", {}).get(name)))
+                if (
+                    name not in printed
+                    and parameter.type in ("string", "ustring")
+                    and (ours_value or "").lower() == (theirs or "").lower()
+                ):
                     continue  # a share prints a string only when it differs, ignoring case
             if ours_value != theirs:
-                problems.append(f"[{section_name}] {name}: ours {ours_value!r} "
-                                f"testparm {theirs!r}")
+                problems.append(f"[{section_name}] {name}: ours {ours_value!r} testparm {theirs!r}")
     return problems
 
 

@@ -9,12 +9,37 @@ from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.syntax import join_continued
 
 # Pieces that make text look like smb.conf, with every awkward character in play.
-SMBCONF_PIECES = st.sampled_from([
-    "[global]", "[ share ]", "[Global]", "[broken", "[]", "name = value", "Max  XMIT=65535",
-    "  path = /srv/x", "\tcomment = a # b ; c", "# comment", "; comment", "= no name",
-    "text without equals", "value \\", "value\\ ", "\\", "\\\\", "x = y\\\t", "  ", "\t",
-    "caf\xe9 = ok", "\x00nul = x", "a\x0bb = c", "k=v\x0c", "=", "#\\", "é = ü",
-])
+SMBCONF_PIECES = st.sampled_from(
+    [
+        "[global]",
+        "[ share ]",
+        "[Global]",
+        "[broken",
+        "[]",
+        "name = value",
+        "Max  XMIT=65535",
+        "  path = /srv/x",
+        "\tcomment = a # b ; c",
+        "# comment",
+        "; comment",
+        "= no name",
+        "text without equals",
+        "value \\",
+        "value\\ ",
+        "\\",
+        "\\\\",
+        "x = y\\\t",
+        "  ",
+        "\t",
+        "caf\xe9 = ok",
+        "\x00nul = x",
+        "a\x0bb = c",
+        "k=v\x0c",
+        "=",
+        "#\\",
+        "é = ü",
+    ]
+)
 SEPARATORS = st.sampled_from(["\n", "\r\n", "\r", "", " "])
 
 
@@ -40,8 +65,7 @@ def test_smbconf_like_text_renders_back_exactly(data: bytes) -> None:
     assert document.render() == data
     lines = list(document.lines())
     assert len(lines) == document.line_count
-    assert "".join(line.text + line.eol for line in lines).encode(
-        "utf-8", "surrogateescape") == data
+    assert "".join(line.text + line.eol for line in lines).encode("utf-8", "surrogateescape") == data
     for line in lines:
         for span in (line.name_span, line.value_span):
             if span is not None:
@@ -56,8 +80,12 @@ def test_replacing_lines_rescans_like_a_fresh_parse(data: bytes, draw: st.DataOb
     count = document.line_count
     first = draw.draw(st.integers(min_value=1, max_value=count + 1))
     removed = draw.draw(st.integers(min_value=0, max_value=count + 1 - first))
-    new = draw.draw(st.lists(st.tuples(SMBCONF_PIECES, st.sampled_from(["", "\r"])).map(
-        lambda pair: pair[0] + pair[1]), max_size=4))
+    new = draw.draw(
+        st.lists(
+            st.tuples(SMBCONF_PIECES, st.sampled_from(["", "\r"])).map(lambda pair: pair[0] + pair[1]),
+            max_size=4,
+        )
+    )
     document.replace_lines(first, removed, new)
     fresh = SmbConfDocument(document.render())
     assert document.rows == fresh.rows
@@ -65,12 +93,25 @@ def test_replacing_lines_rescans_like_a_fresh_parse(data: bytes, draw: st.DataOb
 
 
 def test_lines_keep_numbers_kinds_and_spans() -> None:
-    data = (b"workgroup = W\r\n[Global]\r\n  Max   XMIT =  65535 \\\r\n\t 1\r\n; note\n"
-            b"[s\n= x\nfoo\n[ a ] tail\n# caf\xe9\nlast = 1")
+    data = (
+        b"workgroup = W\r\n[Global]\r\n  Max   XMIT =  65535 \\\r\n\t 1\r\n; note\n"
+        b"[s\n= x\nfoo\n[ a ] tail\n# caf\xe9\nlast = 1"
+    )
     document = SmbConfDocument(data, "smb.conf")
     kinds = [line.kind for line in document.lines()]
-    assert kinds == ["parameter", "section", "parameter", "continuation", "comment",
-                     "bad-section", "empty-name", "text", "section", "comment", "parameter"]
+    assert kinds == [
+        "parameter",
+        "section",
+        "parameter",
+        "continuation",
+        "comment",
+        "bad-section",
+        "empty-name",
+        "text",
+        "section",
+        "comment",
+        "parameter",
+    ]
     third = document.line(3)
     assert third.name_span is not None and third.value_span is not None
     assert third.text == "  Max   XMIT =  65535 \\" and third.eol == "\r\n"
@@ -101,7 +142,7 @@ def test_continuation_follows_samba_step_by_step() -> None:
         ("a = b\\", "", "  d"): ("a = b", 1),
         ("a = b\\\\", "", "  d"): ("a = b d", 2),
         ("a = b \\\r", " c\r"): ("a = b c\r", 1),
-        ("a\t\t=  b", ): ("a\t= b", 0),
+        ("a\t\t=  b",): ("a\t= b", 0),
     }
     for lines, (logical, end) in cases.items():
         joined, last = join_continued(list(lines), 0, True)

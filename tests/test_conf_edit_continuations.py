@@ -35,8 +35,13 @@ def catalog() -> ParameterCatalog:
 def dump_of(path: Path, data: bytes) -> dict[str, dict[str, str]] | None:
     """testparm -s's sections and values for ``data``; None if it refuses the file."""
     path.write_bytes(data)
-    result = subprocess.run(["testparm", "-s", "-d", "0", str(path)], capture_output=True,
-                            text=True, errors="surrogateescape", timeout=60)
+    result = subprocess.run(
+        ["testparm", "-s", "-d", "0", str(path)],
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=60,
+    )
     if result.returncode != 0 or "Error loading services" in result.stderr:
         return None
     return dict(parse_dump(result.stdout))
@@ -45,7 +50,7 @@ def dump_of(path: Path, data: bytes) -> dict[str, dict[str, str]] | None:
 def replay(before: list[str], changes: list[LineChange]) -> list[str]:
     lines = list(before)
     for change in changes:
-        lines[change.first - 1:change.first - 1 + change.removed] = list(change.inserted)
+        lines[change.first - 1 : change.first - 1 + change.removed] = list(change.inserted)
     return lines
 
 
@@ -71,40 +76,82 @@ def assert_edits_only(document: SmbConfDocument, section: str, name: str, value:
 CASES = {
     "last line ends in a backslash": (
         "[data]\n   path = /srv/data\n   comment = first \\\n",
-        "data", "browseable", "no", "No"),
+        "data",
+        "browseable",
+        "no",
+        "No",
+    ),
     "a backslash and blanks": (
         "[data]\n   path = /srv/data\n   comment = first \\ \t\n",
-        "data", "browseable", "no", "No"),
-    "CRLF": (
-        "[data]\r\n   path = /srv/data\r\n   comment = first \\\r\n",
-        "data", "browseable", "no", "No"),
+        "data",
+        "browseable",
+        "no",
+        "No",
+    ),
+    "CRLF": ("[data]\r\n   path = /srv/data\r\n   comment = first \\\r\n", "data", "browseable", "no", "No"),
     "continued twice, then dangling": (
         "[data]\n   path = /srv/data\n   comment = first \\\n      second \\\n",
-        "data", "browseable", "no", "No"),
+        "data",
+        "browseable",
+        "no",
+        "No",
+    ),
     "no final newline": (
         "[data]\n   path = /srv/data\n   comment = first \\",
-        "data", "browseable", "no", "No"),
+        "data",
+        "browseable",
+        "no",
+        "No",
+    ),
     "two backslashes": (
         "[data]\n   path = /srv/data\n   comment = first \\\\\n",
-        "data", "browseable", "no", "No"),
+        "data",
+        "browseable",
+        "no",
+        "No",
+    ),
     "the continued entry is replaced": (
         "[data]\n   path = /srv/data\n   comment = first \\\n      second\n   oplocks = no\n",
-        "data", "comment", "new", "new"),
+        "data",
+        "comment",
+        "new",
+        "new",
+    ),
     "after a continuation in the middle": (
         "[data]\n   comment = first \\\n   path = /x\n   browseable = no\n",
-        "data", "browseable", "yes", None),
+        "data",
+        "browseable",
+        "yes",
+        None,
+    ),
     "a header ending in a backslash": (
         "[data]\n   path = /srv/data\n[other] \\\n",
-        "other", "comment", "other one", "other one"),
+        "other",
+        "comment",
+        "other one",
+        "other one",
+    ),
     "ignored words ending in a backslash": (
         "[data]\n   path = /srv/data\n   just words \\\n",
-        "data", "comment", "c", "c"),
+        "data",
+        "comment",
+        "c",
+        "c",
+    ),
     "[global] after the shares": (
         "[s]\n   path = /s\n[global]\n   workgroup = W \\\n",
-        "global", "server string", "S", "S"),
+        "global",
+        "server string",
+        "S",
+        "S",
+    ),
     "a new share after it": (
         "[data]\n   path = /srv/data\n   comment = first \\\n",
-        "newshare", "path", "/srv/new", "/srv/new"),
+        "newshare",
+        "path",
+        "/srv/new",
+        "/srv/new",
+    ),
 }
 
 
@@ -128,15 +175,17 @@ def test_set_next_to_a_continuation_reads_right_in_testparm(case: str, tmp_path:
     assert after == expected
 
 
-@pytest.mark.parametrize(("text", "section", "name"), [
-    # Adding after it would read the include's path without its backslash, and before
-    # it would change what the included file can override.
-    ("[data]\n   path = /x\n   include = /etc/samba/x.conf \\", "data", "comment"),
-    # A new share can only go at the end, which would change the comment.
-    ("[data]\n   comment = first \\\\\n", "newshare", "path"),
-])
-def test_an_edit_that_cannot_keep_the_meaning_is_refused(text: str, section: str,
-                                                          name: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "section", "name"),
+    [
+        # Adding after it would read the include's path without its backslash, and before
+        # it would change what the included file can override.
+        ("[data]\n   path = /x\n   include = /etc/samba/x.conf \\", "data", "comment"),
+        # A new share can only go at the end, which would change the comment.
+        ("[data]\n   comment = first \\\\\n", "newshare", "path"),
+    ],
+)
+def test_an_edit_that_cannot_keep_the_meaning_is_refused(text: str, section: str, name: str) -> None:
     document = SmbConfDocument(text)
     with pytest.raises(InvalidInput) as error:
         set_parameter(document, section, name, "x", catalog())
@@ -152,8 +201,7 @@ def test_rename_a_header_continued_over_lines(tmp_path: Path) -> None:
     assert before is not None and "data" in before
     document = SmbConfDocument(text)
     rename_section(document, "data", "renamed")
-    assert document.text == "[renamed] \\\n# not a comment here\n   path = /srv/data\n[s]\n" \
-        "   path = /s\n"
+    assert document.text == "[renamed] \\\n# not a comment here\n   path = /srv/data\n[s]\n   path = /s\n"
     after = dump_of(path, document.render())
     assert after is not None and after["renamed"] == before["data"]
 
@@ -161,19 +209,32 @@ def test_rename_a_header_continued_over_lines(tmp_path: Path) -> None:
 # -- generated files -------------------------------------------------------------------------
 
 TAILS = (
-    "   comment = tail \\", "   comment = tail \\\\", "   comment = tail \\ ",
-    "   comment = a \\\n      b \\", "[tailshare] \\", "   just words \\", "# a comment \\",
-    "   Max XMIT = 32768 \\", "   comment = tail\\\n",
+    "   comment = tail \\",
+    "   comment = tail \\\\",
+    "   comment = tail \\ ",
+    "   comment = a \\\n      b \\",
+    "[tailshare] \\",
+    "   just words \\",
+    "# a comment \\",
+    "   Max XMIT = 32768 \\",
+    "   comment = tail\\\n",
 )
-VALUES = {"read only": "no", "oplocks": "no", "comment": "edited # here", "max xmit": "65535",
-          "create mask": "0640", "vfs objects": "acl_xattr io_uring",
-          "socket options": "TCP_NODELAY", "deadtime": "15", "workgroup": "EDITED"}
+VALUES = {
+    "read only": "no",
+    "oplocks": "no",
+    "comment": "edited # here",
+    "max xmit": "65535",
+    "create mask": "0640",
+    "vfs objects": "acl_xattr io_uring",
+    "socket options": "TCP_NODELAY",
+    "deadtime": "15",
+    "workgroup": "EDITED",
+}
 
 
 def generated(seed: int, tail: str, newline: bool) -> str:
     enums = {p.name: p.enum_values for p in catalog() if p.enum_values}
-    types = {name: catalog().parameters[name].type
-             for name in (*SHARE_PARAMETERS, *GLOBAL_PARAMETERS)}
+    types = {name: catalog().parameters[name].type for name in (*SHARE_PARAMETERS, *GLOBAL_PARAMETERS)}
     text = ConfigGenerator(seed, enums).generate(types).text
     eol = "\r\n" if "\r\n" in text else "\n"
     if not text.endswith("\n"):
@@ -182,30 +243,45 @@ def generated(seed: int, tail: str, newline: bool) -> str:
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), tail=st.sampled_from(TAILS), newline=st.booleans(),
-       data=st.data())
+@given(seed=st.integers(0, 10_000), tail=st.sampled_from(TAILS), newline=st.booleans(), data=st.data())
 @pytest.mark.testbed  # runs Samba's own programs
-def test_generated_files_with_a_dangling_backslash(seed: int, tail: str, newline: bool,
-                                                   data: st.DataObject, tmp_path: Path) -> None:
+def test_generated_files_with_a_dangling_backslash(
+    seed: int, tail: str, newline: bool, data: st.DataObject, tmp_path: Path
+) -> None:
     text = generated(seed, tail, newline)
     document = SmbConfDocument(text, "gen.conf")
     view = effective_view(document, catalog())
     # A share that copies the edited one would change with it; not what this checks.
-    copied = {entry.value.lower() for entry in document.entries()
-              if entry.kind == "parameter" and name_key(entry.name) == "copy" and entry.value}
-    sections = [section.name for section in view.sections.values()
-                if section.name.strip() and section.name.lower() not in copied]
+    copied = {
+        entry.value.lower()
+        for entry in document.entries()
+        if entry.kind == "parameter" and name_key(entry.name) == "copy" and entry.value
+    }
+    sections = [
+        section.name
+        for section in view.sections.values()
+        if section.name.strip() and section.name.lower() not in copied
+    ]
     assume(sections)
     # The tail is in the file's last block: aim there most of the time.
     headers = [entry.name for entry in document.entries() if entry.kind == "section"]
-    last = next((section.name for section in view.sections.values()
-                 if headers and section.name.lower() == headers[-1].lower()), "global")
+    last = next(
+        (
+            section.name
+            for section in view.sections.values()
+            if headers and section.name.lower() == headers[-1].lower()
+        ),
+        "global",
+    )
     if last in sections:
         sections = [last, last, last, *sections]
     section = data.draw(st.sampled_from(sections))
     # A share-level value in [global] reaches every share; keep to one place changing.
-    names = [name for name in sorted(VALUES)
-             if (catalog().parameters[name].scope == "global") == (section == "global")]
+    names = [
+        name
+        for name in sorted(VALUES)
+        if (catalog().parameters[name].scope == "global") == (section == "global")
+    ]
     name = data.draw(st.sampled_from(names))
     parameter = catalog().parameters[name]
     try:
@@ -235,4 +311,5 @@ def test_generated_files_with_a_dangling_backslash(seed: int, tail: str, newline
             assert after[key] == before[key], key
         else:
             assert {k: v for k, v in after[key].items() if k != name} == {
-                k: v for k, v in before[key].items() if k != name}
+                k: v for k, v in before[key].items() if k != name
+            }

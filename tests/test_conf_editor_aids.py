@@ -30,8 +30,7 @@ def test_hints_say_default_status_and_our_verdict(catalog: ParameterCatalog) -> 
     assert hints.hint("writable", "no") == "means read only, inverted · the default"
     assert hints.hint("read prediction", "yes") == "removed in Samba 2.2.0 · ignored"
     # Samba 3.0.0 WHATSNEW lists "client code page" as removed; "dos charset" took its job.
-    assert hints.hint("client code page", "850") == (
-        "removed in Samba 3.0.0 · ignored · use dos charset")
+    assert hints.hint("client code page", "850") == ("removed in Samba 3.0.0 · ignored · use dos charset")
     assert hints.hint("no such thing", "1") == "unknown to Samba 4.17 · ignored"
     assert hints.hint("acl_xattr:ignore system acls", "yes") == ""
     assert hints.hint("comment", "x") == "default empty"
@@ -45,10 +44,15 @@ def test_hints_say_default_status_and_our_verdict(catalog: ParameterCatalog) -> 
 
 
 def test_hints_follow_the_catalogs_version() -> None:
-    assert ParameterHints(load_bundled((4, 17, 12))).hint(
-        "directory name cache size", "200").startswith("default 100")
-    assert ParameterHints(load_bundled((4, 19, 0))).hint(
-        "directory name cache size", "100") == "removed in Samba 4.19.0 · ignored"
+    assert (
+        ParameterHints(load_bundled((4, 17, 12)))
+        .hint("directory name cache size", "200")
+        .startswith("default 100")
+    )
+    assert (
+        ParameterHints(load_bundled((4, 19, 0))).hint("directory name cache size", "100")
+        == "removed in Samba 4.19.0 · ignored"
+    )
 
 
 def test_completion_offers_synonyms_with_their_parameter(catalog: ParameterCatalog) -> None:
@@ -71,18 +75,24 @@ def test_value_choices_for_booleans_and_enums(catalog: ParameterCatalog) -> None
     assert value_choices(catalog.parameters["path"]) == []
 
 
-@pytest.mark.parametrize(("body", "expected_lines"), [
-    ("[x]\n path = /tmp\n oplocks = maybe\n", [5]),
-    ("[x]\n path = /tmp\n create mode = zz\n", [5]),
-    ("[global]\n server min protocol = SMB9\n", [4]),
-    ("[global]\n min protocol = SMB9\n", [4]),
-    ("[x]\n copy = nowhere\n", [4]),
-    ("[global]\n name resolve order = dns\n", [4]),
-    ("[global]\n max xmit = 12abc\n", [4]),
-])
+@pytest.mark.parametrize(
+    ("body", "expected_lines"),
+    [
+        ("[x]\n path = /tmp\n oplocks = maybe\n", [5]),
+        ("[x]\n path = /tmp\n create mode = zz\n", [5]),
+        ("[global]\n server min protocol = SMB9\n", [4]),
+        ("[global]\n min protocol = SMB9\n", [4]),
+        ("[x]\n copy = nowhere\n", [4]),
+        ("[global]\n name resolve order = dns\n", [4]),
+        ("[global]\n max xmit = 12abc\n", [4]),
+    ],
+)
 @pytest.mark.testbed  # runs Samba's own programs
 def test_testparms_complaints_are_found_at_their_lines(
-    tmp_path: Path, catalog: ParameterCatalog, body: str, expected_lines: list[int],
+    tmp_path: Path,
+    catalog: ParameterCatalog,
+    body: str,
+    expected_lines: list[int],
 ) -> None:
     data = f"[global]\n workgroup = W\n{body}".encode()
     path = tmp_path / "smb.conf"
@@ -105,7 +115,8 @@ def test_a_check_stops_when_cancelled(catalog: ParameterCatalog) -> None:
     from sambatune.errors import Cancelled
 
     data = b"[global]\n max xmit = 12abc\n" + b"".join(
-        b"[s%d]\n path = /srv/%d\n oplocks = maybe\n" % (n, n) for n in range(200))
+        b"[s%d]\n path = /srv/%d\n oplocks = maybe\n" % (n, n) for n in range(200)
+    )
     document = SmbConfDocument(data)
     token = CancelToken()
     assert lint(document, catalog, cancel=token) == lint(document, catalog)
@@ -119,12 +130,15 @@ def test_a_change_is_described_as_samba_sees_it(catalog: ParameterCatalog) -> No
     from sambatune.conf.effective import effective_view
 
     before = SmbConfDocument(b"[global]\n log level = 3\n max xmit = 65535\n[a]\n path = /a\n")
-    after = SmbConfDocument(b"# tuned\n[global]\n log level = 1\n[a]\n path = /a\n"
-                            b" writable = yes\n[b]\n path = /b\n")
+    after = SmbConfDocument(
+        b"# tuned\n[global]\n log level = 1\n[a]\n path = /a\n writable = yes\n[b]\n path = /b\n"
+    )
     text = describe_changes(effective_view(before, catalog), effective_view(after, catalog))
-    assert text == ("add [b]; log level 3 → 1 in [global]; unset max xmit in [global]; "
-                    "set read only = No in [a]")
+    assert text == (
+        "add [b]; log level 3 → 1 in [global]; unset max xmit in [global]; set read only = No in [a]"
+    )
     same = SmbConfDocument(b"[global]\n  log level = 3   # no\n")
     spaced = SmbConfDocument(b"[global]\n\n log level = 3   # no\n")
     assert describe_changes(effective_view(same, catalog), effective_view(spaced, catalog)) == (
-        "comments or layout only (nothing Samba reads changed)")
+        "comments or layout only (nothing Samba reads changed)"
+    )

@@ -47,7 +47,8 @@ def test_an_edited_line_keeps_its_ending_and_encoding() -> None:
     assert text.replace(1, 1, ["# café au lait"])
     assert text.replace(3, 1, ["\tworkgroup = OTHER"])
     assert text.render() == AWKWARD.replace(b"caf\xe9 in Latin-1", b"caf\xe9 au lait").replace(
-        b"EXAMPLE   ", b"OTHER")
+        b"EXAMPLE   ", b"OTHER"
+    )
 
 
 def test_a_character_latin1_cannot_hold_turns_the_line_into_utf8() -> None:
@@ -110,8 +111,12 @@ def test_the_document_follows_every_edit() -> None:
     text = EditorText(b"[global]\n  workgroup = X\n")
     text.replace(2, 1, ["  workgroup = Y", "[share]", "  path = /tmp"])
     entries = [(entry.kind, entry.name, entry.value) for entry in text.document.entries()]
-    assert entries == [("section", "global", None), ("parameter", "workgroup", "Y"),
-                       ("section", "share", None), ("parameter", "path", "/tmp")]
+    assert entries == [
+        ("section", "global", None),
+        ("parameter", "workgroup", "Y"),
+        ("section", "share", None),
+        ("parameter", "path", "/tmp"),
+    ]
 
 
 def test_display_offsets_account_for_latin1_lines() -> None:
@@ -122,8 +127,7 @@ def test_display_offsets_account_for_latin1_lines() -> None:
     assert text.display_line(1)[start:end] == "Ã©z"
 
 
-lines_strategy = st.lists(
-    st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=8)
+lines_strategy = st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=8)
 endings = st.sampled_from([b"\n", b"\r\n"])
 
 
@@ -149,8 +153,9 @@ def test_any_bytes_survive_untouched_and_show_as_lines_without_breaks(data: byte
 
 
 display_line = st.text(
-    alphabet=st.characters(blacklist_characters="\n\r\u2029\ufdd0\ufdd1",
-                           blacklist_categories=["Cs"]), max_size=10)
+    alphabet=st.characters(blacklist_characters="\n\r\u2029\ufdd0\ufdd1", blacklist_categories=["Cs"]),
+    max_size=10,
+)
 
 
 @settings(max_examples=300)
@@ -162,19 +167,27 @@ def test_after_any_edit_the_text_shows_what_was_typed(data: bytes, draw: st.Data
     removed = draw.draw(st.integers(1, len(shown) - first + 1))
     new = draw.draw(st.lists(display_line, min_size=1, max_size=4))
     text.replace(first, removed, new)
-    expected = shown[:first - 1] + new + shown[first - 1 + removed:]
+    expected = shown[: first - 1] + new + shown[first - 1 + removed :]
     assert text.display_lines() == expected
     # The document agrees with the bytes it renders.
     again = EditorText(text.render())
     assert [(entry.kind, entry.name, entry.value) for entry in again.document.entries()] == [
-        (entry.kind, entry.name, entry.value) for entry in text.document.entries()]
+        (entry.kind, entry.name, entry.value) for entry in text.document.entries()
+    ]
 
 
 @settings(max_examples=300)
-@given(st.lists(st.text(alphabet="ab =[]#\\", max_size=6), min_size=1, max_size=6),
-       st.sampled_from(["\n", "\r\n"]), st.booleans(), st.data())
+@given(
+    st.lists(st.text(alphabet="ab =[]#\\", max_size=6), min_size=1, max_size=6),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.data(),
+)
 def test_undoing_an_edit_gives_back_the_same_bytes(
-    lines: list[str], eol: str, final: bool, draw: st.DataObject,
+    lines: list[str],
+    eol: str,
+    final: bool,
+    draw: st.DataObject,
 ) -> None:
     data = (eol.join(lines) + (eol if final else "")).encode()
     text = EditorText(data)
@@ -183,7 +196,7 @@ def test_undoing_an_edit_gives_back_the_same_bytes(
     removed = draw.draw(st.integers(1, len(shown) - first + 1))
     new = draw.draw(st.lists(st.text(alphabet="xy =", max_size=4), min_size=1, max_size=3))
     text.replace(first, removed, new)
-    text.replace(first, len(new), shown[first - 1:first - 1 + removed])
+    text.replace(first, len(new), shown[first - 1 : first - 1 + removed])
     assert text.render() == data
 
 
@@ -206,5 +219,5 @@ def test_undo_gives_back_the_bytes_of_any_file(data: bytes, draw: st.DataObject)
     removed = draw.draw(st.integers(1, len(shown) - first + 1))
     new = draw.draw(st.lists(st.text(alphabet="xy =é", max_size=4), min_size=1, max_size=3))
     text.replace(first, removed, new)
-    text.replace(first, len(new), shown[first - 1:first - 1 + removed], restoring=True)
+    text.replace(first, len(new), shown[first - 1 : first - 1 + removed], restoring=True)
     assert text.render() == data

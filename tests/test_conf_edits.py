@@ -33,29 +33,37 @@ def catalog() -> ParameterCatalog:
 
 def generated(seed: int) -> SmbConfDocument:
     enums = {p.name: p.enum_values for p in catalog() if p.enum_values}
-    types = {name: catalog().parameters[name].type
-             for name in (*SHARE_PARAMETERS, *GLOBAL_PARAMETERS)}
+    types = {name: catalog().parameters[name].type for name in (*SHARE_PARAMETERS, *GLOBAL_PARAMETERS)}
     return SmbConfDocument(ConfigGenerator(seed, enums).generate(types).text, "gen.conf")
 
 
 def replay(before: list[str], changes: list[LineChange]) -> list[str]:
     lines = list(before)
     for change in changes:
-        lines[change.first - 1:change.first - 1 + change.removed] = list(change.inserted)
+        lines[change.first - 1 : change.first - 1 + change.removed] = list(change.inserted)
     return lines
 
 
-def assert_only_reported_lines_changed(before: list[str], document: SmbConfDocument,
-                                       changes: list[LineChange]) -> None:
+def assert_only_reported_lines_changed(
+    before: list[str], document: SmbConfDocument, changes: list[LineChange]
+) -> None:
     after = document.raw_lines
     assert replay(before, changes) == after
     untouched = len(before) - sum(change.removed for change in changes)
     assert len(after) - sum(len(change.inserted) for change in changes) == untouched
 
 
-VALUES = {"read only": "no", "oplocks": "no", "comment": "edited # here", "max xmit": "65535",
-          "create mask": "0640", "log level": "2", "vfs objects": "acl_xattr io_uring",
-          "socket options": "TCP_NODELAY", "deadtime": "15"}
+VALUES = {
+    "read only": "no",
+    "oplocks": "no",
+    "comment": "edited # here",
+    "max xmit": "65535",
+    "create mask": "0640",
+    "log level": "2",
+    "vfs objects": "acl_xattr io_uring",
+    "socket options": "TCP_NODELAY",
+    "deadtime": "15",
+}
 
 
 @settings(max_examples=150, deadline=None)
@@ -90,11 +98,13 @@ def test_set_and_unset_touch_only_their_lines(seed: int, data: st.DataObject) ->
 
 def test_replacing_keeps_the_lines_style_and_the_files_spelling() -> None:
     document = SmbConfDocument(
-        b"[Data]\r\n   path = /srv\r\n   Read  Only\t=  yes\r\n   writable = no\r\n", "f")
+        b"[Data]\r\n   path = /srv\r\n   Read  Only\t=  yes\r\n   writable = no\r\n", "f"
+    )
     set_parameter(document, "data", "read only", "no", catalog())
     # The last effective occurrence is the inverse synonym on line 4: it is replaced.
     assert document.render() == (
-        b"[Data]\r\n   path = /srv\r\n   Read  Only\t=  yes\r\n   read only = no\r\n")
+        b"[Data]\r\n   path = /srv\r\n   Read  Only\t=  yes\r\n   read only = no\r\n"
+    )
     set_parameter(document, "DATA", "READONLY", "yes", catalog())
     assert document.raw_line(4) == "   read only = yes\r"
     set_parameter(document, "data", "oplocks", "no", catalog())
@@ -109,7 +119,8 @@ def test_new_lines_follow_indentation_spacing_and_line_endings() -> None:
     set_parameter(document, "c", "path", "/c", catalog())
     assert document.render() == (
         b"[global]\n\tworkgroup=W\n\tserver string=S\n[a]\n\tpath=/a\n\tcomment=A\n\n"
-        b"# about b\n[b]\n\tpath=/b\n\n[c]\n\tpath=/c\n")
+        b"# about b\n[b]\n\tpath=/b\n\n[c]\n\tpath=/c\n"
+    )
 
 
 def test_global_settings_go_before_the_first_share() -> None:
@@ -117,7 +128,8 @@ def test_global_settings_go_before_the_first_share() -> None:
     document = SmbConfDocument(b"[s]\n  path = /s\n[global]\n  workgroup = W\n")
     set_parameter(document, "global", "read only", "no", catalog())
     assert document.render() == (
-        b"[global]\n  read only = no\n\n[s]\n  path = /s\n[global]\n  workgroup = W\n")
+        b"[global]\n  read only = no\n\n[s]\n  path = /s\n[global]\n  workgroup = W\n"
+    )
     assert effective_view(document, catalog()).resolve("s", "read only").value == "no"
 
 
@@ -132,7 +144,8 @@ def test_a_file_without_final_newline_keeps_its_shape() -> None:
 
 def test_unset_removes_every_occurrence_and_synonym_with_continuations() -> None:
     document = SmbConfDocument(
-        "[s]\nread only = yes\nwritable = \\\n  yes\n[t]\nread only = no\n[S]\nwrite ok = 1\n")
+        "[s]\nread only = yes\nwritable = \\\n  yes\n[t]\nread only = no\n[S]\nwrite ok = 1\n"
+    )
     changes = unset_parameter(document, "s", "read only", catalog())
     assert len(changes) == 3
     assert document.render() == b"[s]\n[t]\nread only = no\n[S]\n"
@@ -180,10 +193,18 @@ def test_sections_add_rename_remove() -> None:
         remove_section(document, "nope")
 
 
-@pytest.mark.parametrize(("section", "name", "value"), [
-    ("s", "", "x"), ("s", "a=b", "x"), ("s", "# x", "y"), ("s", "path", "two\nlines"),
-    ("s", "path", "ends with \\"), ("bad]name", "path", "/x"), (" ", "path", "/x"),
-])
+@pytest.mark.parametrize(
+    ("section", "name", "value"),
+    [
+        ("s", "", "x"),
+        ("s", "a=b", "x"),
+        ("s", "# x", "y"),
+        ("s", "path", "two\nlines"),
+        ("s", "path", "ends with \\"),
+        ("bad]name", "path", "/x"),
+        (" ", "path", "/x"),
+    ],
+)
 def test_bad_input_is_refused_with_a_message(section: str, name: str, value: str) -> None:
     document = SmbConfDocument(b"[s]\npath = /s\n")
     with pytest.raises(InvalidInput) as error:

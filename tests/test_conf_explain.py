@@ -16,17 +16,54 @@ from sambatune.remote.transport import Transport
 
 # Issue 3 asks for an explanation of each of these (names as testparm prints them).
 REQUIRED = [
-    "log level", "socket options", "read raw", "write raw", "oplocks", "level2 oplocks",
-    "fake oplocks", "kernel oplocks", "veto oplock files", "max xmit", "read size",
-    "read prediction", "getwd cache", "wide links", "follow symlinks", "hide files",
-    "lpq cache time", "strict locking", "strict sync", "sync always", "deadtime",
-    "share modes", "password level", "aio read size", "aio write size", "use sendfile",
-    "min receivefile size", "server multi channel support", "smb2 max read",
-    "smb2 max write", "smb2 max trans", "server min protocol", "server max protocol",
-    "strict allocate", "case sensitive", "default case", "preserve case",
-    "short preserve case", "directory name cache size", "store dos attributes", "ea support",
-    "server signing", "server smb encrypt", "vfs objects", "kernel share modes",
-    "posix locking", "max connections", "keepalive",
+    "log level",
+    "socket options",
+    "read raw",
+    "write raw",
+    "oplocks",
+    "level2 oplocks",
+    "fake oplocks",
+    "kernel oplocks",
+    "veto oplock files",
+    "max xmit",
+    "read size",
+    "read prediction",
+    "getwd cache",
+    "wide links",
+    "follow symlinks",
+    "hide files",
+    "lpq cache time",
+    "strict locking",
+    "strict sync",
+    "sync always",
+    "deadtime",
+    "share modes",
+    "password level",
+    "aio read size",
+    "aio write size",
+    "use sendfile",
+    "min receivefile size",
+    "server multi channel support",
+    "smb2 max read",
+    "smb2 max write",
+    "smb2 max trans",
+    "server min protocol",
+    "server max protocol",
+    "strict allocate",
+    "case sensitive",
+    "default case",
+    "preserve case",
+    "short preserve case",
+    "directory name cache size",
+    "store dos attributes",
+    "ea support",
+    "server signing",
+    "server smb encrypt",
+    "vfs objects",
+    "kernel share modes",
+    "posix locking",
+    "max connections",
+    "keepalive",
 ]
 
 
@@ -44,8 +81,7 @@ def test_synonyms_and_spellings_reach_the_canonical_entry() -> None:
     writable = explain("Writable", catalog)
     assert writable.name == "read only" and writable.synonym_of == "read only"
     assert writable.inverse and writable.type == "boolean" and writable.default == "Yes"
-    assert explain("smb encrypt", catalog).summary == (
-        explanations()["server smb encrypt"]["summary"])
+    assert explain("smb encrypt", catalog).summary == (explanations()["server smb encrypt"]["summary"])
     dead = explain("dead time", catalog)
     assert dead.name == "deadtime" and dead.default == "10080"
     signing = explain("server signing", catalog)
@@ -57,8 +93,9 @@ def test_enum_values_include_every_spelling_testparm_accepts() -> None:
     """testparm --show-all-parameters lists every spelling of the protocol enums; those it
     prints differently (lib/param/param_table.c enum_protocol: SMB3_11 as SMB3, SMB2_10 as
     SMB2, CORE+ as COREPLUS) come back as aliases with their meaning."""
-    out = subprocess.run(["testparm", "--show-all-parameters"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["testparm", "--show-all-parameters"], capture_output=True, text=True, check=True
+    ).stdout
     catalog = load_bundled("4.17")
     for name in ("server max protocol", "server min protocol", "client max protocol"):
         [line] = [line for line in out.splitlines() if line.startswith(f"{name}=")]
@@ -87,14 +124,12 @@ def test_removed_names_say_when_and_what_replaced_them() -> None:
     3.0.0 WHATSNEW lists "client code page" as removed, its job went to "dos charset"."""
     catalog = load_bundled("4.17")
     result = explain("Use Kerberos Keytab", catalog)
-    assert (result.status, result.removed_in, result.replacement) == (
-        "removed", "3.4.0", "kerberos method")
+    assert (result.status, result.removed_in, result.replacement) == ("removed", "3.4.0", "kerberos method")
     assert "'kerberos method' does its job today" in result.advice_on_this_version
     assert explain("auth methods", catalog).removed_in == "4.8.0"
     # 4.4 still had it; the 4.17 stand-in catalog cannot describe it but knows when it went.
     older = explain("username", load_bundled("4.4"))
-    assert (older.status, older.removed_in, older.replacement) == (
-        "unknown", "4.5.0", "valid users")
+    assert (older.status, older.removed_in, older.replacement) == ("unknown", "4.5.0", "valid users")
     gone = explain("client code page", catalog)
     assert gone.status == "removed" and gone.replacement == "dos charset"
 

@@ -92,21 +92,25 @@ def test_devices_fifos_and_folders_are_named_not_read(reader_for: NewReader, fol
     (folder / "folder.conf").mkdir()
     after = folder / "after.conf"
     after.write_text("workgroup = AFTER\n")
-    text = (f"[global]\n\tworkgroup = BEFORE\n\tinclude = /dev/zero\n\tinclude = /dev/urandom\n"
-            f"\tinclude = {fifo}\n\tinclude = {folder}/folder.conf\n\tinclude = {after}\n")
+    text = (
+        f"[global]\n\tworkgroup = BEFORE\n\tinclude = /dev/zero\n\tinclude = /dev/urandom\n"
+        f"\tinclude = {fifo}\n\tinclude = {folder}/folder.conf\n\tinclude = {after}\n"
+    )
     found = bounded_lint(text, reader_for())
-    assert about_includes(found) == [(3, "include-not-regular"), (4, "include-not-regular"),
-                                     (5, "include-not-regular"), (6, "include-not-regular")]
+    assert about_includes(found) == [
+        (3, "include-not-regular"),
+        (4, "include-not-regular"),
+        (5, "include-not-regular"),
+        (6, "include-not-regular"),
+    ]
     messages = {f.line: f.message for f in found}
     assert "/dev/zero is a character device" in messages[3]
     assert "skips the include" in messages[3]
     assert f"{fifo} is a FIFO" in messages[5] and "wait" in messages[5]
     assert "is a directory" in messages[6]
-    assert all(f.severity == "warning" and f.file is None for f in found
-               if f.code == "include-not-regular")
+    assert all(f.severity == "warning" and f.file is None for f in found if f.code == "include-not-regular")
     # The walk carried on past them: the include after them was read.
-    view = effective_view(SmbConfDocument(text, "main.conf"), catalog(),
-                          read_include=reader_for())
+    view = effective_view(SmbConfDocument(text, "main.conf"), catalog(), read_include=reader_for())
     assert view.global_section.value("workgroup") == "AFTER"
     assert not processes_mentioning(str(fifo))
 
@@ -152,8 +156,7 @@ def chain(folder: Path, length: int) -> Path:
 
 
 def run_testparm(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["testparm", "-s", str(path)], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(["testparm", "-s", str(path)], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.testbed  # runs Samba's own programs
@@ -173,7 +176,8 @@ def test_include_depth_is_testparms(length: int, reader_for: NewReader, folder: 
     assert "Error loading services" in result.stderr
     deep = [f for f in found if f.code == "include-too-deep"]
     assert [(f.file, f.line, f.severity) for f in deep] == [
-        (f"{folder}/inc{MAX_INCLUDE_DEPTH}.conf", 2, "error")]
+        (f"{folder}/inc{MAX_INCLUDE_DEPTH}.conf", 2, "error")
+    ]
     assert "Maximum include depth (100) exceeded!" in deep[0].message
 
 
@@ -188,8 +192,9 @@ def test_read_local_stops_at_the_limit_even_where_the_size_lies() -> None:
 
 
 def sambatune(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sambatune", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "sambatune", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_lint_reports_hostile_includes_and_refuses_hostile_files(tmp_path: Path) -> None:
@@ -201,8 +206,11 @@ def test_cli_lint_reports_hostile_includes_and_refuses_hostile_files(tmp_path: P
     assert "Traceback" not in result.stderr
     assert f"{main}:2:" in result.stdout and "include-not-regular" in result.stdout
     assert f"{main}:3:" in result.stdout and "FIFO" in result.stdout
-    for path, words in (("/dev/zero", "is a character device"), (str(fifo), "is a FIFO"),
-                        (str(tmp_path), "is a directory")):
+    for path, words in (
+        ("/dev/zero", "is a character device"),
+        (str(fifo), "is a FIFO"),
+        (str(tmp_path), "is a directory"),
+    ):
         refused = sambatune("conf", "lint", path, "--samba-version", "4.17")
         assert refused.returncode == 1, refused.stdout
         assert "Traceback" not in refused.stderr and words in refused.stderr

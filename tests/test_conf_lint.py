@@ -89,15 +89,18 @@ def test_each_finding_on_its_line() -> None:
     assert "SO_RCVBUF and SO_SNDBUF" in by_line[5].message
 
 
-@pytest.mark.parametrize(("line", "code"), [
-    ("guest ok = maybe", "invalid-boolean"),
-    ("writable = sure", "invalid-boolean"),
-    ("strict locking = off", "invalid-enum"),
-    ("block size = 1kb", "invalid-size"),
-    ("create mask = rw", "invalid-octal"),
-    ("ntvfs handler = +x, y", "invalid-list"),
-    ("copy = nowhere", "copy-missing"),
-])
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("guest ok = maybe", "invalid-boolean"),
+        ("writable = sure", "invalid-boolean"),
+        ("strict locking = off", "invalid-enum"),
+        ("block size = 1kb", "invalid-size"),
+        ("create mask = rw", "invalid-octal"),
+        ("ntvfs handler = +x, y", "invalid-list"),
+        ("copy = nowhere", "copy-missing"),
+    ],
+)
 @pytest.mark.testbed  # runs Samba's own programs
 def test_what_samba_refuses_is_an_error(line: str, code: str, tmp_path: Path) -> None:
     text = f"[s]\npath = /tmp\n{line}\n"
@@ -121,21 +124,27 @@ def test_an_invalid_protocol_names_every_value_samba_takes(tmp_path: Path) -> No
     for value, printed in (("SMB3_11", "SMB3"), ("SMB2_10", "SMB2")):
         config.write_text(f"[global]\nserver max protocol = {value}\n")
         assert not findings(config.read_text())
-        shown = subprocess.run(["testparm", "-s", "--parameter-name", "server max protocol",
-                                str(config)], capture_output=True, text=True)
+        shown = subprocess.run(
+            ["testparm", "-s", "--parameter-name", "server max protocol", str(config)],
+            capture_output=True,
+            text=True,
+        )
         assert shown.stdout.strip() == printed
 
 
-@pytest.mark.parametrize(("text", "code"), [
-    ("[global]\nname resolve order = hosts\n", "invalid-resolve-order"),
-    ("[global]\nsmb ports = 445 99999\n", "invalid-port"),
-    ("[s\npath = /x\n", "bad-section"),
-    ("[]\npath = /x\n", "empty-section"),
-    ("[s]\n= x\n", "empty-name"),
-    ("[s]\npath = /x\ncopy = s\n", "copy-self"),
-    ("[global]\ncopy = s\n", "copy-in-global"),
-    ("[s]\npath = /x\ninclude = registry\n", "include-registry-in-share"),
-])
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("[global]\nname resolve order = hosts\n", "invalid-resolve-order"),
+        ("[global]\nsmb ports = 445 99999\n", "invalid-port"),
+        ("[s\npath = /x\n", "bad-section"),
+        ("[]\npath = /x\n", "empty-section"),
+        ("[s]\n= x\n", "empty-name"),
+        ("[s]\npath = /x\ncopy = s\n", "copy-self"),
+        ("[global]\ncopy = s\n", "copy-in-global"),
+        ("[s]\npath = /x\ninclude = registry\n", "include-registry-in-share"),
+    ],
+)
 @pytest.mark.testbed  # runs Samba's own programs
 def test_structural_and_handler_errors(text: str, code: str, tmp_path: Path) -> None:
     assert code in [f.code for f in findings(text) if f.severity == "error"]
@@ -156,25 +165,27 @@ def test_parameters_with_effects_beyond_smb1_are_not_called_smb1_only() -> None:
     """Issue 16. allocation roundup size: source3/smbd/smb2_trans2.c smb_roundup() rounds for
     SMB2/3 clients (tests/test_parameter_facts_smbd.py). smb1 unix extensions: source3/param/
     loadparm.c lp_widelinks() turns wide links off for every protocol while it is on."""
-    text = ("[global]\nsmb1 unix extensions = no\n"
-            "[s]\npath = /tmp\nallocation roundup size = 1048576\n")
+    text = "[global]\nsmb1 unix extensions = no\n[s]\npath = /tmp\nallocation roundup size = 1048576\n"
     assert "smb1-only-parameter" not in [f.code for f in findings(text)]
-    assert "smb1-only-parameter" not in [f.code for f in findings(
-        "[global]\nunix extensions = yes\n")]
+    assert "smb1-only-parameter" not in [f.code for f in findings("[global]\nunix extensions = yes\n")]
 
 
-@pytest.mark.parametrize(("global_lines", "ignored"), [
-    ("", True),
-    ("smb1 unix extensions = yes\n", True),
-    ("unix extensions = no\n", False),
-    ("allow insecure wide links = yes\n", False),
-])
+@pytest.mark.parametrize(
+    ("global_lines", "ignored"),
+    [
+        ("", True),
+        ("smb1 unix extensions = yes\n", True),
+        ("unix extensions = no\n", False),
+        ("allow insecure wide links = yes\n", False),
+    ],
+)
 def test_wide_links_that_unix_extensions_switch_off(global_lines: str, ignored: bool) -> None:
     """source3/param/loadparm.c lp_widelinks(): false while smb1 unix extensions (default yes,
     testparm -sv 4.17.12) is on unless allow insecure wide links = yes, for every protocol;
     tests/test_parameter_facts_smbd.py sees a link out of the share fail over SMB3."""
-    found = findings(f"[global]\n{global_lines}[s]\npath = /tmp\nwide links = yes\n"
-                     "[t]\npath = /tmp\nwide links = no\n")
+    found = findings(
+        f"[global]\n{global_lines}[s]\npath = /tmp\nwide links = yes\n[t]\npath = /tmp\nwide links = no\n"
+    )
     hits = [(f.line, f.severity, f.section) for f in found if f.code == "wide-links-ignored"]
     line = 5 if global_lines else 4
     assert hits == ([(line, "warning", "s")] if ignored else [])
@@ -186,28 +197,32 @@ def test_wide_links_that_unix_extensions_switch_off(global_lines: str, ignored: 
 def test_smb2_sizes_below_the_default_only_slow_transfers() -> None:
     """source3/smbd/smb2_negprot.c offers MIN(0xFFFF00, smb2 max read/write) to SMB 2.1+
     clients, so a smaller value only splits large transfers (default 8 MiB, testparm -sv)."""
-    found = findings("[global]\nsmb2 max read = 1M\nsmb2 max write = 4194304\n"
-                     "smb2 max trans = 64K\n")
-    assert [(f.line, f.parameter, f.severity) for f in found
-            if f.code == "smb2-size-below-default"] == [
-        (2, "smb2 max read", "warning"), (3, "smb2 max write", "warning")]
+    found = findings("[global]\nsmb2 max read = 1M\nsmb2 max write = 4194304\nsmb2 max trans = 64K\n")
+    assert [(f.line, f.parameter, f.severity) for f in found if f.code == "smb2-size-below-default"] == [
+        (2, "smb2 max read", "warning"),
+        (3, "smb2 max write", "warning"),
+    ]
     assert not findings("[global]\nsmb2 max read = 8M\nsmb2 max write = 16M\n")
 
 
-@pytest.mark.parametrize(("lines", "reported"), [
-    ("server signing = mandatory\n", True),
-    ("server signing = required\n", True),
-    ("server smb encrypt = required\n", True),
-    ("server signing = auto\n", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    ("lines", "reported"),
+    [
+        ("server signing = mandatory\n", True),
+        ("server signing = required\n", True),
+        ("server smb encrypt = required\n", True),
+        ("server signing = auto\n", False),
+        ("", False),
+    ],
+)
 def test_receivefile_with_signing_or_encryption_required(lines: str, reported: bool) -> None:
     """source3/smbd/smb2_server.c is_smb2_recvfile_write() returns false for signed
     (SMB2_HDR_FLAG_SIGNED) and encrypted (transform header) writes, and smb1_process.c
     receive_smb_raw_talloc() skips receivefile while signing is active."""
     found = findings(f"[global]\nmin receivefile size = 16384\n{lines}")
     assert [(f.line, f.severity) for f in found if f.code == "receivefile-signed"] == (
-        [(2, "info")] if reported else [])
+        [(2, "info")] if reported else []
+    )
 
 
 @pytest.mark.testbed  # runs Samba's own programs
@@ -220,8 +235,9 @@ def test_a_suffix_on_max_log_size_multiplies_kibibytes(tmp_path: Path) -> None:
     assert not findings("[global]\nmax log size = 10000\n")
     config = tmp_path / "smb.conf"
     config.write_text("[global]\nmax log size = 1M\n")
-    shown = subprocess.run(["testparm", "-s", "--parameter-name", "max log size", str(config)],
-                           capture_output=True, text=True)
+    shown = subprocess.run(
+        ["testparm", "-s", "--parameter-name", "max log size", str(config)], capture_output=True, text=True
+    )
     assert shown.stdout.strip() == "1048576"
 
 
@@ -242,8 +258,7 @@ def test_every_recorded_removal_is_reported_with_its_release_and_replacement(
     "kerberos method"), as recorded in resources/parameters/removed.json; testparm 4.17
     confirms that it ignores every one of them.
     """
-    gone = {name: info for name, info in removed_parameters().items()
-            if info.removed_in <= catalog().version}
+    gone = {name: info for name, info in removed_parameters().items() if info.removed_in <= catalog().version}
     text = "[global]\n" + "".join(f"{name} = 1\n" for name in gone)
     by_line = {f.line: f for f in findings(text)}
     for line, (name, info) in enumerate(gone.items(), start=2):
@@ -254,10 +269,12 @@ def test_every_recorded_removal_is_reported_with_its_release_and_replacement(
             assert finding.message.endswith(f"Use '{info.replacement}' instead.")
     config = tmp_path / "smb.conf"
     config.write_text(text)
-    stderr = subprocess.run(["testparm", "-s", str(config)], capture_output=True,
-                            text=True).stderr
-    unknown = {line.split('"')[1].lower() for line in stderr.splitlines()
-               if line.startswith("Unknown parameter encountered")}
+    stderr = subprocess.run(["testparm", "-s", str(config)], capture_output=True, text=True).stderr
+    unknown = {
+        line.split('"')[1].lower()
+        for line in stderr.splitlines()
+        if line.startswith("Unknown parameter encountered")
+    }
     assert unknown == set(gone)
     [kerberos] = findings("[global]\nuse kerberos keytab = yes\n")
     assert kerberos.message.startswith("'use kerberos keytab' was removed in Samba 3.4.0")
@@ -275,16 +292,20 @@ def test_includes_are_linted_with_their_own_file_and_line(tmp_path: Path) -> Non
     included = tmp_path / "shares.conf"
     included.write_text("[inc]\npath = /x\noplocks = maybe\n")
     main = tmp_path / "smb.conf"
-    main.write_text(f"[global]\ninclude = {included}\ninclude = {tmp_path}/missing.conf\n"
-                    f"include = {tmp_path}/%m.conf\ninclude = relative.conf\n"
-                    f"include = {main}\n")
+    main.write_text(
+        f"[global]\ninclude = {included}\ninclude = {tmp_path}/missing.conf\n"
+        f"include = {tmp_path}/%m.conf\ninclude = relative.conf\n"
+        f"include = {main}\n"
+    )
     document = SmbConfDocument(main.read_bytes(), str(main))
     found = lint(document, catalog(), read_include=LocalIncludes())
-    assert [(f.file, f.line, f.code) for f in found if f.file] == [
-        (str(included), 3, "invalid-boolean")]
+    assert [(f.file, f.line, f.code) for f in found if f.file] == [(str(included), 3, "invalid-boolean")]
     assert [(f.line, f.code) for f in found if not f.file] == [
-        (3, "include-missing"), (4, "include-not-followed"), (5, "include-relative"),
-        (6, "include-loop")]
+        (3, "include-missing"),
+        (4, "include-not-followed"),
+        (5, "include-relative"),
+        (6, "include-loop"),
+    ]
 
 
 def test_includes_through_a_transport(any_transport: Transport, tmp_path: Path) -> None:
@@ -310,6 +331,5 @@ def test_a_byte_order_mark_hides_the_first_header(tmp_path: Path) -> None:
     assert "byte order mark" in found[0].message
     config = tmp_path / "smb.conf"
     config.write_text(text, encoding="utf-8")
-    dumped = subprocess.run(["testparm", "-s", str(config)], capture_output=True,
-                            text=True).stdout
+    dumped = subprocess.run(["testparm", "-s", str(config)], capture_output=True, text=True).stdout
     assert "[data]" not in dumped and "\tcomment = x" in dumped

@@ -49,13 +49,17 @@ def generator(seed: int) -> ConfigGenerator:
 
 def catalog_types() -> dict[str, str]:
     catalog = installed_catalog()
-    return {name: catalog.parameters[name].type
-            for name in (*SHARE_PARAMETERS, *GLOBAL_PARAMETERS)}
+    return {name: catalog.parameters[name].type for name in (*SHARE_PARAMETERS, *GLOBAL_PARAMETERS)}
 
 
 def dump_of(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["testparm", "-s", "-v", "-d", "0", str(path)], capture_output=True,
-                          text=True, errors="surrogateescape", timeout=60)
+    return subprocess.run(
+        ["testparm", "-s", "-v", "-d", "0", str(path)],
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=60,
+    )
 
 
 def disagreements(text: str, path: Path) -> list[str]:
@@ -80,10 +84,13 @@ def disagreements(text: str, path: Path) -> list[str]:
     if names != [name for name, _ in dump]:
         problems.append(f"sections: ours {names} testparm {[name for name, _ in dump]}")
         return problems
-    touched = {setting.name for section in view.sections.values()
-               for setting in section.settings.values()}
-    touched |= {setting.name for section in view.sections.values()
-                for setting in section.overridden if ":" not in setting.name}
+    touched = {setting.name for section in view.sections.values() for setting in section.settings.values()}
+    touched |= {
+        setting.name
+        for section in view.sections.values()
+        for setting in section.overridden
+        if ":" not in setting.name
+    }
     touched |= {name for section in view.sections.values() for name in section.copied}
     touched -= NOT_SHOWN_BY_TESTPARM
     global_dump = printed["global"]
@@ -94,24 +101,32 @@ def disagreements(text: str, path: Path) -> list[str]:
             if parameter.scope == "global" and not section.is_global:
                 continue
             resolved = view.resolve(section.name, name)
-            ours = parameter.default if resolved.source == "default" else (
-                stored_form(parameter, resolved.value or ""))
+            ours = (
+                parameter.default
+                if resolved.source == "default"
+                else (stored_form(parameter, resolved.value or ""))
+            )
             theirs = shown.get(name, global_dump.get(name))
-            if name not in shown and parameter.type in ("string", "ustring") and (
-                (ours or "").lower() == (theirs or "").lower()
+            if (
+                name not in shown
+                and parameter.type in ("string", "ustring")
+                and ((ours or "").lower() == (theirs or "").lower())
             ):
                 # A share prints a string only when it differs from [global] ignoring case.
                 continue
             if ours != theirs:
                 problems.append(
                     f"[{section.name}] {name}: ours {ours!r} ({resolved.source}, "
-                    f"{resolved.setting}) testparm {theirs!r}")
+                    f"{resolved.setting}) testparm {theirs!r}"
+                )
         ours_parametric = {key: setting.value for key, setting in section.parametric.items()}
-        theirs_parametric = {key: value for key, value in shown.items()
-                             if ":" in key and key not in ALWAYS_PRINTED}
+        theirs_parametric = {
+            key: value for key, value in shown.items() if ":" in key and key not in ALWAYS_PRINTED
+        }
         if ours_parametric != theirs_parametric:
-            problems.append(f"[{section.name}] parametric: ours {ours_parametric} "
-                            f"testparm {theirs_parametric}")
+            problems.append(
+                f"[{section.name}] parametric: ours {ours_parametric} testparm {theirs_parametric}"
+            )
     return problems
 
 
@@ -127,14 +142,16 @@ def test_seeded_files_read_like_testparm(batch: int, tmp_path: Path) -> None:
         if problems:
             failures.append((seed, config.text, problems))
     assert not failures, "\n\n".join(
-        f"seed {seed}:\n{text}\n--> " + "\n--> ".join(problems[:5])
-        for seed, text, problems in failures[:3]
+        f"seed {seed}:\n{text}\n--> " + "\n--> ".join(problems[:5]) for seed, text, problems in failures[:3]
     )
     assert refused <= SEEDED_FILES
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @pytest.mark.testbed  # runs Samba's own programs
 @given(seed=st.integers(min_value=1000, max_value=10**9))
 def test_any_seed_reads_like_testparm(seed: int, tmp_path: Path) -> None:

@@ -18,38 +18,53 @@ from test_conf_oracle import installed_catalog
 CASES = {
     # lib/param/loadparm.c, lpcfg_service_ok: [printers] is made printable and not
     # browseable; another printable share keeps what it says.
-    "printers": ("[printers]\n  path = /var/spool/samba\n  browseable = yes\n"
-                 "[lp]\n  path = /tmp\n  printable = yes\n",
-                 {"printers": {"browseable": "No", "printable": "Yes"}, "lp": {}}),
+    "printers": (
+        "[printers]\n  path = /var/spool/samba\n  browseable = yes\n[lp]\n  path = /tmp\n  printable = yes\n",
+        {"printers": {"browseable": "No", "printable": "Yes"}, "lp": {}},
+    ),
     # lpcfg_service_ok: no path (and not [homes], not a DFS proxy) makes it unavailable.
-    "no-path": ("[global]\n  workgroup = X\n[nopath]\n  comment = c\n[homes]\n  comment = h\n",
-                {"nopath": {"available": "No"}, "homes": {}}),
+    "no-path": (
+        "[global]\n  workgroup = X\n[nopath]\n  comment = c\n[homes]\n  comment = h\n",
+        {"nopath": {"available": "No"}, "homes": {}},
+    ),
     # source3/param/loadparm.c, process_registry_globals: include = registry in [global]
     # sets registry shares = yes.
     "registry": ("[global]\n  include = registry\n", {"global": {"registry shares": "Yes"}}),
     # lib/param/loadparm.c, handle_idmap_uid/handle_idmap_gid/handle_idmap_backend.
-    "idmap-legacy": ("[global]\n  idmap uid = 10000-20000\n  idmap backend = tdb\n",
-                     {"global": {"idmap config * : range": "10000-20000",
-                                 "idmap config * : backend": "tdb"}}),
+    "idmap-legacy": (
+        "[global]\n  idmap uid = 10000-20000\n  idmap backend = tdb\n",
+        {"global": {"idmap config * : range": "10000-20000", "idmap config * : backend": "tdb"}},
+    ),
     # source3/param/loadparm.c, init_locals (each time [global] ends) and
     # lp_enforce_ad_dc_settings (after the whole file): an AD DC's own settings.
-    "ad-dc": ("[global]\n  server role = active directory domain controller\n"
-              "  passdb backend = tdbsam\n  map archive = yes\n  realm = X.LAN\n"
-              "[sysvol]\n  path = /tmp\n",
-              {"global": {"passdb backend": "samba_dsdb", "map archive": "No",
-                          "vfs objects": "dfs_samba4 acl_xattr",
-                          "rpc_server:default": "external"}}),
+    "ad-dc": (
+        "[global]\n  server role = active directory domain controller\n"
+        "  passdb backend = tdbsam\n  map archive = yes\n  realm = X.LAN\n"
+        "[sysvol]\n  path = /tmp\n",
+        {
+            "global": {
+                "passdb backend": "samba_dsdb",
+                "map archive": "No",
+                "vfs objects": "dfs_samba4 acl_xattr",
+                "rpc_server:default": "external",
+            }
+        },
+    ),
     # init_locals keeps VFS modules the admin chose; a role set after the last share
     # is too late for the share defaults, not for the end-of-load settings.
-    "ad-dc-own-vfs": ("[global]\n  server role = dc\n  vfs objects = catia\n  realm = X.LAN\n"
-                      "[data]\n  path = /tmp\n",
-                      {"global": {"vfs objects": "catia", "passdb backend": "samba_dsdb"}}),
-    "ad-dc-role-last": ("[data]\n  path = /tmp\n[global]\n  server role = dc\n"
-                        "  realm = X.LAN\n",
-                        {"global": {"passdb backend": "samba_dsdb"}}),
+    "ad-dc-own-vfs": (
+        "[global]\n  server role = dc\n  vfs objects = catia\n  realm = X.LAN\n[data]\n  path = /tmp\n",
+        {"global": {"vfs objects": "catia", "passdb backend": "samba_dsdb"}},
+    ),
+    "ad-dc-role-last": (
+        "[data]\n  path = /tmp\n[global]\n  server role = dc\n  realm = X.LAN\n",
+        {"global": {"passdb backend": "samba_dsdb"}},
+    ),
     # copy = another share: the copied values are part of the share (source3 copy_service).
-    "copy": ("[base]\n  path = /srv\n  read only = no\n[copy]\n  copy = base\n  comment = c\n",
-             {"copy": {"path": "/srv", "read only": "no", "comment": "c"}}),
+    "copy": (
+        "[base]\n  path = /srv\n  read only = no\n[copy]\n  copy = base\n  comment = c\n",
+        {"copy": {"path": "/srv", "read only": "no", "comment": "c"}},
+    ),
 }
 
 
@@ -67,8 +82,7 @@ def test_samba_sets_it_and_sambatune_says_so(name: str, tmp_path: Path) -> None:
     assert not disagreements(path), disagreements(path)
 
 
-def test_the_ad_dc_share_defaults_are_not_applied_when_the_role_comes_last(
-        tmp_path: Path) -> None:
+def test_the_ad_dc_share_defaults_are_not_applied_when_the_role_comes_last(tmp_path: Path) -> None:
     path = tmp_path / "late.conf"
     path.write_text(CASES["ad-dc-role-last"][0])
     view = effective_view(SmbConfDocument.read(str(path)), installed_catalog())
@@ -81,23 +95,29 @@ def test_the_ad_dc_share_defaults_are_not_applied_when_the_role_comes_last(
 REFUSED = {
     "wins": ("[global]\n  wins support = yes\n  wins server = 10.0.0.1\n", "testparm-wins"),
     "separator": ("[global]\n  winbind separator = ++\n", "testparm-winbind-separator"),
-    "passwd-user": ("[global]\n  unix password sync = yes\n  passwd program = /usr/bin/passwd\n",
-                    "testparm-passwd-program-user"),
+    "passwd-user": (
+        "[global]\n  unix password sync = yes\n  passwd program = /usr/bin/passwd\n",
+        "testparm-passwd-program-user",
+    ),
     "ads-realm": ("[global]\n  security = ads\n  workgroup = X\n", "testparm-ads-realm"),
-    "default-backend": ("[global]\n  security = ads\n  realm = X.LAN\n"
-                        "  idmap config * : backend = rid\n  idmap config * : range = 1-100\n",
-                        "testparm-idmap-default-backend"),
-    "overlap": ("[global]\n  security = ads\n  realm = X.LAN\n  idmap config * : range = 1000-5000\n"
-                "  idmap config X : backend = rid\n  idmap config X : range = 4000-9000\n",
-                "testparm-idmap-overlap"),
+    "default-backend": (
+        "[global]\n  security = ads\n  realm = X.LAN\n"
+        "  idmap config * : backend = rid\n  idmap config * : range = 1-100\n",
+        "testparm-idmap-default-backend",
+    ),
+    "overlap": (
+        "[global]\n  security = ads\n  realm = X.LAN\n  idmap config * : range = 1000-5000\n"
+        "  idmap config X : backend = rid\n  idmap config X : range = 4000-9000\n",
+        "testparm-idmap-overlap",
+    ),
 }
 ACCEPTED = {
     # Two idmap_ad ranges may overlap; a standalone server's ranges are not checked.
     "ad-overlap": "[global]\n  security = ads\n  realm = X.LAN\n  idmap config * : range = 1-99\n"
-                  "  idmap config A : backend = ad\n  idmap config A : range = 1000-5000\n"
-                  "  idmap config B : backend = ad\n  idmap config B : range = 4000-9000\n",
+    "  idmap config A : backend = ad\n  idmap config A : range = 1000-5000\n"
+    "  idmap config B : backend = ad\n  idmap config B : range = 4000-9000\n",
     "standalone": "[global]\n  idmap config * : range = 1000-5000\n"
-                  "  idmap config X : backend = rid\n  idmap config X : range = 4000-9000\n",
+    "  idmap config X : backend = rid\n  idmap config X : range = 4000-9000\n",
     "pam": "[global]\n  unix password sync = yes\n  pam password change = yes\n",
     # Samba replaces a UTF-8 dos charset with CP850 while loading (handle_dos_charset).
     "dos-charset": "[global]\n  dos charset = UTF-8\n",

@@ -24,16 +24,22 @@ def server(fresh_smbd: SmbServer) -> SmbServer:
 
 
 @pytest.fixture
-def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer,
-              isolated_home: Path) -> MainWindow:
+def connected(
+    qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer, isolated_home: Path
+) -> MainWindow:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
     window = MainWindow()
     qtbot.addWidget(window)
     window.resize(1100, 760)
     window.show()
-    profile = ServerProfile(name="Apply bed", host="127.0.0.1", port=sshd.port,
-                            user=current_user(), identity_file=str(user_key),
-                            config_path=str(server.config))
+    profile = ServerProfile(
+        name="Apply bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(server.config),
+    )
     window.add_profile(profile)
     window.connect_server(profile.id)
     session = window.sessions[profile.id]
@@ -42,15 +48,24 @@ def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer,
 
 
 def test_apply_then_restore_from_history(
-    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot: Screenshot,
+    connected: MainWindow,
+    qtbot: QtBot,
+    server: SmbServer,
+    screenshot: Screenshot,
 ) -> None:
     profile_id = connected.server_list.current_id()
     assert profile_id is not None
     session = connected.sessions[profile_id]
     original = server.config.read_bytes()
     candidate = original + f"\n[fresh]\n  path = {server.share_path}\n  guest ok = yes\n".encode()
-    dialog = ApplyDialog(session, path=str(server.config), original=original,
-                         candidate=candidate, summary="add the fresh share", parent=connected)
+    dialog = ApplyDialog(
+        session,
+        path=str(server.config),
+        original=original,
+        candidate=candidate,
+        summary="add the fresh share",
+        parent=connected,
+    )
     qtbot.addWidget(dialog)
     dialog.show()
     assert "+[fresh]" in dialog.diff.toPlainText()
@@ -77,8 +92,10 @@ def test_apply_then_restore_from_history(
     assert dialog.outcome.backup is not None
     assert Path(dialog.outcome.backup.path).name in dialog.details_title.text()
     assert "+[fresh]" in dialog.result_diff.toPlainText()
-    assert [dialog.step_state(ApplyStep(s)) for s in ("upload", "testparm", "backup", "install",
-                                                      "reload", "health")] == ["done"] * 6
+    assert [
+        dialog.step_state(ApplyStep(s))
+        for s in ("upload", "testparm", "backup", "install", "reload", "health")
+    ] == ["done"] * 6
     qtbot.wait(100)  # let the Close button be laid out
     screenshot(dialog, "apply-result")
     assert "fresh" in server.list_shares()
@@ -102,14 +119,21 @@ def test_apply_then_restore_from_history(
 
 
 def test_rejected_change_shows_why(
-    connected: MainWindow, qtbot: QtBot, server: SmbServer, screenshot: Screenshot,
+    connected: MainWindow,
+    qtbot: QtBot,
+    server: SmbServer,
+    screenshot: Screenshot,
 ) -> None:
     profile_id = connected.server_list.current_id()
     assert profile_id is not None
     original = server.config.read_bytes()
-    dialog = ApplyDialog(connected.sessions[profile_id], path=str(server.config),
-                         original=original, candidate=original + b"[x]\n oplocks = maybe\n",
-                         parent=connected)
+    dialog = ApplyDialog(
+        connected.sessions[profile_id],
+        path=str(server.config),
+        original=original,
+        candidate=original + b"[x]\n oplocks = maybe\n",
+        parent=connected,
+    )
     qtbot.addWidget(dialog)
     dialog.show()
     dialog.apply_button.click()
@@ -126,14 +150,23 @@ def test_rejected_change_shows_why(
 
 @pytest.mark.parametrize(("stop_at", "status"), [("testparm", "cancelled"), ("reload", "applied")])
 def test_escape_while_applying_stops_before_the_swap_and_never_hides_the_outcome(
-    connected: MainWindow, qtbot: QtBot, server: SmbServer, stop_at: str, status: str,
+    connected: MainWindow,
+    qtbot: QtBot,
+    server: SmbServer,
+    stop_at: str,
+    status: str,
 ) -> None:
     profile_id = connected.server_list.current_id()
     assert profile_id is not None
     original = server.config.read_bytes()
     candidate = original + b"\n# stopped or not\n"
-    dialog = ApplyDialog(connected.sessions[profile_id], path=str(server.config),
-                         original=original, candidate=candidate, parent=connected)
+    dialog = ApplyDialog(
+        connected.sessions[profile_id],
+        path=str(server.config),
+        original=original,
+        candidate=candidate,
+        parent=connected,
+    )
     qtbot.addWidget(dialog)
     dialog.show()
     step_event = dialog._event

@@ -76,8 +76,7 @@ class StallMeter:
     def longest_ms(self, machine_late: list[tuple[float, float]] | None = None) -> float:
         """The longest gap, less the time in it when no ready process got a CPU at all."""
         late = machine_late or []
-        return 1000 * max((end - start - _overlap(start, end, late) for start, end in self.gaps),
-                          default=0.0)
+        return 1000 * max((end - start - _overlap(start, end, late) for start, end in self.gaps), default=0.0)
 
 
 def _overlap(start: float, end: float, intervals: list[tuple[float, float]]) -> float:
@@ -102,8 +101,9 @@ print(json.dumps(late), flush=True)
 
 
 def start_reference() -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", REFERENCE_SLEEPER], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", REFERENCE_SLEEPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
 
 
 def machine_late(reference: subprocess.Popen[str]) -> list[tuple[float, float]]:
@@ -116,7 +116,9 @@ def wait_done(qtbot: QtBot, page: BenchmarksPage, timeout: int = 120000) -> None
 
 
 def test_net_run_plots_live_and_the_window_never_freezes(
-    page: BenchmarksPage, qtbot: QtBot, screenshot: Screenshot,
+    page: BenchmarksPage,
+    qtbot: QtBot,
+    screenshot: Screenshot,
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
     meter = StallMeter()
@@ -154,14 +156,18 @@ def test_net_run_plots_live_and_the_window_never_freezes(
     screenshot(window, "bench-results-table")
 
     load = os.getloadavg()[0]
-    figures = {"longest_stall_ms_during_run": round(busy_ms, 1),
-               "longest_stall_ms_caused_by_this_process": round(own_ms, 1),
-               "longest_stall_ms_idle": round(idle_ms, 1),
-               "reference_process_longest_late_ms": round(
-                   1000 * max((e - s for s, e in late), default=0.0), 1),
-               "reference_process_late_ms_total": round(1000 * sum(e - s for s, e in late), 1),
-               "load_average_1min": load, "cpus": os.cpu_count(), "samples_plotted": plotted,
-               "flushes": page.live.flushes, "goal_ms": STALL_GOAL_MS}
+    figures = {
+        "longest_stall_ms_during_run": round(busy_ms, 1),
+        "longest_stall_ms_caused_by_this_process": round(own_ms, 1),
+        "longest_stall_ms_idle": round(idle_ms, 1),
+        "reference_process_longest_late_ms": round(1000 * max((e - s for s, e in late), default=0.0), 1),
+        "reference_process_late_ms_total": round(1000 * sum(e - s for s, e in late), 1),
+        "load_average_1min": load,
+        "cpus": os.cpu_count(),
+        "samples_plotted": plotted,
+        "flushes": page.live.flushes,
+        "goal_ms": STALL_GOAL_MS,
+    }
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "gui-responsiveness.json").write_text(json.dumps(figures, indent=2))
     print(figures)
@@ -174,7 +180,10 @@ def test_net_run_plots_live_and_the_window_never_freezes(
 
 
 def test_smb_from_this_computer_twice_then_compare(
-    page: BenchmarksPage, qtbot: QtBot, smbd: SmbServer, tmp_path: Path,
+    page: BenchmarksPage,
+    qtbot: QtBot,
+    smbd: SmbServer,
+    tmp_path: Path,
     screenshot: Screenshot,
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
@@ -203,8 +212,10 @@ def test_smb_from_this_computer_twice_then_compare(
     page.history.select_ids(ids)
     assert page.history.compare_button.isEnabled()
     page.history.compare_button.click()
-    qtbot.waitUntil(lambda: bool(page.history.comparisons)
-                    and "After the change" in page.history.sentence.text(), timeout=10000)
+    qtbot.waitUntil(
+        lambda: bool(page.history.comparisons) and "After the change" in page.history.sentence.text(),
+        timeout=10000,
+    )
     sentence = page.history.sentence.text()
     assert "After the change" in sentence and "Welch" in sentence
     assert len(page.history.plot.getPlotItem().listDataItems()) == 2
@@ -239,7 +250,9 @@ def test_bad_input_is_a_message_not_a_run(page: BenchmarksPage, qtbot: QtBot) ->
 
 
 def test_bottleneck_and_socket_buffer_views(
-    page: BenchmarksPage, qtbot: QtBot, screenshot: Screenshot,
+    page: BenchmarksPage,
+    qtbot: QtBot,
+    screenshot: Screenshot,
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
     record_sessions(ResultsDatabase(), server=page._server_label())

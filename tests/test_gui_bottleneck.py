@@ -37,15 +37,20 @@ def record_mixed(database: ResultsDatabase) -> dict[str, int]:
         return database.save(result, context(conf) if conf is not None else None, note=note)
 
     return {
-        "disk": save(disk(read_mb=180.0, write_mb=150.0, ops=2500.0), BEFORE_CONF,
-                     "before: fixed socket buffers"),
-        "net_before": save(throughput("net", "download", DOWNLOAD, [71.0, 72.5, 70.8],
-                                      parameters=NET), BEFORE_CONF),
-        "smb": save(throughput("smb-client", "read", SMB_READ, [104.0, 105.1, 104.6],
-                               parameters={"size": 64 << 20}), AFTER_CONF,
-                    "after: socket options removed"),
-        "net_after": save(throughput("net", "download", DOWNLOAD, [111.2, 112.0, 111.6],
-                                     parameters=NET), AFTER_CONF),
+        "disk": save(
+            disk(read_mb=180.0, write_mb=150.0, ops=2500.0), BEFORE_CONF, "before: fixed socket buffers"
+        ),
+        "net_before": save(
+            throughput("net", "download", DOWNLOAD, [71.0, 72.5, 70.8], parameters=NET), BEFORE_CONF
+        ),
+        "smb": save(
+            throughput("smb-client", "read", SMB_READ, [104.0, 105.1, 104.6], parameters={"size": 64 << 20}),
+            AFTER_CONF,
+            "after: socket options removed",
+        ),
+        "net_after": save(
+            throughput("net", "download", DOWNLOAD, [111.2, 112.0, 111.6], parameters=NET), AFTER_CONF
+        ),
     }
 
 
@@ -60,10 +65,14 @@ def test_sessions_with_another_smb_conf_are_combined_only_when_chosen() -> None:
     assert figures.disk_read is None and figures.sources["network"] == ids["net_after"]
     assert figures.network == pytest.approx(111.6e6, rel=1e-3)
     assert not figures.mixed and figures.elsewhere == {
-        "disk read": ids["disk"], "disk write": ids["disk"], "file operations": ids["disk"]}
+        "disk read": ids["disk"],
+        "disk write": ids["disk"],
+        "file operations": ids["disk"],
+    }
     assert figures.report().limiting == "unknown"
-    assert figures.describe_source("SMB read") == (f"{ids['smb']}: SMB from this computer, "
-                                                   "64.0 MiB, smb.conf v2")
+    assert figures.describe_source("SMB read") == (
+        f"{ids['smb']}: SMB from this computer, 64.0 MiB, smb.conf v2"
+    )
     assert figures.describe_source("disk read") == ""
     assert "all run with smb.conf v2" in figures.basis()
     [disk_line] = [line for line in figures.left_out() if "disk read" in line]
@@ -73,8 +82,7 @@ def test_sessions_with_another_smb_conf_are_combined_only_when_chosen() -> None:
     assert chosen.mixed and chosen.chosen_by_user and chosen.elsewhere == {}
     assert chosen.sources["disk read"] == ids["disk"]
     assert chosen.report().limiting == "network"
-    assert "As you chose" in chosen.basis() and f"smb.conf v1: session {ids['disk']}" \
-        in chosen.basis()
+    assert "As you chose" in chosen.basis() and f"smb.conf v1: session {ids['disk']}" in chosen.basis()
 
     # Without the sessions' smb.conf (the HTML report's call) every result counts, as before.
     legacy = figures_from_results([s.result for s in sessions])
@@ -108,7 +116,8 @@ def tick(panel: BottleneckPanel, session_id: int) -> None:
 
 
 def test_the_panel_names_each_rows_session_and_mixes_settings_only_when_ticked(
-    qtbot: QtBot, screenshot: Screenshot,
+    qtbot: QtBot,
+    screenshot: Screenshot,
 ) -> None:
     database = ResultsDatabase()
     ids = record_mixed(database)
@@ -121,21 +130,27 @@ def test_the_panel_names_each_rows_session_and_mixes_settings_only_when_ticked(
 
     listed = [item_at(panel.sessions, r, 0).text() for r in range(panel.sessions.rowCount())]
     assert listed == [str(ids[k]) for k in ("net_after", "smb", "net_before", "disk")]
-    ticked = {item_at(panel.sessions, r, 0).text() for r in range(panel.sessions.rowCount())
-              if item_at(panel.sessions, r, 0).checkState() == Qt.CheckState.Checked}
+    ticked = {
+        item_at(panel.sessions, r, 0).text()
+        for r in range(panel.sessions.rowCount())
+        if item_at(panel.sessions, r, 0).checkState() == Qt.CheckState.Checked
+    }
     assert ticked == {str(ids["smb"]), str(ids["net_after"])}
     versions = [item_at(panel.sessions, r, 3).text() for r in range(panel.sessions.rowCount())]
     assert versions == ["v2", "v2", "v1", "v1"]
 
     assert cell(panel, "network", SESSION_COLUMN) == f"{ids['net_after']}: network test, smb.conf v2"
-    assert cell(panel, "SMB read", SESSION_COLUMN) == (f"{ids['smb']}: SMB from this computer, "
-                                                       "64.0 MiB, smb.conf v2")
+    assert cell(panel, "SMB read", SESSION_COLUMN) == (
+        f"{ids['smb']}: SMB from this computer, 64.0 MiB, smb.conf v2"
+    )
     verdict = panel.verdict.text()
     assert "Limit: unknown." in verdict
     assert cell(panel, "network", 6) == "slowest so far"  # not "limits" while disk is unknown
-    assert ("The disk read throughput, the disk write throughput and the file-operation rate "
-            f"were measured only in session {ids['disk']} (disk test, 1.0 GiB, smb.conf v1), "
-            "which is left out") in verdict
+    assert (
+        "The disk read throughput, the disk write throughput and the file-operation rate "
+        f"were measured only in session {ids['disk']} (disk test, 1.0 GiB, smb.conf v1), "
+        "which is left out"
+    ) in verdict
     assert "all run with smb.conf v2" in panel.basis.text()
     assert not panel.default_button.isEnabled()
     qtbot.wait(100)

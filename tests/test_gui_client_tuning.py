@@ -1,4 +1,4 @@
-""""Tune this computer" driven like an admin would: in a server's workspace over real SSH,
+""" "Tune this computer" driven like an admin would: in a server's workspace over real SSH,
 for Windows 10 / XP profiles, on an in-memory Windows 10 registry (apply and restore),
 and for real inside a network namespace as root (apply and restore of an MTU and
 sysctl plan, read back with ip link and sysctl)."""
@@ -39,8 +39,9 @@ TCPIP = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Paramet
 LAB_ENV = "SAMBATUNE_CLIENT_GUI_LAB"
 
 
-def plan_with(qtbot: QtBot, page: ClientTuningPage, profile: str | None, bandwidth: str,
-              rtt: str = "") -> None:
+def plan_with(
+    qtbot: QtBot, page: ClientTuningPage, profile: str | None, bandwidth: str, rtt: str = ""
+) -> None:
     """Choose a profile, fill the fields, press Make plan and wait for the plan."""
     if profile is not None:
         page.profile.setCurrentIndex(page.profile.findData(profile))
@@ -81,17 +82,24 @@ def runner() -> Iterator[TaskRunner]:
 
 # -- in a server's workspace, over real SSH ----------------------------------------------
 
+
 @pytest.fixture
-def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer,
-              isolated_home: Path) -> Iterator[MainWindow]:
+def connected(
+    qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer, isolated_home: Path
+) -> Iterator[MainWindow]:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
     window = MainWindow()
     qtbot.addWidget(window)
     window.resize(1180, 780)
     window.show()
-    profile = ServerProfile(name="files1", host="127.0.0.1", port=sshd.port,
-                            user=current_user(), identity_file=str(user_key),
-                            config_path=str(smbd.config))
+    profile = ServerProfile(
+        name="files1",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(smbd.config),
+    )
     window.add_profile(profile)
     window.connect_server(profile.id)
     session = window.sessions[profile.id]
@@ -101,7 +109,10 @@ def connected(qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer,
 
 
 def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
-    connected: MainWindow, qtbot: QtBot, sshd: SshServer, tmp_path: Path,
+    connected: MainWindow,
+    qtbot: QtBot,
+    sshd: SshServer,
+    tmp_path: Path,
     screenshot: Screenshot,
 ) -> None:
     profile_id = connected.server_list.current_id()
@@ -162,11 +173,11 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     # Dry run: the exact registry writes, for that machine; nothing here is touched.
     run_and_wait(qtbot, page, page.dry_run_button.click)
     output = page.output.toPlainText()
-    assert (f"registry: set {TCPIP}\\TcpWindowSize = REG_DWORD 0x00262974 (2500980)"
-            in output)
+    assert f"registry: set {TCPIP}\\TcpWindowSize = REG_DWORD 0x00262974 (2500980)" in output
     assert "[planned for that machine]" in output and "Nothing on" in output
     assert "+ HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\Tcp1323Opts" in (
-        page.diff.toPlainText())
+        page.diff.toPlainText()
+    )
     shot(qtbot, screenshot, connected, "client-tuning-dry-run-xp")
     reg = tmp_path / "xp.reg"
     page.save_reg(reg)
@@ -188,10 +199,13 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
 
 # -- the bandwidth-delay calculator, through its widgets ------------------------------------
 
-def type_into(qtbot: QtBot, calculator: BdpCalculator, bandwidth: str, rtt: str,
-              current: str = "") -> None:
-    for field, text in ((calculator.bandwidth, bandwidth), (calculator.rtt, rtt),
-                        (calculator.current, current)):
+
+def type_into(qtbot: QtBot, calculator: BdpCalculator, bandwidth: str, rtt: str, current: str = "") -> None:
+    for field, text in (
+        (calculator.bandwidth, bandwidth),
+        (calculator.rtt, rtt),
+        (calculator.current, current),
+    ):
         field.edit.clear()
         qtbot.keyClicks(field.edit, text)
 
@@ -237,12 +251,15 @@ def test_the_calculator_worked_examples_update_as_you_type(qtbot: QtBot) -> None
 
 # -- apply and restore on an in-memory Windows 10 --------------------------------------------
 
+
 def test_apply_and_restore_on_an_in_memory_windows_10(
-    qtbot: QtBot, tmp_path: Path, runner: TaskRunner, screenshot: Screenshot,
+    qtbot: QtBot,
+    tmp_path: Path,
+    runner: TaskRunner,
+    screenshot: Screenshot,
 ) -> None:
     # An old tweak left TcpWindowSize behind; the SMB client values are all absent.
-    registry = InMemoryRegistry.with_values([(TCPIP, "TcpWindowSize", RegValue.dword(64240))],
-                                            keys=[LANMAN])
+    registry = InMemoryRegistry.with_values([(TCPIP, "TcpWindowSize", RegValue.dword(64240))], keys=[LANMAN])
     net = FakeWindowsNet(autotuning="restricted")
     here = windows_system("windows-10", registry=registry, net=net, admin=True)
 
@@ -268,8 +285,7 @@ def test_apply_and_restore_on_an_in_memory_windows_10(
     run_and_wait(qtbot, page, page.dry_run_button.click)
     output = page.output.toPlainText()
     assert "$ netsh interface tcp set global autotuninglevel=normal" in output
-    assert (f"$ registry: set {LANMAN}\\DisableBandwidthThrottling = REG_DWORD 0x00000001 (1)"
-            in output)
+    assert f"$ registry: set {LANMAN}\\DisableBandwidthThrottling = REG_DWORD 0x00000001 (1)" in output
     assert net.autotuning == "restricted" and registry.get(LANMAN, "DisableBandwidthThrottling") is None
 
     page.apply_button.click()
@@ -307,12 +323,14 @@ def test_apply_and_restore_on_an_in_memory_windows_10(
 
 
 def test_without_administrator_rights_apply_says_how_to_get_them(
-        qtbot: QtBot, tmp_path: Path, runner: TaskRunner) -> None:
+    qtbot: QtBot, tmp_path: Path, runner: TaskRunner
+) -> None:
     from sambatune.client.elevation import graphical_elevation, rights_advice
 
     here = windows_system("windows-10", admin=False)
-    page = ClientTuningPage(runner, system_factory=lambda profile: here,
-                            store=BackupStore(tmp_path / "backups"))
+    page = ClientTuningPage(
+        runner, system_factory=lambda profile: here, store=BackupStore(tmp_path / "backups")
+    )
     qtbot.addWidget(page)
     page.show()
     qtbot.waitUntil(lambda: page.snapshot is not None and not page.busy, timeout=30000)
@@ -331,18 +349,18 @@ def test_without_administrator_rights_apply_says_how_to_get_them(
 
 @pytest.mark.slow  # a real iperf3 run
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
-def test_the_bandwidth_comes_from_a_real_iperf3_result(qtbot: QtBot, tmp_path: Path,
-                                                       runner: TaskRunner) -> None:
+def test_the_bandwidth_comes_from_a_real_iperf3_result(
+    qtbot: QtBot, tmp_path: Path, runner: TaskRunner
+) -> None:
     from testbed.iperf3 import iperf3_result
 
-    page = ClientTuningPage(runner, system_factory=system_for,
-                            store=BackupStore(tmp_path / "backups"))
+    page = ClientTuningPage(runner, system_factory=system_for, store=BackupStore(tmp_path / "backups"))
     qtbot.addWidget(page)
     page.show()
     qtbot.waitUntil(lambda: page.snapshot is not None and not page.busy, timeout=30000)
 
     broken = tmp_path / "broken.json"
-    broken.write_text("{\"start\": {}}")
+    broken.write_text('{"start": {}}')
     page.load_bandwidth_file(broken)
     qtbot.waitUntil(lambda: not page.busy, timeout=10000)
     assert page.inputs.bandwidth.error.isVisible()
@@ -352,8 +370,7 @@ def test_the_bandwidth_comes_from_a_real_iperf3_result(qtbot: QtBot, tmp_path: P
     end = json.loads(result.read_text())["end"]
     measured = end["sum_received"]["bits_per_second"]
     page.load_bandwidth_file(result)
-    qtbot.waitUntil(lambda: bool(page.inputs.bandwidth.text()) and not page.busy,
-                    timeout=10000)
+    qtbot.waitUntil(lambda: bool(page.inputs.bandwidth.text()) and not page.busy, timeout=10000)
     assert not page.inputs.bandwidth.error.isVisible()
     page.profile.setCurrentIndex(page.profile.findData("windows-10"))
     qtbot.waitUntil(lambda: not page.busy, timeout=30000)
@@ -362,11 +379,14 @@ def test_the_bandwidth_comes_from_a_real_iperf3_result(qtbot: QtBot, tmp_path: P
         page.inputs.plan_button.click()
     assert page.plan is not None
     assert page.plan.measurements["bandwidth_bps"] == measured
-    assert "iperf3 end.sum_received.bits_per_second in iperf3.json" in (
-        page.plan.measurements["bandwidth_source"])
+    assert (
+        "iperf3 end.sum_received.bits_per_second in iperf3.json"
+        in (page.plan.measurements["bandwidth_source"])
+    )
 
 
 # -- for real, inside a network namespace (root) ---------------------------------------------
+
 
 @pytest.mark.needs_root
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create network namespaces")
@@ -383,14 +403,37 @@ def test_apply_and_restore_through_the_page_inside_a_namespace(tmp_path: Path) -
         host_before = host_values()
         original = {name: netlab.sysctl(name) for name in SYSCTLS}
         netlab.home.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, LAB_ENV: json.dumps({
-            "server": SERVER_IP, "dev": netlab.client_dev, "home": str(netlab.home),
-            "sysctl_dir": str(netlab.sysctl_dir)})}
+        env = {
+            **os.environ,
+            LAB_ENV: json.dumps(
+                {
+                    "server": SERVER_IP,
+                    "dev": netlab.client_dev,
+                    "home": str(netlab.home),
+                    "sysctl_dir": str(netlab.sysctl_dir),
+                }
+            ),
+        }
         done = subprocess.run(
-            ["ip", "netns", "exec", netlab.client, sys.executable, "-m", "pytest", "-q",
-             "-p", "no:cacheprovider", f"{__file__}::test_inside_the_namespace"],
-            capture_output=True, text=True, env=env, timeout=280,
-            cwd=Path(__file__).resolve().parents[1])
+            [
+                "ip",
+                "netns",
+                "exec",
+                netlab.client,
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"{__file__}::test_inside_the_namespace",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=280,
+            cwd=Path(__file__).resolve().parents[1],
+        )
         assert done.returncode == 0 and " passed" in done.stdout, done.stdout + done.stderr
         assert netlab.mtu() == 1500
         assert {name: netlab.sysctl(name) for name in SYSCTLS} == original
@@ -401,25 +444,25 @@ def test_apply_and_restore_through_the_page_inside_a_namespace(tmp_path: Path) -
 
 
 @pytest.mark.skipif(LAB_ENV not in os.environ, reason="runs inside the namespace test only")
-def test_inside_the_namespace(qtbot: QtBot, runner: TaskRunner,
-                              screenshot: Screenshot) -> None:
+def test_inside_the_namespace(qtbot: QtBot, runner: TaskRunner, screenshot: Screenshot) -> None:
     from sambatune.ui.client_plan_inputs import PlanTarget
 
     lab = json.loads(os.environ[LAB_ENV])
     sysctl_dir = Path(lab["sysctl_dir"])
 
     def read(*argv: str) -> str:
-        return " ".join(subprocess.run(list(argv), capture_output=True, text=True,
-                                       check=True).stdout.split())
+        return " ".join(subprocess.run(list(argv), capture_output=True, text=True, check=True).stdout.split())
 
     def mtu() -> int:
         return int(json.loads(read("ip", "-j", "link", "show", "dev", lab["dev"]))[0]["mtu"])
 
     before_probing = read("sysctl", "-n", "net.ipv4.tcp_mtu_probing")
     page = ClientTuningPage(
-        runner, lambda: PlanTarget(lab["server"], "the lab server"),
+        runner,
+        lambda: PlanTarget(lab["server"], "the lab server"),
         system_factory=lambda profile: LinuxSystem(sysctl_dir=sysctl_dir),
-        store=BackupStore(Path(lab["home"]) / "backups"))
+        store=BackupStore(Path(lab["home"]) / "backups"),
+    )
     qtbot.addWidget(page)
     page.resize(920, 690)
     page.show()
@@ -472,11 +515,11 @@ def test_inside_the_namespace(qtbot: QtBot, runner: TaskRunner,
 
 
 def test_a_missing_figure_is_marked_at_its_field_in_the_page_s_words(
-        qtbot: QtBot, tmp_path: Path, runner: TaskRunner) -> None:
+    qtbot: QtBot, tmp_path: Path, runner: TaskRunner
+) -> None:
     """A profile has no link speed: the plan needs the bandwidth typed in, and the page
     says so at that field, without the command line's flags."""
-    page = ClientTuningPage(runner, system_factory=system_for,
-                            store=BackupStore(tmp_path / "backups"))
+    page = ClientTuningPage(runner, system_factory=system_for, store=BackupStore(tmp_path / "backups"))
     qtbot.addWidget(page)
     page.show()
     qtbot.waitUntil(lambda: page.snapshot is not None and not page.busy, timeout=30000)

@@ -44,22 +44,27 @@ def test_every_byte_value_survives_the_widget(qtbot: QtBot) -> None:
 
 edit = st.tuples(
     st.sampled_from(["insert", "delete", "undo", "redo"]),
-    st.floats(0, 1), st.floats(0, 1),
+    st.floats(0, 1),
+    st.floats(0, 1),
     st.text(alphabet="ab =[]#\\\n\té", max_size=8),
 )
-files = st.sampled_from([
-    b"[global]\r\n\tworkgroup = X\r\n# caf\xe9\r\n[s]\r\n path = /a \\\r\n  b\r\n",
-    b"[global]\n   log level = 1\n\n[share]\n   path = /srv\n   read only = no",
-    b"",
-    b"\n",
-    b"a\rb = 1\n[x]\n",
-])
+files = st.sampled_from(
+    [
+        b"[global]\r\n\tworkgroup = X\r\n# caf\xe9\r\n[s]\r\n path = /a \\\r\n  b\r\n",
+        b"[global]\n   log level = 1\n\n[share]\n   path = /srv\n   read only = no",
+        b"",
+        b"\n",
+        b"a\rb = 1\n[x]\n",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(files, st.lists(edit, max_size=12))
 def test_random_edits_keep_widget_and_document_in_step(
-    qtbot: QtBot, data: bytes, edits: list[tuple[str, float, float, str]],
+    qtbot: QtBot,
+    data: bytes,
+    edits: list[tuple[str, float, float, str]],
 ) -> None:
     buffer = ConfBuffer()
     buffer.load(data, "fuzz.conf")
@@ -75,8 +80,7 @@ def test_random_edits_keep_widget_and_document_in_step(
             start = int(where * size)
             cursor.setPosition(start)
             if action == "delete":
-                cursor.setPosition(min(size, start + int(length * 12)),
-                                   QTextCursor.MoveMode.KeepAnchor)
+                cursor.setPosition(min(size, start + int(length * 12)), QTextCursor.MoveMode.KeepAnchor)
                 cursor.removeSelectedText()
             else:
                 cursor.insertText(text)
@@ -93,24 +97,31 @@ def test_random_edits_keep_widget_and_document_in_step(
     assert not buffer.dirty
 
 
-conf_edits = st.lists(st.tuples(
-    st.sampled_from(["set", "unset", "add", "remove"]),
-    st.sampled_from(["global", "share", "new"]),
-    st.sampled_from(["oplocks", "writable", "comment", "log level"]),
-    st.sampled_from(["yes", "no", "a b", "3"]),
-), max_size=6)
-conf_files = st.sampled_from([
-    b"[global]\r\n\tworkgroup = X\r\n[share]\r\n path = /a\r\n oplocks = no\r\n",
-    b"[global]\n   log level = 1\n\n[share]\n   path = /srv\n   writeable = no",
-    b"",
-    b"# only a comment\n",
-])
+conf_edits = st.lists(
+    st.tuples(
+        st.sampled_from(["set", "unset", "add", "remove"]),
+        st.sampled_from(["global", "share", "new"]),
+        st.sampled_from(["oplocks", "writable", "comment", "log level"]),
+        st.sampled_from(["yes", "no", "a b", "3"]),
+    ),
+    max_size=6,
+)
+conf_files = st.sampled_from(
+    [
+        b"[global]\r\n\tworkgroup = X\r\n[share]\r\n path = /a\r\n oplocks = no\r\n",
+        b"[global]\n   log level = 1\n\n[share]\n   path = /srv\n   writeable = no",
+        b"",
+        b"# only a comment\n",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)
 @given(conf_files, conf_edits)
 def test_conf_engine_edits_land_in_the_text_exactly(
-    qapp: QApplication, data: bytes, changes: list[tuple[str, str, str, str]],
+    qapp: QApplication,
+    data: bytes,
+    changes: list[tuple[str, str, str, str]],
 ) -> None:
     from sambatune.conf import edits
     from sambatune.conf.catalog import load_bundled

@@ -43,8 +43,10 @@ SAMPLE = """\
 """
 OPLOCKS_LINE = 15
 SOCKET_LINE = 6
-AWKWARD = (b"# caf\xe9 au lait\r\n[global]\r\n\tworkgroup = EXAMPLE   \r\n"
-           b"[share]\r\n   path = /srv/share\r\n   read only = yes")
+AWKWARD = (
+    b"# caf\xe9 au lait\r\n[global]\r\n\tworkgroup = EXAMPLE   \r\n"
+    b"[share]\r\n   path = /srv/share\r\n   read only = yes"
+)
 
 
 def _open(qtbot: QtBot, path: Path) -> ConfFileWindow:
@@ -70,7 +72,9 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_text_view_shows_hints_markers_and_the_explanation_under_the_cursor(
-    qtbot: QtBot, sample: Path, screenshot: Screenshot,
+    qtbot: QtBot,
+    sample: Path,
+    screenshot: Screenshot,
 ) -> None:
     window = _open(qtbot, sample)
     page = window.page
@@ -100,14 +104,15 @@ def test_text_view_shows_hints_markers_and_the_explanation_under_the_cursor(
     qtbot.wait(100)
     screenshot(window, "editor-text")
     # Clicking a finding jumps to its line.
-    row = next(n for n in range(page.findings.row_count())
-               if page.findings.row(n).line == OPLOCKS_LINE)
+    row = next(n for n in range(page.findings.row_count()) if page.findings.row(n).line == OPLOCKS_LINE)
     page.findings.view.clicked.emit(page.findings.model.index(row, 2))
     assert editor.current_line() == OPLOCKS_LINE
 
 
 def test_completion_offers_parameter_names_and_then_values(
-    qtbot: QtBot, sample: Path, screenshot: Screenshot,
+    qtbot: QtBot,
+    sample: Path,
+    screenshot: Screenshot,
 ) -> None:
     window = _open(qtbot, sample)
     page = window.page
@@ -137,8 +142,7 @@ def test_completion_offers_parameter_names_and_then_values(
     QTest.keyClicks(editor, "oplock")
     qtbot.waitUntil(lambda: completion.popup_visible, timeout=5000)
     completion.insert("oplocks")
-    qtbot.waitUntil(lambda: completion.popup_visible and completion.mode == "value",
-                    timeout=5000)
+    qtbot.waitUntil(lambda: completion.popup_visible and completion.mode == "value", timeout=5000)
     values = [completion.matches.item(n).text() for n in range(completion.matches.rowCount())]
     assert values == ["yes   (default)", "no"]
     completion.insert("no")
@@ -146,7 +150,9 @@ def test_completion_offers_parameter_names_and_then_values(
 
 
 def test_form_edits_land_in_the_text_as_one_undoable_edit(
-    qtbot: QtBot, sample: Path, screenshot: Screenshot,
+    qtbot: QtBot,
+    sample: Path,
+    screenshot: Screenshot,
 ) -> None:
     window = _open(qtbot, sample)
     page = window.page
@@ -240,7 +246,8 @@ def _form_value(form: FormView, name: str) -> str:
 
 
 def test_a_file_with_crlf_latin1_and_no_final_newline_saves_byte_for_byte(
-    qtbot: QtBot, tmp_path: Path,
+    qtbot: QtBot,
+    tmp_path: Path,
 ) -> None:
     path = tmp_path / "awkward.conf"
     path.write_bytes(AWKWARD)
@@ -277,8 +284,7 @@ def test_save_right_after_save_as_goes_to_the_new_file(qtbot: QtBot, sample: Pat
     page.save_as(str(copy))
     QTest.keyClicks(page.editor, "again ")
     page.save()  # the Save as… is still being written
-    qtbot.waitUntil(lambda: copy.exists() and copy.read_bytes().startswith(b"# mine again "),
-                    timeout=20000)
+    qtbot.waitUntil(lambda: copy.exists() and copy.read_bytes().startswith(b"# mine again "), timeout=20000)
     qtbot.waitUntil(lambda: not page.dirty, timeout=5000)
     assert sample.read_text() == SAMPLE
     assert page.source.path == str(copy)
@@ -320,8 +326,9 @@ def test_undo_and_redo_keys_in_the_text(qtbot: QtBot, sample: Path) -> None:
     assert b"EXAMPLEX" in page.buffer.render()
     QTest.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert page.buffer.render() == sample.read_bytes()
-    QTest.keyClick(editor, Qt.Key.Key_Z,
-                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClick(
+        editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert b"EXAMPLEX" in page.buffer.render()
 
 
@@ -336,8 +343,7 @@ def test_closing_with_unsaved_changes_asks(qtbot: QtBot, sample: Path) -> None:
     box.button(QMessageBox.StandardButton.Cancel).click()
     assert window.isVisible()
     window.close()
-    box = next(b for b in window.page.findChildren(QMessageBox, "discardChangesBox")
-               if b.isVisible())
+    box = next(b for b in window.page.findChildren(QMessageBox, "discardChangesBox") if b.isVisible())
     box.button(QMessageBox.StandardButton.Discard).click()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5000)
     assert sample.read_text() == SAMPLE
@@ -380,15 +386,15 @@ def test_included_files_open_read_only(qtbot: QtBot, tmp_path: Path) -> None:
     shares = tmp_path / "shares.conf"
     shares.write_text("[data]\n   path = /srv/data\n   oplocks = maybe\n")
     main_file = tmp_path / "smb.conf"
-    main_file.write_text(f"[global]\n   workgroup = X\n   include = {shares}\n"
-                         f"   include = {tmp_path / 'missing.conf'}\n")
+    main_file.write_text(
+        f"[global]\n   workgroup = X\n   include = {shares}\n   include = {tmp_path / 'missing.conf'}\n"
+    )
     window = _open(qtbot, main_file)
     page = window.page
     assert page.includes.isVisible()
     assert "missing.conf" in page.includes.text() and "(missing)" in page.includes.text()
     # The included file's problem is listed with its file, not put in this file's gutter.
-    assert any(page.findings.row(n).where == f"{shares}:3"
-               for n in range(page.findings.row_count()))
+    assert any(page.findings.row(n).where == f"{shares}:3" for n in range(page.findings.row_count()))
     assert page.editor.markers_at(3) == []
     page.includes.linkActivated.emit("0")
     included = page.windows[-1]
@@ -429,8 +435,9 @@ def test_the_check_runs_in_a_child_that_ends_with_the_editor(qtbot: QtBot, sampl
     assert result.settings_in("projects") == 8 and result.settings_in("GLOBAL") == 6
     assert {m.severity for markers in result.markers.values() for m in markers} >= {"warning"}
     page.show_view(FORM_VIEW)
-    qtbot.waitUntil(lambda: page.lint.current is not None and page.lint.current.view is not None,
-                    timeout=20000)
+    qtbot.waitUntil(
+        lambda: page.lint.current is not None and page.lint.current.view is not None, timeout=20000
+    )
     qtbot.waitUntil(lambda: page.form.sections.count() == 2, timeout=5000)
     page.show_view(TEXT_VIEW)
     assert not page.lint.want_view

@@ -39,12 +39,18 @@ def window(qtbot: QtBot) -> Iterator[MainWindow]:
 
 
 @pytest.fixture
-def over_ssh(window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path,
-             server: SmbServer, isolated_home: Path) -> ServerWorkspace:
+def over_ssh(
+    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer, isolated_home: Path
+) -> ServerWorkspace:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
-    profile = ServerProfile(name="Editor bed", host="127.0.0.1", port=sshd.port,
-                            user=current_user(), identity_file=str(user_key),
-                            config_path=str(server.config))
+    profile = ServerProfile(
+        name="Editor bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(server.config),
+    )
     window.add_profile(profile)
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.sessions[profile.id].survey is not None, timeout=30000)
@@ -71,8 +77,7 @@ def _type_at_end(page: ConfEditorPage, lines: list[str]) -> None:
     for line in lines:
         QTest.keyClick(editor, Qt.Key.Key_Return)
         cursor = editor.textCursor()
-        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock,
-                            QTextCursor.MoveMode.KeepAnchor)
+        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()  # Enter copied the indentation; type it ourselves
         QTest.keyClicks(editor, line)
         page.completion.hide()
@@ -81,15 +86,18 @@ def _type_at_end(page: ConfEditorPage, lines: list[str]) -> None:
 def _apply(qtbot: QtBot, page: ConfEditorPage) -> ApplyDialog:
     qtbot.waitUntil(lambda: page.lint.current is not None, timeout=20000)
     page.apply_button.click()
-    qtbot.waitUntil(lambda: isinstance(page.apply_dialog, ApplyDialog)
-                    and page.apply_dialog.isVisible(), timeout=5000)
+    qtbot.waitUntil(
+        lambda: isinstance(page.apply_dialog, ApplyDialog) and page.apply_dialog.isVisible(), timeout=5000
+    )
     dialog = page.apply_dialog
     assert isinstance(dialog, ApplyDialog)
     return dialog
 
 
 def test_the_servers_smb_conf_opens_over_ssh_with_its_own_catalog(
-    qtbot: QtBot, over_ssh: ServerWorkspace, server: SmbServer,
+    qtbot: QtBot,
+    over_ssh: ServerWorkspace,
+    server: SmbServer,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
     assert over_ssh.tabs.tabText(over_ssh.tabs.indexOf(page)) == "smb.conf"
@@ -97,8 +105,7 @@ def test_the_servers_smb_conf_opens_over_ssh_with_its_own_catalog(
     assert page.buffer.render() == server.config.read_bytes()
     assert page.source.where.startswith(current_user())
     # The hints come from the server's testparm (built once, then cached).
-    qtbot.waitUntil(lambda: page.catalog is not None and page.catalog.origin != "bundled",
-                    timeout=120000)
+    qtbot.waitUntil(lambda: page.catalog is not None and page.catalog.origin != "bundled", timeout=120000)
     assert "from its testparm" in page.status.text()
     line = _line_of(page, "map to guest")
     page.editor.go_to_line(line)
@@ -114,7 +121,9 @@ def test_the_servers_smb_conf_opens_over_ssh_with_its_own_catalog(
 
 
 def test_apply_from_the_editor_then_history_and_restore(
-    qtbot: QtBot, over_ssh: ServerWorkspace, server: SmbServer,
+    qtbot: QtBot,
+    over_ssh: ServerWorkspace,
+    server: SmbServer,
     screenshot: Screenshot,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
@@ -132,8 +141,10 @@ def test_apply_from_the_editor_then_history_and_restore(
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=60000)
     assert dialog.outcome is not None
     assert dialog.outcome.ok, dialog.outcome.message
-    assert [dialog.step_state(ApplyStep(s)) for s in ("upload", "testparm", "backup", "install",
-                                                      "reload", "health")] == ["done"] * 6
+    assert [
+        dialog.step_state(ApplyStep(s))
+        for s in ("upload", "testparm", "backup", "install", "reload", "health")
+    ] == ["done"] * 6
     qtbot.wait(100)  # let the Close button be laid out
     screenshot(dialog, "editor-apply-result")
     assert "fresh" in server.list_shares()
@@ -158,16 +169,22 @@ def test_apply_from_the_editor_then_history_and_restore(
 
 
 def test_a_change_testparm_refuses_is_shown_at_its_line(
-    qtbot: QtBot, over_ssh: ServerWorkspace, server: SmbServer,
+    qtbot: QtBot,
+    over_ssh: ServerWorkspace,
+    server: SmbServer,
     screenshot: Screenshot,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
     original = server.config.read_bytes()
     _type_at_end(page, ["  oplocks = maybe"])
     bad_line = page.buffer.text.line_count
-    qtbot.waitUntil(lambda: page.lint.current is not None
-                    and any(m.severity == "error" for m in page.editor.markers_at(bad_line)),
-                    timeout=20000)
+    qtbot.waitUntil(
+        lambda: (
+            page.lint.current is not None
+            and any(m.severity == "error" for m in page.editor.markers_at(bad_line))
+        ),
+        timeout=20000,
+    )
     page.apply_button.click()
     # Our own check warns first; testparm on the server has the last word.
     box = page.findChild(QMessageBox, "lintErrorsBox")
@@ -195,7 +212,9 @@ def test_a_change_testparm_refuses_is_shown_at_its_line(
 
 
 def test_someone_elses_change_is_not_overwritten(
-    qtbot: QtBot, over_ssh: ServerWorkspace, server: SmbServer,
+    qtbot: QtBot,
+    over_ssh: ServerWorkspace,
+    server: SmbServer,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
     _type_at_end(page, ["# mine"])
@@ -214,7 +233,9 @@ def test_someone_elses_change_is_not_overwritten(
 
 
 def test_this_computer_applies_through_the_same_steps(
-    qtbot: QtBot, window: MainWindow, server: SmbServer,
+    qtbot: QtBot,
+    window: MainWindow,
+    server: SmbServer,
 ) -> None:
     session = window.session("local")
     session.profile.config_path = str(server.config)
@@ -236,7 +257,8 @@ def test_this_computer_applies_through_the_same_steps(
 
 
 def test_disconnecting_with_unsaved_edits_asks(
-    qtbot: QtBot, over_ssh: ServerWorkspace,
+    qtbot: QtBot,
+    over_ssh: ServerWorkspace,
 ) -> None:
     page = _open_editor(qtbot, over_ssh)
     _type_at_end(page, ["# not applied"])

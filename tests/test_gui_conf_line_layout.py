@@ -41,8 +41,7 @@ def _editor(qtbot: QtBot, text: str = TEXT) -> tuple[ConfTextEdit, PaintSpy]:
 
 
 def _formats(block: QTextBlock) -> list[tuple[int, int, str]]:
-    return [(f.start, f.length, f.format.foreground().color().name())
-            for f in block.layout().formats()]
+    return [(f.start, f.length, f.format.foreground().color().name()) for f in block.layout().formats()]
 
 
 def test_a_keystroke_repaints_its_line_only(qtbot: QtBot) -> None:
@@ -58,8 +57,10 @@ def test_a_keystroke_repaints_its_line_only(qtbot: QtBot) -> None:
     assert max(rect.height() for rect in spy.rects) <= line_height + 2
     assert editor.textCursor().block().text() == "   path = /srv/share2/more"
     # What was typed got the value's colour, to its end.
-    name, value = ConfHighlighter.NAME.foreground().color().name(), \
-        ConfHighlighter.VALUE.foreground().color().name()
+    name, value = (
+        ConfHighlighter.NAME.foreground().color().name(),
+        ConfHighlighter.VALUE.foreground().color().name(),
+    )
     formats = _formats(editor.textCursor().block())
     assert (3, 4, name) in formats
     assert (10, len("/srv/share2/more"), value) in formats
@@ -89,11 +90,17 @@ def _lines_match_layouts(editor: ConfTextEdit) -> bool:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(1, 12), st.integers(0, 30),
-                          st.sampled_from(["x", "\\", "\n", "\b", "\b\b", "yz"])),
-                max_size=10))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 12), st.integers(0, 30), st.sampled_from(["x", "\\", "\n", "\b", "\b\b", "yz"])
+        ),
+        max_size=10,
+    )
+)
 def test_after_any_typing_every_line_is_laid_out_as_it_reads(
-    qtbot: QtBot, keys: list[tuple[int, int, str]],
+    qtbot: QtBot,
+    keys: list[tuple[int, int, str]],
 ) -> None:
     editor, _spy = _editor(qtbot, TEXT[:400])
     for line, column, typed in keys:

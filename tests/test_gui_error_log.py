@@ -47,13 +47,15 @@ def records_of(caplog: pytest.LogCaptureFixture, name: str) -> list[logging.LogR
 def run_task(qtbot: QtBot, work: Callable[[], object]) -> None:
     runner = TaskRunner()
     finished: list[bool] = []
-    runner.start(lambda report, cancel: work(), name="Reading files1",
-                 on_finished=lambda: finished.append(True))
+    runner.start(
+        lambda report, cancel: work(), name="Reading files1", on_finished=lambda: finished.append(True)
+    )
     qtbot.waitUntil(lambda: bool(finished), timeout=5000)
 
 
 def test_a_task_failure_is_logged_with_details_and_traceback(
-    qtbot: QtBot, caplog: pytest.LogCaptureFixture,
+    qtbot: QtBot,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def fail() -> None:
         raise InvalidInput("The file is gone.", details="/etc/samba/smb.conf: no such file")
@@ -62,13 +64,15 @@ def test_a_task_failure_is_logged_with_details_and_traceback(
     [record] = records_of(caplog, "sambatune.ui.tasks")
     assert record.levelno == logging.WARNING
     assert record.getMessage() == (
-        "Reading files1 failed: The file is gone.\n/etc/samba/smb.conf: no such file")
+        "Reading files1 failed: The file is gone.\n/etc/samba/smb.conf: no such file"
+    )
     assert record.exc_info is not None and "in fail" in caplog.text
 
 
 @pytest.mark.expect_log_errors("Reading files1 failed unexpectedly")
 def test_a_bug_in_a_task_is_logged_as_an_error(
-    qtbot: QtBot, caplog: pytest.LogCaptureFixture,
+    qtbot: QtBot,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     empty: dict[str, int] = {}
     run_task(qtbot, lambda: empty["no such key"])
@@ -85,7 +89,8 @@ def test_a_cancelled_task_is_no_error(qtbot: QtBot, caplog: pytest.LogCaptureFix
 
     run_task(qtbot, cancelled)
     assert [(r.levelno, r.getMessage()) for r in records_of(caplog, "sambatune.ui.tasks")] == [
-        (logging.INFO, "Reading files1: cancelled")]
+        (logging.INFO, "Reading files1: cancelled")
+    ]
 
 
 # -- exceptions nobody caught ----------------------------------------------------------
@@ -94,7 +99,10 @@ def test_a_cancelled_task_is_no_error(qtbot: QtBot, caplog: pytest.LogCaptureFix
 @pytest.mark.qt_no_exception_capture
 @pytest.mark.expect_log_errors("Uncaught RuntimeError")
 def test_an_exception_in_a_slot_is_logged_and_shown_and_the_app_goes_on(
-    window: MainWindow, hooks: ErrorHooks, qtbot: QtBot, caplog: pytest.LogCaptureFixture,
+    window: MainWindow,
+    hooks: ErrorHooks,
+    qtbot: QtBot,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def clicked() -> None:
         raise RuntimeError("the button handler broke")
@@ -103,7 +111,8 @@ def test_an_exception_in_a_slot_is_logged_and_shown_and_the_app_goes_on(
     qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=5000)
     assert window.message_bar.message == (
         "Something went wrong inside SambaTune: RuntimeError: the button handler broke. "
-        "The app keeps running; what you were doing may not have finished.")
+        "The app keeps running; what you were doing may not have finished."
+    )
     assert "in clicked" in window.message_bar._details
     [record] = records_of(caplog, "sambatune.ui.error_hooks")
     assert record.levelno == logging.ERROR and record.exc_info is not None
@@ -112,7 +121,10 @@ def test_an_exception_in_a_slot_is_logged_and_shown_and_the_app_goes_on(
 
 @pytest.mark.expect_log_errors("Uncaught ValueError in survey-thread")
 def test_an_exception_in_a_thread_reaches_the_window(
-    window: MainWindow, hooks: ErrorHooks, qtbot: QtBot, caplog: pytest.LogCaptureFixture,
+    window: MainWindow,
+    hooks: ErrorHooks,
+    qtbot: QtBot,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def work() -> None:
         raise ValueError("bad answer")
@@ -141,12 +153,14 @@ def test_hooks_put_back_what_was_there(window: MainWindow) -> None:
 
 @pytest.mark.expect_log_errors("a critical one")
 def test_qt_messages_go_to_the_log(
-    hooks: ErrorHooks, caplog: pytest.LogCaptureFixture,
+    hooks: ErrorHooks,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     qWarning("QLayout: a warning from Qt")
     qCritical("a critical one")
-    assert [(r.name, r.levelno, r.getMessage().split(" (")[0]) for r in caplog.records
-            if r.name.startswith("qt")] == [
+    assert [
+        (r.name, r.levelno, r.getMessage().split(" (")[0]) for r in caplog.records if r.name.startswith("qt")
+    ] == [
         ("qt", logging.WARNING, "QLayout: a warning from Qt"),
         ("qt", logging.ERROR, "a critical one"),
     ]
@@ -156,7 +170,8 @@ def test_qt_messages_go_to_the_log(
 
 
 def test_help_opens_the_log_folder(
-    window: MainWindow, monkeypatch: pytest.MonkeyPatch,
+    window: MainWindow,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     opened: list[QUrl] = []
 
@@ -176,11 +191,13 @@ def test_help_opens_the_log_folder(
 
 
 def test_without_a_file_manager_the_folder_is_named(
-    window: MainWindow, monkeypatch: pytest.MonkeyPatch,
+    window: MainWindow,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
     action = window.findChild(QAction, "openLogFolderAction")
     assert action is not None
     action.trigger()
     assert window.message_bar.message == (
-        f"The log folder is {appdirs.log_dir()} (no file manager could open it).")
+        f"The log folder is {appdirs.log_dir()} (no file manager could open it)."
+    )

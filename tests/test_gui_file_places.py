@@ -11,8 +11,9 @@ from pytestqt.qtbot import QtBot
 from sambatune.ui.file_places import remember, suggested
 
 
-def test_dialogs_start_in_documents_then_in_the_last_folder(qtbot: QtBot, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dialogs_start_in_documents_then_in_the_last_folder(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     first = Path(suggested("report.html"))
     assert first.name == "report.html" and first.parent != Path(os.getcwd())

@@ -50,12 +50,18 @@ def window(qtbot: QtBot) -> Iterator[MainWindow]:
 
 
 @pytest.fixture
-def workspace(window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path,
-              server: SmbServer, isolated_home: Path) -> ServerWorkspace:
+def workspace(
+    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path, server: SmbServer, isolated_home: Path
+) -> ServerWorkspace:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
-    profile = ServerProfile(name="Follow bed", host="127.0.0.1", port=sshd.port,
-                            user=current_user(), identity_file=str(user_key),
-                            config_path=str(server.config))
+    profile = ServerProfile(
+        name="Follow bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(server.config),
+    )
     window.add_profile(profile)
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.sessions[profile.id].survey is not None, timeout=SLOW)
@@ -75,19 +81,18 @@ def _type_at_end(page: ConfEditorPage, lines: list[str]) -> None:
     for line in lines:
         QTest.keyClick(editor, Qt.Key.Key_Return)
         cursor = editor.textCursor()
-        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock,
-                            QTextCursor.MoveMode.KeepAnchor)
+        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()  # Enter copied the indentation; type it ourselves
         QTest.keyClicks(editor, line)
         page.completion.hide()
 
 
 def _apply_from_editor(qtbot: QtBot, page: ConfEditorPage) -> ApplyDialog:
-    qtbot.waitUntil(lambda: page.lint.current is not None and page.apply_button.isEnabled(),
-                    timeout=20_000)
+    qtbot.waitUntil(lambda: page.lint.current is not None and page.apply_button.isEnabled(), timeout=20_000)
     page.apply_button.click()
-    qtbot.waitUntil(lambda: isinstance(page.apply_dialog, ApplyDialog)
-                    and page.apply_dialog.isVisible(), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: isinstance(page.apply_dialog, ApplyDialog) and page.apply_dialog.isVisible(), timeout=10_000
+    )
     dialog = page.apply_dialog
     assert isinstance(dialog, ApplyDialog)
     return dialog
@@ -108,12 +113,17 @@ def _close(qtbot: QtBot, dialog: ApplyDialog, page: ConfEditorPage) -> None:
 
 
 def _history_rows(history: HistoryPage) -> list[tuple[str, str]]:
-    return [(item_at(history.table, row, 2).text(), item_at(history.table, row, 1).text())
-            for row in range(history.table.rowCount())]
+    return [
+        (item_at(history.table, row, 2).text(), item_at(history.table, row, 1).text())
+        for row in range(history.table.rowCount())
+    ]
 
 
 def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
-    qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
+    qtbot: QtBot,
+    window: MainWindow,
+    workspace: ServerWorkspace,
+    server: SmbServer,
     screenshot: Screenshot,
 ) -> None:
     original = server.config.read_bytes()
@@ -172,8 +182,7 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     screenshot(dialog, "apply-review-file-changed-meanwhile")
     dialog.close()
     # ... and the editor offers to put the edit on the live file.
-    qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(),
-                    timeout=SLOW)
+    qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(), timeout=SLOW)
     box = page.follow_box
     assert box is not None and "put on the live file" in box.text()
     screenshot(box, "editor-live-changed-under-edits")
@@ -191,8 +200,7 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     assert _run(qtbot, dialog) == "refused"
     assert server.config.read_bytes() == theirs
     dialog.close()
-    qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(),
-                    timeout=SLOW)
+    qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(), timeout=SLOW)
     box = page.follow_box
     assert box is not None
     next(b for b in box.buttons() if b.text() == "Keep my edits").click()
@@ -214,8 +222,12 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     qtbot.waitUntil(lambda: history.table.rowCount() == 5, timeout=SLOW)
     rows = _history_rows(history)
     assert [summary for summary, _ in rows] == [
-        "add [third]", "add [third], first try", "add [second]",
-        rows[3][0], "add [fresh]"]
+        "add [third]",
+        "add [third], first try",
+        "add [second]",
+        rows[3][0],
+        "add [fresh]",
+    ]
     assert rows[3][0].startswith("restored the backup of")
     happened = [what for _, what in rows]
     assert happened[1] == "Refused: someone else had changed the file"
@@ -228,8 +240,12 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
 
 
 def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
-    qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
-    tmp_path: Path, screenshot: Screenshot,
+    qtbot: QtBot,
+    window: MainWindow,
+    workspace: ServerWorkspace,
+    server: SmbServer,
+    tmp_path: Path,
+    screenshot: Screenshot,
 ) -> None:
     page = _open_editor(qtbot, workspace)
     wizard = workspace.wizard
@@ -250,19 +266,17 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
         assert dialog is not None
         dialog.config_path.setText(str(other.config))
         dialog._accept()
-        qtbot.waitUntil(lambda: wizard.start_view.share.currentText() == "archive",
-                        timeout=SLOW)
-        assert [wizard.start_view.share.itemText(i)
-                for i in range(wizard.start_view.share.count())] == ["archive"]
+        qtbot.waitUntil(lambda: wizard.start_view.share.currentText() == "archive", timeout=SLOW)
+        assert [wizard.start_view.share.itemText(i) for i in range(wizard.start_view.share.count())] == [
+            "archive"
+        ]
         # The Benchmarks page follows the other smbd's port (it was not typed over).
-        qtbot.waitUntil(lambda: workspace.benchmarks.form.port.value() == other.port,
-                        timeout=SLOW)
+        qtbot.waitUntil(lambda: workspace.benchmarks.form.port.value() == other.port, timeout=SLOW)
         # And its share list: the old smbd's share is not offered for the new one.
         qtbot.waitUntil(lambda: bench_share.currentText() == "archive", timeout=SLOW)
         assert [bench_share.itemText(i) for i in range(bench_share.count())] == ["archive"]
         # The editor, which had the old file open without edits, shows the new one.
-        qtbot.waitUntil(lambda: page.loaded and page.source.path == str(other.config),
-                        timeout=SLOW)
+        qtbot.waitUntil(lambda: page.loaded and page.source.path == str(other.config), timeout=SLOW)
         assert page.buffer.render() == other.config.read_bytes()
         workspace.tabs.setCurrentWidget(wizard)
         qtbot.wait(200)
@@ -272,10 +286,14 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
         bench_share.setEditText("typed too")
         surveyed = workspace.session.survey
         workspace.session.refresh_survey()
-        qtbot.waitUntil(lambda: workspace.session.survey is not surveyed
-                        and workspace.session.survey is not None
-                        and workspace.session.survey.config_path == str(other.config),
-                        timeout=SLOW)
+        qtbot.waitUntil(
+            lambda: (
+                workspace.session.survey is not surveyed
+                and workspace.session.survey is not None
+                and workspace.session.survey.config_path == str(other.config)
+            ),
+            timeout=SLOW,
+        )
         qtbot.wait(300)  # the pages hear of the survey through queued signals
         assert wizard.start_view.share.currentText() == "typed"
         assert bench_share.currentText() == "typed too"
@@ -284,7 +302,10 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
 
 
 def test_unsaved_edits_of_the_old_smb_conf_are_not_dropped_without_asking(
-    qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, server: SmbServer,
+    qtbot: QtBot,
+    window: MainWindow,
+    workspace: ServerWorkspace,
+    server: SmbServer,
     tmp_path: Path,
 ) -> None:
     page = _open_editor(qtbot, workspace)
@@ -296,8 +317,9 @@ def test_unsaved_edits_of_the_old_smb_conf_are_not_dropped_without_asking(
     assert dialog is not None
     dialog.config_path.setText(str(second))
     dialog._accept()
-    qtbot.waitUntil(lambda: any(b.isVisible() for b in page.findChildren(
-        QMessageBox, "discardChangesBox")), timeout=SLOW)
+    qtbot.waitUntil(
+        lambda: any(b.isVisible() for b in page.findChildren(QMessageBox, "discardChangesBox")), timeout=SLOW
+    )
     box = next(b for b in page.findChildren(QMessageBox, "discardChangesBox") if b.isVisible())
     assert f"now manages {second}" in box.text()
     box.button(QMessageBox.StandardButton.Cancel).click()

@@ -19,16 +19,22 @@ from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
 
-def _window(qtbot: QtBot, sshd: SshServer, user_key: Path, home: Path,
-            config_path: str = "") -> tuple[MainWindow, ServerProfile]:
+def _window(
+    qtbot: QtBot, sshd: SshServer, user_key: Path, home: Path, config_path: str = ""
+) -> tuple[MainWindow, ServerProfile]:
     (home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
     window = MainWindow()
     qtbot.addWidget(window)
     window.resize(1180, 780)
     window.show()
-    profile = ServerProfile(name="Two smbd", host="127.0.0.1", port=sshd.port,
-                            user=current_user(), identity_file=str(user_key),
-                            config_path=config_path)
+    profile = ServerProfile(
+        name="Two smbd",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=config_path,
+    )
     window.add_profile(profile)
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.sessions[profile.id].survey is not None, timeout=30000)
@@ -36,8 +42,13 @@ def _window(qtbot: QtBot, sshd: SshServer, user_key: Path, home: Path,
 
 
 def test_the_admin_chooses_which_smbd_to_manage(
-    qtbot: QtBot, sshd: SshServer, user_key: Path, isolated_home: Path, fresh_smbd: SmbServer,
-    second_smbd: SmbServer, screenshot: Screenshot,
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
+    isolated_home: Path,
+    fresh_smbd: SmbServer,
+    second_smbd: SmbServer,
+    screenshot: Screenshot,
 ) -> None:
     window, profile = _window(qtbot, sshd, user_key, isolated_home)
     session = window.sessions[profile.id]
@@ -58,15 +69,13 @@ def test_the_admin_chooses_which_smbd_to_manage(
     manage = table.cellWidget(row, 4)
     assert isinstance(manage, QPushButton)
     manage.click()
-    qtbot.waitUntil(lambda: session.survey is not None and not session.survey.ambiguous,
-                    timeout=30000)
+    qtbot.waitUntil(lambda: session.survey is not None and not session.survey.ambiguous, timeout=30000)
     assert profile.config_path == str(second_smbd.config)
     assert session.config_path() == str(second_smbd.config)
     assert session.survey.smb_port() == second_smbd.port
     assert window.store.load()[-1].config_path == str(second_smbd.config), "not remembered"
     # Every page follows: the benchmarks' SMB port is the managed instance's.
-    qtbot.waitUntil(lambda: workspace.benchmarks.form.port.value() == second_smbd.port,
-                    timeout=10000)
+    qtbot.waitUntil(lambda: workspace.benchmarks.form.port.value() == second_smbd.port, timeout=10000)
     workspace.tabs.setCurrentWidget(workspace.editor)
     qtbot.waitUntil(lambda: workspace.editor.loaded, timeout=30000)
     assert workspace.editor.source.path == str(second_smbd.config)
@@ -76,7 +85,11 @@ def test_the_admin_chooses_which_smbd_to_manage(
 
 
 def test_the_review_warns_before_a_restart_and_needs_consent(
-    qtbot: QtBot, sshd: SshServer, user_key: Path, isolated_home: Path, fresh_smbd: SmbServer,
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
+    isolated_home: Path,
+    fresh_smbd: SmbServer,
     screenshot: Screenshot,
 ) -> None:
     window, profile = _window(qtbot, sshd, user_key, isolated_home, str(fresh_smbd.config))
@@ -84,8 +97,13 @@ def test_the_review_warns_before_a_restart_and_needs_consent(
     try:
         original = fresh_smbd.config.read_bytes()
         candidate = original.replace(b"interfaces = lo", b"interfaces = 127.0.0.1/8")
-        dialog = ApplyDialog(window.sessions[profile.id], path=str(fresh_smbd.config),
-                             original=original, candidate=candidate, parent=window)
+        dialog = ApplyDialog(
+            window.sessions[profile.id],
+            path=str(fresh_smbd.config),
+            original=original,
+            candidate=candidate,
+            parent=window,
+        )
         qtbot.addWidget(dialog)
         dialog.show()
         qtbot.waitUntil(lambda: dialog.plan is not None, timeout=30000)
@@ -106,7 +124,9 @@ def test_the_review_warns_before_a_restart_and_needs_consent(
         assert dialog.step_state(ApplyStep.RESTART) == "done"
         rows = [dialog.steps.item(i).text() for i in range(dialog.steps.count())]
         assert [r.split("  ", 1)[1].split(" — ")[0] for r in rows][-2:] == [
-            "Restart smbd", "Check smbd answers and lists the shares"], rows
+            "Restart smbd",
+            "Check smbd answers and lists the shares",
+        ], rows
         screenshot(dialog, "apply-restart-done")
         assert fresh_smbd.config.read_bytes() == candidate
     finally:

@@ -29,8 +29,13 @@ def window(qtbot: QtBot) -> MainWindow:
 
 
 def test_add_connect_trust_and_see_overview(
-    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path, smbd: SmbServer,
-    isolated_home: Path, screenshot: Screenshot,
+    window: MainWindow,
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
+    smbd: SmbServer,
+    isolated_home: Path,
+    screenshot: Screenshot,
 ) -> None:
     screenshot(window, "main-window-empty")
     qtbot.mouseClick(window.server_list.add_button, Qt.MouseButton.LeftButton)
@@ -86,12 +91,16 @@ def test_add_connect_trust_and_see_overview(
 
 
 def test_rejecting_the_key_shows_an_error(
-    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path,
+    window: MainWindow,
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
 ) -> None:
     from sambatune.profiles import ServerProfile
 
-    profile = ServerProfile(name="t", host="127.0.0.1", port=sshd.port, user=current_user(),
-                            identity_file=str(user_key))
+    profile = ServerProfile(
+        name="t", host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(user_key)
+    )
     window.add_profile(profile)
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
@@ -125,8 +134,7 @@ def test_cancel_connect_keeps_the_gui_alive(window: MainWindow, qtbot: QtBot) ->
         silent.close()
 
 
-def test_local_overview(window: MainWindow, qtbot: QtBot, smbd: SmbServer,
-                        screenshot: Screenshot) -> None:
+def test_local_overview(window: MainWindow, qtbot: QtBot, smbd: SmbServer, screenshot: Screenshot) -> None:
     session = window.session("local")
     session.profile.config_path = str(smbd.config)
     session.connect_and_survey()

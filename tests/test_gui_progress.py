@@ -39,7 +39,9 @@ def slow_page(qtbot: QtBot, troubled_smbd: SmbServer) -> BenchmarksPage:
 
 
 def test_smb_on_a_slow_server_says_where_it_is_then_shows_its_own_runs(
-    slow_page: BenchmarksPage, qtbot: QtBot, troubled_smbd: SmbServer,
+    slow_page: BenchmarksPage,
+    qtbot: QtBot,
+    troubled_smbd: SmbServer,
     screenshot: Screenshot,
 ) -> None:
     page = slow_page
@@ -88,23 +90,31 @@ def test_smb_on_a_slow_server_says_where_it_is_then_shows_its_own_runs(
 
 
 @pytest.fixture
-def profile(sshd: SshServer, user_key: Path, troubled_smbd: SmbServer,
-            isolated_home: Path) -> ServerProfile:
+def profile(sshd: SshServer, user_key: Path, troubled_smbd: SmbServer, isolated_home: Path) -> ServerProfile:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
-    return ServerProfile(name="Slow bed", host="127.0.0.1", port=sshd.port, user=current_user(),
-                         identity_file=str(user_key), config_path=str(troubled_smbd.config))
+    return ServerProfile(
+        name="Slow bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(troubled_smbd.config),
+    )
 
 
 def test_the_wizard_baseline_shows_run_figure_and_time_left(
-    qtbot: QtBot, profile: ServerProfile, screenshot: Screenshot,
+    qtbot: QtBot,
+    profile: ServerProfile,
+    screenshot: Screenshot,
 ) -> None:
     window, page = open_window(qtbot, profile)
     page.start_view.file_size.setValue(6)
     page.start_view.runs.setValue(2)
     page.start_view.warmup.setValue(1)
     page.primary.click()  # Start the wizard
-    qtbot.waitUntil(lambda: page.task is None and page.stack.currentWidget() is page.findings_view,
-                    timeout=LONG)
+    qtbot.waitUntil(
+        lambda: page.task is None and page.stack.currentWidget() is page.findings_view, timeout=LONG
+    )
     page.primary.click()  # Measure the baseline
 
     def measuring() -> bool:
@@ -117,5 +127,6 @@ def test_the_wizard_baseline_shows_run_figure_and_time_left(
     assert page.progress.maximum() == 1000 and 0 < page.progress.value() < 1000
     qtbot.wait(150)
     screenshot(window, "wizard-baseline-progress")
-    qtbot.waitUntil(lambda: page.task is None and page.wizard is not None
-                    and page.wizard.stage == CHOOSE, timeout=LONG)
+    qtbot.waitUntil(
+        lambda: page.task is None and page.wizard is not None and page.wizard.stage == CHOOSE, timeout=LONG
+    )

@@ -22,13 +22,15 @@ LONG = 180_000
 
 def _quit_question(qtbot: QtBot, window: MainWindow) -> QMessageBox:
     window.close()
-    qtbot.waitUntil(lambda: any(b.isVisible() for b in window.findChildren(
-        QMessageBox, "quitRunningBox")), timeout=5000)
+    qtbot.waitUntil(
+        lambda: any(b.isVisible() for b in window.findChildren(QMessageBox, "quitRunningBox")), timeout=5000
+    )
     return next(b for b in window.findChildren(QMessageBox, "quitRunningBox") if b.isVisible())
 
 
 def test_quitting_during_a_benchmark_asks_and_keep_running_keeps_it(
-    qtbot: QtBot, screenshot: Screenshot,
+    qtbot: QtBot,
+    screenshot: Screenshot,
 ) -> None:
     window = MainWindow()
     qtbot.addWidget(window)
@@ -63,13 +65,22 @@ def test_quitting_during_a_benchmark_asks_and_keep_running_keeps_it(
 
 
 def test_quitting_during_a_wizard_step_asks_and_the_wizard_resumes_later(
-    qtbot: QtBot, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer, isolated_home: Path,
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
+    fresh_smbd: SmbServer,
+    isolated_home: Path,
     screenshot: Screenshot,
 ) -> None:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
-    profile = ServerProfile(name="Quit bed", host="127.0.0.1", port=sshd.port,
-                            user=current_user(), identity_file=str(user_key),
-                            config_path=str(fresh_smbd.config))
+    profile = ServerProfile(
+        name="Quit bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(fresh_smbd.config),
+    )
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()
@@ -80,13 +91,13 @@ def test_quitting_during_a_wizard_step_asks_and_the_wizard_resumes_later(
     assert wizard_action is not None
     wizard_action.trigger()
     page = window.workspaces[profile.id].wizard
-    qtbot.waitUntil(lambda: page.start_view.share.count() > 0 and page.task is None,
-                    timeout=30_000)
+    qtbot.waitUntil(lambda: page.start_view.share.count() > 0 and page.task is None, timeout=30_000)
     page.start_view.file_size.setValue(64)
     page.start_view.runs.setValue(20)
     page.primary.click()  # Start the wizard
-    qtbot.waitUntil(lambda: page.task is None and page.wizard is not None
-                    and page.wizard.stage == BASELINE, timeout=LONG)
+    qtbot.waitUntil(
+        lambda: page.task is None and page.wizard is not None and page.wizard.stage == BASELINE, timeout=LONG
+    )
     assert page.wizard is not None
     wizard_id = page.wizard.id
     page.primary.click()  # Measure the baseline

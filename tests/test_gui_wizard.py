@@ -56,15 +56,23 @@ def pick(page: WizardPage, rule_id: str) -> None:
 
 
 @pytest.fixture
-def profile(sshd: SshServer, user_key: Path, troubled_smbd: SmbServer,
-            isolated_home: Path) -> ServerProfile:
+def profile(sshd: SshServer, user_key: Path, troubled_smbd: SmbServer, isolated_home: Path) -> ServerProfile:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
-    return ServerProfile(name="Wizard bed", host="127.0.0.1", port=sshd.port, user=current_user(),
-                         identity_file=str(user_key), config_path=str(troubled_smbd.config))
+    return ServerProfile(
+        name="Wizard bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(troubled_smbd.config),
+    )
 
 
 def test_the_whole_wizard_through_the_gui_with_a_resume(
-    qtbot: QtBot, profile: ServerProfile, troubled_smbd: SmbServer, tmp_path: Path,
+    qtbot: QtBot,
+    profile: ServerProfile,
+    troubled_smbd: SmbServer,
+    tmp_path: Path,
     screenshot: Screenshot,
 ) -> None:
     config = troubled_smbd.config
@@ -77,8 +85,7 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     screenshot(window, "wizard-1-start")
 
     page.primary.click()  # Start the wizard
-    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.findings_view,
-                    timeout=LONG)
+    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.findings_view, timeout=LONG)
     found = {f["id"] for f in page.findings_view.findings}
     assert {"socket-options-fixed-buffers", "log-level-high", "sync-always"} <= found
     assert page.primary.text() == "Measure the baseline"
@@ -87,8 +94,9 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     page.primary.click()  # Measure the baseline
     qtbot.waitUntil(lambda: page.measure_view.runs.table.rowCount() >= 3, timeout=LONG)
     screenshot(window, "wizard-3-baseline-running")
-    qtbot.waitUntil(lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE,
-                    timeout=LONG)
+    qtbot.waitUntil(
+        lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE, timeout=LONG
+    )
     assert page.primary.text() == "Apply this change and measure"
     pick(page, "measure-throughput")
     assert not page.primary.isEnabled()  # not an smb.conf change
@@ -108,8 +116,7 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     steps = [page.measure_view.steps.item(i).text() for i in range(page.measure_view.steps.count())]
     assert any(s.startswith("✓ Validate it with testparm") for s in steps), steps
     screenshot(window, "wizard-5-apply-and-measure")
-    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.verdict_view,
-                    timeout=LONG)
+    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.verdict_view, timeout=LONG)
     assert page.verdict_view.table.rowCount() == 2
     headline = page.verdict_view.headline.text()
     assert any(word in headline for word in ("Faster", "Slower", "Mixed", "No real difference"))
@@ -118,8 +125,9 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     revert = page.primary if page.primary.text() == "Revert it" else page.secondary
     assert revert.text() == "Revert it"
     revert.click()
-    qtbot.waitUntil(lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE,
-                    timeout=LONG)
+    qtbot.waitUntil(
+        lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE, timeout=LONG
+    )
     assert config.read_bytes() == original
     assert "byte for byte" in page.status.text()
 
@@ -128,8 +136,14 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     page.primary.click()
     assert page.wizard is not None
     wizard_id = page.wizard.id
-    qtbot.waitUntil(lambda: page.wizard is not None and page.wizard.stage == MEASURE
-                    and page.measure_view.runs.table.rowCount() >= 1, timeout=LONG)
+    qtbot.waitUntil(
+        lambda: (
+            page.wizard is not None
+            and page.wizard.stage == MEASURE
+            and page.measure_view.runs.table.rowCount() >= 1
+        ),
+        timeout=LONG,
+    )
     window.close()  # asks first: a measurement is running
     box = window.findChild(QMessageBox, "quitRunningBox")
     assert box is not None and "measuring again" in box.text()
@@ -149,16 +163,15 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert page.primary.text() == "Continue: measure again"
     screenshot(window, "wizard-7-resumed")
     page.primary.click()
-    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.verdict_view,
-                    timeout=LONG)
+    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.verdict_view, timeout=LONG)
     keep = page.primary if page.primary.text() == "Keep the change" else page.secondary
     keep.click()
-    qtbot.waitUntil(lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE,
-                    timeout=LONG)
+    qtbot.waitUntil(
+        lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE, timeout=LONG
+    )
     assert config.read_bytes() == applied
     page.secondary.click()  # Finish and write the report
-    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.finish_view,
-                    timeout=LONG)
+    qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.finish_view, timeout=LONG)
     assert page.wizard is not None
     assert page.wizard.stage == DONE
     assert "log level = 1" in page.finish_view.diff.toPlainText()
@@ -171,4 +184,6 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert "Reverted" in html and "Kept." in html
     stored = TuningWizard.resume(WizardStore(), wizard_id)
     assert stored.finished and [r[WizardStep.DECIDE].data["decision"] for r in stored.rounds()] == [
-        "revert", "keep"]
+        "revert",
+        "keep",
+    ]

@@ -26,12 +26,16 @@ LONG = 180_000
 
 
 @pytest.fixture
-def profile(sshd: SshServer, user_key: Path, fresh_smbd: SmbServer,
-            isolated_home: Path) -> ServerProfile:
+def profile(sshd: SshServer, user_key: Path, fresh_smbd: SmbServer, isolated_home: Path) -> ServerProfile:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
-    return ServerProfile(name="Discard bed", host="127.0.0.1", port=sshd.port,
-                         user=current_user(), identity_file=str(user_key),
-                         config_path=str(fresh_smbd.config))
+    return ServerProfile(
+        name="Discard bed",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(fresh_smbd.config),
+    )
 
 
 def open_wizard(qtbot: QtBot, profile: ServerProfile) -> tuple[MainWindow, WizardPage]:
@@ -47,13 +51,14 @@ def open_wizard(qtbot: QtBot, profile: ServerProfile) -> tuple[MainWindow, Wizar
     assert wizard_action is not None
     wizard_action.trigger()
     page = window.workspaces[profile.id].wizard
-    qtbot.waitUntil(lambda: page.start_view.share.count() > 0 and page.task is None,
-                    timeout=30_000)
+    qtbot.waitUntil(lambda: page.start_view.share.count() > 0 and page.task is None, timeout=30_000)
     return window, page
 
 
 def test_a_wizard_whose_baseline_failed_is_discarded_from_the_page(
-    qtbot: QtBot, profile: ServerProfile, fresh_smbd: SmbServer,
+    qtbot: QtBot,
+    profile: ServerProfile,
+    fresh_smbd: SmbServer,
     screenshot: Screenshot,
 ) -> None:
     original = fresh_smbd.config.read_bytes()
@@ -64,8 +69,9 @@ def test_a_wizard_whose_baseline_failed_is_discarded_from_the_page(
     page.start_view.runs.setValue(2)
     page.start_view.warmup.setValue(0)
     page.primary.click()  # Start the wizard
-    qtbot.waitUntil(lambda: page.task is None and page.stack.currentWidget() is page.findings_view,
-                    timeout=LONG)
+    qtbot.waitUntil(
+        lambda: page.task is None and page.stack.currentWidget() is page.findings_view, timeout=LONG
+    )
     assert page.discard_button.isVisible() and page.discard_button.isEnabled()
     wizard = page.wizard
     assert wizard is not None
@@ -91,8 +97,7 @@ def test_a_wizard_whose_baseline_failed_is_discarded_from_the_page(
     assert page.wizard is wizard and page.task is None
 
     page.discard_button.click()
-    question = next(q for q in page.findChildren(QMessageBox, "discardWizardQuestion")
-                    if q.isVisible())
+    question = next(q for q in page.findChildren(QMessageBox, "discardWizardQuestion") if q.isVisible())
     next(b for b in question.buttons() if b.text() == f"Discard wizard {wizard_id}").click()
     qtbot.waitUntil(lambda: page.task is None and page.wizard is None, timeout=LONG)
     assert page.stack.currentWidget() is page.start_view
@@ -108,7 +113,8 @@ def test_a_wizard_whose_baseline_failed_is_discarded_from_the_page(
 
 
 def test_an_unfinished_wizard_is_discarded_from_the_start_page(
-    qtbot: QtBot, profile: ServerProfile,
+    qtbot: QtBot,
+    profile: ServerProfile,
 ) -> None:
     window, page = open_wizard(qtbot, profile)
     page.start_view.file_size.setValue(1)
@@ -125,6 +131,5 @@ def test_an_unfinished_wizard_is_discarded_from_the_start_page(
     question = page.findChild(QMessageBox, "discardWizardQuestion")
     assert question is not None
     next(b for b in question.buttons() if b.text() == f"Discard wizard {wizard_id}").click()
-    qtbot.waitUntil(lambda: page.task is None and page.start_view.unfinished.count() == 0,
-                    timeout=LONG)
+    qtbot.waitUntil(lambda: page.task is None and page.start_view.unfinished.count() == 0, timeout=LONG)
     assert TuningWizard.resume(WizardStore(), wizard_id).discarded

@@ -113,9 +113,7 @@ def test_host_patterns_match_as_in_openssh(
         field = head + hashed_name(name, tmp_path / "scratch", keys["other"])
     known = tmp_path / "known_hosts"
     known.write_text(f"{field} {public_line(keys['other'])}\n")
-    openssh = subprocess.run(
-        ["ssh-keygen", "-F", host, "-f", str(known)], capture_output=True, text=True
-    )
+    openssh = subprocess.run(["ssh-keygen", "-F", host, "-f", str(known)], capture_output=True, text=True)
     assert (openssh.returncode == 0) == applies, openssh.stdout + openssh.stderr
     assert host_matches(field, host) == applies
 
@@ -259,8 +257,9 @@ ORACLE_CASES = [
     Case("plain-name-changed", "ed25519", "127.0.0.1 {other}", "new"),
     Case("cert-authority", "ed25519", "@cert-authority * {other}", "new"),
     Case("cert-authority-is-host-key", "ed25519", f"@cert-authority {HOST} {{ed25519}}", "new"),
-    Case("cert-authority-and-changed", "ed25519", f"@cert-authority * {{ed25519}}\n{HOST} {{other}}",
-         "changed"),
+    Case(
+        "cert-authority-and-changed", "ed25519", f"@cert-authority * {{ed25519}}\n{HOST} {{other}}", "changed"
+    ),
     Case("unknown-marker", "ed25519", f"@trusted {HOST} {{other}}", "new"),
     Case("two-markers", "ed25519", "@revoked @cert-authority * {ed25519}", "new"),
     Case("comment", "ed25519", f"# {HOST} {{other}}\n", "new"),
@@ -269,11 +268,32 @@ ORACLE_CASES = [
 
 def openssh_outcome(server: SshServer, known: Path, user_key: Path) -> str:
     result = subprocess.run(
-        ["ssh", "-F", "/dev/null", "-o", "StrictHostKeyChecking=accept-new",
-         "-o", f"UserKnownHostsFile={known}", "-o", "GlobalKnownHostsFile=/dev/null",
-         "-o", "UpdateHostKeys=no", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
-         "-i", str(user_key), "-p", str(server.port), f"{current_user()}@127.0.0.1", "true"],
-        capture_output=True, text=True, timeout=60,
+        [
+            "ssh",
+            "-F",
+            "/dev/null",
+            "-o",
+            "StrictHostKeyChecking=accept-new",
+            "-o",
+            f"UserKnownHostsFile={known}",
+            "-o",
+            "GlobalKnownHostsFile=/dev/null",
+            "-o",
+            "UpdateHostKeys=no",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-i",
+            str(user_key),
+            "-p",
+            str(server.port),
+            f"{current_user()}@127.0.0.1",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     if "REVOKED HOST KEY" in result.stderr:
         return "revoked"
@@ -284,14 +304,14 @@ def openssh_outcome(server: SshServer, known: Path, user_key: Path) -> str:
     return f"ssh failed otherwise: {result.stderr}"
 
 
-def options_with(port: int, known: Path, user_key: Path, lines: str | None = None
-                 ) -> ConnectionOptions:
+def options_with(port: int, known: Path, user_key: Path, lines: str | None = None) -> ConnectionOptions:
     """Options for the test sshd on ``port``, with ``known`` as known_hosts (written
     with ``lines`` when given)."""
     if lines is not None:
         known.write_text(lines)
-    return ConnectionOptions(host="127.0.0.1", port=port, user=current_user(),
-                             identity_file=str(user_key), known_hosts=known)
+    return ConnectionOptions(
+        host="127.0.0.1", port=port, user=current_user(), identity_file=str(user_key), known_hosts=known
+    )
 
 
 def sambatune_outcome(server: SshServer, known: Path, user_key: Path) -> tuple[str, FixedAnswers]:
@@ -310,15 +330,18 @@ def sambatune_outcome(server: SshServer, known: Path, user_key: Path) -> tuple[s
 
 @pytest.mark.parametrize("case", ORACLE_CASES, ids=lambda c: c.name)
 def test_sambatune_decides_as_openssh_accept_new(
-    case: Case, servers: dict[str, SshServer], keys: dict[str, Path], user_key: Path,
+    case: Case,
+    servers: dict[str, SshServer],
+    keys: dict[str, Path],
+    user_key: Path,
     tmp_path: Path,
 ) -> None:
     server = servers[case.server]
     publics = {"other": public_line(keys["other"]), "dsa": public_line(keys["dsa"])}
     host_keys = [server.host_key, *getattr(server, "extra_host_keys", ())]
     for key in host_keys:
-        publics[key.with_suffix(".pub").read_text().split()[0].removeprefix("ssh-")] = (
-            public_line(key.with_suffix(".pub"))
+        publics[key.with_suffix(".pub").read_text().split()[0].removeprefix("ssh-")] = public_line(
+            key.with_suffix(".pub")
         )
     crafted = tmp_path / "known_hosts"
     crafted.write_text(case.known_hosts.format(port=server.port, **publics) + "\n")
@@ -351,8 +374,9 @@ def test_sambatune_decides_as_openssh_accept_new(
 def test_revoked_key_message(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
     known = tmp_path / "known_hosts"
     pub = sshd.host_key.with_suffix(".pub")
-    options = options_with(sshd.port, known, user_key,
-                           f"{sshd.known_hosts_line}@revoked * {public_line(pub)}\n")
+    options = options_with(
+        sshd.port, known, user_key, f"{sshd.known_hosts_line}@revoked * {public_line(pub)}\n"
+    )
     with pytest.raises(HostKeyRevoked) as caught:
         open_target(options, FixedAnswers(accept_new_host_key=True))
     assert caught.value.code == "host-key-revoked"
@@ -366,8 +390,9 @@ def test_other_key_type_message(
 ) -> None:
     server = servers["rsa"]
     known = tmp_path / "known_hosts"
-    options = options_with(server.port, known, user_key,
-                           f"[127.0.0.1]:{server.port} {public_line(keys['other'])}\n")
+    options = options_with(
+        server.port, known, user_key, f"[127.0.0.1]:{server.port} {public_line(keys['other'])}\n"
+    )
     with pytest.raises(HostKeyChanged) as caught:
         open_target(options, FixedAnswers(accept_new_host_key=True))
     assert "CHANGED" in caught.value.message
@@ -380,8 +405,7 @@ def test_changed_key_under_a_pattern_is_not_removed_with_ssh_keygen(
     sshd: SshServer, keys: dict[str, Path], user_key: Path, tmp_path: Path
 ) -> None:
     known = tmp_path / "known_hosts"
-    options = options_with(sshd.port, known, user_key,
-                           f"[127.0.0.1]:* {public_line(keys['other'])}\n")
+    options = options_with(sshd.port, known, user_key, f"[127.0.0.1]:* {public_line(keys['other'])}\n")
     with pytest.raises(HostKeyChanged) as caught:
         open_target(options, NoPrompts())
     # ssh-keygen -R would delete the pattern line for every host it covers.
@@ -394,8 +418,7 @@ def test_certificate_authority_is_mentioned_when_asking(
     sshd: SshServer, keys: dict[str, Path], user_key: Path, tmp_path: Path
 ) -> None:
     known = tmp_path / "known_hosts"
-    options = options_with(sshd.port, known, user_key,
-                           f"@cert-authority * {public_line(keys['other'])}\n")
+    options = options_with(sshd.port, known, user_key, f"@cert-authority * {public_line(keys['other'])}\n")
     with pytest.raises(HostKeyUnknown) as caught:
         open_target(options, NoPrompts())
     assert "certificate authority" in caught.value.details

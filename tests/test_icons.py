@@ -34,10 +34,11 @@ def ico_entries(data: bytes) -> list[tuple[int, bytes]]:
     entries = []
     for index in range(count):
         width, height, _colours, _zero, planes, bits, length, offset = struct.unpack(
-            "<BBBBHHII", data[6 + 16 * index: 22 + 16 * index])
+            "<BBBBHHII", data[6 + 16 * index : 22 + 16 * index]
+        )
         assert width == height and (planes, bits) == (1, 32)
         assert offset + length <= len(data)
-        entries.append((width or 256, data[offset:offset + length]))
+        entries.append((width or 256, data[offset : offset + length]))
     return entries
 
 
@@ -46,10 +47,10 @@ def icns_entries(data: bytes) -> list[tuple[str, bytes]]:
     assert struct.unpack(">I", data[4:8])[0] == len(data)
     entries, position = [], 8
     while position < len(data):
-        kind = data[position:position + 4].decode("ascii")
-        (length,) = struct.unpack(">I", data[position + 4:position + 8])
+        kind = data[position : position + 4].decode("ascii")
+        (length,) = struct.unpack(">I", data[position + 4 : position + 8])
         assert length >= 8 and position + length <= len(data)
-        entries.append((kind, data[position + 8:position + length]))
+        entries.append((kind, data[position + 8 : position + length]))
         position += length
     return entries
 

@@ -39,8 +39,9 @@ def test_inno_setup_installs_per_user_without_elevation() -> None:
     assert iss_setting("PrivilegesRequired") == "lowest"
     assert "dialog" in iss_setting("PrivilegesRequiredOverridesAllowed")
     assert iss_setting("DefaultDirName").startswith("{autopf}")
-    assert re.search(r'^Name: "\{autoprograms\}\\\{#AppName\}"; Filename: "\{app\}\\\{#AppExe\}"',
-                     ISS, re.MULTILINE), "no Start menu entry"
+    assert re.search(
+        r'^Name: "\{autoprograms\}\\\{#AppName\}"; Filename: "\{app\}\\\{#AppExe\}"', ISS, re.MULTILINE
+    ), "no Start menu entry"
 
 
 def test_inno_setup_names_the_programs_the_spec_builds() -> None:
@@ -63,8 +64,7 @@ def test_shell_scripts_are_executable(script: str) -> None:
 
 
 def test_workflow_runs_the_committed_scripts_and_pins_its_actions() -> None:
-    for script in ("installer/build-linux.sh", "installer/build-macos.sh",
-                   "installer\\build-windows.ps1"):
+    for script in ("installer/build-linux.sh", "installer/build-macos.sh", "installer\\build-windows.ps1"):
         assert script in WORKFLOW
         assert (REPO / script.replace("\\", "/")).is_file()
     uses = re.findall(r"uses: (\S+)", WORKFLOW)

@@ -47,8 +47,7 @@ class HeldSession:
     def __init__(self, port: int) -> None:
         self.connection = Connection(uuid.uuid4(), "127.0.0.1", port, require_signing=False)
         self.connection.connect(timeout=10)
-        session = Session(self.connection, "guest", "", require_encryption=False,
-                          auth_protocol="ntlm")
+        session = Session(self.connection, "guest", "", require_encryption=False, auth_protocol="ntlm")
         session.connect()
         self.tree = TreeConnect(session, r"\\127.0.0.1\bench")
         self.tree.connect(require_secure_negotiate=False)
@@ -74,7 +73,8 @@ def held(fresh_smbd: SmbServer) -> Iterator[HeldSession]:
 
 
 def test_the_survey_lists_every_instance_and_chooses_none(
-        fresh_smbd: SmbServer, second_smbd: SmbServer, ssh: Transport) -> None:
+    fresh_smbd: SmbServer, second_smbd: SmbServer, ssh: Transport
+) -> None:
     survey = run_survey(ssh)
     ours = {str(fresh_smbd.config), str(second_smbd.config)}
     found = {i["config"]: i for i in survey.instances if i["config"] in ours}
@@ -99,7 +99,8 @@ def test_the_survey_lists_every_instance_and_chooses_none(
 
 
 def test_apply_without_a_path_refuses_and_names_every_candidate(
-        fresh_smbd: SmbServer, second_smbd: SmbServer, tmp_path: Path) -> None:
+    fresh_smbd: SmbServer, second_smbd: SmbServer, tmp_path: Path
+) -> None:
     from sambatune.remote.local import LocalTransport
 
     with pytest.raises(Exception) as refused:
@@ -118,8 +119,7 @@ def test_apply_without_a_path_refuses_and_names_every_candidate(
     assert {s.config: s.config.read_bytes() for s in (fresh_smbd, second_smbd)} == before
 
 
-def test_survey_json_has_one_entry_per_instance(fresh_smbd: SmbServer,
-                                                second_smbd: SmbServer) -> None:
+def test_survey_json_has_one_entry_per_instance(fresh_smbd: SmbServer, second_smbd: SmbServer) -> None:
     result = sambatune_cli("survey", "--json")
     assert result.returncode == 0, result.stderr
     samba = json.loads(result.stdout)["samba"]
@@ -133,7 +133,8 @@ def test_survey_json_has_one_entry_per_instance(fresh_smbd: SmbServer,
 
 
 def test_a_reload_keeps_a_working_session_and_its_open_file(
-        fresh_smbd: SmbServer, held: HeldSession, ssh: Transport) -> None:
+    fresh_smbd: SmbServer, held: HeldSession, ssh: Transport
+) -> None:
     pid = find_instance(ssh, str(fresh_smbd.config))
     assert pid is not None
     original = fresh_smbd.config.read_bytes()
@@ -148,14 +149,14 @@ def test_a_reload_keeps_a_working_session_and_its_open_file(
 
 
 def test_a_restart_is_refused_without_consent_and_names_who_it_drops(
-        fresh_smbd: SmbServer, held: HeldSession, ssh: Transport) -> None:
+    fresh_smbd: SmbServer, held: HeldSession, ssh: Transport
+) -> None:
     path = str(fresh_smbd.config)
     original = fresh_smbd.config.read_bytes()
     candidate = original.replace(b"bind interfaces only = yes", b"bind interfaces only = no")
     journal = AppliedVersions().journal(ssh.label, path)
 
-    planned = apply_config(ssh, ApplyRequest(path, original, candidate, dry_run=True),
-                           journal=journal)
+    planned = apply_config(ssh, ApplyRequest(path, original, candidate, dry_run=True), journal=journal)
     assert planned.status == PLANNED and planned.live == "old"
     assert planned.activation == "restart"
     assert planned.clients is not None and len(planned.clients.sessions) == 1
@@ -172,23 +173,30 @@ def test_a_restart_is_refused_without_consent_and_names_who_it_drops(
     assert not [p for p in fresh_smbd.config.parent.iterdir() if p.name.endswith(".new")]
 
 
-def test_cli_dry_run_and_allow_restart(fresh_smbd: SmbServer, held: HeldSession,
-                                       tmp_path: Path) -> None:
+def test_cli_dry_run_and_allow_restart(fresh_smbd: SmbServer, held: HeldSession, tmp_path: Path) -> None:
     path = str(fresh_smbd.config)
     original = fresh_smbd.config.read_bytes()
     new_port = free_port()
     candidate = tmp_path / "new.conf"
-    candidate.write_bytes(original.replace(f"smb ports = {fresh_smbd.port}".encode(),
-                                           f"smb ports = {new_port}".encode()))
+    candidate.write_bytes(
+        original.replace(f"smb ports = {fresh_smbd.port}".encode(), f"smb ports = {new_port}".encode())
+    )
     common = ["conf", "apply", "--file", str(candidate), "--remote-path", path, "--json"]
 
     dry = sambatune_cli(*common, "--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
     plan = json.loads(dry.stdout)
     assert plan["status"] == "planned" and plan["activation"] == "restart"
-    assert plan["changes"] == [{"section": "global", "parameter": "smb ports",
-                                "old": str(fresh_smbd.port), "new": str(new_port),
-                                "activation": "restart", "why": plan["changes"][0]["why"]}]
+    assert plan["changes"] == [
+        {
+            "section": "global",
+            "parameter": "smb ports",
+            "old": str(fresh_smbd.port),
+            "new": str(new_port),
+            "activation": "restart",
+            "why": plan["changes"][0]["why"],
+        }
+    ]
     assert len(plan["clients"]["sessions"]) == 1 and plan["diff"]
     assert plan["plan"][-2:] == ["Restart smbd", "Check smbd answers and lists the shares"]
     assert fresh_smbd.config.read_bytes() == original
@@ -205,8 +213,7 @@ def test_cli_dry_run_and_allow_restart(fresh_smbd: SmbServer, held: HeldSession,
     assert "bench" in fresh_smbd.list_shares()
 
 
-def test_connected_clients_from_the_text_of_older_samba(fresh_smbd: SmbServer,
-                                                        held: HeldSession) -> None:
+def test_connected_clients_from_the_text_of_older_samba(fresh_smbd: SmbServer, held: HeldSession) -> None:
     """Samba before 4.16 has no --json: the plain tables give the same answer."""
     from sambatune.remote.local import LocalTransport
 
@@ -216,5 +223,6 @@ def test_connected_clients_from_the_text_of_older_samba(fresh_smbd: SmbServer,
     text_locks = subprocess.run([*base, "-L"], capture_output=True, text=True).stdout
     assert parse_sessions_text(text_sessions) == as_json.sessions
     assert [(f.pid, f.share_path, f.name) for f in parse_locks_text(text_locks)] == [
-        (f.pid, f.share_path, f.name) for f in as_json.open_files]
+        (f.pid, f.share_path, f.name) for f in as_json.open_files
+    ]
     assert as_json.open_files[0].share_path == str(fresh_smbd.share_path)

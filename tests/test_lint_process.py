@@ -35,7 +35,8 @@ def process() -> Iterator[LintProcess]:
 
 
 def _in_this_process(
-    document: SmbConfDocument, reader: LocalIncludes | None = None,
+    document: SmbConfDocument,
+    reader: LocalIncludes | None = None,
 ) -> tuple[EffectiveConfig, list[Finding]]:
     catalog = load_bundled()
     view = effective_view(document, catalog, read_include=reader)
@@ -67,7 +68,8 @@ def test_a_large_generated_file(process: LintProcess) -> None:
 
 
 def test_includes_are_read_by_the_parent_and_linked_to_its_documents(
-        process: LintProcess, tmp_path: Path) -> None:
+    process: LintProcess, tmp_path: Path
+) -> None:
     shares = tmp_path / "shares.conf"
     shares.write_text("[data]\n   path = /srv/data\n   socket options = SO_RCVBUF=8192\n")
     main = tmp_path / "smb.conf"
@@ -85,7 +87,9 @@ def test_includes_are_read_by_the_parent_and_linked_to_its_documents(
     assert summary.findings == expected
     assert any(f.file == str(shares) for f in summary.findings)
     assert [(link.path, link.status) for link in summary.includes] == [
-        (str(shares), "followed"), (f"{tmp_path}/missing.conf", "missing")]
+        (str(shares), "followed"),
+        (f"{tmp_path}/missing.conf", "missing"),
+    ]
     # The document is the one this side read: the editor opens it from there.
     assert summary.includes[0].document is reader(str(shares))
     assert summary.includes[0].document.render() == shares.read_bytes()
@@ -95,7 +99,8 @@ def test_includes_are_read_by_the_parent_and_linked_to_its_documents(
 
 
 def test_a_failing_reader_fails_the_check_and_the_next_check_works(
-        process: LintProcess, tmp_path: Path) -> None:
+    process: LintProcess, tmp_path: Path
+) -> None:
     data = b"[global]\n   include = /etc/samba/other.conf\n   log level = 1\n"
 
     def broken(path: str) -> NoReturn:
@@ -107,8 +112,7 @@ def test_a_failing_reader_fails_the_check_and_the_next_check_works(
     assert summary.section_settings == {"global": 1}
 
 
-def test_a_child_that_dies_mid_check_fails_it_and_a_new_one_starts(
-        process: LintProcess) -> None:
+def test_a_child_that_dies_mid_check_fails_it_and_a_new_one_starts(process: LintProcess) -> None:
     catalog = load_bundled()
     process.check(b"[global]\n", None, catalog, None)
     first = process._process
@@ -126,8 +130,9 @@ def test_a_child_that_dies_mid_check_fails_it_and_a_new_one_starts(
     assert summary.section_settings == {"global": 1}
 
 
-def _check_in_thread(process: LintProcess, data: bytes, catalog: ParameterCatalog,
-                     meanwhile: Callable[[], object]) -> BaseException | None:
+def _check_in_thread(
+    process: LintProcess, data: bytes, catalog: ParameterCatalog, meanwhile: Callable[[], object]
+) -> BaseException | None:
     """Run a check on a thread, call ``meanwhile`` while it runs; what the check raised."""
     outcome: list[BaseException | None] = []
 
@@ -171,8 +176,12 @@ def test_an_error_inside_the_child_comes_back_as_a_message(process: LintProcess)
     catalog = load_bundled()
     unreadable = CatalogTheChildCannotRead.__new__(CatalogTheChildCannotRead)
     unreadable.__dict__.update(catalog.__dict__)
-    with pytest.raises(SambaTuneError, match=r"check of smb\.conf failed: the parameter catalog "
-                                             r"could not be read"):
+    with pytest.raises(
+        SambaTuneError,
+        match=r"check of smb\.conf failed: the parameter catalog "
+        r"could not be read",
+    ):
         process.check(b"[global]\n", None, unreadable, None)
     assert process.check(b"[global]\n", None, catalog, None).findings == lint(
-        SmbConfDocument.parse(b"[global]\n"), catalog)
+        SmbConfDocument.parse(b"[global]\n"), catalog
+    )

@@ -18,9 +18,10 @@ pytestmark = pytest.mark.bundle
 def test_wheel_installs_and_self_checks(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist),
-         str(REPO)],
-        check=True, capture_output=True, cwd=tmp_path,
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
     )
     [wheel] = dist.glob("sambatune-*.whl")
     env_dir = tmp_path / "venv"
@@ -28,12 +29,16 @@ def test_wheel_installs_and_self_checks(tmp_path: Path) -> None:
     python = env_dir / "bin" / "python"
     subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", str(wheel)],
-        check=True, capture_output=True, cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
     )
     # Run from an unrelated directory so nothing can be found through the checkout.
     result = subprocess.run(
         [str(env_dir / "bin" / "sambatune"), "--self-check", "--json"],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -49,13 +49,16 @@ def allocation_size(server: SmbServer, name: str) -> tuple[str, int, int]:
 
     with SmbProbeConnection("127.0.0.1", server.share, server.port) as connection:
         handle: Any = Open(connection.tree, name)
-        handle.create(ImpersonationLevel.Impersonation,
-                      FilePipePrinterAccessMask.FILE_READ_ATTRIBUTES,
-                      FileAttributes.FILE_ATTRIBUTE_NORMAL, ShareAccess.FILE_SHARE_READ,
-                      CreateDisposition.FILE_OPEN, CreateOptions.FILE_NON_DIRECTORY_FILE)
+        handle.create(
+            ImpersonationLevel.Impersonation,
+            FilePipePrinterAccessMask.FILE_READ_ATTRIBUTES,
+            FileAttributes.FILE_ATTRIBUTE_NORMAL,
+            ShareAccess.FILE_SHARE_READ,
+            CreateDisposition.FILE_OPEN,
+            CreateOptions.FILE_NON_DIRECTORY_FILE,
+        )
         try:
-            return (connection.facts()["dialect"], int(handle.allocation_size),
-                    int(handle.end_of_file))
+            return (connection.facts()["dialect"], int(handle.allocation_size), int(handle.end_of_file))
         finally:
             handle.close()
 
@@ -78,11 +81,14 @@ def test_smb2_max_read_and_write_go_beyond_8_mib(server: SmbServer) -> None:
     assert (facts["max_read_size"], facts["max_write_size"]) == (0xFFFF00, 12 * 1024 * 1024)
 
 
-@pytest.mark.parametrize(("global_lines", "reachable"), [
-    ("", False),  # smb1 unix extensions defaults to yes: wide links = yes is ignored
-    ("  smb1 unix extensions = no\n", True),
-    ("  allow insecure wide links = yes\n", True),
-])
+@pytest.mark.parametrize(
+    ("global_lines", "reachable"),
+    [
+        ("", False),  # smb1 unix extensions defaults to yes: wide links = yes is ignored
+        ("  smb1 unix extensions = no\n", True),
+        ("  allow insecure wide links = yes\n", True),
+    ],
+)
 @pytest.mark.testbed  # runs Samba's own programs
 def test_wide_links_need_unix_extensions_off_or_insecure_wide_links(
     server: SmbServer, tmp_path: Path, global_lines: str, reachable: bool

@@ -37,7 +37,12 @@ SEED_DIGESTS = TESTS_DIR / "data" / "seed_shingles.txt"
 MAN_PAGE = Path("/usr/share/man/man5/smb.conf.5.gz")
 
 ENTRY_FIELDS = {
-    "summary", "performance", "when_to_change", "history", "classic_advice", "applies_to",
+    "summary",
+    "performance",
+    "when_to_change",
+    "history",
+    "classic_advice",
+    "applies_to",
     "sources",
 }
 ADVICE_FIELDS = {"claim", "source", "verdict", "today"}
@@ -48,30 +53,90 @@ VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
 # Issue 3, deliverable 4: every parameter it names, under the name testparm prints.
 REQUIRED = [
-    "log level", "socket options", "read raw", "write raw", "oplocks", "level2 oplocks",
-    "fake oplocks", "kernel oplocks", "veto oplock files", "max xmit", "read size",
-    "read prediction", "getwd cache", "wide links", "follow symlinks", "hide files",
-    "lpq cache time", "strict locking", "strict sync", "sync always", "deadtime",
-    "share modes", "password level", "aio read size", "aio write size", "use sendfile",
-    "min receivefile size", "server multi channel support", "smb2 max read", "smb2 max write",
-    "smb2 max trans", "server min protocol", "server max protocol", "strict allocate",
-    "case sensitive", "default case", "preserve case", "short preserve case",
-    "directory name cache size", "store dos attributes", "ea support", "server signing",
-    "server smb encrypt", "vfs objects", "kernel share modes", "posix locking",
-    "max connections", "keepalive",
+    "log level",
+    "socket options",
+    "read raw",
+    "write raw",
+    "oplocks",
+    "level2 oplocks",
+    "fake oplocks",
+    "kernel oplocks",
+    "veto oplock files",
+    "max xmit",
+    "read size",
+    "read prediction",
+    "getwd cache",
+    "wide links",
+    "follow symlinks",
+    "hide files",
+    "lpq cache time",
+    "strict locking",
+    "strict sync",
+    "sync always",
+    "deadtime",
+    "share modes",
+    "password level",
+    "aio read size",
+    "aio write size",
+    "use sendfile",
+    "min receivefile size",
+    "server multi channel support",
+    "smb2 max read",
+    "smb2 max write",
+    "smb2 max trans",
+    "server min protocol",
+    "server max protocol",
+    "strict allocate",
+    "case sensitive",
+    "default case",
+    "preserve case",
+    "short preserve case",
+    "directory name cache size",
+    "store dos attributes",
+    "ea support",
+    "server signing",
+    "server smb encrypt",
+    "vfs objects",
+    "kernel share modes",
+    "posix locking",
+    "max connections",
+    "keepalive",
 ]
 # The seeds' tuning lists: each of these must say what became of the old advice.
 CLASSIC = [
-    "log level", "socket options", "read raw", "write raw", "oplocks", "level2 oplocks",
-    "fake oplocks", "veto oplock files", "max xmit", "read size", "read prediction",
-    "getwd cache", "wide links", "follow symlinks", "hide files", "lpq cache time",
-    "strict locking", "strict sync", "sync always", "deadtime", "share modes",
+    "log level",
+    "socket options",
+    "read raw",
+    "write raw",
+    "oplocks",
+    "level2 oplocks",
+    "fake oplocks",
+    "veto oplock files",
+    "max xmit",
+    "read size",
+    "read prediction",
+    "getwd cache",
+    "wide links",
+    "follow symlinks",
+    "hide files",
+    "lpq cache time",
+    "strict locking",
+    "strict sync",
+    "sync always",
+    "deadtime",
+    "share modes",
     "password level",
 ]
 # Removed parameters that old tuning material recommends: these are explained in full.
 TUNING_REMOVED = {
-    "read prediction", "read size", "share modes", "password level",
-    "directory name cache size", "write cache size", "oplock contention limit", "getwd cache",
+    "read prediction",
+    "read size",
+    "share modes",
+    "password level",
+    "directory name cache size",
+    "write cache size",
+    "oplock contention limit",
+    "getwd cache",
 }
 # Every parameter Samba 3.6.0 or a later 4.x release had and 4.17 lacks (issue 16): the
 # parm_table of source3/param/loadparm.c at samba-3.6.0 and lib/param/param_table.c (from
@@ -79,34 +144,62 @@ TUNING_REMOVED = {
 # "smb.conf changes" tables of the WHATSNEW.txt of each release. `idmap alloc backend` and
 # `update encrypted` went in 3.6.0 itself.
 REMOVED_SINCE_3_6 = {
-    "acl compatibility": "4.0.0", "announce as": "4.0.0", "announce version": "4.0.0",
-    "directory security mask": "4.0.0", "display charset": "4.0.0",
-    "force directory security mode": "4.0.0", "force security mode": "4.0.0",
-    "paranoid server security": "4.0.0", "printer admin": "4.0.0", "security mask": "4.0.0",
-    "send spnego principal": "4.0.0", "share modes": "4.0.0", "time offset": "4.0.0",
-    "password level": "4.1.0", "set directory": "4.1.0", "use ntdb": "4.3.0",
-    "only user": "4.5.0", "username": "4.5.0", "user": "4.5.0", "users": "4.5.0",
-    "winbindd privileged socket directory": "4.7.0", "auth methods": "4.8.0",
-    "map untrusted to domain": "4.8.0", "oplock contention limit": "4.8.0",
-    "profile acls": "4.8.0", "use spnego": "4.8.0", "winbind trusted domains only": "4.8.0",
-    "web port": "4.11.0", "rndc command": "4.12.0", "write cache size": "4.12.0",
-    "ldap ssl ads": "4.13.0", "homedir map": "4.15.0", "nis homedir": "4.15.0",
-    "share backend": "4.15.0", "idmap alloc backend": "3.6.0", "update encrypted": "3.6.0",
+    "acl compatibility": "4.0.0",
+    "announce as": "4.0.0",
+    "announce version": "4.0.0",
+    "directory security mask": "4.0.0",
+    "display charset": "4.0.0",
+    "force directory security mode": "4.0.0",
+    "force security mode": "4.0.0",
+    "paranoid server security": "4.0.0",
+    "printer admin": "4.0.0",
+    "security mask": "4.0.0",
+    "send spnego principal": "4.0.0",
+    "share modes": "4.0.0",
+    "time offset": "4.0.0",
+    "password level": "4.1.0",
+    "set directory": "4.1.0",
+    "use ntdb": "4.3.0",
+    "only user": "4.5.0",
+    "username": "4.5.0",
+    "user": "4.5.0",
+    "users": "4.5.0",
+    "winbindd privileged socket directory": "4.7.0",
+    "auth methods": "4.8.0",
+    "map untrusted to domain": "4.8.0",
+    "oplock contention limit": "4.8.0",
+    "profile acls": "4.8.0",
+    "use spnego": "4.8.0",
+    "winbind trusted domains only": "4.8.0",
+    "web port": "4.11.0",
+    "rndc command": "4.12.0",
+    "write cache size": "4.12.0",
+    "ldap ssl ads": "4.13.0",
+    "homedir map": "4.15.0",
+    "nis homedir": "4.15.0",
+    "share backend": "4.15.0",
+    "idmap alloc backend": "3.6.0",
+    "update encrypted": "3.6.0",
 }
 # Older ones still found in configurations, with the release that first lacked them.
 OLDER_REMOVED = {
     # Present at cvs2svn tag release-2-0-10 (813c618d71f), absent at release-2-2-0
     # (95e5bc384f0): source/param/loadparm.c parm_table.
-    "read prediction": "2.2.0", "shared mem size": "2.2.0",
+    "read prediction": "2.2.0",
+    "shared mem size": "2.2.0",
     "ole locking compatibility": "2.2.0",
     # WHATSNEW.txt of samba-3.0.2: "read size  removed (unused)".
     "read size": "3.0.2",
     # WHATSNEW.txt of samba-3.0.25 ("lock spin count  Removed", "change notify timeout
     # Removed") and samba-3.2.0 ("mangled map  Removed", "read bmpx  Removed").
-    "lock spin count": "3.0.25", "change notify timeout": "3.0.25", "mangled map": "3.2.0",
+    "lock spin count": "3.0.25",
+    "change notify timeout": "3.0.25",
+    "mangled map": "3.2.0",
     "read bmpx": "3.2.0",
     # WHATSNEW.txt of samba-3.0.0, "Removed Parameters".
-    "client code page": "3.0.0", "character set": "3.0.0", "nt smb support": "3.0.0",
+    "client code page": "3.0.0",
+    "character set": "3.0.0",
+    "nt smb support": "3.0.0",
 }
 
 
@@ -264,11 +357,8 @@ def test_removed_tuning_parameters_are_explained(
     assert not unexplained, f"removed but not explained: {sorted(unexplained)}"
 
 
-@pytest.mark.parametrize(("name", "release"), [*REMOVED_SINCE_3_6.items(),
-                                               *OLDER_REMOVED.items()])
-def test_every_removal_is_known_with_its_release(
-    name: str, release: str, removed: dict[str, Any]
-) -> None:
+@pytest.mark.parametrize(("name", "release"), [*REMOVED_SINCE_3_6.items(), *OLDER_REMOVED.items()])
+def test_every_removal_is_known_with_its_release(name: str, release: str, removed: dict[str, Any]) -> None:
     """Issue 16: these showed as plain "unknown" (or with a wrong release) before."""
     entry = removed["parameters"].get(name)
     assert entry is not None, f"{name!r} is missing from removed.json"
@@ -284,7 +374,8 @@ def test_explained_names_are_canonical_parameters_of_the_installed_samba(
 ) -> None:
     known = installed_parameters()
     gone = {
-        name for name, entry in removed["parameters"].items()
+        name
+        for name, entry in removed["parameters"].items()
         if version_tuple(entry["removed_in"]) <= installed_version()
     }
     for name in explanations["parameters"]:
@@ -339,8 +430,11 @@ QUOTED_DEFAULTS = [
     ("max log size", "5000", "The default 5000"),
     ("dns proxy", "Yes", "the default yes"),
     ("block size", "1024", "the default is 1024 bytes"),
-    ("server smb3 encryption algorithms", "AES-128-GCM, AES-128-CCM, AES-256-GCM, AES-256-CCM",
-     "By default AES-128-GCM comes first"),
+    (
+        "server smb3 encryption algorithms",
+        "AES-128-GCM, AES-128-CCM, AES-256-GCM, AES-256-CCM",
+        "By default AES-128-GCM comes first",
+    ),
 ]
 
 
@@ -402,11 +496,10 @@ def test_no_explanation_repeats_a_run_of_words_from_the_man_page(
     assert len(man_words) > 50_000, "the man page was not read properly"
     man_runs = set(runs(man_words))
     # The detector itself must work: a run taken from the man page is found.
-    probe = " ".join(man_words[20_000:20_000 + RUN_WORDS])
+    probe = " ".join(man_words[20_000 : 20_000 + RUN_WORDS])
     assert shared_runs(f"Intro. {probe.upper()}, end.", man_runs) == [probe]
     copied = [
-        (where, run) for where, text in texts(explanations, removed)
-        for run in shared_runs(text, man_runs)
+        (where, run) for where, text in texts(explanations, removed) for run in shared_runs(text, man_runs)
     ]
     assert not copied, f"{RUN_WORDS}-word runs copied from smb.conf(5): {copied}"
 
@@ -417,7 +510,8 @@ def test_no_explanation_repeats_a_run_of_words_from_the_seeds(
     seed_digests = set(SEED_DIGESTS.read_text().split())
     assert len(seed_digests) > 5_000, "the seed fingerprints look truncated"
     copied = [
-        (where, run) for where, text in texts(explanations, removed)
+        (where, run)
+        for where, text in texts(explanations, removed)
         for run in shared_digests(text, seed_digests)
     ]
     assert not copied, f"{RUN_WORDS}-word runs copied from the seeds: {copied}"
@@ -444,7 +538,7 @@ def test_seed_fingerprints_match_the_seeds_when_they_are_at_hand() -> None:
         "tests/data/seed_shingles.txt is stale: rebuild it with "
         "`python tests/parameter_text_overlap.py SEED_DIR > tests/data/seed_shingles.txt`"
     )
-    probe = words(seed_texts(seed_dir)[0])[100:100 + RUN_WORDS]
+    probe = words(seed_texts(seed_dir)[0])[100 : 100 + RUN_WORDS]
     assert run_digest(tuple(probe)) in live
 
 
@@ -454,15 +548,15 @@ ISSUE_16_EXPLAINED = ["max log size", "dns proxy", "block size"]
 
 
 def entry_text(entry: dict[str, Any]) -> str:
-    return " ".join([entry["summary"], entry["performance"], entry["when_to_change"]]
-                    + [item["change"] for item in entry["history"]]
-                    + [item["today"] for item in entry["classic_advice"]])
+    return " ".join(
+        [entry["summary"], entry["performance"], entry["when_to_change"]]
+        + [item["change"] for item in entry["history"]]
+        + [item["today"] for item in entry["classic_advice"]]
+    )
 
 
 @pytest.mark.parametrize("name", ISSUE_16_EXPLAINED)
-def test_parameters_missing_until_issue_16_are_explained(
-    name: str, explanations: dict[str, Any]
-) -> None:
+def test_parameters_missing_until_issue_16_are_explained(name: str, explanations: dict[str, Any]) -> None:
     assert name in explanations["parameters"], f"{name} has no explanation"
     assert name in installed_parameters()
 
@@ -501,14 +595,11 @@ def test_deadtime_zero_meant_one_week_before_4_11(explanations: dict[str, Any]) 
     assert change["version"] == "4.11.0" and "0 now really means never" in change["change"]
 
 
-def test_max_open_files_keeps_a_value_that_is_set(
-    explanations: dict[str, Any], tmp_path: Path
-) -> None:
+def test_max_open_files_keeps_a_value_that_is_set(explanations: dict[str, Any], tmp_path: Path) -> None:
     """Samba source: source3/param/loadparm.c max_open_files() lifts only the computed
     default to MIN_OPEN_FILES_WINDOWS (16384); a set value reaches lp_max_open_files() and
     source3/smbd/files.c file_init_global() unchanged. testparm shows it."""
-    result = run_testparm("[global]\nmax open files = 1000\n", tmp_path,
-                          "--parameter-name", "max open files")
+    result = run_testparm("[global]\nmax open files = 1000\n", tmp_path, "--parameter-name", "max open files")
     assert result.stdout.strip() == "1000"
     entry = explanations["parameters"]["max open files"]
     assert "refuses values below" not in entry_text(entry)
@@ -519,9 +610,10 @@ def test_max_log_size_counts_kibibytes(explanations: dict[str, Any]) -> None:
     """Samba source: lib/util/debug.c compares the log's size with max_log_size * 1024, while
     testparm --show-all-parameters types the parameter P_BYTES (so a suffix multiplies KiB);
     smb.conf(5) of 4.17.12 calls it an integer in kilobytes."""
-    assert "max log size=P_BYTES" in subprocess.run(
-        [samba_testparm(), "--show-all-parameters"], capture_output=True, text=True
-    ).stdout
+    assert (
+        "max log size=P_BYTES"
+        in subprocess.run([samba_testparm(), "--show-all-parameters"], capture_output=True, text=True).stdout
+    )
     entry = explanations["parameters"]["max log size"]
     assert "in KiB" in entry["summary"] and "`max log size = 1M` means 1 GiB" in entry["summary"]
 
@@ -537,8 +629,9 @@ def test_smb2_max_read_and_write_are_not_capped_at_8_mib(explanations: dict[str,
 
 
 def protocol_values() -> list[str]:
-    out = subprocess.run([samba_testparm(), "--show-all-parameters"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [samba_testparm(), "--show-all-parameters"], capture_output=True, text=True, check=True
+    ).stdout
     [line] = [line for line in out.splitlines() if line.startswith("server max protocol=")]
     return line.split(",")[1].split("|")
 
@@ -553,8 +646,7 @@ def test_protocol_explanations_name_every_value_testparm_accepts(
     assert {"SMB3_11", "SMB2_10", "SMB2", "SMB3", "CORE+"} <= set(values)
     entry = explanations["parameters"][name]
     text = entry["summary"] + " " + entry["when_to_change"]
-    missing = [value for value in values
-               if not re.search(rf"(?<![\w+]){re.escape(value)}(?![\w+])", text)]
+    missing = [value for value in values if not re.search(rf"(?<![\w+]){re.escape(value)}(?![\w+])", text)]
     assert not missing, f"{name} does not mention {missing}"
     assert "SMB2_10 (or SMB2)" in text and "SMB3_11 (or SMB3)" in text
 

@@ -64,8 +64,15 @@ def test_the_folders_are_private_also_when_found_open(tmp_path: Path) -> None:
 
 def test_applied_versions_database(tmp_path: Path) -> None:
     versions = AppliedVersions()
-    versions.record(server="files1", path="/etc/samba/smb.conf", content=SMB_CONF,
-                    previous=b"", outcome=ApplyStatus.APPLIED, summary="test", backup_id=None)
+    versions.record(
+        server="files1",
+        path="/etc/samba/smb.conf",
+        content=SMB_CONF,
+        previous=b"",
+        outcome=ApplyStatus.APPLIED,
+        summary="test",
+        backup_id=None,
+    )
     assert_private(versions.path.parent, versions.path)
     assert [v.content for v in versions.for_server("files1")] == [SMB_CONF]
 
@@ -158,8 +165,10 @@ def test_crash_log() -> None:
     path = folder / "crash.log"
     path.write_text("an earlier crash\n")
     path.chmod(0o644)
-    crash = ("import faulthandler\nfrom sambatune.logfile import start_crash_log\n"
-             "start_crash_log()\nfaulthandler._sigsegv()\n")
+    crash = (
+        "import faulthandler\nfrom sambatune.logfile import start_crash_log\n"
+        "start_crash_log()\nfaulthandler._sigsegv()\n"
+    )
     died = subprocess.run([sys.executable, "-c", crash], capture_output=True, timeout=60)
     assert died.returncode != 0
     text = path.read_text()
@@ -188,12 +197,14 @@ def test_own_known_hosts() -> None:
 def test_client_backups() -> None:
     key = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters"
     store = BackupStore()
-    windows = store.create(forced_profile("windows-10"), [
-        BackupEntry(RegistryValueRef(key, "TcpWindowSize", REG_DWORD), Observed.absent(), True)])
-    linux = store.create(forced_profile("linux"), [
-        BackupEntry(SysctlRef("net.core.rmem_max"), Observed.present("212992"))])
-    assert_private(store.root, windows.folder, linux.folder, store.index_path,
-                   *windows.folder.iterdir())
+    windows = store.create(
+        forced_profile("windows-10"),
+        [BackupEntry(RegistryValueRef(key, "TcpWindowSize", REG_DWORD), Observed.absent(), True)],
+    )
+    linux = store.create(
+        forced_profile("linux"), [BackupEntry(SysctlRef("net.core.rmem_max"), Observed.present("212992"))]
+    )
+    assert_private(store.root, windows.folder, linux.folder, store.index_path, *windows.folder.iterdir())
     for file in linux.folder.iterdir():
         # restore.sh stays runnable by its owner.
         wanted = 0o700 if file.name == "restore.sh" else 0o600

@@ -29,14 +29,21 @@ SIZES = ((1180, 780), (1920, 1080))
 
 
 @pytest.fixture
-def window(qtbot: QtBot, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer,
-           isolated_home: Path) -> Iterator[MainWindow]:
+def window(
+    qtbot: QtBot, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer, isolated_home: Path
+) -> Iterator[MainWindow]:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
     main = MainWindow()
     qtbot.addWidget(main)
     main.show()
-    profile = ServerProfile(name="files1", host="127.0.0.1", port=sshd.port, user=current_user(),
-                            identity_file=str(user_key), config_path=str(fresh_smbd.config))
+    profile = ServerProfile(
+        name="files1",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        config_path=str(fresh_smbd.config),
+    )
     main.add_profile(profile)
     main.connect_server(profile.id)
     qtbot.waitUntil(lambda: main.sessions[profile.id].survey is not None, timeout=30000)
@@ -45,8 +52,7 @@ def window(qtbot: QtBot, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer,
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
-def test_every_page_reads_well(window: MainWindow, qtbot: QtBot, width: int,
-                               height: int) -> None:
+def test_every_page_reads_well(window: MainWindow, qtbot: QtBot, width: int, height: int) -> None:
     window.resize(width, height)
     workspace = window.workspaces[window.server_list.current_id() or ""]
     qtbot.waitUntil(lambda: workspace.pages_built, timeout=30000)
@@ -80,25 +86,53 @@ SCALED = {"125%": (1536, 864, 1.25), "150%": (1280, 720, 1.5)}
 
 @pytest.mark.parametrize("scale", SCALED)
 def test_every_page_reads_well_on_a_scaled_screen(
-        scale: str, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer,
-        isolated_home: Path, tmp_path: Path) -> None:
+    scale: str, sshd: SshServer, user_key: Path, fresh_smbd: SmbServer, isolated_home: Path, tmp_path: Path
+) -> None:
     """The real app in a process of its own on a scaled screen (Qt fixes the scale at
     start-up): the window fits the screen, and no page scrolls sideways or cuts a label."""
     width, height, ratio = SCALED[scale]
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd.known_hosts_line)
     screen = tmp_path / "screen.json"
-    screen.write_text(json.dumps({"screens": [{
-        "name": f"laptop-{scale}", "x": 0, "y": 0, "width": width, "height": height,
-        "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": ratio}]}))
+    screen.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": f"laptop-{scale}",
+                        "x": 0,
+                        "y": 0,
+                        "width": width,
+                        "height": height,
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": ratio,
+                    }
+                ]
+            }
+        )
+    )
     profile = tmp_path / "profile.json"
-    profile.write_text(json.dumps({
-        "name": "files1", "host": "127.0.0.1", "port": sshd.port, "user": current_user(),
-        "identity_file": str(user_key), "config_path": str(fresh_smbd.config)}))
+    profile.write_text(
+        json.dumps(
+            {
+                "name": "files1",
+                "host": "127.0.0.1",
+                "port": sshd.port,
+                "user": current_user(),
+                "identity_file": str(user_key),
+                "config_path": str(fresh_smbd.config),
+            }
+        )
+    )
     folder = SCREENS / f"scaled-{scale.rstrip('%')}"
     env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen}")
-    result = subprocess.run([sys.executable, str(Path(__file__).parent / "scaled_screens.py"),
-                             str(profile), str(folder)],
-                            env=env, capture_output=True, text=True, timeout=240)
+    result = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "scaled_screens.py"), str(profile), str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["screen"] == [width, height]

@@ -62,15 +62,19 @@ def test_no_keyring_means_nothing_is_saved() -> None:
 
 
 def test_password_remembered_only_when_asked(
-    qtbot: QtBot, memory_keyring: MemoryKeyring, sshd_password: SshServer, sudo_user: SudoUser,
+    qtbot: QtBot,
+    memory_keyring: MemoryKeyring,
+    sshd_password: SshServer,
+    sudo_user: SudoUser,
     isolated_home: Path,
 ) -> None:
     (isolated_home / ".ssh" / "known_hosts").write_text(sshd_password.known_hosts_line)
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()
-    profile = ServerProfile(name="pw", host="127.0.0.1", port=sshd_password.port,
-                            user=sudo_user.name, auth="password")
+    profile = ServerProfile(
+        name="pw", host="127.0.0.1", port=sshd_password.port, user=sudo_user.name, auth="password"
+    )
     window.add_profile(profile)
     session = window.session(profile.id)
 

@@ -47,19 +47,25 @@ def test_include_at_the_top_reads_a_folder_in_sorted_order(isolated_home: Path) 
 
 def test_include_inside_a_block_applies_only_when_the_block_matches(isolated_home: Path) -> None:
     ssh = isolated_home / ".ssh"
-    write(ssh / "config", """
+    write(
+        ssh / "config",
+        """
 Host web*
     User webadmin
     Include web.conf
     Port 2201
 Host *
     Port 2000
-""")
-    write(ssh / "web.conf", """
+""",
+    )
+    write(
+        ssh / "web.conf",
+        """
 HostName web.example
 Host *.lan
     Port 2300
-""")
+""",
+    )
     assert resolved("web1") == ("web.example", 2201, "webadmin")
     # The included Host block holds only where the including one holds too...
     assert resolved("web1.lan") == ("web.example", 2300, "webadmin")
@@ -69,14 +75,16 @@ Host *.lan
 
 
 def test_include_paths_tilde_absolute_relative_several_and_missing(
-    isolated_home: Path, tmp_path: Path,
+    isolated_home: Path,
+    tmp_path: Path,
 ) -> None:
     elsewhere = write(tmp_path / "elsewhere.conf", "Host b\n  Port 2002\n")
     write(isolated_home / "home.conf", "Host a\n  Port 2001\n")
     write(isolated_home / ".ssh" / "rel.conf", "Host c\n  Port 2003\n")
-    write(isolated_home / ".ssh" / "config",
-          f'Include ~/home.conf "{elsewhere}" rel.conf nothing-here.conf missing.d/*\n'
-          "Host d\n  Port 2004\n")
+    write(
+        isolated_home / ".ssh" / "config",
+        f'Include ~/home.conf "{elsewhere}" rel.conf nothing-here.conf missing.d/*\nHost d\n  Port 2004\n',
+    )
     assert [resolved(h)[1] for h in "abcd"] == [2001, 2002, 2003, 2004]
 
 
@@ -118,9 +126,11 @@ LAYOUTS = {
         "config.d/20-more": "Port 2200\nHost files1\n  Port 9999\n  User filesadmin\n",
     },
     "inside Host and Match": {
-        "config": ("Host web* !web9\n  User webadmin\n  Include web.conf\n  Port 2201\n"
-                   "Match user root,admin\n  Include rooted.conf\n"
-                   "Host *\n  User fallback\n"),
+        "config": (
+            "Host web* !web9\n  User webadmin\n  Include web.conf\n  Port 2201\n"
+            "Match user root,admin\n  Include rooted.conf\n"
+            "Host *\n  User fallback\n"
+        ),
         "web.conf": "HostName web.example\nHost *.lan\n  Port 2300\nMatch host web.example\n  Port 2400\n",
         "rooted.conf": "Port 2500\nHost db*\n  HostName db.internal\n",
     },
@@ -137,28 +147,40 @@ def test_include_resolves_as_ssh_does(layout: str, isolated_home: Path) -> None:
     config = load_ssh_config(ssh / "config")
     for host in HOSTS:
         # -F: the same file, without the system-wide one SambaTune does not read either.
-        answer = subprocess.run([str(SSH), "-G", "-F", str(ssh / "config"), host],
-                                capture_output=True, text=True, check=True,
-                                env={"HOME": str(isolated_home), "PATH": "/usr/bin:/bin"}).stdout
+        answer = subprocess.run(
+            [str(SSH), "-G", "-F", str(ssh / "config"), host],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"HOME": str(isolated_home), "PATH": "/usr/bin:/bin"},
+        ).stdout
         theirs = dict(line.split(" ", 1) for line in answer.splitlines() if " " in line)
         ours = config.lookup(host)
-        assert (ours.get("hostname"), ours.get("port", "22"), ours.get("user", current_user())) \
-            == (theirs["hostname"], theirs["port"], theirs["user"]), host
+        assert (ours.get("hostname"), ours.get("port", "22"), ours.get("user", current_user())) == (
+            theirs["hostname"],
+            theirs["port"],
+            theirs["user"],
+        ), host
 
 
 def test_connect_with_port_user_and_key_from_an_included_file(
-    sshd: SshServer, user_key: Path, isolated_home: Path,
+    sshd: SshServer,
+    user_key: Path,
+    isolated_home: Path,
 ) -> None:
     ssh = isolated_home / ".ssh"
     write(ssh / "config", "Include config.d/*.conf\n")
-    write(ssh / "config.d" / "testbed.conf", f"""
+    write(
+        ssh / "config.d" / "testbed.conf",
+        f"""
 Host testbed
     HostName 127.0.0.1
     Port {sshd.port}
     User {current_user()}
     IdentityFile {user_key}
     IdentitiesOnly yes
-""")
+""",
+    )
     write(ssh / "known_hosts", sshd.known_hosts_line)
     transport = open_target(ConnectionOptions(host="testbed"), NoPrompts())
     try:
@@ -172,7 +194,8 @@ Host testbed
 
 
 def test_a_mistyped_identity_file_is_an_error_naming_it(
-    ssh_options: ConnectionOptions, sshd: SshServer,
+    ssh_options: ConnectionOptions,
+    sshd: SshServer,
 ) -> None:
     ssh_options.identity_file = "~/.ssh/id_ed2519"
     with pytest.raises(InvalidInput) as caught:
@@ -190,14 +213,31 @@ def test_a_folder_as_identity_file_is_an_error(ssh_options: ConnectionOptions) -
 def test_the_command_line_names_a_mistyped_identity(sshd: SshServer, tmp_path: Path) -> None:
     missing = str(tmp_path / "id_ed2519")
     done = subprocess.run(
-        [sys.executable, "-m", "sambatune", "survey", "--host", "127.0.0.1", "--port",
-         str(sshd.port), "--identity", missing, "--known-hosts", str(tmp_path / "kh"), "--json"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "sambatune",
+            "survey",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(sshd.port),
+            "--identity",
+            missing,
+            "--known-hosts",
+            str(tmp_path / "kh"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 1
     error = json.loads(done.stdout)["error"]
     assert (error["code"], error["message"]) == (
-        "invalid-input", f"The identity file {missing} does not exist.")
+        "invalid-input",
+        f"The identity file {missing} does not exist.",
+    )
 
 
 def test_a_key_file_named_for_password_sign_in_does_not_matter(
@@ -211,23 +251,28 @@ def test_a_key_file_named_for_password_sign_in_does_not_matter(
 
 
 def test_a_missing_identity_file_of_the_ssh_config_is_skipped_as_ssh_does(
-    sshd: SshServer, user_key: Path, isolated_home: Path, caplog: pytest.LogCaptureFixture,
+    sshd: SshServer,
+    user_key: Path,
+    isolated_home: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="sambatune.remote.sshconfig")
     ssh = isolated_home / ".ssh"
-    write(ssh / "config", f"""
+    write(
+        ssh / "config",
+        f"""
 Host testbed
     HostName 127.0.0.1
     Port {sshd.port}
     User {current_user()}
     IdentityFile ~/.ssh/id_gone
     IdentityFile {user_key}
-""")
+""",
+    )
     write(ssh / "known_hosts", sshd.known_hosts_line)
     transport = open_target(ConnectionOptions(host="testbed"), NoPrompts())
     try:
         assert transport.run(["true"]).ok
     finally:
         transport.close()
-    assert f"IdentityFile {ssh / 'id_gone'} (ssh config, for testbed) does not exist: skipped" \
-        in caplog.text
+    assert f"IdentityFile {ssh / 'id_gone'} (ssh config, for testbed) does not exist: skipped" in caplog.text

@@ -39,12 +39,13 @@ def test_key_auth_runs_commands(ssh_options: ConnectionOptions) -> None:
         transport.close()
 
 
-def test_unknown_host_key_is_refused_without_consent(
-    sshd: SshServer, user_key: Path, tmp_path: Path
-) -> None:
+def test_unknown_host_key_is_refused_without_consent(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=tmp_path / "known_hosts",
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        known_hosts=tmp_path / "known_hosts",
     )
     with pytest.raises(HostKeyUnknown) as caught:
         open_target(options, NoPrompts())
@@ -53,13 +54,14 @@ def test_unknown_host_key_is_refused_without_consent(
     assert not (tmp_path / "known_hosts").exists()
 
 
-def test_unknown_key_accepted_is_remembered(
-    sshd: SshServer, user_key: Path, tmp_path: Path
-) -> None:
+def test_unknown_key_accepted_is_remembered(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
     known = tmp_path / "known_hosts"
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        known_hosts=known,
     )
     answers = FixedAnswers(accept_new_host_key=True)
     open_target(options, answers).close()
@@ -74,23 +76,22 @@ def test_unknown_key_accepted_is_remembered(
     assert again.questions == []
 
 
-def test_hashed_known_hosts_entries_are_honoured(
-    sshd: SshServer, user_key: Path, tmp_path: Path
-) -> None:
+def test_hashed_known_hosts_entries_are_honoured(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
     known = tmp_path / "known_hosts"
     known.write_text(sshd.known_hosts_line)
     subprocess.run(["ssh-keygen", "-H", "-f", str(known)], check=True, capture_output=True)
     assert "|1|" in known.read_text()
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(),
-        identity_file=str(user_key), known_hosts=known,
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        known_hosts=known,
     )
     open_target(options, NoPrompts()).close()
 
 
-def test_changed_host_key_is_refused_and_never_replaced(
-    tmp_path: Path, user_key: Path
-) -> None:
+def test_changed_host_key_is_refused_and_never_replaced(tmp_path: Path, user_key: Path) -> None:
     server = SshServer(tmp_path, "changing")
     server.authorize(user_key.with_suffix(".pub"))
     server.start()
@@ -100,8 +101,11 @@ def test_changed_host_key_is_refused_and_never_replaced(
         before = known.read_bytes()
         server.restart_with_new_host_key()
         options = ConnectionOptions(
-            host="127.0.0.1", port=server.port, user=current_user(),
-            identity_file=str(user_key), known_hosts=known,
+            host="127.0.0.1",
+            port=server.port,
+            user=current_user(),
+            identity_file=str(user_key),
+            known_hosts=known,
         )
         with pytest.raises(HostKeyChanged) as caught:
             open_target(options, FixedAnswers(accept_new_host_key=True))
@@ -115,8 +119,11 @@ def test_changed_host_key_is_refused_and_never_replaced(
 
 def test_password_auth(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> None:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
-        known_hosts=tmp_path / "kh", password=sudo_user.password,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
+        known_hosts=tmp_path / "kh",
+        password=sudo_user.password,
     )
     transport = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:
@@ -125,9 +132,7 @@ def test_password_auth(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: 
         transport.close()
 
 
-def test_password_asked_when_not_given(
-    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
-) -> None:
+def test_password_asked_when_not_given(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> None:
     asked: list[SecretRequest] = []
 
     class Prompts(FixedAnswers):
@@ -136,19 +141,22 @@ def test_password_asked_when_not_given(
             return sudo_user.password
 
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
         known_hosts=tmp_path / "kh",
     )
     open_target(options, Prompts(accept_new_host_key=True)).close()
     assert [r.kind for r in asked] == ["password"]
 
 
-def test_wrong_password_message(
-    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
-) -> None:
+def test_wrong_password_message(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> None:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
-        known_hosts=tmp_path / "kh", password="not-" + sudo_user.password,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
+        known_hosts=tmp_path / "kh",
+        password="not-" + sudo_user.password,
     )
     with pytest.raises(AuthenticationFailed) as caught:
         open_target(options, FixedAnswers(accept_new_host_key=True))
@@ -158,11 +166,11 @@ def test_wrong_password_message(
     assert sudo_user.password not in caught.value.message + caught.value.details
 
 
-def test_missing_password_says_so(
-    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
-) -> None:
+def test_missing_password_says_so(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> None:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
         known_hosts=tmp_path / "kh",
     )
     with pytest.raises(SecretRequired, match="wants a password"):
@@ -182,7 +190,10 @@ def test_passphrase_protected_key(sshd: SshServer, tmp_path: Path) -> None:
             return "wrong" if request.attempt == 1 else "open sesame"
 
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(key),
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(key),
         known_hosts=known,
     )
     open_target(options, Prompts()).close()
@@ -196,8 +207,9 @@ def test_ssh_agent_keys(sshd: SshServer, tmp_path: Path, monkeypatch: pytest.Mon
     known = tmp_path / "kh"
     known.write_text(sshd.known_hosts_line)
     socket_path = tmp_path / "agent.sock"
-    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(socket_path)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    agent = subprocess.Popen(
+        ["ssh-agent", "-D", "-a", str(socket_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         for _ in range(100):
             if socket_path.exists():
@@ -208,7 +220,10 @@ def test_ssh_agent_keys(sshd: SshServer, tmp_path: Path, monkeypatch: pytest.Mon
         key.unlink()  # only the agent has it now
         monkeypatch.setenv("SSH_AUTH_SOCK", str(socket_path))
         options = ConnectionOptions(
-            host="127.0.0.1", port=sshd.port, user=current_user(), known_hosts=known,
+            host="127.0.0.1",
+            port=sshd.port,
+            user=current_user(),
+            known_hosts=known,
         )
         transport = open_target(options, NoPrompts())
         assert transport.run(["true"]).ok
@@ -218,9 +233,7 @@ def test_ssh_agent_keys(sshd: SshServer, tmp_path: Path, monkeypatch: pytest.Mon
         agent.wait()
 
 
-def test_ssh_config_alias_with_proxy_jump(
-    sshd: SshServer, user_key: Path, isolated_home: Path
-) -> None:
+def test_ssh_config_alias_with_proxy_jump(sshd: SshServer, user_key: Path, isolated_home: Path) -> None:
     (isolated_home / ".ssh" / "config").write_text(
         f"""
 Host jumpbox
@@ -277,7 +290,10 @@ def test_connect_timeout_message(tmp_path: Path) -> None:
             filler.connect_ex(("127.0.0.1", port))
             fillers.append(filler)
         options = ConnectionOptions(
-            host="127.0.0.1", port=port, user="x", known_hosts=tmp_path / "k",
+            host="127.0.0.1",
+            port=port,
+            user="x",
+            known_hosts=tmp_path / "k",
             connect_timeout=1.0,
         )
         with pytest.raises(ConnectionFailed) as caught:
@@ -296,7 +312,10 @@ def test_silent_server_times_out_in_handshake(tmp_path: Path) -> None:
     port = server.getsockname()[1]
     try:
         options = ConnectionOptions(
-            host="127.0.0.1", port=port, user="x", known_hosts=tmp_path / "k",
+            host="127.0.0.1",
+            port=port,
+            user="x",
+            known_hosts=tmp_path / "k",
             connect_timeout=1.0,
         )
         with pytest.raises(ConnectionFailed, match="SSH handshake failed"):
@@ -306,9 +325,7 @@ def test_silent_server_times_out_in_handshake(tmp_path: Path) -> None:
 
 
 def test_dns_failure_message(tmp_path: Path) -> None:
-    options = ConnectionOptions(
-        host="no-such-host.invalid", user="x", known_hosts=tmp_path / "k"
-    )
+    options = ConnectionOptions(host="no-such-host.invalid", user="x", known_hosts=tmp_path / "k")
     with pytest.raises(ConnectionFailed, match="does not resolve"):
         open_target(options, NoPrompts())
 
@@ -323,7 +340,10 @@ def test_cancel_while_connecting(tmp_path: Path) -> None:
     timer.start()
     try:
         options = ConnectionOptions(
-            host="127.0.0.1", port=port, user="x", known_hosts=tmp_path / "k",
+            host="127.0.0.1",
+            port=port,
+            user="x",
+            known_hosts=tmp_path / "k",
             connect_timeout=20,
         )
         with pytest.raises((Cancelled, ConnectionFailed)):

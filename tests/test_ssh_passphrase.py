@@ -46,8 +46,12 @@ def options_for(
     known = tmp_path / "known_hosts"
     known.write_text(server.known_hosts_line)
     return ConnectionOptions(
-        host="127.0.0.1", port=server.port, user=user.name, identity_file=str(key),
-        known_hosts=known, password=password,
+        host="127.0.0.1",
+        port=server.port,
+        user=user.name,
+        identity_file=str(key),
+        known_hosts=known,
+        password=password,
     )
 
 
@@ -124,8 +128,15 @@ def test_command_line(password_sshd: SshServer, plain_user: SudoUser, tmp_path: 
 
     def survey(identity: Path, *flags: str, stdin: str) -> subprocess.CompletedProcess[str]:
         return sambatune_cli(
-            "survey", "--host", f"{plain_user.name}@127.0.0.1:{password_sshd.port}",
-            "--identity", str(identity), "--known-hosts", str(known), "--json", *flags,
+            "survey",
+            "--host",
+            f"{plain_user.name}@127.0.0.1:{password_sshd.port}",
+            "--identity",
+            str(identity),
+            "--known-hosts",
+            str(known),
+            "--json",
+            *flags,
             stdin=stdin,
         )
 
@@ -143,8 +154,12 @@ def test_command_line(password_sshd: SshServer, plain_user: SudoUser, tmp_path: 
 
     # Or each secret on its own line: the passphrase opens the key, the password logs in.
     other_key = keygen(tmp_path / "id_other", passphrase="only for the key")
-    both = survey(other_key, "--password-stdin", "--passphrase-stdin",
-                  stdin=f"{plain_user.password}\nonly for the key\n")
+    both = survey(
+        other_key,
+        "--password-stdin",
+        "--passphrase-stdin",
+        stdin=f"{plain_user.password}\nonly for the key\n",
+    )
     assert both.returncode == 0, both.stderr
     assert keygen_fingerprint(other_key.with_suffix(".pub")) in password_sshd.log.read_text()
     assert len([line for line in password_checks(password_sshd) if "Accepted" in line]) == 2

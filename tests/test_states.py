@@ -31,22 +31,50 @@ from sambatune.wizard.store import WizardStep, WizardStore
 
 #: Every member and the literal the code wrote before it was an enum.
 OLD_LITERALS: dict[type[Enum], dict[str, str]] = {
-    ApplyStatus: {"APPLIED": "applied", "REFUSED": "refused", "ROLLED_BACK": "rolled-back",
-                  "FAILED": "failed", "CANCELLED": "cancelled", "PLANNED": "planned"},
+    ApplyStatus: {
+        "APPLIED": "applied",
+        "REFUSED": "refused",
+        "ROLLED_BACK": "rolled-back",
+        "FAILED": "failed",
+        "CANCELLED": "cancelled",
+        "PLANNED": "planned",
+    },
     JournalStatus: {"IN_PROGRESS": "in-progress", "INTERRUPTED": "interrupted"},
     LiveState: {"NEW": "new", "OLD": "old", "UNKNOWN": "unknown"},
-    StepState: {"PENDING": "pending", "RUNNING": "running", "DONE": "done", "FAILED": "failed",
-                "SKIPPED": "skipped", "WARNING": "warning"},
-    ApplyStep: {"UPLOAD": "upload", "TESTPARM": "testparm", "BACKUP": "backup",
-                "INSTALL": "install", "RELOAD": "reload", "RESTART": "restart",
-                "HEALTH": "health", "ROLLBACK": "rollback"},
+    StepState: {
+        "PENDING": "pending",
+        "RUNNING": "running",
+        "DONE": "done",
+        "FAILED": "failed",
+        "SKIPPED": "skipped",
+        "WARNING": "warning",
+    },
+    ApplyStep: {
+        "UPLOAD": "upload",
+        "TESTPARM": "testparm",
+        "BACKUP": "backup",
+        "INSTALL": "install",
+        "RELOAD": "reload",
+        "RESTART": "restart",
+        "HEALTH": "health",
+        "ROLLBACK": "rollback",
+    },
     SmbdAction: {"NONE": "none", "RELOAD": "reload", "RESTART": "restart"},
-    Activation: {"RELOAD": "reload", "NEW_CONNECTIONS": "new connections",
-                 "RESTART": "restart"},
-    WizardStep: {"CONNECT": "connect", "SURVEY": "survey", "FINDINGS": "findings",
-                 "BASELINE": "baseline", "CHOOSE": "choose", "APPLY": "apply",
-                 "MEASURE": "measure", "VERDICT": "verdict", "DECIDE": "decide",
-                 "FINISH": "finish", "DISCARD": "discard", "DONE": "done"},
+    Activation: {"RELOAD": "reload", "NEW_CONNECTIONS": "new connections", "RESTART": "restart"},
+    WizardStep: {
+        "CONNECT": "connect",
+        "SURVEY": "survey",
+        "FINDINGS": "findings",
+        "BASELINE": "baseline",
+        "CHOOSE": "choose",
+        "APPLY": "apply",
+        "MEASURE": "measure",
+        "VERDICT": "verdict",
+        "DECIDE": "decide",
+        "FINISH": "finish",
+        "DISCARD": "discard",
+        "DONE": "done",
+    },
 }
 
 
@@ -65,10 +93,15 @@ def test_the_session_states_keep_theirs() -> None:
 
 
 def test_the_old_constant_names_are_the_members() -> None:
-    assert tuple(ApplyStatus) == (apply.APPLIED, apply.REFUSED, apply.ROLLED_BACK,
-                                  apply.FAILED_OUTCOME, apply.CANCELLED, apply.PLANNED)
-    assert tuple(StepState)[1:] == (apply.RUNNING, apply.DONE, apply.FAILED, apply.SKIPPED,
-                                    apply.WARNING)
+    assert tuple(ApplyStatus) == (
+        apply.APPLIED,
+        apply.REFUSED,
+        apply.ROLLED_BACK,
+        apply.FAILED_OUTCOME,
+        apply.CANCELLED,
+        apply.PLANNED,
+    )
+    assert tuple(StepState)[1:] == (apply.RUNNING, apply.DONE, apply.FAILED, apply.SKIPPED, apply.WARNING)
     assert tuple(JournalStatus) == (IN_PROGRESS, INTERRUPTED)
     assert [getattr(machine, m.name) for m in WizardStep] == list(WizardStep)
     assert set(machine.STEP_TITLES) == set(WizardStep)
@@ -81,8 +114,9 @@ def test_a_member_prints_and_formats_as_its_value() -> None:
     assert f"{status:<13}|" == "rolled-back  |" and f"[{StepState.DONE:>6}]" == "[  done]"
     assert type(str(status)) is str
     # Log lines format their arguments with %s.
-    record = logging.LogRecord("t", logging.INFO, __file__, 1, "apply ended %s, live %s",
-                               (status, LiveState.OLD), None)
+    record = logging.LogRecord(
+        "t", logging.INFO, __file__, 1, "apply ended %s, live %s", (status, LiveState.OLD), None
+    )
     assert record.getMessage() == "apply ended rolled-back, live old"
     assert repr(status) == "<ApplyStatus.ROLLED_BACK: 'rolled-back'>"
 
@@ -96,29 +130,37 @@ def test_members_and_plain_strings_are_the_same_keys() -> None:
 
 
 def test_json_writes_the_values_and_reads_back_to_the_members() -> None:
-    data = {"status": ApplyStatus.ROLLED_BACK, "live": LiveState.OLD,
-            WizardStep.CHOOSE: [StepState.DONE]}
+    data = {"status": ApplyStatus.ROLLED_BACK, "live": LiveState.OLD, WizardStep.CHOOSE: [StepState.DONE]}
     text = json.dumps(data, sort_keys=True)
     assert text == '{"choose": ["done"], "live": "old", "status": "rolled-back"}'
     assert json.dumps(data, default=str) == json.dumps(
-        {"status": "rolled-back", "live": "old", "choose": ["done"]})
+        {"status": "rolled-back", "live": "old", "choose": ["done"]}
+    )
     back = json.loads(text)
     assert back["status"] == ApplyStatus.ROLLED_BACK and ApplyStatus(back["status"]) is (
-        ApplyStatus.ROLLED_BACK)
+        ApplyStatus.ROLLED_BACK
+    )
 
 
 def test_an_outcome_serializes_byte_for_byte_as_with_strings() -> None:
     outcome = ApplyOutcome(
-        status=ApplyStatus.PLANNED, live=LiveState.OLD, message="Dry run.",
+        status=ApplyStatus.PLANNED,
+        live=LiveState.OLD,
+        message="Dry run.",
         steps=[StepEvent(ApplyStep.UPLOAD, StepState.DONE, "3 bytes")],
-        smbd_running=False, plan=["Upload the new version beside the live file"])
-    plain = {**outcome.to_json(), "status": "planned", "live": "old", "activation": "none",
-             "steps": [{"step": "upload", "state": "done", "message": "3 bytes",
-                        "details": ""}]}
+        smbd_running=False,
+        plan=["Upload the new version beside the live file"],
+    )
+    plain = {
+        **outcome.to_json(),
+        "status": "planned",
+        "live": "old",
+        "activation": "none",
+        "steps": [{"step": "upload", "state": "done", "message": "3 bytes", "details": ""}],
+    }
     assert json.dumps(outcome.to_json(), indent=2) == json.dumps(plain, indent=2)
     assert outcome.activation is SmbdAction.NONE
-    assert step_line(outcome.steps[0]) == \
-        "  [  ok] Upload the new version beside the live file: 3 bytes"
+    assert step_line(outcome.steps[0]) == "  [  ok] Upload the new version beside the live file: 3 bytes"
 
 
 def _raw(path: Path, query: str) -> list[tuple[object, ...]]:
@@ -126,29 +168,40 @@ def _raw(path: Path, query: str) -> list[tuple[object, ...]]:
         return db.execute(query).fetchall()
 
 
-def test_the_applied_record_stores_the_words_and_reads_back_plain_strings(
-        tmp_path: Path) -> None:
+def test_the_applied_record_stores_the_words_and_reads_back_plain_strings(tmp_path: Path) -> None:
     versions = AppliedVersions(tmp_path / "applied.sqlite3")
     journal = versions.journal("files1", "/etc/samba/smb.conf")
     journal.begin(candidate=b"new", previous=b"old", summary="a change", backup_id="b1")
     assert _raw(versions.path, "SELECT outcome, typeof(outcome), live FROM applied_configs") == [
-        ("in-progress", "text", "unknown")]
+        ("in-progress", "text", "unknown")
+    ]
     [pending] = journal.unfinished()
     settled = journal.settle_interrupted(pending, hashlib.sha256(b"old").hexdigest())
     assert settled is LiveState.OLD
     journal.begin(candidate=b"newer", previous=b"old", summary="again", backup_id="b2")
     journal.finish(status=ApplyStatus.ROLLED_BACK, live=LiveState.OLD, content=b"old")
-    versions.record(server="files1", path="/etc/samba/smb.conf", content=b"x", previous=b"",
-                    outcome=ApplyStatus.APPLIED, summary="before live was kept",
-                    backup_id=None)
+    versions.record(
+        server="files1",
+        path="/etc/samba/smb.conf",
+        content=b"x",
+        previous=b"",
+        outcome=ApplyStatus.APPLIED,
+        summary="before live was kept",
+        backup_id=None,
+    )
     assert _raw(versions.path, "SELECT outcome, live FROM applied_configs ORDER BY id") == [
-        ("interrupted", "old"), ("rolled-back", "old"), ("applied", "")]
+        ("interrupted", "old"),
+        ("rolled-back", "old"),
+        ("applied", ""),
+    ]
     read = versions.for_server("files1")
     assert [(type(v.outcome), v.outcome, v.live) for v in read] == [
-        (str, "applied", ""), (str, "rolled-back", "old"), (str, "interrupted", "old")]
+        (str, "applied", ""),
+        (str, "rolled-back", "old"),
+        (str, "interrupted", "old"),
+    ]
     assert read[1].outcome == ApplyStatus.ROLLED_BACK and read[2].outcome == INTERRUPTED
-    assert [_live_words(v.live) for v in read] == [
-        "live not recorded", "old file kept", "old file kept"]
+    assert [_live_words(v.live) for v in read] == ["live not recorded", "old file kept", "old file kept"]
 
 
 def test_history_falls_back_for_words_it_does_not_know(tmp_path: Path) -> None:
@@ -156,8 +209,15 @@ def test_history_falls_back_for_words_it_does_not_know(tmp_path: Path) -> None:
 
     versions = AppliedVersions(tmp_path / "applied.sqlite3")
     for outcome in ("applied", "failed", "someday-new"):
-        versions.record(server="s", path="/p", content=b"x", previous=b"",
-                        outcome=outcome, summary="", backup_id=None)  # type: ignore[arg-type]
+        versions.record(
+            server="s",
+            path="/p",
+            content=b"x",
+            previous=b"",
+            outcome=outcome,  # type: ignore[arg-type]
+            summary="",
+            backup_id=None,
+        )
     shown = {v.outcome: what_happened(v) for v in versions.for_server("s")}
     assert shown["applied"].short == "Applied" and shown["applied"].applied
     assert shown["failed"].short == "Failed"  # no live recorded: neither new nor old
@@ -169,11 +229,11 @@ def test_the_wizard_store_saves_the_words_and_loads_members(tmp_path: Path) -> N
     store = WizardStore(database)
     record = store.create("files1", "/etc/samba/smb.conf", MeasureSpec("data"))
     store.add_step(record, WizardStep.CONNECT, 0, {"target": "files1"})
-    store.add_step(record, WizardStep.DISCARD, 0, {"reason": "discarded",
-                                                   "stage": WizardStep.SURVEY})
+    store.add_step(record, WizardStep.DISCARD, 0, {"reason": "discarded", "stage": WizardStep.SURVEY})
     assert _raw(database.path, "SELECT step, typeof(step), data FROM wizard_steps") == [
         ("connect", "text", '{"target": "files1"}'),
-        ("discard", "text", '{"reason": "discarded", "stage": "survey"}')]
+        ("discard", "text", '{"reason": "discarded", "stage": "survey"}'),
+    ]
     loaded = store.load(record.id)
     assert [s.step for s in loaded.steps] == [WizardStep.CONNECT, WizardStep.DISCARD]
     assert all(type(s.step) is WizardStep for s in loaded.steps)
@@ -186,8 +246,11 @@ def test_a_step_a_newer_version_wrote_is_named_not_guessed(tmp_path: Path) -> No
     store = WizardStore(database)
     record = store.create("files1", "/etc/samba/smb.conf", MeasureSpec("data"))
     with database.connection() as db:
-        db.execute("INSERT INTO wizard_steps (wizard_id, position, step, round, finished_at, "
-                   "data) VALUES (?, 1, 'retune', 0, '2030-01-01', '{}')", (record.id,))
+        db.execute(
+            "INSERT INTO wizard_steps (wizard_id, position, step, round, finished_at, "
+            "data) VALUES (?, 1, 'retune', 0, '2030-01-01', '{}')",
+            (record.id,),
+        )
     with pytest.raises(InvalidInput, match="'retune'"):
         store.load(record.id)
     assert store.summaries()[0].last_step == "retune"  # the list still shows every wizard

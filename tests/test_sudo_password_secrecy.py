@@ -33,8 +33,10 @@ from testbed.sudo_user import SudoUser
 # sudo finds "python3" along secure_path; the rule must name the file it finds.
 SECURE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-ECHO_STDIN = ("import sys; data = sys.stdin.read(); sys.stdout.write(data); "
-              "sys.stderr.write('got %r' % data); sys.exit(3)")
+ECHO_STDIN = (
+    "import sys; data = sys.stdin.read(); sys.stdout.write(data); "
+    "sys.stderr.write('got %r' % data); sys.exit(3)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +47,9 @@ def exempt_user() -> Iterator[SudoUser]:
     python3 = shutil.which("python3", path=SECURE_PATH)
     assert python3 is not None
     user = SudoUser.create()
-    user.sudoers_file.write_text(f"{user.name} ALL=(ALL:ALL) ALL\n"
-                                 f"{user.name} ALL=(root) NOPASSWD: {python3}\n")
+    user.sudoers_file.write_text(
+        f"{user.name} ALL=(ALL:ALL) ALL\n{user.name} ALL=(root) NOPASSWD: {python3}\n"
+    )
     check = subprocess.run(["visudo", "-c", "-f", str(user.sudoers_file)], capture_output=True)
     assert check.returncode == 0, check.stdout + check.stderr
     yield user
@@ -54,11 +57,13 @@ def exempt_user() -> Iterator[SudoUser]:
 
 
 @pytest.fixture
-def transport(sshd_password: SshServer, exempt_user: SudoUser,
-              tmp_path: Path) -> Iterator[Transport]:
+def transport(sshd_password: SshServer, exempt_user: SudoUser, tmp_path: Path) -> Iterator[Transport]:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=exempt_user.name,
-        known_hosts=tmp_path / "kh", password=exempt_user.password,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=exempt_user.name,
+        known_hosts=tmp_path / "kh",
+        password=exempt_user.password,
         sudo_password=exempt_user.password,
     )
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
@@ -89,7 +94,10 @@ def test_the_rule_puts_the_transport_in_password_mode(transport: Transport) -> N
 
 
 def test_an_agent_under_a_python3_exemption_runs_and_never_sees_the_password(
-    transport: Transport, exempt_user: SudoUser, sshd_password: SshServer, log_file: Path,
+    transport: Transport,
+    exempt_user: SudoUser,
+    sshd_password: SshServer,
+    log_file: Path,
 ) -> None:
     with CommandLineWatch(exempt_user.password) as ps:
         result = run_agent(transport, "sysinfo", {"only": "smbd"}, sudo=True)
@@ -104,7 +112,9 @@ def test_an_agent_under_a_python3_exemption_runs_and_never_sees_the_password(
 
 
 def test_what_a_command_reads_of_the_password_is_redacted(
-    transport: Transport, exempt_user: SudoUser, log_file: Path,
+    transport: Transport,
+    exempt_user: SudoUser,
+    log_file: Path,
 ) -> None:
     # python3 runs without the password here, so the password line is its stdin's first.
     result = transport.run(["python3", "-c", ECHO_STDIN], stdin=b"the real input\n", sudo=True)
@@ -115,14 +125,14 @@ def test_what_a_command_reads_of_the_password_is_redacted(
     with pytest.raises(SambaTuneError) as caught:
         result.check("Echoing")
     assert exempt_user.password not in everything_said(caught.value)
-    logging.getLogger("sambatune.test").warning("%s\n%s", caught.value.message,
-                                                caught.value.details)
+    logging.getLogger("sambatune.test").warning("%s\n%s", caught.value.message, caught.value.details)
     assert REDACTED in log_file.read_text(encoding="utf-8")
     assert exempt_user.password not in log_file.read_text(encoding="utf-8")
 
 
 def test_output_of_a_command_sudo_asked_the_password_for_stays_exact(
-    transport: Transport, exempt_user: SudoUser,
+    transport: Transport,
+    exempt_user: SudoUser,
 ) -> None:
     # A file only root reads that happens to hold the password: its bytes are data.
     folder = Path(tempfile.mkdtemp(prefix="sambatune-secrecy-"))
@@ -142,19 +152,42 @@ def test_output_of_a_command_sudo_asked_the_password_for_stays_exact(
 
 
 def test_the_cli_applies_through_the_exempt_agent_and_never_prints_the_password(
-    fresh_smbd: SmbServer, sshd_password: SshServer, exempt_user: SudoUser, tmp_path: Path,
+    fresh_smbd: SmbServer,
+    sshd_password: SshServer,
+    exempt_user: SudoUser,
+    tmp_path: Path,
 ) -> None:
     candidate = tmp_path / "new.conf"
-    candidate.write_bytes(fresh_smbd.config.read_bytes()
-                          + f"\n[fresh]\n  path = {fresh_smbd.share_path}\n".encode())
+    candidate.write_bytes(
+        fresh_smbd.config.read_bytes() + f"\n[fresh]\n  path = {fresh_smbd.share_path}\n".encode()
+    )
     secret = exempt_user.password + "\n"
     result = subprocess.run(
-        [sys.executable, "-m", "sambatune", "conf", "apply", "--file", str(candidate),
-         "--remote-path", str(fresh_smbd.config), "--sudo", "--yes", "--verbose",
-         "--host", f"{exempt_user.name}@127.0.0.1:{sshd_password.port}",
-         "--known-hosts", str(tmp_path / "kh"), "--accept-new-host-key",
-         "--password-stdin", "--sudo-password-stdin"],
-        input=secret + secret, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "sambatune",
+            "conf",
+            "apply",
+            "--file",
+            str(candidate),
+            "--remote-path",
+            str(fresh_smbd.config),
+            "--sudo",
+            "--yes",
+            "--verbose",
+            "--host",
+            f"{exempt_user.name}@127.0.0.1:{sshd_password.port}",
+            "--known-hosts",
+            str(tmp_path / "kh"),
+            "--accept-new-host-key",
+            "--password-stdin",
+            "--sudo-password-stdin",
+        ],
+        input=secret + secret,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert exempt_user.password not in result.stdout + result.stderr
     assert result.returncode == 0, result.stdout + result.stderr

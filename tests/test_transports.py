@@ -62,9 +62,7 @@ def test_stream_yields_lines_as_they_come(transport: Transport) -> None:
 def test_stream_cancel_kills_the_process(transport: Transport, tmp_path: Path) -> None:
     marker = f"sambatune-stream-{os.getpid()}-{time.monotonic_ns()}"
     cancel = CancelToken()
-    lines = transport.stream(
-        ["sh", "-c", f"echo started; exec sleep 30 # {marker}"], cancel=cancel
-    )
+    lines = transport.stream(["sh", "-c", f"echo started; exec sleep 30 # {marker}"], cancel=cancel)
     assert next(lines) == "started"
     threading.Timer(0.2, cancel.cancel).start()
     started = time.monotonic()
@@ -104,8 +102,7 @@ def test_read_file_never_opens_what_is_not_a_regular_file(
 ) -> None:
     """smb.conf (or a backup) replaced by a FIFO or /dev/zero: a clear refusal at once,
     not a read that hangs or never ends."""
-    path = {"fifo": tmp_path / "smb.conf", "device": Path("/dev/zero"),
-            "directory": tmp_path}[kind]
+    path = {"fifo": tmp_path / "smb.conf", "device": Path("/dev/zero"), "directory": tmp_path}[kind]
     if kind == "fifo":
         os.mkfifo(path)
     started = time.monotonic()
@@ -149,33 +146,41 @@ def test_write_into_missing_directory_fails_cleanly(transport: Transport, tmp_pa
 
 def command_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     """The transport's log lines, without their durations."""
-    return [re.sub(r" in \d+\.\d\d s$", "", r.getMessage()) for r in caplog.records
-            if r.name == "sambatune.remote.transport"]
+    return [
+        re.sub(r" in \d+\.\d\d s$", "", r.getMessage())
+        for r in caplog.records
+        if r.name == "sambatune.remote.transport"
+    ]
 
 
 def test_every_command_is_logged_with_status_and_time_never_stdin(
-    transport: Transport, caplog: pytest.LogCaptureFixture,
+    transport: Transport,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="sambatune.remote.transport")
     transport.run(["sh", "-c", "cat >/dev/null; exit 3", "it's"], stdin=b"the stdin-secret")
     assert command_lines(caplog) == [
-        f"{transport.label}: ran sh -c 'cat >/dev/null; exit 3' 'it'\"'\"'s' -> exit 3"]
+        f"{transport.label}: ran sh -c 'cat >/dev/null; exit 3' 'it'\"'\"'s' -> exit 3"
+    ]
     assert re.search(r" -> exit 3 in \d+\.\d\d s$", caplog.records[-1].getMessage())
     assert "stdin-secret" not in caplog.text
 
 
 def test_a_script_is_logged_by_its_size_and_first_line(
-    transport: Transport, caplog: pytest.LogCaptureFixture,
+    transport: Transport,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="sambatune.remote.transport")
     script = "set -eu\n" + "true\n" * 100
     transport.run(["sh", "-c", script, "arg"])
     assert command_lines(caplog) == [
-        f"{transport.label}: ran sh -c '<script of {len(script)} characters: set -eu>' arg -> exit 0"]
+        f"{transport.label}: ran sh -c '<script of {len(script)} characters: set -eu>' arg -> exit 0"
+    ]
 
 
 def test_started_processes_are_logged_when_they_start_and_end(
-    transport: Transport, caplog: pytest.LogCaptureFixture,
+    transport: Transport,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="sambatune.remote.transport")
     assert list(transport.stream(["sh", "-c", "echo one"])) == ["one"]
@@ -197,12 +202,13 @@ def test_started_processes_are_logged_when_they_start_and_end(
 
 
 @pytest.fixture
-def sudo_transport(
-    sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
-) -> Iterator[Transport]:
+def sudo_transport(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> Iterator[Transport]:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=sudo_user.name,
-        known_hosts=tmp_path / "kh", password=sudo_user.password,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=sudo_user.name,
+        known_hosts=tmp_path / "kh",
+        password=sudo_user.password,
     )
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
     yield target
@@ -210,8 +216,11 @@ def sudo_transport(
 
 
 def test_sudo_with_password_on_stdin_never_visible(
-    sudo_transport: Transport, sudo_user: SudoUser, sshd_password: SshServer,
-    caplog: pytest.LogCaptureFixture, tmp_path: Path,
+    sudo_transport: Transport,
+    sudo_user: SudoUser,
+    sshd_password: SshServer,
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     sudo_transport.set_sudo_password(sudo_user.password)
@@ -247,8 +256,11 @@ def test_sudo_without_password_explains(sudo_transport: Transport) -> None:
 
 def test_not_in_sudoers(plain_user: SudoUser, sshd_password: SshServer, tmp_path: Path) -> None:
     options = ConnectionOptions(
-        host="127.0.0.1", port=sshd_password.port, user=plain_user.name,
-        known_hosts=tmp_path / "kh", password=plain_user.password,
+        host="127.0.0.1",
+        port=sshd_password.port,
+        user=plain_user.name,
+        known_hosts=tmp_path / "kh",
+        password=plain_user.password,
         sudo_password=plain_user.password,
     )
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
@@ -271,7 +283,8 @@ def test_root_needs_no_sudo(ssh_options: ConnectionOptions) -> None:
 
 
 def test_a_channel_closed_before_its_command_starts_is_a_closed_connection(
-        ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch) -> None:
+    ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A connection closing under a task (the window closing) closed the channel between
     opening it and starting the command: paramiko's bare SSHException reached the task
     runner as an unexpected error. It is a closed connection, or a cancel."""

@@ -28,8 +28,9 @@ def test_the_package_reports_the_pyproject_version() -> None:
 
 
 def test_the_command_prints_it() -> None:
-    result = subprocess.run([sys.executable, "-m", "sambatune", "--version"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "sambatune", "--version"], capture_output=True, text=True, timeout=60
+    )
     assert result.stdout.strip() == f"sambatune {pyproject_version()}"
 
 

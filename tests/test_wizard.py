@@ -53,9 +53,7 @@ def finding_index(wizard: TuningWizard, rule_id: str) -> int:
     return next(i for i, f in enumerate(wizard.findings) if f["id"] == rule_id)
 
 
-def test_one_change_measured_judged_reverted_byte_for_byte(
-    troubled_smbd: SmbServer, ssh: Transport
-) -> None:
+def test_one_change_measured_judged_reverted_byte_for_byte(troubled_smbd: SmbServer, ssh: Transport) -> None:
     config = troubled_smbd.config
     original = config.read_bytes()
     store = WizardStore()
@@ -116,9 +114,16 @@ def test_one_change_measured_judged_reverted_byte_for_byte(
     assert hashlib.sha256(config.read_bytes()).digest() == hashlib.sha256(original).digest()
 
     report = wizard.report_html()
-    for expected in ("Every step", "Change 1: Log level 3 slows every request", "Verdict", "Reverted",
-                     "byte for byte", "<svg", f"Session {baseline.session_id}",
-                     "log level = 1"):
+    for expected in (
+        "Every step",
+        "Change 1: Log level 3 slows every request",
+        "Verdict",
+        "Reverted",
+        "byte for byte",
+        "<svg",
+        f"Session {baseline.session_id}",
+        "log level = 1",
+    ):
         assert expected in report, expected
     assert "<script" not in report and "http://" not in report
     (ARTIFACTS / "wizard-report.html").write_text(report, encoding="utf-8")
@@ -131,8 +136,9 @@ def test_one_change_measured_judged_reverted_byte_for_byte(
     assert [s["step"] for s in data["steps"]][:4] == ["connect", "survey", "findings", "baseline"]
     listed = json.loads(sambatune_cli("wizard", "status", "--json").stdout)
     assert [w["wizard_id"] for w in listed["wizards"]] == [wizard.id]
-    written = sambatune_cli("wizard", "report", str(wizard.id), "-o",
-                            str(ARTIFACTS / "wizard-report-cli.html"), "--json")
+    written = sambatune_cli(
+        "wizard", "report", str(wizard.id), "-o", str(ARTIFACTS / "wizard-report-cli.html"), "--json"
+    )
     assert written.returncode == 0 and json.loads(written.stdout)["ok"] is True
     missing = sambatune_cli("wizard", "status", "999")
     assert missing.returncode == 1 and "There is no wizard 999" in missing.stderr
@@ -145,9 +151,12 @@ def test_resume_after_interruption_carries_on_at_the_next_step(
     config = troubled_smbd.config
     original = config.read_bytes()
     first = open_target(ssh_options, NoPrompts())
-    wizard = TuningWizard.start(WizardStore(), first,
-                                MeasureSpec(share=troubled_smbd.share, **QUICK),  # type: ignore[arg-type]
-                                config_path=str(config))
+    wizard = TuningWizard.start(
+        WizardStore(),
+        first,
+        MeasureSpec(share=troubled_smbd.share, **QUICK),  # type: ignore[arg-type]
+        config_path=str(config),
+    )
     wizard.run_survey(first)
     wizard.find_problems(first)
     wizard.measure_baseline(first)
@@ -189,8 +198,12 @@ def test_a_wizard_for_another_server_or_out_of_order_is_refused(
 ) -> None:
     from sambatune.remote.local import LocalTransport
 
-    wizard = TuningWizard.start(WizardStore(), ssh, MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
-                                config_path=str(fresh_smbd.config))
+    wizard = TuningWizard.start(
+        WizardStore(),
+        ssh,
+        MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
+        config_path=str(fresh_smbd.config),
+    )
     with pytest.raises(InvalidInput, match="not at 'Measure the baseline'"):
         wizard.measure_baseline(ssh)
     with pytest.raises(InvalidInput, match=r"tunes .* not this computer"):

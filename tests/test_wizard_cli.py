@@ -38,9 +38,18 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
 
 
 def ssh_args(options: ConnectionOptions) -> list[str]:
-    return ["--host", str(options.host), "--port", str(options.port), "--user",
-            str(options.user), "--identity", str(options.identity_file),
-            "--known-hosts", str(options.known_hosts)]
+    return [
+        "--host",
+        str(options.host),
+        "--port",
+        str(options.port),
+        "--user",
+        str(options.user),
+        "--identity",
+        str(options.identity_file),
+        "--known-hosts",
+        str(options.known_hosts),
+    ]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -69,10 +78,18 @@ def number_of(state: dict[str, Any], rule_id: str) -> int:
 
 def test_a_wizard_can_be_discarded_without_a_connection() -> None:
     store = WizardStore()
-    wizard = TuningWizard.start(store, LocalTransport(), MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
-                                config_path="/nowhere/smb.conf")
-    other = TuningWizard.start(store, LocalTransport(), MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
-                               config_path="/nowhere/smb.conf")
+    wizard = TuningWizard.start(
+        store,
+        LocalTransport(),
+        MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
+        config_path="/nowhere/smb.conf",
+    )
+    other = TuningWizard.start(
+        store,
+        LocalTransport(),
+        MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
+        config_path="/nowhere/smb.conf",
+    )
     assert wizard.stage == SURVEY
     assert {s.id for s in store.summaries(unfinished=True)} == {wizard.id, other.id}
 
@@ -101,8 +118,9 @@ def test_a_wizard_run_from_the_command_line_and_resumed_in_between(
     original = config.read_bytes()
     connect = ssh_args(ssh_options)
 
-    started = cli_json("start", *connect, "--config-path", str(config),
-                       "--share", troubled_smbd.share, *QUICK_ARGS)
+    started = cli_json(
+        "start", *connect, "--config-path", str(config), "--share", troubled_smbd.share, *QUICK_ARGS
+    )
     wizard_id = started["wizard_id"]
     assert started["stage"] == "baseline" and started["server"] == ssh.label
     assert [s["step"] for s in started["done"]] == ["connect", "survey", "findings"]
@@ -118,19 +136,19 @@ def test_a_wizard_run_from_the_command_line_and_resumed_in_between(
 
     # Choosing before the baseline is refused; without a number the only unfinished
     # wizard of this server is meant.
-    assert "is for the step 'Choose one change'" in refused(
-        "next", *connect, "--finding", "log-level-high")
+    assert "is for the step 'Choose one change'" in refused("next", *connect, "--finding", "log-level-high")
     baseline = cli_json("next", *connect)
     assert baseline["stage"] == "choose" and baseline["done"][0]["step"] == "baseline"
     assert baseline["baseline_session"] == baseline["done"][0]["data"]["session_id"]
     assert "Give --finding" in refused("next", str(wizard_id), *connect)
     assert "proposes no smb.conf change" in refused(
-        "next", str(wizard_id), *connect, "--finding", "measure-throughput")
-    assert "There is no finding 99" in refused(
-        "next", str(wizard_id), *connect, "--finding", "99")
+        "next", str(wizard_id), *connect, "--finding", "measure-throughput"
+    )
+    assert "There is no finding 99" in refused("next", str(wizard_id), *connect, "--finding", "99")
 
-    chosen = cli_json("next", str(wizard_id), *connect, "--finding",
-                      str(number_of(started, "log-level-high")))
+    chosen = cli_json(
+        "next", str(wizard_id), *connect, "--finding", str(number_of(started, "log-level-high"))
+    )
     assert chosen["stage"] == APPLY
     pending = chosen["pending_change"]
     assert pending["finding_id"] == "log-level-high" and "+  log level = 1" in pending["diff"]
@@ -167,8 +185,18 @@ def test_a_wizard_run_from_the_command_line_and_resumed_in_between(
     assert WizardStore().summaries(unfinished=True) == []
     status = cli_json("status", str(wizard_id))
     assert [s["step"] for s in status["steps"]] == [
-        "connect", "survey", "findings", "baseline", "choose", "apply", "measure", "verdict",
-        "decide", "findings", "finish"]
+        "connect",
+        "survey",
+        "findings",
+        "baseline",
+        "choose",
+        "apply",
+        "measure",
+        "verdict",
+        "decide",
+        "findings",
+        "finish",
+    ]
     assert "has ended (finished)" in refused("next", str(wizard_id), *connect)
     assert "No unfinished wizard on" in refused("next", *connect)
     assert "There is no wizard 999" in refused("next", "999", *connect)
@@ -180,8 +208,7 @@ def test_a_restart_needs_consent_and_a_wizard_is_discarded_from_the_command_line
     config = troubled_smbd.config
     original = config.read_bytes()
     connect = ssh_args(ssh_options)
-    start = ["start", *connect, "--config-path", str(config), "--share", troubled_smbd.share,
-             *QUICK_ARGS]
+    start = ["start", *connect, "--config-path", str(config), "--share", troubled_smbd.share, *QUICK_ARGS]
 
     # Discarded at the baseline: nothing measured, nothing changed, no longer resumable.
     first = cli_json(*start)["wizard_id"]
@@ -233,9 +260,12 @@ def test_the_wizard_judges_with_the_stored_benchmarks_of_this_smb_conf(
         return database.save(result, context(conf))
 
     def judged() -> tuple[dict[str, Any], list[int]]:
-        wizard = TuningWizard.start(WizardStore(), ssh,
-                                    MeasureSpec(share=troubled_smbd.share, **QUICK),  # type: ignore[arg-type]
-                                    config_path=str(troubled_smbd.config))
+        wizard = TuningWizard.start(
+            WizardStore(),
+            ssh,
+            MeasureSpec(share=troubled_smbd.share, **QUICK),  # type: ignore[arg-type]
+            config_path=str(troubled_smbd.config),
+        )
         wizard.run_survey(ssh)
         findings = {f["id"]: f for f in wizard.find_problems(ssh)}
         step = wizard.record.steps[-1]
@@ -254,14 +284,17 @@ def test_the_wizard_judges_with_the_stored_benchmarks_of_this_smb_conf(
     assert "measure-throughput" not in findings  # the SMB figure is on record now
     slow = findings["smb-throughput-vs-ceiling"]
     assert slow["title"].startswith("SMB reads reach only")
-    assert f"SMB from this computer session {smb}, run with this smb.conf" in \
-        slow["evidence"][0]["text"]
+    assert f"SMB from this computer session {smb}, run with this smb.conf" in slow["evidence"][0]["text"]
 
 
 def test_the_report_of_a_discarded_wizard_says_so() -> None:
     store = WizardStore()
-    wizard = TuningWizard.start(store, LocalTransport(), MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
-                                config_path="/nowhere/smb.conf")
+    wizard = TuningWizard.start(
+        store,
+        LocalTransport(),
+        MeasureSpec(share="bench", **QUICK),  # type: ignore[arg-type]
+        config_path="/nowhere/smb.conf",
+    )
     wizard.discard("the baseline failed")
     report = wizard.report_html()
     assert "the baseline failed (at &#x27;survey&#x27;)" in report

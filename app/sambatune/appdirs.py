@@ -33,8 +33,9 @@ def _app_dir(kind: str) -> Path:
         # The XDG rule platformdirs applies on Linux, without importing it: that import
         # costs ~10 ms, a tenth of what `sambatune conf effective` may take in all.
         # tests/test_appdirs.py checks it gives what platformdirs gives.
-        variable, fallback = (("XDG_CONFIG_HOME", "~/.config") if kind == "config"
-                              else ("XDG_DATA_HOME", "~/.local/share"))
+        variable, fallback = (
+            ("XDG_CONFIG_HOME", "~/.config") if kind == "config" else ("XDG_DATA_HOME", "~/.local/share")
+        )
         base = os.environ.get(variable, "")
         if not os.path.isabs(base):
             base = os.path.expanduser(fallback)

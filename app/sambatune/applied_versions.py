@@ -68,10 +68,17 @@ class AppliedVersion:
 
     def to_json(self, with_content: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "id": self.id, "server": self.server, "path": self.path,
-            "applied_at": self.applied_at, "outcome": self.outcome, "summary": self.summary,
-            "sha256": self.sha256, "previous_sha256": self.previous_sha256,
-            "backup_id": self.backup_id, "size": len(self.content), "live": self.live,
+            "id": self.id,
+            "server": self.server,
+            "path": self.path,
+            "applied_at": self.applied_at,
+            "outcome": self.outcome,
+            "summary": self.summary,
+            "sha256": self.sha256,
+            "previous_sha256": self.previous_sha256,
+            "backup_id": self.backup_id,
+            "size": len(self.content),
+            "live": self.live,
         }
         if with_content:
             data["content"] = self.content.decode("utf-8", "replace")
@@ -93,8 +100,15 @@ class AppliedVersions:
         return sqlite3.connect(self.path, timeout=10)
 
     def record(
-        self, *, server: str, path: str, content: bytes, previous: bytes,
-        outcome: ApplyStatus | JournalStatus, summary: str, backup_id: str | None,
+        self,
+        *,
+        server: str,
+        path: str,
+        content: bytes,
+        previous: bytes,
+        outcome: ApplyStatus | JournalStatus,
+        summary: str,
+        backup_id: str | None,
         live: LiveState | None = None,
     ) -> int:
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -102,8 +116,18 @@ class AppliedVersions:
             cursor = db.execute(
                 "INSERT INTO applied_configs (server, path, applied_at, outcome, summary, "
                 "sha256, previous_sha256, backup_id, content, live) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (server, path, now, outcome, summary, hashlib.sha256(content).hexdigest(),
-                 hashlib.sha256(previous).hexdigest(), backup_id, content, live or ""),
+                (
+                    server,
+                    path,
+                    now,
+                    outcome,
+                    summary,
+                    hashlib.sha256(content).hexdigest(),
+                    hashlib.sha256(previous).hexdigest(),
+                    backup_id,
+                    content,
+                    live or "",
+                ),
             )
             return int(cursor.lastrowid or 0)
 
@@ -123,8 +147,7 @@ class AppliedVersions:
     def _update(self, row_id: int, **values: Any) -> None:
         names = ", ".join(f"{name} = ?" for name in values)
         with self._connect() as db:
-            db.execute(f"UPDATE applied_configs SET {names} WHERE id = ?",
-                       (*values.values(), row_id))
+            db.execute(f"UPDATE applied_configs SET {names} WHERE id = ?", (*values.values(), row_id))
 
 
 class AppliedJournal:
@@ -136,23 +159,33 @@ class AppliedJournal:
         self.path = path
         self.row_id: int | None = None
 
-    def begin(self, *, candidate: bytes, previous: bytes, summary: str,
-              backup_id: str | None) -> None:
+    def begin(self, *, candidate: bytes, previous: bytes, summary: str, backup_id: str | None) -> None:
         self.row_id = self.versions.record(
-            server=self.server, path=self.path, content=candidate, previous=previous,
-            outcome=IN_PROGRESS, summary=summary, backup_id=backup_id, live=LiveState.UNKNOWN)
+            server=self.server,
+            path=self.path,
+            content=candidate,
+            previous=previous,
+            outcome=IN_PROGRESS,
+            summary=summary,
+            backup_id=backup_id,
+            live=LiveState.UNKNOWN,
+        )
 
     def finish(self, *, status: ApplyStatus, live: LiveState, content: bytes) -> None:
         """Settle the row begun for this run: its outcome and the bytes that are live."""
         if self.row_id is None:
             return
-        self.versions._update(self.row_id, outcome=status, live=live, content=content,
-                              sha256=hashlib.sha256(content).hexdigest())
+        self.versions._update(
+            self.row_id,
+            outcome=status,
+            live=live,
+            content=content,
+            sha256=hashlib.sha256(content).hexdigest(),
+        )
         self.row_id = None
 
     def unfinished(self) -> list[AppliedVersion]:
-        return [v for v in self.versions.for_server(self.server, self.path)
-                if v.outcome == IN_PROGRESS]
+        return [v for v in self.versions.for_server(self.server, self.path) if v.outcome == IN_PROGRESS]
 
     def settle_interrupted(self, version: AppliedVersion, live_sha256: str) -> LiveState:
         """Settle a row a killed run left, from the live file's digest; returns its live."""

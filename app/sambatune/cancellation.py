@@ -63,7 +63,6 @@ class CancelToken:
         return self._event.wait(seconds)
 
 
-
 def checked(items: Iterable[Item], cancel: CancelToken | None, every: int = 4096) -> Iterator[Item]:
     """Yield ``items``, raising :class:`Cancelled` (checked every ``every`` items) once cancelled.
 

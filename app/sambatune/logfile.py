@@ -96,4 +96,3 @@ def start_crash_log() -> Path:
         _crash_file.close()
     _crash_file = handle
     return path
-

@@ -24,8 +24,9 @@ class Hunk(NamedTuple):
 
 def _hunks(base: list[bytes], other: list[bytes]) -> list[Hunk]:
     matcher = SequenceMatcher(None, base, other)
-    return [Hunk(i1, i2, tuple(other[j1:j2]))
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [
+        Hunk(i1, i2, tuple(other[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+    ]
 
 
 def _header(line: bytes) -> bool:
@@ -57,11 +58,14 @@ def _clash(a: Hunk, b: Hunk, base: list[bytes]) -> bool:
         if x.start == y.end:
             # Lines added right after lines the other side changed stay in their section
             # only if they open one, or if no section starts or ends there.
-            replaced = (*base[y.start:y.end], *y.lines)
+            replaced = (*base[y.start : y.end], *y.lines)
             if not _starts_section(x.lines) and any(_header(line) for line in replaced):
                 return True
-        elif (x.start == y.start and any(_header(line) for line in x.lines)
-              and not _starts_section((*y.lines, *base[y.end:]))):
+        elif (
+            x.start == y.start
+            and any(_header(line) for line in x.lines)
+            and not _starts_section((*y.lines, *base[y.end :]))
+        ):
             # A section added right before lines the other side changed takes in what
             # follows it, unless that opens a section of its own.
             return True
@@ -77,12 +81,11 @@ def merge3(base: bytes, mine: bytes, theirs: bytes) -> bytes | None:
         for b in their_hunks:
             if _clash(a, b, base_lines):
                 return None
-    hunks = sorted(set(mine_hunks) | set(their_hunks),
-                   key=lambda h: (h.start, h.end != h.start, h.end))
+    hunks = sorted(set(mine_hunks) | set(their_hunks), key=lambda h: (h.start, h.end != h.start, h.end))
     merged: list[bytes] = []
     at = 0
     for hunk in hunks:
-        merged += base_lines[at:hunk.start]
+        merged += base_lines[at : hunk.start]
         merged += hunk.lines
         at = max(at, hunk.end)
     merged += base_lines[at:]

@@ -70,8 +70,7 @@ def agent_names() -> list[str]:
     return sorted(
         entry.name[:-3]
         for entry in agents_root().iterdir()
-        if entry.name.endswith(".py") and not entry.name.startswith("_")
-        and entry.name != "agent_runtime.py"
+        if entry.name.endswith(".py") and not entry.name.startswith("_") and entry.name != "agent_runtime.py"
     )
 
 

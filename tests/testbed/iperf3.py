@@ -15,16 +15,23 @@ def iperf3_result(folder: Path, seconds: int = 1) -> Path:
     # Wait for the server's own "listening" line instead of polling with clients: a probe
     # that races the bind can leave the one-off server with a half-finished test.
     # --forceflush because iperf3 block-buffers stdout into a pipe.
-    server = subprocess.Popen(["iperf3", "-s", "-1", "--forceflush", "-p", str(port),
-                               "-B", "127.0.0.1"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        ["iperf3", "-s", "-1", "--forceflush", "-p", str(port), "-B", "127.0.0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         for line in server.stdout:
             if "listening" in line.lower():
                 break
-        client = subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t",
-                                 str(seconds), "-J"], capture_output=True, text=True, timeout=30)
+        client = subprocess.run(
+            ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", str(seconds), "-J"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert client.returncode == 0, client.stdout + client.stderr
         result = folder / "iperf3.json"
         result.write_text(client.stdout)

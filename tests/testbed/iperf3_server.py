@@ -42,8 +42,7 @@ class Iperf3Server:
             self.process = None
 
 
-def iperf3_bits(host: str, port: int, seconds: float, direction: str,
-                length: str | None = None) -> float:
+def iperf3_bits(host: str, port: int, seconds: float, direction: str, length: str | None = None) -> float:
     """One iperf3 run, as the receiver counted it; "download" means the server sends (-R)."""
     # iperf3 takes whole seconds, and -t 0 would mean "forever".
     argv = ["iperf3", "-c", host, "-p", str(port), "-t", str(max(1, round(seconds))), "-J"]

@@ -48,27 +48,34 @@ class NetLab:
         return " ".join(sh("ip", "netns", "exec", self.client, "sysctl", "-n", name).stdout.split())
 
     def mtu(self) -> int:
-        data = json.loads(sh("ip", "-n", self.client, "-j", "link", "show", "dev",
-                             self.client_dev).stdout)
+        data = json.loads(sh("ip", "-n", self.client, "-j", "link", "show", "dev", self.client_dev).stdout)
         return int(data[0]["mtu"])
 
     def cli(self, *args: str, check: bool = True) -> dict:
         env = {**os.environ, "SAMBATUNE_HOME": str(self.home)}
         done = subprocess.run(
-            ["ip", "netns", "exec", self.client, sys.executable, "-m", "sambatune", "client",
-             *args], capture_output=True, text=True, env=env, timeout=300)
+            ["ip", "netns", "exec", self.client, sys.executable, "-m", "sambatune", "client", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
         if check and done.returncode != 0:
-            raise AssertionError(f"sambatune client {' '.join(args)} failed "
-                                 f"({done.returncode}):\n{done.stdout}\n{done.stderr}")
+            raise AssertionError(
+                f"sambatune client {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+            )
         return json.loads(done.stdout) if done.stdout.strip() else {}
 
     def serve_tcp(self, port: int) -> None:
-        code = ("import socket,sys\ns=socket.socket()\n"
-                "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-                f"s.bind(('0.0.0.0', {port}))\ns.listen(64)\nprint('ready', flush=True)\n"
-                "while True:\n    c,_=s.accept()\n    c.close()\n")
-        process = subprocess.Popen(["ip", "netns", "exec", self.server, sys.executable, "-c", code],
-                                   stdout=subprocess.PIPE)
+        code = (
+            "import socket,sys\ns=socket.socket()\n"
+            "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+            f"s.bind(('0.0.0.0', {port}))\ns.listen(64)\nprint('ready', flush=True)\n"
+            "while True:\n    c,_=s.accept()\n    c.close()\n"
+        )
+        process = subprocess.Popen(
+            ["ip", "netns", "exec", self.server, sys.executable, "-c", code], stdout=subprocess.PIPE
+        )
         self.processes.append(process)
         assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
 
@@ -83,10 +90,12 @@ def _build(lab: NetLab, tag: str, blackhole: bool) -> None:
     sh("ip", "link", "add", f"{tag}rb", "type", "veth", "peer", "name", f"{tag}s")
     sh("ip", "link", "set", f"{tag}rb", "netns", lab.router)
     sh("ip", "link", "set", f"{tag}s", "netns", lab.server)
-    for ns, dev, address in ((lab.client, f"{tag}c", CLIENT_IP),
-                             (lab.router, f"{tag}ra", ROUTER_A),
-                             (lab.router, f"{tag}rb", ROUTER_B),
-                             (lab.server, f"{tag}s", SERVER_IP)):
+    for ns, dev, address in (
+        (lab.client, f"{tag}c", CLIENT_IP),
+        (lab.router, f"{tag}ra", ROUTER_A),
+        (lab.router, f"{tag}rb", ROUTER_B),
+        (lab.server, f"{tag}s", SERVER_IP),
+    ):
         sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", dev)
         sh("ip", "-n", ns, "link", "set", dev, "up")
     if blackhole:
@@ -101,8 +110,14 @@ def _build(lab: NetLab, tag: str, blackhole: bool) -> None:
 
 def lab(tmp_path: Path, blackhole: bool) -> Generator[NetLab, None, None]:
     tag = f"st{os.getpid() % 1000:03d}{next(_counter)}"
-    lab = NetLab(f"{tag}-client", f"{tag}-router", f"{tag}-server", f"{tag}c",
-                 tmp_path / "lab-home", tmp_path / "sysctl.d")
+    lab = NetLab(
+        f"{tag}-client",
+        f"{tag}-router",
+        f"{tag}-server",
+        f"{tag}c",
+        tmp_path / "lab-home",
+        tmp_path / "sysctl.d",
+    )
     try:
         _build(lab, tag, blackhole)
         yield lab

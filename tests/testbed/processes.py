@@ -14,8 +14,12 @@ def start_group(argv: list[str], log: Path, env: dict[str, str] | None = None) -
     handle = open(log, "ab")  # noqa: SIM115 - the child keeps it open for its lifetime
     try:
         return subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT,
-            start_new_session=True, env=env,
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
         )
     finally:
         handle.close()
@@ -55,9 +59,7 @@ def processes_mentioning(text: str) -> list[tuple[int, str]]:
         if not entry.name.isdigit():
             continue
         try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(
-                "utf-8", "replace"
-            )
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue

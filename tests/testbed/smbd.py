@@ -69,8 +69,9 @@ class SmbServer:
 
     def default_config(self) -> str:
         interfaces = "lo" if self.listen_address == "127.0.0.1" else self.listen_address
-        return (GLOBAL_TEMPLATE.format(port=self.port, dir=self.dir, interfaces=interfaces)
-                + SHARE_TEMPLATE.format(dir=self.dir))
+        return GLOBAL_TEMPLATE.format(
+            port=self.port, dir=self.dir, interfaces=interfaces
+        ) + SHARE_TEMPLATE.format(dir=self.dir)
 
     def start(self, config_text: str | None = None) -> SmbServer:
         if not self.port:
@@ -78,8 +79,15 @@ class SmbServer:
         if config_text is not None or not self.config.exists():
             self.config.write_text(config_text or self.default_config())
         self.process = start_group(
-            [*self.launcher, SMBD, "--foreground", "--no-process-group", "--debug-stdout",
-             "--configfile", str(self.config)],
+            [
+                *self.launcher,
+                SMBD,
+                "--foreground",
+                "--no-process-group",
+                "--debug-stdout",
+                "--configfile",
+                str(self.config),
+            ],
             self.console_log,
         )
         try:
@@ -98,17 +106,25 @@ class SmbServer:
 
     def smbclient(self, command: str, share: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            ["smbclient", "-p", str(self.port), "-N", f"//{self.listen_address}/{share or self.share}",
-             "-c", command],
-            capture_output=True, text=True, timeout=60,
+            [
+                "smbclient",
+                "-p",
+                str(self.port),
+                "-N",
+                f"//{self.listen_address}/{share or self.share}",
+                "-c",
+                command,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
     def list_shares(self) -> list[str]:
         result = subprocess.run(
             ["smbclient", "-p", str(self.port), "-N", "-g", "-L", "//127.0.0.1"],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
-        return [
-            line.split("|")[1] for line in result.stdout.splitlines()
-            if line.startswith("Disk|")
-        ]
+        return [line.split("|")[1] for line in result.stdout.splitlines() if line.startswith("Disk|")]

@@ -25,9 +25,7 @@ def keygen(path: Path, kind: str = "ed25519", passphrase: str = "", comment: str
 
 def keygen_fingerprint(pub: Path) -> str:
     """What ``ssh-keygen -lf`` says: the SHA256:... token."""
-    out = subprocess.run(
-        ["ssh-keygen", "-lf", str(pub)], check=True, capture_output=True, text=True
-    ).stdout
+    out = subprocess.run(["ssh-keygen", "-lf", str(pub)], check=True, capture_output=True, text=True).stdout
     return out.split()[1]
 
 
@@ -100,9 +98,7 @@ class SshServer:
         if not self.port:
             self.port = free_port()
         self.write_config()
-        self.process = start_group(
-            [*self.launcher, SSHD, "-D", "-e", "-f", str(self.config)], self.log
-        )
+        self.process = start_group([*self.launcher, SSHD, "-D", "-e", "-f", str(self.config)], self.log)
         try:
             wait_for_port(self.port, host=self.listen_address)
         except TimeoutError as exc:

@@ -33,15 +33,23 @@ class SudoUser:
         # Its own temp dir: pytest's are private to root and sshd must chdir into it.
         home = Path(tempfile.mkdtemp(prefix=f"sambatune-{name}-"))
         subprocess.run(
-            ["useradd", "--no-create-home", "--home-dir", str(home), "--shell", "/bin/sh",
-             "--comment", "SambaTune test user", name],
-            check=True, capture_output=True,
+            [
+                "useradd",
+                "--no-create-home",
+                "--home-dir",
+                str(home),
+                "--shell",
+                "/bin/sh",
+                "--comment",
+                "SambaTune test user",
+                name,
+            ],
+            check=True,
+            capture_output=True,
         )
         os.chown(home, _uid(name), _gid(name))
         # chpasswd reads "name:password" on stdin: the password never appears in ps.
-        subprocess.run(
-            ["chpasswd"], input=f"{name}:{password}\n".encode(), check=True, capture_output=True
-        )
+        subprocess.run(["chpasswd"], input=f"{name}:{password}\n".encode(), check=True, capture_output=True)
         sudoers = SUDOERS_DIR / f"{name}"
         if with_sudo:
             SUDOERS_DIR.mkdir(mode=0o755, exist_ok=True)

@@ -24,8 +24,7 @@ class Advice:
     inputs: AdvisorInput
 
     def counts(self) -> dict[str, int]:
-        return {severity: sum(1 for f in self.findings if f.severity == severity)
-                for severity in SEVERITIES}
+        return {severity: sum(1 for f in self.findings if f.severity == severity) for severity in SEVERITIES}
 
     def by_id(self, rule_id: str) -> list[Finding]:
         return [f for f in self.findings if f.id == rule_id]

@@ -35,8 +35,10 @@ def this_computer_window(system: ClientSystem | None = None) -> ClientWindow | N
         if len(ceiling) != 3:
             return None
         window = ceiling[2] // BUFFER_PER_WINDOW
-        source = f"net.ipv4.tcp_rmem ceiling {ceiling[2]:,} bytes on this computer, about half " \
-                 "of it usable as window"
+        source = (
+            f"net.ipv4.tcp_rmem ceiling {ceiling[2]:,} bytes on this computer, about half "
+            "of it usable as window"
+        )
         if _numbers(system.read(SysctlRef("net.ipv4.tcp_window_scaling"))) == [0]:
             window = min(window, MAX_UNSCALED_WINDOW)
             source += "; window scaling is off"
@@ -46,6 +48,9 @@ def this_computer_window(system: ClientSystem | None = None) -> ClientWindow | N
         if len(ceiling) != 1:
             return None
         window = min(ceiling[0] // BUFFER_PER_WINDOW, MAX_SCALED_WINDOW)
-        return ClientWindow(window, f"net.inet.tcp.autorcvbufmax {ceiling[0]:,} bytes on this "
-                            "computer, about half of it usable as window")
+        return ClientWindow(
+            window,
+            f"net.inet.tcp.autorcvbufmax {ceiling[0]:,} bytes on this "
+            "computer, about half of it usable as window",
+        )
     return None

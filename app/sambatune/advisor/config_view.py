@@ -104,7 +104,7 @@ class ConfigView:
     def value(self, section: str, name: str) -> str | None:
         """What is in effect for ``name`` in ``section``: its own setting, else [global]'s."""
         section = canonical_section(section)
-        for level in ((section, GLOBAL) if section != GLOBAL else (GLOBAL,)):
+        for level in (section, GLOBAL) if section != GLOBAL else (GLOBAL,):
             for source in (self.explicit, self.effective):
                 if name in source.get(level, {}):
                     return source[level][name]

@@ -80,15 +80,19 @@ class ConfigChange:
     def describe(self) -> str:
         edits = [self, *self.also]
         return "; ".join(
-            f"[{e.section}] {e.parameter} = {e.value}" if e.action == "set"
+            f"[{e.section}] {e.parameter} = {e.value}"
+            if e.action == "set"
             else f"[{e.section}] remove {e.parameter} (back to the default)"
             for e in edits
         )
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "kind": self.kind, "section": self.section, "parameter": self.parameter,
-            "action": self.action, "value": self.value,
+            "kind": self.kind,
+            "section": self.section,
+            "parameter": self.parameter,
+            "action": self.action,
+            "value": self.value,
         }
         if self.also:
             data["also"] = [edit.to_json() for edit in self.also]
@@ -109,8 +113,12 @@ class ClientChange:
         return f"{self.description} (plan it with: {self.command})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "setting": self.setting, "description": self.description,
-                "command": self.command}
+        return {
+            "kind": self.kind,
+            "setting": self.setting,
+            "description": self.description,
+            "command": self.command,
+        }
 
 
 @dataclass(frozen=True)
@@ -130,8 +138,12 @@ class HostChange:
         return self.description + (f" (for example: {self.command})" if self.command else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "target": self.target, "description": self.description,
-                "command": self.command}
+        return {
+            "kind": self.kind,
+            "target": self.target,
+            "description": self.description,
+            "command": self.command,
+        }
 
 
 Change = ConfigChange | ClientChange | HostChange

@@ -58,12 +58,13 @@ def gather_inputs(
         survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
     path = config_path or survey.config_path
     if not path and survey.ambiguous:
-        raise InvalidInput(f"Several smbd run on {transport.label} with different smb.conf "
-                           f"files ({', '.join(survey.config_candidates)}): say which one "
-                           "with --config-path.")
+        raise InvalidInput(
+            f"Several smbd run on {transport.label} with different smb.conf "
+            f"files ({', '.join(survey.config_candidates)}): say which one "
+            "with --config-path."
+        )
     if not path:
-        raise InvalidInput(f"No smb.conf was found on {transport.label}: give its path "
-                           "(--config-path).")
+        raise InvalidInput(f"No smb.conf was found on {transport.label}: give its path (--config-path).")
     if not transport.file_exists(path):
         raise InvalidInput(f"{path} does not exist on {transport.label}.")
     if sudo is None:
@@ -74,8 +75,9 @@ def gather_inputs(
     data = transport.read_file(path, sudo=sudo)
     explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel, data=data)
     effective = dump_by_section(verbose.dump)
-    effective.setdefault(GLOBAL, {})["log level"] = (
-        explicit.get(GLOBAL, {}).get("log level", DEFAULT_LOG_LEVEL))
+    effective.setdefault(GLOBAL, {})["log level"] = explicit.get(GLOBAL, {}).get(
+        "log level", DEFAULT_LOG_LEVEL
+    )
     measurements = measurements or Measurements()
     sessions: list[int] = []
     if recorded is not None:
@@ -90,7 +92,11 @@ def gather_inputs(
 
 
 def explicit_from_file(
-    transport: Transport, path: str, *, sudo: bool = False, cancel: CancelToken | None = None,
+    transport: Transport,
+    path: str,
+    *,
+    sudo: bool = False,
+    cancel: CancelToken | None = None,
     data: bytes | None = None,
 ) -> Config:
     """What the file sets, ``{section: {canonical name: value}}``, read by the smb.conf engine.
@@ -101,8 +107,7 @@ def explicit_from_file(
     advisor says so.
     """
     catalog = live_catalog(transport, cancel=cancel)
-    document = SmbConfDocument(data if data is not None else transport.read_file(path, sudo=sudo),
-                               path)
+    document = SmbConfDocument(data if data is not None else transport.read_file(path, sudo=sudo), path)
     view = effective_view(document, catalog, read_include=TransportIncludes(transport, sudo=sudo))
     explicit = view.to_json()
     for ignored in view.ignored:

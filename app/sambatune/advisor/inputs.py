@@ -39,8 +39,10 @@ class AdvisorInput:
     def version_label(self) -> str:
         if self.version_known:
             return f"Samba {version_text(self.version)}"
-        return (f"an unknown Samba version (judged as {version_text(REFERENCE_VERSION)}, "
-                "the release SambaTune's parameter knowledge was checked against)")
+        return (
+            f"an unknown Samba version (judged as {version_text(REFERENCE_VERSION)}, "
+            "the release SambaTune's parameter knowledge was checked against)"
+        )
 
     def sources(self, *parameters: str) -> tuple[str, ...]:
         return self.knowledge.sources(*parameters)
@@ -60,12 +62,13 @@ class AdvisorInput:
             return None
         mtu = fastest.mtu if fastest is not None and fastest.mtu and fastest.mtu >= 576 else 1500
         report = find_bottleneck(
-            disk_read_bytes_per_s=(throughput.disk_read.mean_bytes_per_second
-                                   if throughput.disk_read else None),
-            disk_write_bytes_per_s=(throughput.disk_write.mean_bytes_per_second
-                                    if throughput.disk_write else None),
-            network_bytes_per_s=(throughput.network.mean_bytes_per_second
-                                 if throughput.network else None),
+            disk_read_bytes_per_s=(
+                throughput.disk_read.mean_bytes_per_second if throughput.disk_read else None
+            ),
+            disk_write_bytes_per_s=(
+                throughput.disk_write.mean_bytes_per_second if throughput.disk_write else None
+            ),
+            network_bytes_per_s=(throughput.network.mean_bytes_per_second if throughput.network else None),
             link_bits_per_s=fastest.speed_mbit * 1e6 if fastest and fastest.speed_mbit else None,
             mtu=mtu,
             direction=direction,
@@ -78,9 +81,14 @@ class AdvisorInput:
         rate = format_rate(row.ceiling_bytes_per_s)
         fastest = self._fastest_link()
         if row.name == "link" and fastest is not None and fastest.speed_mbit:
-            return (f"{fastest.name} links at {format_bits(fastest.speed_mbit * 1e6)}, about "
-                    f"{rate} of TCP payload (not measured)")
-        measured = {"disk read": throughput.disk_read, "disk write": throughput.disk_write,
-                    "network": throughput.network}.get(row.name)
+            return (
+                f"{fastest.name} links at {format_bits(fastest.speed_mbit * 1e6)}, about "
+                f"{rate} of TCP payload (not measured)"
+            )
+        measured = {
+            "disk read": throughput.disk_read,
+            "disk write": throughput.disk_write,
+            "network": throughput.network,
+        }.get(row.name)
         source = f" ({measured.source})" if measured is not None and measured.source else ""
         return f"{row.name} benchmark: {rate}{source}"

@@ -67,8 +67,13 @@ class ParameterKnowledge:
         wanted = fold(name)
         for key, entry in self.removed.items():
             if fold(key) == wanted:
-                return RemovedParameter(key, parse_version(entry["removed_in"]), entry["note"],
-                                        entry["replacement"], entry["source"])
+                return RemovedParameter(
+                    key,
+                    parse_version(entry["removed_in"]),
+                    entry["note"],
+                    entry["replacement"],
+                    entry["source"],
+                )
         return None
 
     def history(self, name: str) -> list[tuple[Version, str]]:

@@ -29,8 +29,12 @@ def _number(data: Mapping[str, Any], key: str, where: str, *, required: bool = T
     value = data.get(key)
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise InvalidInput(f"Measurements: {where}.{key} must be a positive number, not {value!r}.")
     return float(value)
 
@@ -72,14 +76,18 @@ class ThroughputSummary:
         data = _mapping(data, "throughput")
         unknown = set(data) - set(THROUGHPUT_KINDS)
         if unknown:
-            raise InvalidInput(f"Measurements: unknown throughput kinds {sorted(unknown)}; "
-                               f"known: {', '.join(THROUGHPUT_KINDS)}.")
-        return cls(**{k: Throughput.from_json(v, f"throughput.{k}")
-                      for k, v in data.items() if v is not None})
+            raise InvalidInput(
+                f"Measurements: unknown throughput kinds {sorted(unknown)}; "
+                f"known: {', '.join(THROUGHPUT_KINDS)}."
+            )
+        return cls(
+            **{k: Throughput.from_json(v, f"throughput.{k}") for k, v in data.items() if v is not None}
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name).to_json() for f in fields(self)
-                if getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name).to_json() for f in fields(self) if getattr(self, f.name) is not None
+        }
 
 
 @dataclass(frozen=True)
@@ -115,12 +123,16 @@ class DirscalePoint:
         open_seconds = _number(data, "open_seconds", where)
         list_seconds = _number(data, "list_seconds", where)
         assert open_seconds is not None and list_seconds is not None
-        return cls(data["share"], files, open_seconds, list_seconds,
-                   bool(data.get("case_sensitive", False)))
+        return cls(data["share"], files, open_seconds, list_seconds, bool(data.get("case_sensitive", False)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"share": self.share, "files": self.files, "open_seconds": self.open_seconds,
-                "list_seconds": self.list_seconds, "case_sensitive": self.case_sensitive}
+        return {
+            "share": self.share,
+            "files": self.files,
+            "open_seconds": self.open_seconds,
+            "list_seconds": self.list_seconds,
+            "case_sensitive": self.case_sensitive,
+        }
 
 
 @dataclass(frozen=True)
@@ -152,10 +164,15 @@ class NetworkPath:
         return bdp_bytes(self.bandwidth_bps, self.rtt_seconds)
 
     def to_json(self) -> dict[str, Any]:
-        return {"bandwidth_bps": self.bandwidth_bps, "rtt_seconds": self.rtt_seconds,
-                "bandwidth_source": self.bandwidth_source, "rtt_source": self.rtt_source,
-                "path_mtu": self.path_mtu, "client_mtu": self.client_mtu,
-                "bdp_bytes": self.bdp_bytes}
+        return {
+            "bandwidth_bps": self.bandwidth_bps,
+            "rtt_seconds": self.rtt_seconds,
+            "bandwidth_source": self.bandwidth_source,
+            "rtt_source": self.rtt_source,
+            "path_mtu": self.path_mtu,
+            "client_mtu": self.client_mtu,
+            "bdp_bytes": self.bdp_bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -172,8 +189,9 @@ class Measurements:
         known = {"throughput", "metadata", "dirscale", "client_window", "path"}
         unknown = set(data) - known
         if unknown:
-            raise InvalidInput(f"Measurements: unknown keys {sorted(unknown)}; "
-                               f"known: {', '.join(sorted(known))}.")
+            raise InvalidInput(
+                f"Measurements: unknown keys {sorted(unknown)}; known: {', '.join(sorted(known))}."
+            )
         metadata = path = window = None
         if data.get("metadata") is not None:
             entry = _mapping(data["metadata"], "metadata")
@@ -192,17 +210,21 @@ class Measurements:
             mtu = _number(entry, "path_mtu", "path", required=False)
             client_mtu = _number(entry, "client_mtu", "path", required=False)
             assert bandwidth is not None and rtt is not None
-            path = NetworkPath(bandwidth, rtt, str(entry.get("bandwidth_source", "")),
-                               str(entry.get("rtt_source", "")), int(mtu) if mtu else None,
-                               int(client_mtu) if client_mtu else None)
+            path = NetworkPath(
+                bandwidth,
+                rtt,
+                str(entry.get("bandwidth_source", "")),
+                str(entry.get("rtt_source", "")),
+                int(mtu) if mtu else None,
+                int(client_mtu) if client_mtu else None,
+            )
         points = data.get("dirscale") or []
         if not isinstance(points, list):
             raise InvalidInput("Measurements: dirscale must be a list of runs.")
         return cls(
             throughput=ThroughputSummary.from_json(data.get("throughput") or {}),
             metadata=metadata,
-            dirscale=tuple(DirscalePoint.from_json(p, f"dirscale[{i}]")
-                           for i, p in enumerate(points)),
+            dirscale=tuple(DirscalePoint.from_json(p, f"dirscale[{i}]") for i, p in enumerate(points)),
             client_window=window,
             path=path,
         )

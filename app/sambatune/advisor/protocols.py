@@ -43,8 +43,10 @@ def smb1_reason(inputs: AdvisorInput) -> str:
     if lowest and is_smb1_dialect(lowest):
         return f"{version} accepts SMB1 here because server min protocol = {lowest}."
     if lowest:
-        return (f"{version} refuses SMB1 here (server min protocol = {lowest}); SMB1 has been "
-                "off by default since 4.11.")
+        return (
+            f"{version} refuses SMB1 here (server min protocol = {lowest}); SMB1 has been "
+            "off by default since 4.11."
+        )
     if inputs.at_least(SMB1_OFF_BY_DEFAULT):
         return f"{version} refuses SMB1 by default (it has since 4.11)."
     return f"{version} predates 4.11, so it still accepts SMB1 by default."

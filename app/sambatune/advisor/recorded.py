@@ -24,8 +24,9 @@ from sambatune.bench.bottleneck_inputs import (
 from sambatune.bench.results_db import ResultsDatabase
 
 
-def recorded_measurements(database: ResultsDatabase, server: str,
-                        smb_conf: bytes) -> tuple[Measurements, list[int]]:
+def recorded_measurements(
+    database: ResultsDatabase, server: str, smb_conf: bytes
+) -> tuple[Measurements, list[int]]:
     """What the advisor can judge from the benchmarks on record: the newest figure of each
     layer from ``server``'s sessions that ran with exactly this smb.conf (the wizard's own
     measurements among them), and the sessions they came from.
@@ -55,13 +56,13 @@ def recorded_measurements(database: ResultsDatabase, server: str,
     throughput = ThroughputSummary(
         disk_read=measured(read.disk_read, read, "disk read"),
         disk_write=measured(write.disk_write, write, "disk write"),
-        network=(measured(read.network, read, "network")
-                 or measured(write.network, write, "network")),
+        network=(measured(read.network, read, "network") or measured(write.network, write, "network")),
         smb_read=measured(read.smb, read, "SMB"),
         smb_write=measured(write.smb, write, "SMB"),
     )
-    metadata = (MetadataRate(read.file_ops, source(read, "file operations"))
-                if read.file_ops is not None else None)
+    metadata = (
+        MetadataRate(read.file_ops, source(read, "file operations")) if read.file_ops is not None else None
+    )
     return Measurements(throughput=throughput, metadata=metadata), sorted(used)
 
 
@@ -71,8 +72,11 @@ def with_recorded(given: Measurements, recorded: Measurements) -> Measurements:
     for kind in THROUGHPUT_KINDS:
         if getattr(throughput, kind) is None and getattr(recorded.throughput, kind) is not None:
             throughput = replace(throughput, **{kind: getattr(recorded.throughput, kind)})
-    return replace(given, throughput=throughput,
-                   metadata=given.metadata or recorded.metadata,
-                   dirscale=given.dirscale or recorded.dirscale,
-                   client_window=given.client_window or recorded.client_window,
-                   path=given.path or recorded.path)
+    return replace(
+        given,
+        throughput=throughput,
+        metadata=given.metadata or recorded.metadata,
+        dirscale=given.dirscale or recorded.dirscale,
+        client_window=given.client_window or recorded.client_window,
+        path=given.path or recorded.path,
+    )

@@ -46,4 +46,3 @@ def back_to_default(inputs: AdvisorInput, section: str, name: str, default: str)
         if inherited is not None and not same_value(inherited, default):
             return ConfigChange(section, name, "set", default)
     return ConfigChange(section, name, "unset")
-

@@ -30,21 +30,41 @@ SCHEMA = 1
 RESOURCE = ("advisor", "rules.json")
 
 #: Placeholders a toggle's texts may use, besides the snippets.
-TOGGLE_PLACEHOLDERS = frozenset(
-    {"section", "where", "parameter", "value", "version_label", "smb1_reason"})
+TOGGLE_PLACEHOLDERS = frozenset({"section", "where", "parameter", "value", "version_label", "smb1_reason"})
 
 _TOP = {"schema": True, "snippets": True, "toggles": True, "missing_measurements": True}
 # Field name -> whether an entry must have it.
 TOGGLE_FIELDS = {
-    "id": True, "topic": True, "severity": True, "parameters": True, "fires_when": True,
-    "sections": False, "min_version": False, "requires": False, "unless": False,
-    "change": True, "title": True, "extra_evidence": False, "expected_effect": True,
-    "effect_source": True, "risk": True, "applies_to_version": False, "see_also": False,
-    "sources_from": False, "sources": False,
+    "id": True,
+    "topic": True,
+    "severity": True,
+    "parameters": True,
+    "fires_when": True,
+    "sections": False,
+    "min_version": False,
+    "requires": False,
+    "unless": False,
+    "change": True,
+    "title": True,
+    "extra_evidence": False,
+    "expected_effect": True,
+    "effect_source": True,
+    "risk": True,
+    "applies_to_version": False,
+    "see_also": False,
+    "sources_from": False,
+    "sources": False,
 }
 MEASUREMENT_FIELDS = {
-    "id": True, "topic": True, "severity": True, "measurement": True, "subject": True,
-    "evidence": True, "title": True, "expected_effect": True, "effect_source": True,
+    "id": True,
+    "topic": True,
+    "severity": True,
+    "measurement": True,
+    "subject": True,
+    "evidence": True,
+    "title": True,
+    "expected_effect": True,
+    "effect_source": True,
     "risk": True,
 }
 #: The texts every finding shows; they must not be empty.
@@ -59,8 +79,10 @@ class RuleDataError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         listed = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"resources/advisor/rules.json does not follow its schema "
-                         f"(resources/advisor/README.md):\n{listed}")
+        super().__init__(
+            f"resources/advisor/rules.json does not follow its schema "
+            f"(resources/advisor/README.md):\n{listed}"
+        )
 
 
 @dataclass(frozen=True)
@@ -143,8 +165,7 @@ def _template_problems(where: str, text: object, allowed: frozenset[str]) -> lis
         if name is None:
             continue
         if name not in allowed:
-            found.append(f"{where}: unknown placeholder {{{name}}}; known: "
-                         f"{', '.join(sorted(allowed))}")
+            found.append(f"{where}: unknown placeholder {{{name}}}; known: {', '.join(sorted(allowed))}")
         elif spec or conversion:
             found.append(f"{where}: placeholder {{{name}}} takes no conversion or format")
     return found
@@ -162,8 +183,9 @@ def _catalog_problems(where: str, name: str, catalog: ParameterCatalog) -> list[
 
 def _fields_problems(label: str, entry: Mapping[str, Any], fields: Mapping[str, bool]) -> list[str]:
     found = [f"{label}: unknown field {key!r}" for key in entry if key not in fields]
-    found += [f"{label}: missing field {key!r}" for key, required in fields.items()
-              if required and key not in entry]
+    found += [
+        f"{label}: missing field {key!r}" for key, required in fields.items() if required and key not in entry
+    ]
     return found
 
 
@@ -184,8 +206,9 @@ def _common_problems(label: str, entry: Mapping[str, Any], allowed: frozenset[st
     return found
 
 
-def _toggle_problems(label: str, entry: Mapping[str, Any], allowed: frozenset[str],
-                     catalog: ParameterCatalog) -> list[str]:
+def _toggle_problems(
+    label: str, entry: Mapping[str, Any], allowed: frozenset[str], catalog: ParameterCatalog
+) -> list[str]:
     found = _fields_problems(label, entry, TOGGLE_FIELDS)
     found += _common_problems(label, entry, allowed)
     parameters = entry.get("parameters")
@@ -202,16 +225,17 @@ def _toggle_problems(label: str, entry: Mapping[str, Any], allowed: frozenset[st
         try:
             parse_version(entry["min_version"])
         except (ValueError, AttributeError):
-            found.append(f"{label}: min_version {entry['min_version']!r} is not three numbers "
-                         "like 4.5.0")
+            found.append(f"{label}: min_version {entry['min_version']!r} is not three numbers like 4.5.0")
     for key in ("requires", "unless"):
         names = entry.get(key, [])
         if not _is_names(names):
             found.append(f"{label}: {key} must be a list of condition names")
             continue
-        found += [f"{label}.{key}: unknown condition {name!r}; known: "
-                  f"{', '.join(sorted(SECTION_CONDITIONS))}"
-                  for name in names if name not in SECTION_CONDITIONS]
+        found += [
+            f"{label}.{key}: unknown condition {name!r}; known: {', '.join(sorted(SECTION_CONDITIONS))}"
+            for name in names
+            if name not in SECTION_CONDITIONS
+        ]
     found += _change_problems(label, entry.get("change"), parameters or [], catalog)
     evidence = entry.get("extra_evidence", [])
     if not isinstance(evidence, list):
@@ -227,8 +251,7 @@ def _toggle_problems(label: str, entry: Mapping[str, Any], allowed: frozenset[st
         elif isinstance(item, dict) and set(item) == {"version"}:
             found += _template_problems(where, item["version"], allowed)
         else:
-            found.append(f"{where} must be {{\"setting\": NAME, \"note\": TEXT}} or "
-                         "{\"version\": TEXT}")
+            found.append(f'{where} must be {{"setting": NAME, "note": TEXT}} or {{"version": TEXT}}')
     for key in ("see_also", "sources_from", "sources"):
         names = entry.get(key, [])
         if not _is_names(names):
@@ -239,31 +262,37 @@ def _toggle_problems(label: str, entry: Mapping[str, Any], allowed: frozenset[st
     return found
 
 
-def _change_problems(label: str, change: object, parameters: list[str],
-                     catalog: ParameterCatalog) -> list[str]:
+def _change_problems(
+    label: str, change: object, parameters: list[str], catalog: ParameterCatalog
+) -> list[str]:
     if change is None:
         return []
-    if not isinstance(change, dict) or set(change) != {"to_default"} \
-            or not isinstance(change["to_default"], str):
-        return [f"{label}: change must be null or {{\"to_default\": VALUE}}"]
+    if (
+        not isinstance(change, dict)
+        or set(change) != {"to_default"}
+        or not isinstance(change["to_default"], str)
+    ):
+        return [f'{label}: change must be null or {{"to_default": VALUE}}']
     found = []
     for name in parameters:
         known = catalog.get(name)
         if known is None or known.default is None:
             continue
         if not same_value(change["to_default"], known.default):
-            found.append(f"{label}: to_default {change['to_default']!r} is not the default of "
-                         f"{name!r}, which the bundled catalog gives as {known.default!r}")
+            found.append(
+                f"{label}: to_default {change['to_default']!r} is not the default of "
+                f"{name!r}, which the bundled catalog gives as {known.default!r}"
+            )
     return found
 
 
-def _measurement_problems(label: str, entry: Mapping[str, Any],
-                          allowed: frozenset[str]) -> list[str]:
+def _measurement_problems(label: str, entry: Mapping[str, Any], allowed: frozenset[str]) -> list[str]:
     found = _fields_problems(label, entry, MEASUREMENT_FIELDS)
     found += _common_problems(label, entry, allowed)
     if "measurement" in entry and entry["measurement"] not in list(MEASURED):
-        found.append(f"{label}: unknown measurement {entry['measurement']!r}; known: "
-                     f"{', '.join(sorted(MEASURED))}")
+        found.append(
+            f"{label}: unknown measurement {entry['measurement']!r}; known: {', '.join(sorted(MEASURED))}"
+        )
     for key in ("subject", "evidence"):
         if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
             found.append(f"{label}: {key} must be a non-empty string")
@@ -314,8 +343,10 @@ def problems(data: object, catalog: ParameterCatalog | None = None) -> list[str]
                 found += _measurement_problems(label, entry, names)
             if isinstance(entry.get("id"), str):
                 ids.append(entry["id"])
-    found += [f"{rule_id}: the id is used more than once"
-              for rule_id in sorted({i for i in ids if ids.count(i) > 1})]
+    found += [
+        f"{rule_id}: the id is used more than once"
+        for rule_id in sorted({i for i in ids if ids.count(i) > 1})
+    ]
     return found
 
 
@@ -325,16 +356,22 @@ def problems(data: object, catalog: ParameterCatalog | None = None) -> list[str]
 def _toggle(entry: Mapping[str, Any]) -> Toggle:
     change = entry["change"]
     return Toggle(
-        id=entry["id"], topic=entry["topic"], severity=entry["severity"],
-        parameters=tuple(entry["parameters"]), fires_when=FIRES_WHEN[entry["fires_when"]],
+        id=entry["id"],
+        topic=entry["topic"],
+        severity=entry["severity"],
+        parameters=tuple(entry["parameters"]),
+        fires_when=FIRES_WHEN[entry["fires_when"]],
         global_only=entry.get("sections", "all") == "global",
         min_version=parse_version(entry["min_version"]) if "min_version" in entry else None,
-        requires=tuple(entry.get("requires", ())), unless=tuple(entry.get("unless", ())),
+        requires=tuple(entry.get("requires", ())),
+        unless=tuple(entry.get("unless", ())),
         to_default=change["to_default"] if change is not None else None,
         title=entry["title"],
         extra_evidence=tuple(ExtraEvidence(**item) for item in entry.get("extra_evidence", ())),
-        expected_effect=entry["expected_effect"], effect_source=entry["effect_source"],
-        risk=entry["risk"], applies_to_version=entry.get("applies_to_version", ""),
+        expected_effect=entry["expected_effect"],
+        effect_source=entry["effect_source"],
+        risk=entry["risk"],
+        applies_to_version=entry.get("applies_to_version", ""),
         see_also=tuple(entry.get("see_also", ())),
         sources_from=tuple(entry.get("sources_from", ())),
         sources=tuple(entry.get("sources", ())),
@@ -350,8 +387,9 @@ def parse_rule_data(data: object, catalog: ParameterCatalog | None = None) -> Ru
     return RuleData(
         snippets=dict(data["snippets"]),
         toggles={entry["id"]: _toggle(entry) for entry in data["toggles"]},
-        missing_measurements={entry["id"]: MissingMeasurement(**entry)
-                              for entry in data["missing_measurements"]},
+        missing_measurements={
+            entry["id"]: MissingMeasurement(**entry) for entry in data["missing_measurements"]
+        },
     )
 
 

@@ -29,16 +29,30 @@ if TYPE_CHECKING:
 METADATA_SERIES = ("metadata-create", "metadata-stat", "metadata-unlink")
 #: The tests a bottleneck figure can come from.
 LAYER_TESTS = ("disk", "smb", "net", "smb-client")
-TEST_NAMES = {"disk": "disk test", "smb": "SMB test on the server", "net": "network test",
-              "smb-client": "SMB from this computer"}
+TEST_NAMES = {
+    "disk": "disk test",
+    "smb": "SMB test on the server",
+    "net": "network test",
+    "smb-client": "SMB from this computer",
+}
 #: The figures' keys (:attr:`BottleneckFigures.sources`) of each table row.
-ROW_SOURCES = {"disk read": "disk read", "disk write": "disk write",
-               "file operations": "file operations", "network": "network", "link": "link",
-               "SMB read": "SMB", "SMB write": "SMB"}
+ROW_SOURCES = {
+    "disk read": "disk read",
+    "disk write": "disk write",
+    "file operations": "file operations",
+    "network": "network",
+    "link": "link",
+    "SMB read": "SMB",
+    "SMB write": "SMB",
+}
 NOT_RECORDED = "not recorded"
-LAYER_WORDS = {"disk read": "the disk read throughput", "disk write": "the disk write throughput",
-               "file operations": "the file-operation rate", "network": "the network throughput",
-               "SMB": "the SMB throughput"}
+LAYER_WORDS = {
+    "disk read": "the disk read throughput",
+    "disk write": "the disk write throughput",
+    "file operations": "the file-operation rate",
+    "network": "the network throughput",
+    "SMB": "the SMB throughput",
+}
 
 
 @dataclass(frozen=True)
@@ -58,15 +72,20 @@ class SessionFacts:
     def of(cls, session: StoredSession) -> SessionFacts:
         import hashlib
 
-        config = (hashlib.sha256(session.smb_conf).hexdigest()
-                  if session.smb_conf is not None else None)
+        config = hashlib.sha256(session.smb_conf).hexdigest() if session.smb_conf is not None else None
         return cls.of_result(session.result, config, session.note)
 
     @classmethod
     def of_result(cls, result: BenchResult, config: str | None, note: str = "") -> SessionFacts:
         size = result.parameters.get("size")
-        return cls(int(result.session_id or 0), result.test, result.started_at, config,
-                   int(size) if isinstance(size, (int, float)) and size > 0 else None, note)
+        return cls(
+            int(result.session_id or 0),
+            result.test,
+            result.started_at,
+            config,
+            int(size) if isinstance(size, (int, float)) and size > 0 else None,
+            note,
+        )
 
     def details(self, versions: Mapping[str | None, str]) -> str:
         """``disk test, 1.0 GiB, smb.conf v2``."""
@@ -89,24 +108,30 @@ def stored_facts(database: ResultsDatabase, results: Iterable[BenchResult]) -> d
         return {}
     marks = ",".join("?" * len(by_id))
     with database.connection() as db:
-        rows = db.execute(f"SELECT id, smb_conf_sha256, note FROM sessions WHERE id IN ({marks})",
-                          list(by_id)).fetchall()
+        rows = db.execute(
+            f"SELECT id, smb_conf_sha256, note FROM sessions WHERE id IN ({marks})", list(by_id)
+        ).fetchall()
     return {int(i): SessionFacts.of_result(by_id[i], sha, note or "") for i, sha, note in rows}
 
 
-def sessions_with_config(database: ResultsDatabase, server: str, smb_conf: bytes, *,
-                         limit: int = 20) -> list[StoredSession]:
+def sessions_with_config(
+    database: ResultsDatabase, server: str, smb_conf: bytes, *, limit: int = 20
+) -> list[StoredSession]:
     """The newest sessions of ``server`` that can give a layer figure and ran with exactly
     ``smb_conf`` (matched by hash, so only those sessions are read in full)."""
     import hashlib
 
     marks = ",".join("?" * len(LAYER_TESTS))
     with database.connection() as db:
-        ids = [int(row[0]) for row in db.execute(
-            "SELECT sessions.id FROM sessions JOIN servers ON servers.id = sessions.server_id "
-            f"WHERE servers.label = ? AND smb_conf_sha256 = ? AND test IN ({marks}) "
-            "ORDER BY sessions.id DESC LIMIT ?",
-            [server, hashlib.sha256(smb_conf).hexdigest(), *LAYER_TESTS, limit])]
+        ids = [
+            int(row[0])
+            for row in db.execute(
+                "SELECT sessions.id FROM sessions JOIN servers ON servers.id = sessions.server_id "
+                f"WHERE servers.label = ? AND smb_conf_sha256 = ? AND test IN ({marks}) "
+                "ORDER BY sessions.id DESC LIMIT ?",
+                [server, hashlib.sha256(smb_conf).hexdigest(), *LAYER_TESTS, limit],
+            )
+        ]
     return [database.load(i) for i in ids]
 
 
@@ -155,9 +180,13 @@ class BottleneckFigures:
 
     def report(self) -> BottleneckReport:
         return find_bottleneck(
-            disk_read_bytes_per_s=self.disk_read, disk_write_bytes_per_s=self.disk_write,
-            file_ops_per_s=self.file_ops, network_bytes_per_s=self.network,
-            smb_bytes_per_s=self.smb, link_bits_per_s=self.link_bits, direction=self.direction,
+            disk_read_bytes_per_s=self.disk_read,
+            disk_write_bytes_per_s=self.disk_write,
+            file_ops_per_s=self.file_ops,
+            network_bytes_per_s=self.network,
+            smb_bytes_per_s=self.smb,
+            link_bits_per_s=self.link_bits,
+            direction=self.direction,
         )
 
     def session_of(self, row_name: str) -> SessionFacts | None:
@@ -199,17 +228,21 @@ class BottleneckFigures:
         if len(used) == 1:
             ((config, ids),) = used.items()
             version = self.versions.get(config, NOT_RECORDED)
-            text = (f"Figures from {sessions(ids)}, all run with smb.conf {version}"
-                    if config is not None else
-                    f"Figures from {sessions(ids)}, whose smb.conf was not recorded")
+            text = (
+                f"Figures from {sessions(ids)}, all run with smb.conf {version}"
+                if config is not None
+                else f"Figures from {sessions(ids)}, whose smb.conf was not recorded"
+            )
             if not self.chosen_by_user:
-                text += ("; sessions run with another smb.conf are left out unless you tick "
-                         "them")
+                text += "; sessions run with another smb.conf are left out unless you tick them"
             return text + "."
-        parts = "; ".join(f"smb.conf {self.versions.get(c, NOT_RECORDED)}: {sessions(ids)}"
-                          for c, ids in used.items())
-        return (f"As you chose, these figures combine sessions run with different smb.conf "
-                f"versions ({parts}): they describe the server under different settings.")
+        parts = "; ".join(
+            f"smb.conf {self.versions.get(c, NOT_RECORDED)}: {sessions(ids)}" for c, ids in used.items()
+        )
+        return (
+            f"As you chose, these figures combine sessions run with different smb.conf "
+            f"versions ({parts}): they describe the server under different settings."
+        )
 
     def left_out(self) -> list[str]:
         """For each left-out session that measured a missing layer: what and where."""
@@ -221,22 +254,37 @@ class BottleneckFigures:
             facts = self.sessions.get(session_id)
             where = facts.describe(self.versions) if facts else f"session {session_id}"
             what = layers[0] if len(layers) == 1 else ", ".join(layers[:-1]) + " and " + layers[-1]
-            lines.append(f"{what[0].upper()}{what[1:]} {'was' if len(layers) == 1 else 'were'} "
-                         f"measured only in {where}, which is left out: tick it to combine it "
-                         "anyway, or measure again.")
+            lines.append(
+                f"{what[0].upper()}{what[1:]} {'was' if len(layers) == 1 else 'were'} "
+                f"measured only in {where}, which is left out: tick it to combine it "
+                "anyway, or measure again."
+            )
         return lines
 
     def to_json(self) -> dict[str, Any]:
-        return {"direction": self.direction, "disk_read": self.disk_read, "disk_write": self.disk_write,
-                "file_ops_per_s": self.file_ops, "network": self.network, "smb": self.smb,
-                "link_bits": self.link_bits, "sources": self.sources,
-                "selected": sorted(self.selected) if self.selected is not None else None,
-                "chosen_by_user": self.chosen_by_user, "mixed": self.mixed,
-                "elsewhere": self.elsewhere,
-                "sessions": {str(i): {"test": f.test, "started_at": f.started_at,
-                                      "smb_conf": self.versions.get(f.config, NOT_RECORDED),
-                                      "size": f.size}
-                             for i, f in self.sessions.items()}}
+        return {
+            "direction": self.direction,
+            "disk_read": self.disk_read,
+            "disk_write": self.disk_write,
+            "file_ops_per_s": self.file_ops,
+            "network": self.network,
+            "smb": self.smb,
+            "link_bits": self.link_bits,
+            "sources": self.sources,
+            "selected": sorted(self.selected) if self.selected is not None else None,
+            "chosen_by_user": self.chosen_by_user,
+            "mixed": self.mixed,
+            "elsewhere": self.elsewhere,
+            "sessions": {
+                str(i): {
+                    "test": f.test,
+                    "started_at": f.started_at,
+                    "smb_conf": self.versions.get(f.config, NOT_RECORDED),
+                    "size": f.size,
+                }
+                for i, f in self.sessions.items()
+            },
+        }
 
 
 def _mean(result: BenchResult, series: str) -> float | None:
@@ -300,8 +348,7 @@ def figures_from_results(
     """
     if facts is None:
         return _newest_figures(results, direction)
-    known = {r.session_id: r for r in results
-             if r.session_id is not None and r.session_id in facts}
+    known = {r.session_id: r for r in results if r.session_id is not None and r.session_id in facts}
     selected = set(chosen) if chosen is not None else default_selection(facts)
     figures = _newest_figures([r for i, r in known.items() if i in selected], direction)
     others = _newest_figures([r for i, r in known.items() if i not in selected], direction)
@@ -309,15 +356,19 @@ def figures_from_results(
     figures.versions = config_versions(facts.values())
     figures.selected = frozenset(selected & set(known))
     figures.chosen_by_user = chosen is not None
-    figures.elsewhere = {key: session_id for key in _LAYER_KEYS
-                         if key not in figures.sources and key != "link"
-                         and (session_id := others.sources.get(key)) is not None}
+    figures.elsewhere = {
+        key: session_id
+        for key in _LAYER_KEYS
+        if key not in figures.sources
+        and key != "link"
+        and (session_id := others.sources.get(key)) is not None
+    }
     return figures
 
 
-def figures_from_sessions(sessions: Sequence[StoredSession], direction: Direction = "read",
-                          chosen: Collection[int] | None = None) -> BottleneckFigures:
+def figures_from_sessions(
+    sessions: Sequence[StoredSession], direction: Direction = "read", chosen: Collection[int] | None = None
+) -> BottleneckFigures:
     """:func:`figures_from_results` for stored sessions, which carry their smb.conf."""
     facts = {s.id: SessionFacts.of(s) for s in sessions}
-    return figures_from_results([s.result for s in sessions], direction, facts=facts,
-                                chosen=chosen)
+    return figures_from_results([s.result for s in sessions], direction, facts=facts, chosen=chosen)

@@ -59,12 +59,14 @@ def compare_sessions(
     if missing:
         raise InvalidInput(
             f"Series '{name}' is not in session {missing[0]}.",
-            details="Series there: " + ", ".join(
-                (before if missing[0] == before.id else after).result.series),
+            details="Series there: "
+            + ", ".join((before if missing[0] == before.id else after).result.series),
         )
     old, new = before.result.series[name], after.result.series[name]
     comparison = compare(
-        old.values(), new.values(), higher_is_better=True,
+        old.values(),
+        new.values(),
+        higher_is_better=True,
         unit="bytes/s" if new.unit == BYTES else "ops/s",
     )
     result = SessionComparison(before, after, name, comparison)
@@ -81,9 +83,12 @@ def config_changes(before: bytes | None, after: bytes | None) -> tuple[list[str]
     new = after.decode("utf-8", "replace").splitlines()
     diff = list(difflib.unified_diff(old, new, "before/smb.conf", "after/smb.conf", lineterm=""))
     changed = [
-        line for line in diff
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-        and line[1:].strip() and not line[1:].lstrip().startswith(("#", ";"))
+        line
+        for line in diff
+        if line[:1] in "+-"
+        and not line.startswith(("+++", "---"))
+        and line[1:].strip()
+        and not line[1:].lstrip().startswith(("#", ";"))
     ]
     return diff, changed
 
@@ -96,12 +101,15 @@ def comparability_warnings(
         warnings.append(f"The sessions ran against different servers ({before.server}, {after.server}).")
     old_params = {k: v for k, v in before.result.parameters.items() if k not in IGNORED_PARAMETERS}
     new_params = {k: v for k, v in after.result.parameters.items() if k not in IGNORED_PARAMETERS}
-    differing = sorted(k for k in old_params.keys() | new_params.keys()
-                       if old_params.get(k) != new_params.get(k))
+    differing = sorted(
+        k for k in old_params.keys() | new_params.keys() if old_params.get(k) != new_params.get(k)
+    )
     if differing:
-        warnings.append("The test itself was run differently (" + ", ".join(
-            f"{k}: {old_params.get(k)!r} -> {new_params.get(k)!r}" for k in differing
-        ) + "); the change in figures may come from that.")
+        warnings.append(
+            "The test itself was run differently ("
+            + ", ".join(f"{k}: {old_params.get(k)!r} -> {new_params.get(k)!r}" for k in differing)
+            + "); the change in figures may come from that."
+        )
     if before.smb_conf is None or after.smb_conf is None:
         warnings.append("smb.conf was not recorded for both sessions, so what changed is unknown.")
     else:

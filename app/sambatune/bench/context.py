@@ -63,8 +63,10 @@ class BenchContext:
             # 445 could well be another instance's port: never measure the wrong smbd.
             raise InvalidInput(
                 "Several smbd run on this server with different smb.conf files ("
-                + ", ".join(self.survey.config_candidates) + "): say which one "
-                "(--config-path) or give the SMB port.")
+                + ", ".join(self.survey.config_candidates)
+                + "): say which one "
+                "(--config-path) or give the SMB port."
+            )
         for instance in self.survey.samba.get("instances") or []:
             if self.smb_conf_path and instance.get("config") == self.smb_conf_path:
                 ports = [int(p["port"]) for p in instance.get("listening") or []]

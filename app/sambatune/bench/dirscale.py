@@ -62,9 +62,16 @@ class DirscaleOptions:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "share": self.share, "counts": list(self.counts), "lookups": self.lookups,
-            "user": self.user, "guest": not self.user, "domain": self.domain, "port": self.port,
-            "address": self.address, "directory": self.directory, "protocol": self.protocol,
+            "share": self.share,
+            "counts": list(self.counts),
+            "lookups": self.lookups,
+            "user": self.user,
+            "guest": not self.user,
+            "domain": self.domain,
+            "port": self.port,
+            "address": self.address,
+            "directory": self.directory,
+            "protocol": self.protocol,
         }
 
 
@@ -72,7 +79,7 @@ class DirscaleBenchmark(Benchmark[DirscaleOptions]):
     test = "dirscale"
 
     def default_options(self) -> DirscaleOptions:
-        raise InvalidInput('The directory test needs options (at least the share).')
+        raise InvalidInput("The directory test needs options (at least the share).")
 
     def primary_series(self, recorder: Recorder) -> str:
         return f"list/{max(self.options.counts)}"
@@ -92,14 +99,19 @@ class DirscaleBenchmark(Benchmark[DirscaleOptions]):
                 recorder.declare(f"{operation}/{count}", f"{count:,} files: {label}", OPERATIONS)
         recorder.extra["case_settings"] = self._case_settings()
         agent_params: dict[str, Any] = {
-            "share": options.share, "port": options.port or self.context.smb_port(),
-            "address": options.address, "directory": directory, "counts": counts,
-            "lookups": options.lookups, "repeat": self.method.attempts,
+            "share": options.share,
+            "port": options.port or self.context.smb_port(),
+            "address": options.address,
+            "directory": directory,
+            "counts": counts,
+            "lookups": options.lookups,
+            "repeat": self.method.attempts,
             "protocol": options.protocol,
         }
         if options.user:
-            agent_params.update(user=options.user, password=options.password or "",
-                                domain=options.domain or "")
+            agent_params.update(
+                user=options.user, password=options.password or "", domain=options.domain or ""
+            )
         run = AgentRun(self.transport, "dirscale", agent_params, cancel=self.cancel)
         yield from translate_agent(run, recorder)
         recorder.extra["table"] = scaling_table(recorder.series, counts)
@@ -126,10 +138,7 @@ def scaling_table(series: dict[str, SeriesResult], counts: list[int]) -> list[di
             key = "list_seconds" if operation == "list" else f"{operation}_seconds_each"
             found = series.get(f"{operation}/{count}")
             counted = found.counted if found else []
-            values = [
-                r.seconds if operation == "list" else r.seconds / (r.operations or 1)
-                for r in counted
-            ]
+            values = [r.seconds if operation == "list" else r.seconds / (r.operations or 1) for r in counted]
             row[key] = sum(values) / len(values) if values else None
         rows.append(row)
     return rows

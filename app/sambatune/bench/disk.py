@@ -59,9 +59,14 @@ class DiskOptions:
 
     def agent_params(self, repeat: int) -> dict[str, Any]:
         return {
-            "directory": self.directory, "size": self.size, "block_size": self.block_size,
-            "cache": self.cache, "drop_caches": self.drop_caches, "repeat": repeat,
-            "operations": list(self.operations), "metadata_files": self.metadata_files,
+            "directory": self.directory,
+            "size": self.size,
+            "block_size": self.block_size,
+            "cache": self.cache,
+            "drop_caches": self.drop_caches,
+            "repeat": repeat,
+            "operations": list(self.operations),
+            "metadata_files": self.metadata_files,
             "sample_interval": self.sample_interval,
         }
 
@@ -72,20 +77,22 @@ class DiskOptions:
         return data
 
 
-def run_disk_agent(bench: Benchmark, recorder: Recorder, options: DiskOptions,
-                   phase: Phase = WHOLE) -> Iterator[BenchEvent]:
+def run_disk_agent(
+    bench: Benchmark, recorder: Recorder, options: DiskOptions, phase: Phase = WHOLE
+) -> Iterator[BenchEvent]:
     """The disk agent under the method; declares its series, notes the cache method."""
     for name in _series_names(options):
         unit = OPERATIONS if name.startswith("metadata") else BYTES
         recorder.declare(options.prefix + name, _label(options.prefix, name), unit)
-    run = AgentRun(bench.transport, "disk", options.agent_params(bench.method.attempts),
-                   cancel=bench.cancel)
+    run = AgentRun(bench.transport, "disk", options.agent_params(bench.method.attempts), cancel=bench.cancel)
     result = yield from translate_agent(run, recorder, phase, lambda s: options.prefix + s)
     data = result.data or {}
     key = "disk_cache" if options.prefix else "cache"
     recorder.extra[key] = {
-        "method": data.get("cache"), "explanation": data.get("cache_explanation"),
-        "filesystem": data.get("filesystem"), "file_bytes": data.get("file_bytes"),
+        "method": data.get("cache"),
+        "explanation": data.get("cache_explanation"),
+        "filesystem": data.get("filesystem"),
+        "file_bytes": data.get("file_bytes"),
         "block_size": data.get("block_size"),
     }
     if data.get("cache_explanation"):
@@ -108,7 +115,7 @@ class DiskBenchmark(Benchmark[DiskOptions]):
     test = "disk"
 
     def default_options(self) -> DiskOptions:
-        raise InvalidInput('The disk test needs options (at least the directory).')
+        raise InvalidInput("The disk test needs options (at least the directory).")
 
     def primary_series(self, recorder: Recorder) -> str:
         for name in (READ, WRITE, "metadata-create"):

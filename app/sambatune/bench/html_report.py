@@ -59,8 +59,12 @@ def _figure(series: SeriesResult, value: float | None) -> str:
     return format_figure(value, series.unit, missing="–")
 
 
-def html_table(headers: Sequence[str], rows: Sequence[tuple[Sequence[str], str]],
-           numeric_from: int = 1, numeric_to: int = 99) -> str:
+def html_table(
+    headers: Sequence[str],
+    rows: Sequence[tuple[Sequence[str], str]],
+    numeric_from: int = 1,
+    numeric_to: int = 99,
+) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = []
     for cells, css in rows:
@@ -81,13 +85,31 @@ def series_table(series: SeriesResult) -> str:
         label = f"warm-up {run.attempt}" if run.warmup else str(number := number + 1)
         css = "warmup" if run.warmup else ("odd" if run.attempt in outliers else "")
         if series.unit == BYTES:
-            rows.append(([label, _number(run.bytes), f"{run.seconds:.3f}", _number(run.bytes_per_s),
-                          format_bits(run.bits_per_s), _number(run.percent_of_link, 1)], css))
+            rows.append(
+                (
+                    [
+                        label,
+                        _number(run.bytes),
+                        f"{run.seconds:.3f}",
+                        _number(run.bytes_per_s),
+                        format_bits(run.bits_per_s),
+                        _number(run.percent_of_link, 1),
+                    ],
+                    css,
+                )
+            )
         else:
-            rows.append(([label, _number(run.operations), f"{run.seconds:.3f}",
-                          _number(run.operations_per_s, 1)], css))
-    headers = (["Run", "Size in bytes", "Time (s)", "Bytes/s", "Bits/s", "% of link"]
-               if series.unit == BYTES else ["Run", "Operations", "Time (s)", "Ops/s"])
+            rows.append(
+                (
+                    [label, _number(run.operations), f"{run.seconds:.3f}", _number(run.operations_per_s, 1)],
+                    css,
+                )
+            )
+    headers = (
+        ["Run", "Size in bytes", "Time (s)", "Bytes/s", "Bits/s", "% of link"]
+        if series.unit == BYTES
+        else ["Run", "Operations", "Time (s)", "Ops/s"]
+    )
     return html_table(headers, rows)
 
 
@@ -98,16 +120,22 @@ def series_summary(series: SeriesResult) -> str:
     parts = [f"Mean <b>{escape(_figure(series, stats.mean))}</b>"]
     if series.unit == BYTES:
         parts.append(escape(format_bits(stats.mean * 8)))
-    parts.append(f"deviation {escape(_figure(series, stats.stdev))}"
-                 + (f" ({escape(format_percent(stats.cv))})" if stats.cv is not None else ""))
+    parts.append(
+        f"deviation {escape(_figure(series, stats.stdev))}"
+        + (f" ({escape(format_percent(stats.cv))})" if stats.cv is not None else "")
+    )
     if stats.ci95_low is not None and stats.ci95_high is not None:
-        parts.append(f"95% interval {escape(_figure(series, stats.ci95_low))} to "
-                     f"{escape(_figure(series, stats.ci95_high))}")
+        parts.append(
+            f"95% interval {escape(_figure(series, stats.ci95_low))} to "
+            f"{escape(_figure(series, stats.ci95_high))}"
+        )
     parts.append(f"{stats.n} counted runs")
     html = "<p>" + "; ".join(parts) + ".</p>"
     if stats.outliers:
-        html += (f'<p class="warn">Odd runs are marked; the average of the others is '
-                 f"{escape(_figure(series, stats.valid_mean))}.</p>")
+        html += (
+            f'<p class="warn">Odd runs are marked; the average of the others is '
+            f"{escape(_figure(series, stats.valid_mean))}.</p>"
+        )
     if stats.note:
         html += f'<p class="{"note" if stats.quiet else "warn"}">{escape(stats.note)}</p>'
     elif stats.quiet:
@@ -122,8 +150,9 @@ def samples_chart(result: BenchResult, title: str | None = None) -> str:
     if not lines:
         return ""
     labels = {name: s.label for name, s in result.series.items()}
-    chart = Chart(title or "Throughput while the runs ran", "seconds into the run", "throughput",
-                  y_format=format_rate)
+    chart = Chart(
+        title or "Throughput while the runs ran", "seconds into the run", "throughput", y_format=format_rate
+    )
     for (series, attempt), points in lines.items():
         chart.series.append(ChartSeries(f"{labels.get(series, series)}, run {attempt}", points))
     return render(chart)
@@ -131,32 +160,55 @@ def samples_chart(result: BenchResult, title: str | None = None) -> str:
 
 def sockbuf_chart(result: BenchResult) -> str:
     curve = result.extra.get("curve") or []
-    sized = [(float(p["requested_bytes"]), float(p["mean_bytes_per_s"])) for p in curve
-             if p.get("requested_bytes") and p.get("mean_bytes_per_s")]
+    sized = [
+        (float(p["requested_bytes"]), float(p["mean_bytes_per_s"]))
+        for p in curve
+        if p.get("requested_bytes") and p.get("mean_bytes_per_s")
+    ]
     if not sized:
         return ""
-    chart = Chart("Throughput against the socket buffer size", "SO_SNDBUF = SO_RCVBUF (log scale)",
-                  "mean throughput", x_format=lambda v: format_bytes(v, 0), y_format=format_rate,
-                  log_x=True)
+    chart = Chart(
+        "Throughput against the socket buffer size",
+        "SO_SNDBUF = SO_RCVBUF (log scale)",
+        "mean throughput",
+        x_format=lambda v: format_bytes(v, 0),
+        y_format=format_rate,
+        log_x=True,
+    )
     chart.series.append(ChartSeries("set buffer size", sized, markers=True))
     autotuned = [p for p in curve if p.get("requested_bytes") is None and p.get("mean_bytes_per_s")]
     if autotuned:
         rate = float(autotuned[0]["mean_bytes_per_s"])
-        chart.series.append(ChartSeries(f"autotuned (no size set): {format_rate(rate)}",
-                                        [(sized[0][0], rate), (sized[-1][0], rate)], color="#009e73"))
+        chart.series.append(
+            ChartSeries(
+                f"autotuned (no size set): {format_rate(rate)}",
+                [(sized[0][0], rate), (sized[-1][0], rate)],
+                color="#009e73",
+            )
+        )
     return render(chart)
 
 
 def runs_chart(sessions: Sequence[StoredSession], series: str) -> str:
-    chart = Chart(f"Counted runs of '{series}', session by session", "run", "throughput",
-                  x_format=lambda v: f"{v:g}", y_format=format_rate, whole_x=True)
+    chart = Chart(
+        f"Counted runs of '{series}', session by session",
+        "run",
+        "throughput",
+        x_format=lambda v: f"{v:g}",
+        y_format=format_rate,
+        whole_x=True,
+    )
     for session in sessions:
         found = session.result.series.get(series)
         if found is None:
             continue
-        chart.series.append(ChartSeries(
-            f"session {session.id}" + (f" ({session.note})" if session.note else ""),
-            [(i, r.rate) for i, r in enumerate(found.counted, 1)], markers=True))
+        chart.series.append(
+            ChartSeries(
+                f"session {session.id}" + (f" ({session.note})" if session.note else ""),
+                [(i, r.rate) for i, r in enumerate(found.counted, 1)],
+                markers=True,
+            )
+        )
     return render(chart)
 
 
@@ -168,8 +220,10 @@ def comparison_section(comparisons: Sequence[SessionComparison], sessions: Seque
     html.append(runs_chart(sessions, first.series))
     for found in comparisons:
         c = found.comparison
-        html.append(f"<h3>Session {found.before.id} (before) against session {found.after.id} (after), "
-                    f"series '{escape(found.series)}'</h3>")
+        html.append(
+            f"<h3>Session {found.before.id} (before) against session {found.after.id} (after), "
+            f"series '{escape(found.series)}'</h3>"
+        )
         html.append(f'<p class="verdict">{escape(c.verdict.capitalize())}</p><p>{escape(c.sentence)}</p>')
         if c.diff_ci95_low is not None and c.diff_ci95_high is not None:
             low, high = (_signed(c.unit, v) for v in (c.diff_ci95_low, c.diff_ci95_high))
@@ -188,19 +242,31 @@ def _signed(unit: str, value: float) -> str:
     return ("−" if value < 0 else "+") + shown
 
 
-def bottleneck_section(report: BottleneckReport, sources: dict[str, int | None],
-                       server: str | None = None, basis: str = "") -> str:
+def bottleneck_section(
+    report: BottleneckReport, sources: dict[str, int | None], server: str | None = None, basis: str = ""
+) -> str:
     rows: list[tuple[Sequence[str], str]] = []
     for row in report.rows:
-        rows.append(([row.name, _number(row.ceiling_bytes_per_s / 1e6, 1),
-                      _number(row.ceiling_bits_per_s / 1e6, 0), _number(row.percent_of_link, 0),
-                      row.source + ("" if row.counted else " (not counted)"),
-                      "limits" if row.limits else ""], "limits" if row.limits else ""))
+        rows.append(
+            (
+                [
+                    row.name,
+                    _number(row.ceiling_bytes_per_s / 1e6, 1),
+                    _number(row.ceiling_bits_per_s / 1e6, 0),
+                    _number(row.percent_of_link, 0),
+                    row.source + ("" if row.counted else " (not counted)"),
+                    "limits" if row.limits else "",
+                ],
+                "limits" if row.limits else "",
+            )
+        )
     of = f" of {escape(server)}" if server else ""
-    html = [f"<h2>Bottleneck{of} ({escape(report.direction)}, {escape(report.workload)})</h2>",
-            f'<p class="muted">{escape(basis)}</p>' if basis else "",
-            html_table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows, numeric_to=3),
-            f'<p class="verdict">Limit: {escape(report.limiting)}</p><p>{escape(report.reason)}</p>']
+    html = [
+        f"<h2>Bottleneck{of} ({escape(report.direction)}, {escape(report.workload)})</h2>",
+        f'<p class="muted">{escape(basis)}</p>' if basis else "",
+        html_table(["Layer", "MB/s", "Mbit/s", "% of link", "From", ""], rows, numeric_to=3),
+        f'<p class="verdict">Limit: {escape(report.limiting)}</p><p>{escape(report.reason)}</p>',
+    ]
     if report.smb_vs_raw_meaning:
         html.append(f"<p>{escape(report.smb_vs_raw_meaning)}</p>")
     if report.advice:
@@ -227,21 +293,31 @@ def survey_facts(survey: dict[str, Any] | None) -> str:
     ]
     for nic in survey.get("nics") or []:
         speed = nic.get("speed_mbit")
-        rows.append(([f"Interface {nic.get('name')}",
-                      f"{nic.get('state', '?')}, "
-                      + (format_bits(speed * 1e6) if speed else "speed unknown")
-                      + f", MTU {nic.get('mtu')}, " + ", ".join(nic.get("addresses") or [])], ""))
+        rows.append(
+            (
+                [
+                    f"Interface {nic.get('name')}",
+                    f"{nic.get('state', '?')}, "
+                    + (format_bits(speed * 1e6) if speed else "speed unknown")
+                    + f", MTU {nic.get('mtu')}, "
+                    + ", ".join(nic.get("addresses") or []),
+                ],
+                "",
+            )
+        )
     return html_table(["", ""], rows, numeric_from=99)
 
 
 def session_section(session: StoredSession) -> str:
     result = session.result
-    html = [f'<h2 id="s{session.id}">Session {session.id}: {escape(result.test)} test on '
-            f"{escape(session.server)}</h2>",
-            f'<p class="muted">{escape(result.started_at)} to {escape(result.finished_at)}'
-            + (f" · note: {escape(session.note)}" if session.note else "")
-            + (f" · link {escape(format_bits(result.link_speed_bits))}" if result.link_speed_bits else "")
-            + "</p>"]
+    html = [
+        f'<h2 id="s{session.id}">Session {session.id}: {escape(result.test)} test on '
+        f"{escape(session.server)}</h2>",
+        f'<p class="muted">{escape(result.started_at)} to {escape(result.finished_at)}'
+        + (f" · note: {escape(session.note)}" if session.note else "")
+        + (f" · link {escape(format_bits(result.link_speed_bits))}" if result.link_speed_bits else "")
+        + "</p>",
+    ]
     params = ", ".join(f"{k} = {v}" for k, v in result.parameters.items() if v not in (None, "", []))
     html.append(f'<p class="muted">Parameters: {escape(params)}</p>')
     html.append(samples_chart(result))
@@ -254,12 +330,15 @@ def session_section(session: StoredSession) -> str:
     html.extend(f'<p class="note">{escape(n)}</p>' for n in result.notes)
     conf_name = escape(session.smb_conf_path or "smb.conf")
     if session.smb_conf is not None:
-        html.append(f"<details><summary>{conf_name} as measured ({len(session.smb_conf):,} bytes)</summary>"
-                    f"<pre>{escape(session.smb_conf.decode('utf-8', 'replace'))}</pre></details>")
+        html.append(
+            f"<details><summary>{conf_name} as measured ({len(session.smb_conf):,} bytes)</summary>"
+            f"<pre>{escape(session.smb_conf.decode('utf-8', 'replace'))}</pre></details>"
+        )
     else:
         html.append('<p class="muted">smb.conf was not recorded with this session.</p>')
-    html.append("<details><summary>The server as surveyed</summary>" + survey_facts(session.survey)
-                + "</details>")
+    html.append(
+        "<details><summary>The server as surveyed</summary>" + survey_facts(session.survey) + "</details>"
+    )
     return "".join(html)
 
 
@@ -268,9 +347,20 @@ def dirscale_table(result: BenchResult) -> str:
     if not table:
         return ""
     rows: list[tuple[Sequence[str], str]] = [
-        ([f"{row['files']:,}"] + [format_seconds(row.get(key)) for key in (
-            "list_seconds", "open_seconds_each", "open-other-case_seconds_each",
-            "missing_seconds_each", "create_seconds_each")], "")
+        (
+            [f"{row['files']:,}"]
+            + [
+                format_seconds(row.get(key))
+                for key in (
+                    "list_seconds",
+                    "open_seconds_each",
+                    "open-other-case_seconds_each",
+                    "missing_seconds_each",
+                    "create_seconds_each",
+                )
+            ],
+            "",
+        )
         for row in table
     ]
     return html_table(["Files", "List", "Open", "Open, other case", "Missing name", "Create"], rows)
@@ -291,8 +381,9 @@ def comparisons_of(sessions: Sequence[StoredSession]) -> list[SessionComparison]
     return found
 
 
-def render_report(sessions: Sequence[StoredSession], *, title: str | None = None,
-                  generated_at: str | None = None) -> str:
+def render_report(
+    sessions: Sequence[StoredSession], *, title: str | None = None, generated_at: str | None = None
+) -> str:
     ordered = sorted(sessions, key=lambda s: s.id)
     when = generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     servers = sorted({s.server for s in ordered})
@@ -301,25 +392,43 @@ def render_report(sessions: Sequence[StoredSession], *, title: str | None = None
     for session in ordered:
         primary = session.result.summary
         stats = primary.stats()
-        overview.append(([str(session.id), session.result.started_at, session.result.test, session.server,
-                          primary.label, _figure(primary, stats.mean if stats else None),
-                          str(stats.n if stats else 0), session.note], ""))
-    body = [f"<h1>{escape(heading)}</h1>",
-            f'<p class="muted">Written by SambaTune {escape(__version__)} on {escape(when)}.</p>',
-            html_table(["Session", "Started", "Test", "Server", "Main series", "Mean", "Runs", "Note"],
-                   overview, numeric_from=99)]
+        overview.append(
+            (
+                [
+                    str(session.id),
+                    session.result.started_at,
+                    session.result.test,
+                    session.server,
+                    primary.label,
+                    _figure(primary, stats.mean if stats else None),
+                    str(stats.n if stats else 0),
+                    session.note,
+                ],
+                "",
+            )
+        )
+    body = [
+        f"<h1>{escape(heading)}</h1>",
+        f'<p class="muted">Written by SambaTune {escape(__version__)} on {escape(when)}.</p>',
+        html_table(
+            ["Session", "Started", "Test", "Server", "Main series", "Mean", "Runs", "Note"],
+            overview,
+            numeric_from=99,
+        ),
+    ]
     body.append(comparison_section(comparisons_of(ordered), ordered))
     # One bottleneck table per server, from the sessions of its newest smb.conf: figures
     # of two servers, or of one server under different settings, describe no one server.
     for server in servers:
         figures = figures_from_sessions([s for s in ordered if s.server == server])
-        if all(v is None for v in (figures.disk_read, figures.network, figures.smb,
-                                   figures.file_ops)):
+        if all(v is None for v in (figures.disk_read, figures.network, figures.smb, figures.file_ops)):
             continue
         try:
-            body.append(bottleneck_section(figures.report(), figures.sources,
-                                           server if len(servers) > 1 else None,
-                                           figures.basis()))
+            body.append(
+                bottleneck_section(
+                    figures.report(), figures.sources, server if len(servers) > 1 else None, figures.basis()
+                )
+            )
         except SambaTuneError:
             pass
     body.extend(session_section(s) for s in ordered)
@@ -328,6 +437,9 @@ def render_report(sessions: Sequence[StoredSession], *, title: str | None = None
 
 def html_page(title: str, parts: Sequence[str]) -> str:
     """One self-contained HTML document: the report's style and the given parts."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-            + "\n".join(part for part in parts if part) + "</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+        + "\n".join(part for part in parts if part)
+        + "</body></html>\n"
+    )

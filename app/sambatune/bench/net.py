@@ -79,8 +79,12 @@ class NetOptions:
 
     def spec(self, sndbuf: int | None = None, rcvbuf: int | None = None) -> StreamSpec:
         return StreamSpec(
-            direction=self.direction, seconds=self.seconds, bytes=self.size,
-            sndbuf=sndbuf, rcvbuf=rcvbuf, nodelay=self.nodelay,
+            direction=self.direction,
+            seconds=self.seconds,
+            bytes=self.size,
+            sndbuf=sndbuf,
+            rcvbuf=rcvbuf,
+            nodelay=self.nodelay,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -145,8 +149,13 @@ class NetStreams:
                     stream = StreamThread(sock, planned.spec)
                     stream.start()
                 elif event.type == "sample" and planned is not None:
-                    yield recorder.sample(planned.series, planned.attempt, data.get("t", 0.0),
-                                          data.get("bytes", 0), data.get("bytes_per_s", 0.0))
+                    yield recorder.sample(
+                        planned.series,
+                        planned.attempt,
+                        data.get("t", 0.0),
+                        data.get("bytes", 0),
+                        data.get("bytes_per_s", 0.0),
+                    )
                 elif event.type == "run" and planned is not None:
                     assert stream is not None
                     stream.join()
@@ -165,11 +174,13 @@ class NetStreams:
         if self.path == SSH_FORWARD:
             return connect_forwarded(self.bench.transport, agent_address, port)
         host = self.options.data_address or self.bench.context.data_address
-        return connect_direct(host, port, spec, buffers=self.options.buffers_on == BOTH,
-                              timeout=self.options.connect_timeout)
+        return connect_direct(
+            host, port, spec, buffers=self.options.buffers_on == BOTH, timeout=self.options.connect_timeout
+        )
 
-    def _record(self, recorder: Recorder, planned: PlannedRun, server: dict[str, Any],
-                stream: StreamThread) -> BenchEvent:
+    def _record(
+        self, recorder: Recorder, planned: PlannedRun, server: dict[str, Any], stream: StreamThread
+    ) -> BenchEvent:
         outcome = stream.outcome
         if outcome.error is not None:
             self.bench.cancel.raise_if_cancelled()
@@ -180,21 +191,33 @@ class NetStreams:
         details = {
             "path": self.path,
             "direction": spec.direction,
-            "requested": {"sndbuf": spec.sndbuf, "rcvbuf": spec.rcvbuf, "nodelay": spec.nodelay,
-                          "buffers_on": self.options.buffers_on},
-            "server": {"port": server.get("port"), "role": server.get("role"),
-                       "bytes": server.get("bytes"),
-                       "seconds": server.get("seconds"), "sndbuf": server.get("sndbuf"),
-                       "rcvbuf": server.get("rcvbuf"), "tcp_info": server.get("tcp_info")},
-            "client": {"bytes": outcome.bytes, "seconds": outcome.seconds,
-                       **(outcome.buffers or {}), "tcp_info": outcome.tcp_info},
+            "requested": {
+                "sndbuf": spec.sndbuf,
+                "rcvbuf": spec.rcvbuf,
+                "nodelay": spec.nodelay,
+                "buffers_on": self.options.buffers_on,
+            },
+            "server": {
+                "port": server.get("port"),
+                "role": server.get("role"),
+                "bytes": server.get("bytes"),
+                "seconds": server.get("seconds"),
+                "sndbuf": server.get("sndbuf"),
+                "rcvbuf": server.get("rcvbuf"),
+                "tcp_info": server.get("tcp_info"),
+            },
+            "client": {
+                "bytes": outcome.bytes,
+                "seconds": outcome.seconds,
+                **(outcome.buffers or {}),
+                "tcp_info": outcome.tcp_info,
+            },
         }
         if spec.direction == DOWNLOAD:
             moved, seconds = outcome.bytes, outcome.seconds
         else:
             moved, seconds = int(server.get("bytes", 0)), float(server.get("seconds", 0.0))
-        return recorder.record(planned.series, planned.attempt, seconds=seconds, bytes=moved,
-                               details=details)
+        return recorder.record(planned.series, planned.attempt, seconds=seconds, bytes=moved, details=details)
 
 
 class NetBenchmark(Benchmark[NetOptions]):
@@ -212,7 +235,6 @@ class NetBenchmark(Benchmark[NetOptions]):
         direction = self.options.direction
         recorder.declare(direction, SERIES_LABELS[direction])
         spec = self.options.spec(self.options.sndbuf, self.options.rcvbuf)
-        plan = [PlannedRun(direction, attempt, spec)
-                for attempt in range(1, self.method.attempts + 1)]
+        plan = [PlannedRun(direction, attempt, spec) for attempt in range(1, self.method.attempts + 1)]
         self.plan.add(expected(run) for run in plan)
         yield from NetStreams(self, self.options).run(recorder, plan)

@@ -39,12 +39,14 @@ def new_file(directory: Path) -> Path:
 
 
 def _failed(action: str, path: Path, exc: OSError) -> SambaTuneError:
-    return SambaTuneError(f"Could not {action} the test file {path}: {exc.strerror or exc}.",
-                          details=str(exc))
+    return SambaTuneError(
+        f"Could not {action} the test file {path}: {exc.strerror or exc}.", details=str(exc)
+    )
 
 
-def write_file(path: Path, size: int, block: int, cancel: CancelToken,
-               on_progress: OnProgress | None = None) -> Transfer:
+def write_file(
+    path: Path, size: int, block: int, cancel: CancelToken, on_progress: OnProgress | None = None
+) -> Transfer:
     data = memoryview(os.urandom(block))
     cpu = time.process_time()
     started = time.perf_counter()
@@ -80,8 +82,7 @@ def drop_cached(path: Path) -> bool:
         os.close(fd)
 
 
-def read_file(path: Path, block: int, cancel: CancelToken,
-              on_progress: OnProgress | None = None) -> Transfer:
+def read_file(path: Path, block: int, cancel: CancelToken, on_progress: OnProgress | None = None) -> Transfer:
     buffer = bytearray(block)
     view = memoryview(buffer)
     cpu = time.process_time()

@@ -230,15 +230,19 @@ class ProgressTracker:
             self.run, self.figure, self.finished = event, "", ""
             self._runs_seen = True
         elif isinstance(event, Sample):
-            if self.run is not None and (event.series, event.attempt) == (self.run.series,
-                                                                          self.run.attempt):
+            if self.run is not None and (event.series, event.attempt) == (self.run.series, self.run.attempt):
                 self.figure = format_rate(event.bytes_per_s)
         elif isinstance(event, RunFinished):
             record = event.record
-            if self.run is not None and (record.series, record.attempt) == (self.run.series,
-                                                                            self.run.attempt):
-                value = (format_rate(record.bytes_per_s) if record.unit == BYTES
-                         else format_operations_rate(record.operations_per_s))
+            if self.run is not None and (record.series, record.attempt) == (
+                self.run.series,
+                self.run.attempt,
+            ):
+                value = (
+                    format_rate(record.bytes_per_s)
+                    if record.unit == BYTES
+                    else format_operations_rate(record.operations_per_s)
+                )
                 self.finished = f"{self._run_words(self.run)} done, {value}"
                 self.run, self.figure = None, ""
 

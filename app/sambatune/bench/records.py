@@ -147,13 +147,10 @@ class SeriesResult:
             data["mean_operations_per_s"] = mean
             data["stdev_operations_per_s"] = stdev
             data["valid_mean_operations_per_s"] = valid
-        data["mean_seconds_per_run"] = (
-            sum(r.seconds for r in counted) / len(counted) if counted else None
-        )
+        data["mean_seconds_per_run"] = sum(r.seconds for r in counted) / len(counted) if counted else None
         data["statistics"] = stats.to_json() if stats else None
         data["outlier_runs"] = [
-            number for number, r in enumerate(counted, 1)
-            if stats and (number - 1) in stats.outliers
+            number for number, r in enumerate(counted, 1) if stats and (number - 1) in stats.outliers
         ]
         return data
 

@@ -135,9 +135,14 @@ class SessionSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "session_id": self.id, "server": self.server, "test": self.test,
-            "started_at": self.started_at, "note": self.note, "series": self.primary_series,
-            "unit": self.unit, "runs": self.runs,
+            "session_id": self.id,
+            "server": self.server,
+            "test": self.test,
+            "started_at": self.started_at,
+            "note": self.note,
+            "series": self.primary_series,
+            "unit": self.unit,
+            "runs": self.runs,
             "mean_bytes_per_s": self.mean if self.unit == "bytes" else None,
             "mean_operations_per_s": self.mean if self.unit != "bytes" else None,
         }
@@ -158,14 +163,16 @@ class StoredSession:
     def to_json(self, *, with_config: bool = False) -> dict[str, Any]:
         data = self.result.to_json()
         data.update(
-            session_id=self.id, server=self.server, hostname=self.hostname, note=self.note,
-            smb_conf_path=self.smb_conf_path, samba_version=self.samba_version,
+            session_id=self.id,
+            server=self.server,
+            hostname=self.hostname,
+            note=self.note,
+            smb_conf_path=self.smb_conf_path,
+            samba_version=self.samba_version,
             smb_conf_sha256=hashlib.sha256(self.smb_conf).hexdigest() if self.smb_conf else None,
         )
         if with_config:
-            data["smb_conf"] = (
-                self.smb_conf.decode("utf-8", "replace") if self.smb_conf is not None else None
-            )
+            data["smb_conf"] = self.smb_conf.decode("utf-8", "replace") if self.smb_conf is not None else None
         return data
 
 
@@ -247,10 +254,19 @@ class ResultsDatabase:
                 "primary_series, link_speed_bits, notes, extra, agents, smb_conf_path, smb_conf, "
                 "smb_conf_sha256, samba_version, survey) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    server_id, result.test, result.started_at, result.finished_at, note,
-                    _dump(result.parameters), result.primary, result.link_speed_bits,
-                    _dump(result.notes), _dump(result.extra), _dump(result.agents),
-                    context.smb_conf_path if context else None, smb_conf,
+                    server_id,
+                    result.test,
+                    result.started_at,
+                    result.finished_at,
+                    note,
+                    _dump(result.parameters),
+                    result.primary,
+                    result.link_speed_bits,
+                    _dump(result.notes),
+                    _dump(result.extra),
+                    _dump(result.agents),
+                    context.smb_conf_path if context else None,
+                    smb_conf,
                     hashlib.sha256(smb_conf).hexdigest() if smb_conf is not None else None,
                     (survey.samba.get("version_text") if survey else None),
                     _dump(survey.to_json()) if survey else None,
@@ -259,22 +275,37 @@ class ResultsDatabase:
             session_id = int(cursor.lastrowid or 0)
             run_ids: dict[tuple[str, int], int] = {}
             for position, series in enumerate(result.series.values()):
-                series_id = int(db.execute(
-                    "INSERT INTO series (session_id, position, name, label, unit) VALUES (?,?,?,?,?)",
-                    (session_id, position, series.name, series.label, series.unit),
-                ).lastrowid or 0)
+                series_id = int(
+                    db.execute(
+                        "INSERT INTO series (session_id, position, name, label, unit) VALUES (?,?,?,?,?)",
+                        (session_id, position, series.name, series.label, series.unit),
+                    ).lastrowid
+                    or 0
+                )
                 for run in series.runs:
-                    run_ids[(series.name, run.attempt)] = int(db.execute(
-                        "INSERT INTO runs (series_id, attempt, warmup, seconds, bytes, operations, "
-                        "link_speed_bits, details) VALUES (?,?,?,?,?,?,?,?)",
-                        (series_id, run.attempt, int(run.warmup), run.seconds, run.bytes,
-                         run.operations, run.link_speed_bits, _dump(run.details)),
-                    ).lastrowid or 0)
+                    run_ids[(series.name, run.attempt)] = int(
+                        db.execute(
+                            "INSERT INTO runs (series_id, attempt, warmup, seconds, bytes, operations, "
+                            "link_speed_bits, details) VALUES (?,?,?,?,?,?,?,?)",
+                            (
+                                series_id,
+                                run.attempt,
+                                int(run.warmup),
+                                run.seconds,
+                                run.bytes,
+                                run.operations,
+                                run.link_speed_bits,
+                                _dump(run.details),
+                            ),
+                        ).lastrowid
+                        or 0
+                    )
             db.executemany(
                 "INSERT INTO samples (run_id, t, bytes, bytes_per_s, source) VALUES (?,?,?,?,?)",
                 [
                     (run_ids[(s.series, s.attempt)], s.t, s.bytes, s.bytes_per_s, s.source)
-                    for s in result.samples if (s.series, s.attempt) in run_ids
+                    for s in result.samples
+                    if (s.series, s.attempt) in run_ids
                 ],
             )
         result.session_id = session_id
@@ -288,10 +319,13 @@ class ResultsDatabase:
                 (when, hostname, row[0]),
             )
             return int(row[0])
-        return int(db.execute(
-            "INSERT INTO servers (label, hostname, first_seen, last_seen) VALUES (?,?,?,?)",
-            (label, hostname, when, when),
-        ).lastrowid or 0)
+        return int(
+            db.execute(
+                "INSERT INTO servers (label, hostname, first_seen, last_seen) VALUES (?,?,?,?)",
+                (label, hostname, when, when),
+            ).lastrowid
+            or 0
+        )
 
     def set_note(self, session_id: int, note: str) -> None:
         with self._connect() as db:
@@ -316,10 +350,13 @@ class ResultsDatabase:
             for r in rows
         ]
 
-    def sessions(self, *, server: str | None = None, test: str | None = None,
-                 limit: int | None = None) -> list[SessionSummary]:
-        query = ("SELECT sessions.id, servers.label, test, started_at, note, primary_series "
-                 "FROM sessions JOIN servers ON servers.id = sessions.server_id WHERE 1=1")
+    def sessions(
+        self, *, server: str | None = None, test: str | None = None, limit: int | None = None
+    ) -> list[SessionSummary]:
+        query = (
+            "SELECT sessions.id, servers.label, test, started_at, note, primary_series "
+            "FROM sessions JOIN servers ON servers.id = sessions.server_id WHERE 1=1"
+        )
         args: list[Any] = []
         if server:
             query += " AND (servers.label = ? OR servers.hostname = ?)"
@@ -338,11 +375,19 @@ class ResultsDatabase:
                 series = self._load_series(db, session_id, only=primary)
                 found = series.get(primary)
                 stats = found.stats() if found else None
-                summaries.append(SessionSummary(
-                    session_id, label, kind, started, note, primary,
-                    stats.mean if stats else None, found.unit if found else "bytes",
-                    len(found.counted) if found else 0,
-                ))
+                summaries.append(
+                    SessionSummary(
+                        session_id,
+                        label,
+                        kind,
+                        started,
+                        note,
+                        primary,
+                        stats.mean if stats else None,
+                        found.unit if found else "bytes",
+                        len(found.counted) if found else 0,
+                    )
+                )
         return summaries
 
     def load(self, session_id: int) -> StoredSession:
@@ -363,25 +408,58 @@ class ResultsDatabase:
                     "SELECT series.name, runs.attempt, samples.t, samples.bytes, "
                     "samples.bytes_per_s, samples.source FROM samples "
                     "JOIN runs ON runs.id = samples.run_id JOIN series ON series.id = runs.series_id "
-                    "WHERE series.session_id = ? ORDER BY samples.id", (session_id,),
+                    "WHERE series.session_id = ? ORDER BY samples.id",
+                    (session_id,),
                 )
             ]
-        (label, hostname, test, started, finished, note, parameters, primary, link, notes,
-         extra, agents, conf_path, conf, samba_version, survey) = row
+        (
+            label,
+            hostname,
+            test,
+            started,
+            finished,
+            note,
+            parameters,
+            primary,
+            link,
+            notes,
+            extra,
+            agents,
+            conf_path,
+            conf,
+            samba_version,
+            survey,
+        ) = row
         result = BenchResult(
-            test=test, target=label, parameters=json.loads(parameters), series=series,
-            primary=primary, started_at=started, finished_at=finished, link_speed_bits=link,
-            notes=json.loads(notes), extra=json.loads(extra), agents=json.loads(agents),
-            samples=samples, session_id=session_id,
+            test=test,
+            target=label,
+            parameters=json.loads(parameters),
+            series=series,
+            primary=primary,
+            started_at=started,
+            finished_at=finished,
+            link_speed_bits=link,
+            notes=json.loads(notes),
+            extra=json.loads(extra),
+            agents=json.loads(agents),
+            samples=samples,
+            session_id=session_id,
         )
         return StoredSession(
-            id=session_id, server=label, hostname=hostname, note=note, result=result,
-            smb_conf_path=conf_path, smb_conf=bytes(conf) if conf is not None else None,
-            samba_version=samba_version, survey=json.loads(survey) if survey else None,
+            id=session_id,
+            server=label,
+            hostname=hostname,
+            note=note,
+            result=result,
+            smb_conf_path=conf_path,
+            smb_conf=bytes(conf) if conf is not None else None,
+            samba_version=samba_version,
+            survey=json.loads(survey) if survey else None,
         )
 
-    def _load_series(self, db: sqlite3.Connection, session_id: int,
-                     only: str | None = None) -> dict[str, SeriesResult]:
+    def _load_series(
+        self, db: sqlite3.Connection, session_id: int, only: str | None = None
+    ) -> dict[str, SeriesResult]:
         query = "SELECT id, name, label, unit FROM series WHERE session_id = ?"
         args: list[Any] = [session_id]
         if only is not None:
@@ -391,13 +469,19 @@ class ResultsDatabase:
         for series_id, name, label, unit in db.execute(query + " ORDER BY position", args).fetchall():
             runs = [
                 RunRecord(
-                    series=name, attempt=attempt, warmup=bool(warmup), seconds=seconds,
-                    bytes=moved, operations=operations, link_speed_bits=link,
+                    series=name,
+                    attempt=attempt,
+                    warmup=bool(warmup),
+                    seconds=seconds,
+                    bytes=moved,
+                    operations=operations,
+                    link_speed_bits=link,
                     details=json.loads(details),
                 )
                 for attempt, warmup, seconds, moved, operations, link, details in db.execute(
                     "SELECT attempt, warmup, seconds, bytes, operations, link_speed_bits, details "
-                    "FROM runs WHERE series_id = ? ORDER BY attempt", (series_id,),
+                    "FROM runs WHERE series_id = ? ORDER BY attempt",
+                    (series_id,),
                 )
             ]
             series[name] = SeriesResult(name, label, unit, runs)
@@ -409,5 +493,7 @@ def _dump(value: Any) -> str:
 
 
 def _no_session(session_id: int) -> InvalidInput:
-    return InvalidInput(f"There is no benchmark session {session_id} in the results.",
-                        details="List them with: sambatune results list")
+    return InvalidInput(
+        f"There is no benchmark session {session_id} in the results.",
+        details="List them with: sambatune results list",
+    )

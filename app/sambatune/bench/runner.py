@@ -57,8 +57,9 @@ def now_iso() -> str:
 class Recorder:
     """Collects runs, samples and notes while a benchmark runs, and builds its result."""
 
-    def __init__(self, test: str, target: str, parameters: dict[str, Any], method: Method,
-                 link_speed_bits: int | None) -> None:
+    def __init__(
+        self, test: str, target: str, parameters: dict[str, Any], method: Method, link_speed_bits: int | None
+    ) -> None:
         self.test = test
         self.target = target
         self.parameters = parameters
@@ -114,8 +115,9 @@ class Recorder:
         self.series[series].runs.append(record)
         return RunFinished(record)
 
-    def sample(self, series: str, attempt: int, t: float, moved: int, rate: float,
-               source: str = "server") -> Sample:
+    def sample(
+        self, series: str, attempt: int, t: float, moved: int, rate: float, source: str = "server"
+    ) -> Sample:
         sample = Sample(series, attempt, float(t), int(moved), float(rate), source)
         self.samples.append(sample)
         return sample
@@ -182,8 +184,11 @@ def translate_agent(
             yield recorder.started(series, int(data["run"]), counted_always=bool(data.get("once")))
         elif event.type == "sample":
             yield recorder.sample(
-                series_name(str(data.get("series", ""))), int(data.get("run", 0)),
-                data.get("t", 0.0), data.get("bytes", 0), data.get("bytes_per_s", 0.0),
+                series_name(str(data.get("series", ""))),
+                int(data.get("run", 0)),
+                data.get("t", 0.0),
+                data.get("bytes", 0),
+                data.get("bytes_per_s", 0.0),
             )
         elif event.type == "run":
             series = series_name(str(data.pop("series", "")))
@@ -193,10 +198,13 @@ def translate_agent(
             operations = data.pop("operations", None)
             once = bool(data.pop("once", False))
             yield recorder.record(
-                series, attempt, seconds=seconds,
+                series,
+                attempt,
+                seconds=seconds,
                 bytes=None if moved is None else int(moved),
                 operations=None if operations is None else int(operations),
-                details=data, counted_always=once,
+                details=data,
+                counted_always=once,
             )
         elif event.type == "progress":
             yield Progress(phase.scale(data.get("fraction")), str(data.get("message", "")))
@@ -259,13 +267,15 @@ class Benchmark(abc.ABC, Generic[OptionsT]):
     def plan_runs(self, series: Iterable[str], **expected: Any) -> None:
         """Plan every attempt of ``series`` (in the order they alternate), as :class:`PlannedRun`."""
         names = list(series)
-        self.plan.add(PlannedRun(name, attempt, **expected)
-                      for attempt in range(1, self.method.attempts + 1) for name in names)
+        self.plan.add(
+            PlannedRun(name, attempt, **expected)
+            for attempt in range(1, self.method.attempts + 1)
+            for name in names
+        )
 
     def events(self) -> Iterator[BenchEvent]:
         params = {"runs": self.method.runs, "warmup": self.method.warmup, **self.parameters()}
-        recorder = Recorder(self.test, self.target_label, params, self.method,
-                            self.context.link_speed_bits)
+        recorder = Recorder(self.test, self.target_label, params, self.method, self.context.link_speed_bits)
         for message in self.context.notes:
             yield recorder.note(message)
         yield Progress(0.0, f"starting the {self.test} test on {self.transport.label}")

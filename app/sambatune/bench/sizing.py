@@ -36,10 +36,17 @@ class Sizing:
     reason: str
 
     def to_json(self) -> dict[str, object]:
-        return {"size": self.size, "chosen_from": "probe", "probe_size": self.probe_size,
-                "probe_rates": self.rates, "transfers": self.transfers,
-                "expected_seconds": self.expected_seconds, "target_seconds": self.target_seconds,
-                "largest": self.largest, "reason": self.reason}
+        return {
+            "size": self.size,
+            "chosen_from": "probe",
+            "probe_size": self.probe_size,
+            "probe_rates": self.rates,
+            "transfers": self.transfers,
+            "expected_seconds": self.expected_seconds,
+            "target_seconds": self.target_seconds,
+            "largest": self.largest,
+            "reason": self.reason,
+        }
 
 
 def nice_size_at_most(size: float, smallest: int) -> int:
@@ -65,25 +72,39 @@ def adapted_size(
     probe = format_bytes(probe_size, 0)
     if len(measured) < len(operations):
         size = largest
-        return Sizing(size, measured, probe_size, transfers, None, None, target_seconds, largest,
-                      f"The test file is {format_bytes(size, 0)}: the {probe} probe measured no "
-                      f"rate, so the file has the usual size.")
+        return Sizing(
+            size,
+            measured,
+            probe_size,
+            transfers,
+            None,
+            None,
+            target_seconds,
+            largest,
+            f"The test file is {format_bytes(size, 0)}: the {probe} probe measured no "
+            f"rate, so the file has the usual size.",
+        )
     seconds_per_byte = sum(1 / measured[op] for op in operations) * attempts
     ideal = target_seconds / seconds_per_byte
     size = min(nice_size_at_most(ideal, smallest), largest)
     expected = size * seconds_per_byte
     full = largest * seconds_per_byte
     figures = " and ".join(f"{op} {format_rate(measured[op])}" for op in operations)
-    head = (f"The test file is {format_bytes(size, 0)}: a {probe} probe measured {figures}, "
-            f"so the {transfers} {what} take about {format_duration(expected)}")
+    head = (
+        f"The test file is {format_bytes(size, 0)}: a {probe} probe measured {figures}, "
+        f"so the {transfers} {what} take about {format_duration(expected)}"
+    )
     if size >= largest:
         reason = f"{head} (the largest size the test uses)."
     elif expected > target_seconds * 1.5:
-        reason = (f"{head}, even at the smallest size; the usual {format_bytes(largest, 0)} "
-                  f"would take about {format_duration(full)}. Give a file size to choose it "
-                  "yourself.")
+        reason = (
+            f"{head}, even at the smallest size; the usual {format_bytes(largest, 0)} "
+            f"would take about {format_duration(full)}. Give a file size to choose it "
+            "yourself."
+        )
     else:
-        reason = (f"{head}; the usual {format_bytes(largest, 0)} would take about "
-                  f"{format_duration(full)}. Give a file size to choose it yourself.")
-    return Sizing(size, measured, probe_size, transfers, expected, full, target_seconds, largest,
-                  reason)
+        reason = (
+            f"{head}; the usual {format_bytes(largest, 0)} would take about "
+            f"{format_duration(full)}. Give a file size to choose it yourself."
+        )
+    return Sizing(size, measured, probe_size, transfers, expected, full, target_seconds, largest, reason)

@@ -75,10 +75,18 @@ class SmbOptions:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "share": self.share, "size": self.size, "operations": list(self.operations),
-            "user": self.user, "guest": not self.user, "domain": self.domain, "port": self.port,
-            "address": self.address, "directory": self.directory, "protocol": self.protocol,
-            "ceilings": self.ceilings, "tcp_seconds": self.tcp_seconds,
+            "share": self.share,
+            "size": self.size,
+            "operations": list(self.operations),
+            "user": self.user,
+            "guest": not self.user,
+            "domain": self.domain,
+            "port": self.port,
+            "address": self.address,
+            "directory": self.directory,
+            "protocol": self.protocol,
+            "ceilings": self.ceilings,
+            "tcp_seconds": self.tcp_seconds,
         }
 
 
@@ -96,7 +104,7 @@ class SmbBenchmark(Benchmark[SmbOptions]):
     test = "smb"
 
     def default_options(self) -> SmbOptions:
-        raise InvalidInput('The SMB test needs options (at least the share).')
+        raise InvalidInput("The SMB test needs options (at least the share).")
 
     def primary_series(self, recorder: Recorder) -> str:
         return GET if GET in recorder.series else PUT
@@ -104,14 +112,17 @@ class SmbBenchmark(Benchmark[SmbOptions]):
     def _agent_params(self, directory: str | None, size: int, repeat: int) -> dict[str, Any]:
         options = self.options
         params: dict[str, Any] = {
-            "share": options.share, "port": options.port or self.context.smb_port(),
-            "address": options.address, "size": size,
-            "repeat": repeat, "operations": list(options.operations),
-            "directory": directory, "protocol": options.protocol,
+            "share": options.share,
+            "port": options.port or self.context.smb_port(),
+            "address": options.address,
+            "size": size,
+            "repeat": repeat,
+            "operations": list(options.operations),
+            "directory": directory,
+            "protocol": options.protocol,
         }
         if options.user:
-            params.update(user=options.user, password=options.password or "",
-                          domain=options.domain or "")
+            params.update(user=options.user, password=options.password or "", domain=options.domain or "")
         return params
 
     def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:
@@ -127,22 +138,36 @@ class SmbBenchmark(Benchmark[SmbOptions]):
         if size is None:
             yield steps.next(f"sizing the test file with a {format_bytes(PROBE_SIZE, 0)} probe")
             rates = yield from self._probe(directory)
-            sizing = adapted_size(rates, operations, self.method.attempts,
-                                  target_seconds=options.target_seconds, smallest=SMALLEST_SIZE,
-                                  largest=LARGEST_SIZE, probe_size=PROBE_SIZE, what="SMB copies")
+            sizing = adapted_size(
+                rates,
+                operations,
+                self.method.attempts,
+                target_seconds=options.target_seconds,
+                smallest=SMALLEST_SIZE,
+                largest=LARGEST_SIZE,
+                probe_size=PROBE_SIZE,
+                what="SMB copies",
+            )
             size = sizing.size
             recorder.parameters["size"] = size
             recorder.extra["sizing"] = sizing.to_json()
             yield recorder.note(sizing.reason)
-        self.plan.add(PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
-                      for attempt in range(1, self.method.attempts + 1) for name in operations)
+        self.plan.add(
+            PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
+            for attempt in range(1, self.method.attempts + 1)
+            for name in operations
+        )
         if options.ceilings:
             self.plan_runs([TCP_LOOPBACK], seconds=options.tcp_seconds)
             if directory:
                 self.plan_runs(["disk-write", "disk-read"], bytes=size, rate=DISK_GUESS)
         yield steps.next("SMB put and get through the share (smbclient)", tuple(operations))
-        run = AgentRun(self.transport, "smb", self._agent_params(directory, size, self.method.attempts),
-                       cancel=self.cancel)
+        run = AgentRun(
+            self.transport,
+            "smb",
+            self._agent_params(directory, size, self.method.attempts),
+            cancel=self.cancel,
+        )
         result = yield from translate_agent(run, recorder, steps.phase())
         recorder.extra["smb"] = result.data
         if not options.ceilings:
@@ -151,8 +176,7 @@ class SmbBenchmark(Benchmark[SmbOptions]):
         yield from self._tcp_ceiling(recorder, steps.phase())
         yield steps.next("the share's disk (the ceiling)", ("disk-write", "disk-read"))
         if directory:
-            disk = DiskOptions(directory=directory, size=size,
-                               operations=("write", "read"), prefix="disk-")
+            disk = DiskOptions(directory=directory, size=size, operations=("write", "read"), prefix="disk-")
             yield from run_disk_agent(self, recorder, disk, steps.phase())
         else:
             yield recorder.note(
@@ -166,8 +190,9 @@ class SmbBenchmark(Benchmark[SmbOptions]):
     def _probe(self, directory: str | None) -> Generator[BenchEvent, None, dict[str, float]]:
         """One put and get of a small file, counted nowhere: the rates to size the file by."""
         scratch = Recorder(self.test, self.target_label, {}, Method(runs=1, warmup=0), None)
-        run = AgentRun(self.transport, "smb", self._agent_params(directory, PROBE_SIZE, 1),
-                       cancel=self.cancel)
+        run = AgentRun(
+            self.transport, "smb", self._agent_params(directory, PROBE_SIZE, 1), cancel=self.cancel
+        )
         rates: dict[str, float] = {}
         samples: dict[str, list[Sample]] = {}
         for event in translate_agent(run, scratch):

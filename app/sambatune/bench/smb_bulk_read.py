@@ -90,8 +90,13 @@ class Signer:
             algorithm = HMAC_SHA256
         return cls(algorithm, session.signing_key)
 
-    def sign(self, header: bytes | bytearray | memoryview, *rest: bytes | bytearray | memoryview,
-             message_id: int, response: bool) -> bytes:
+    def sign(
+        self,
+        header: bytes | bytearray | memoryview,
+        *rest: bytes | bytearray | memoryview,
+        message_id: int,
+        response: bool,
+    ) -> bytes:
         """The signature of a message whose header's signature field is zeroed."""
         if self.algorithm == AES_GMAC:
             from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -141,8 +146,7 @@ class FramedTcp(Tcp):
     here, its credits granted to the connection, and its slot marked done.
     """
 
-    def __init__(self, server: str, port: int, timeout: float | None = None,
-                 connection: Any = None) -> None:
+    def __init__(self, server: str, port: int, timeout: float | None = None, connection: Any = None) -> None:
         super().__init__(server, port, timeout)
         self.connection = connection
         self._slots: dict[int, _Slot] = {}
@@ -166,8 +170,7 @@ class FramedTcp(Tcp):
             try:
                 self._sock.sendall(frame)
             except OSError as exc:
-                raise ConnectionFailed("The SMB connection broke during the read.",
-                                       details=str(exc)) from exc
+                raise ConnectionFailed("The SMB connection broke during the read.", details=str(exc)) from exc
 
     # -- the worker's side -------------------------------------------------------------
     def recv(self, timeout: float) -> bytes:
@@ -192,7 +195,7 @@ class FramedTcp(Tcp):
                 self._fail_all(ConnectionFailed("The SMB server closed the connection."))
                 return b""
             length = struct.unpack_from(">L", prefix, 0)[0]
-            head = prefix[4:4 + min(length, 64)]
+            head = prefix[4 : 4 + min(length, 64)]
             if not self._fill(head):
                 self._fail_all(ConnectionFailed("The SMB server closed the connection."))
                 return b""
@@ -243,7 +246,7 @@ class FramedTcp(Tcp):
             data = slot.target[:data_length]
             # In pieces, so a slow server's progress shows within an answer of megabytes.
             for start in range(0, data_length, FILL_PIECE):
-                if not self._fill(data[start:start + FILL_PIECE]):
+                if not self._fill(data[start : start + FILL_PIECE]):
                     return False
                 slot.arrived = min(start + FILL_PIECE, data_length)
             pieces.append(data)
@@ -259,8 +262,9 @@ class FramedTcp(Tcp):
                 error = SambaTuneError("The SMB server sent an unsigned answer on a signed session.")
             else:
                 unsigned = bytes(head[:48]) + bytes(16)
-                expected = slot.signer.sign(unsigned, *pieces, message_id=message_id,
-                                            response=bool(flags & FLAG_SERVER_TO_REDIR))
+                expected = slot.signer.sign(
+                    unsigned, *pieces, message_id=message_id, response=bool(flags & FLAG_SERVER_TO_REDIR)
+                )
                 if expected != signature:
                     error = SambaTuneError("An SMB read answer failed its signature check.")
         self.forget(message_id)
@@ -325,8 +329,15 @@ class BulkReader:
         self.file_id = bytes(file_id)
         self.signer = Signer.for_session(connection, session)
 
-    def read(self, size: int, block: int, outstanding: int, cancel: CancelToken,
-             on_progress: OnProgress | None = None, into: memoryview | None = None) -> int:
+    def read(
+        self,
+        size: int,
+        block: int,
+        outstanding: int,
+        cancel: CancelToken,
+        on_progress: OnProgress | None = None,
+        into: memoryview | None = None,
+    ) -> int:
         """Read ``size`` bytes from offset 0; into ``into`` when given, else only counted.
 
         Returns the bytes received. A short file or any failure raises. A cancel stops
@@ -345,7 +356,7 @@ class BulkReader:
             while offset < size or pending:
                 while offset < size and len(pending) < outstanding and not cancel.cancelled:
                     length = min(block, size - offset)
-                    target = scratch if into is None else into[offset:offset + length]
+                    target = scratch if into is None else into[offset : offset + length]
                     assert target is not None
                     pending.append(self._send(offset, length, target))
                     offset += length
@@ -396,13 +407,29 @@ class BulkReader:
             window = connection.sequence_window
             available = window["high"] - window["low"]
             if charge > available:
-                raise SambaTuneError(f"The SMB server granted {available} credits; a read of "
-                                     f"{length} bytes needs {charge}.")
+                raise SambaTuneError(
+                    f"The SMB server granted {available} credits; a read of {length} bytes needs {charge}."
+                )
             message_id = window["low"]
             window["low"] += charge
         flags = self.flags | (FLAG_SIGNED if self.signer is not None else 0)
-        header = bytearray(HEADER.pack(PROTOCOL_ID, 64, charge, 0, SMB2_READ, charge, flags, 0,
-                                       message_id, 0, self.tree_id, self.session_id, bytes(16)))
+        header = bytearray(
+            HEADER.pack(
+                PROTOCOL_ID,
+                64,
+                charge,
+                0,
+                SMB2_READ,
+                charge,
+                flags,
+                0,
+                message_id,
+                0,
+                self.tree_id,
+                self.session_id,
+                bytes(16),
+            )
+        )
         request = READ_REQUEST.pack(49, 0x50, 0, length, offset, self.file_id, 0, 0, 0, 0, 0, 0)
         if self.signer is not None:
             header[48:64] = self.signer.sign(header, request, message_id=message_id, response=False)
@@ -427,8 +454,9 @@ class BulkReader:
                 return False
             arriving()
             if not self.transport.connected or self.connection._t_exc is not None:
-                raise ConnectionFailed("The SMB connection broke during the read.",
-                                       details=repr(self.connection._t_exc))
+                raise ConnectionFailed(
+                    "The SMB connection broke during the read.", details=repr(self.connection._t_exc)
+                )
             if time.monotonic() > deadline:
                 raise ConnectionFailed(f"The SMB server sent nothing for {IDLE_LIMIT:.0f} s.")
         return True

@@ -105,9 +105,16 @@ class SmbClientOptions:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "client": self.client, "server": self.server, "share": self.share, "port": self.port,
-            "path": self.path, "user": self.login.user, "guest": self.login.guest,
-            "domain": self.login.domain, "size": self.size, "block_size": self.block_size,
+            "client": self.client,
+            "server": self.server,
+            "share": self.share,
+            "port": self.port,
+            "path": self.path,
+            "user": self.login.user,
+            "guest": self.login.guest,
+            "domain": self.login.domain,
+            "size": self.size,
+            "block_size": self.block_size,
             "outstanding": self.outstanding if self.client == SMBPROTOCOL else 1,
             "operations": list(self.operations),
         }
@@ -152,8 +159,7 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
     ) -> None:
         # Nothing runs on the server through the transport; it only names the session.
         self._own_label = transport is None
-        super().__init__(transport or LocalTransport(), method, options, context=context,
-                         cancel=cancel)
+        super().__init__(transport or LocalTransport(), method, options, context=context, cancel=cancel)
 
     def default_options(self) -> SmbClientOptions:
         raise InvalidInput("The SMB client test needs options (the share or a path).")
@@ -189,18 +195,23 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         try:
             recorder.extra["client"] = connection.facts()
             if connection.session_is_guest:
-                yield recorder.note("Connected as a guest (no user given, or the server mapped the "
-                                    "user to its guest account).")
+                yield recorder.note(
+                    "Connected as a guest (no user given, or the server mapped the "
+                    "user to its guest account)."
+                )
             name = connection.new_name()
             created = False
             try:
+
                 def write(on_progress: OnProgress, size: int) -> Transfer:
-                    return connection.write_file(name, size, options.block_size,
-                                                 options.outstanding, self.cancel, on_progress)
+                    return connection.write_file(
+                        name, size, options.block_size, options.outstanding, self.cancel, on_progress
+                    )
 
                 def read(on_progress: OnProgress, size: int) -> Transfer:
-                    return connection.read_file(name, size, options.block_size,
-                                                options.outstanding, self.cancel, on_progress)
+                    return connection.read_file(
+                        name, size, options.block_size, options.outstanding, self.cancel, on_progress
+                    )
 
                 created = True
                 yield from self._attempts(recorder, write, read)
@@ -217,11 +228,16 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         assert options.path
         directory = path_probe.check_directory(options.path)
         file = path_probe.new_file(directory)
-        recorder.extra["client"] = {"client": OS_PATH, "path": str(directory),
-                                    "drops_cache": path_probe.CAN_DROP_CACHE}
+        recorder.extra["client"] = {
+            "client": OS_PATH,
+            "path": str(directory),
+            "drops_cache": path_probe.CAN_DROP_CACHE,
+        }
         if not path_probe.CAN_DROP_CACHE and READ in options.operations:
-            yield recorder.note("This system cannot drop a file from its cache, so a read right "
-                                "after the write may come from this computer's memory.")
+            yield recorder.note(
+                "This system cannot drop a file from its cache, so a read right "
+                "after the write may come from this computer's memory."
+            )
 
         def write(on_progress: OnProgress, size: int) -> Transfer:
             return path_probe.write_file(file, size, options.block_size, self.cancel, on_progress)
@@ -244,9 +260,16 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         if size is None:
             yield Step(1, 2, f"sizing the test file with a {format_bytes(PROBE_SIZE, 0)} probe")
             rates = yield from self._probe(write, read)
-            sizing = adapted_size(rates, [name for name, _work in steps], self.method.attempts,
-                                  target_seconds=options.target_seconds, smallest=SMALLEST_SIZE,
-                                  largest=LARGEST_SIZE, probe_size=PROBE_SIZE, what="runs")
+            sizing = adapted_size(
+                rates,
+                [name for name, _work in steps],
+                self.method.attempts,
+                target_seconds=options.target_seconds,
+                smallest=SMALLEST_SIZE,
+                largest=LARGEST_SIZE,
+                probe_size=PROBE_SIZE,
+                what="runs",
+            )
             size = sizing.size
             recorder.parameters["size"] = size
             recorder.extra["sizing"] = sizing.to_json()
@@ -255,8 +278,11 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
         if WRITE not in options.operations:
             yield Progress(0.0, "writing the test file to read")
             yield from self._watch(None, 0, write, size)
-        self.plan.add(PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
-                      for attempt in range(1, self.method.attempts + 1) for name, _work in steps)
+        self.plan.add(
+            PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
+            for attempt in range(1, self.method.attempts + 1)
+            for name, _work in steps
+        )
         total = self.method.attempts * len(steps)
         done = 0
         for attempt in range(1, self.method.attempts + 1):
@@ -265,11 +291,19 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
                 yield recorder.started(name, attempt)
                 transfer = yield from self._watch(recorder, attempt, work, size, name)
                 share = transfer.client_cpu_share
-                yield recorder.record(name, attempt, seconds=transfer.seconds, bytes=transfer.bytes,
-                                      details={"client": options.client, "cpu_seconds": transfer.cpu_seconds,
-                                               "client_cpu_share": share,
-                                               "block_size": options.block_size,
-                                               "outstanding": options.to_json()["outstanding"]})
+                yield recorder.record(
+                    name,
+                    attempt,
+                    seconds=transfer.seconds,
+                    bytes=transfer.bytes,
+                    details={
+                        "client": options.client,
+                        "cpu_seconds": transfer.cpu_seconds,
+                        "client_cpu_share": share,
+                        "block_size": options.block_size,
+                        "outstanding": options.to_json()["outstanding"],
+                    },
+                )
                 done += 1
                 yield Progress(done / total, f"{name} {attempt} of {self.method.attempts}")
 
@@ -284,8 +318,9 @@ class SmbClientBenchmark(Benchmark[SmbClientOptions]):
                 yield Progress(None, f"probe: {name} {format_rate(rates[name])}")
         return rates
 
-    def _watch(self, recorder: Recorder | None, attempt: int, work: Work, size: int,
-               series: str = "") -> Generator[BenchEvent, None, Transfer]:
+    def _watch(
+        self, recorder: Recorder | None, attempt: int, work: Work, size: int, series: str = ""
+    ) -> Generator[BenchEvent, None, Transfer]:
         watched = _Watched(lambda on_progress: work(on_progress, size))
         watched.start()
         last_bytes, last_t = 0, 0.0
@@ -328,18 +363,23 @@ def client_limit_notes(recorder: Recorder, client: str) -> list[str]:
         busy_share = sum(busy) / len(busy)
         bits = stats.mean * 8
         ceiling = PURE_PYTHON_CEILING_BITS.get(name, PURE_PYTHON_CEILING_BITS[WRITE])
-        advice = ("To measure a faster link, mount the share and measure through its path "
-                  "(the operating system's own client).")
+        advice = (
+            "To measure a faster link, mount the share and measure through its path "
+            "(the operating system's own client)."
+        )
         if busy_share >= CLIENT_BUSY_SHARE:
-            notes.append(f"{series.label}: SambaTune's SMB client kept {format_percent(busy_share, 0)} "
-                         f"of a CPU core busy, so at {format_bits(bits)} this computer's client was "
-                         f"the limit, not the server or the network. {advice}")
+            notes.append(
+                f"{series.label}: SambaTune's SMB client kept {format_percent(busy_share, 0)} "
+                f"of a CPU core busy, so at {format_bits(bits)} this computer's client was "
+                f"the limit, not the server or the network. {advice}"
+            )
         elif bits >= ceiling:
-            notes.append(f"{series.label}: {format_bits(bits)} is above the "
-                         f"{format_bits(ceiling)} SambaTune's SMB client "
-                         f"is made for, so this computer's client was probably the limit. {advice}")
+            notes.append(
+                f"{series.label}: {format_bits(bits)} is above the "
+                f"{format_bits(ceiling)} SambaTune's SMB client "
+                f"is made for, so this computer's client was probably the limit. {advice}"
+            )
         else:
             continue
         recorder.extra["client_limited"] = True
     return notes
-

@@ -70,8 +70,9 @@ def _charge(length: int) -> int:
 class SmbProbeConnection:
     """One SMB session and tree connect to a share, with pipelined whole-file I/O."""
 
-    def __init__(self, server: str, share: str, port: int = 445, login: SmbLogin | None = None,
-                 timeout: float = 10.0) -> None:
+    def __init__(
+        self, server: str, share: str, port: int = 445, login: SmbLogin | None = None, timeout: float = 10.0
+    ) -> None:
         if not server or not share:
             raise InvalidInput("The SMB probe needs a server and a share.")
         self.server = server
@@ -97,8 +98,9 @@ class SmbProbeConnection:
         from sambatune.bench.smb_bulk_read import probe_connection_class
 
         where = f"{self.server}:{self.port}"
-        connection = probe_connection_class()(uuid.uuid4(), self.server, self.port,
-                                require_signing=not self.login.guest)
+        connection = probe_connection_class()(
+            uuid.uuid4(), self.server, self.port, require_signing=not self.login.guest
+        )
         try:
             connection.connect(timeout=self.timeout)
         except (ValueError, OSError, SMBException) as exc:
@@ -107,9 +109,11 @@ class SmbProbeConnection:
         try:
             login = self.login
             self.session = Session(
-                connection, username=login.user or GUEST_USER,
+                connection,
+                username=login.user or GUEST_USER,
                 password=login.password or "" if login.user else "guest",
-                require_encryption=False, auth_protocol="ntlm",
+                require_encryption=False,
+                auth_protocol="ntlm",
             )
             if login.user and login.domain:
                 self.session.username = f"{login.domain}\\{login.user}"
@@ -214,7 +218,9 @@ class SmbProbeConnection:
             options |= CreateOptions.FILE_DELETE_ON_CLOSE
         handle = Open(self.tree, name)
         handle.create(
-            ImpersonationLevel.Impersonation, access, FileAttributes.FILE_ATTRIBUTE_NORMAL,
+            ImpersonationLevel.Impersonation,
+            access,
+            FileAttributes.FILE_ATTRIBUTE_NORMAL,
             ShareAccess.FILE_SHARE_READ | ShareAccess.FILE_SHARE_WRITE | ShareAccess.FILE_SHARE_DELETE,
             CreateDisposition.FILE_OVERWRITE_IF if write else CreateDisposition.FILE_OPEN,
             options,
@@ -224,16 +230,25 @@ class SmbProbeConnection:
     def delete(self, name: str) -> None:
         self._open(name, write=False, delete_on_close=True).close()
 
-    def write_file(self, name: str, size: int, block: int, outstanding: int,
-                   cancel: CancelToken, on_progress: OnProgress | None = None) -> Transfer:
+    def write_file(
+        self,
+        name: str,
+        size: int,
+        block: int,
+        outstanding: int,
+        cancel: CancelToken,
+        on_progress: OnProgress | None = None,
+    ) -> Transfer:
         """Write ``size`` bytes in ``block``-sized requests, then FLUSH (smbd fsyncs)."""
         block = min(block, int(self.connection.max_write_size))
         handle = self._open(name, write=True)
         data = memoryview(os.urandom(block))
         try:
+
             def request(offset: int, length: int) -> tuple[Any, Any]:
-                message, receive = handle.write(data[:length].tobytes() if length < block else data,
-                                                offset, send=False)
+                message, receive = handle.write(
+                    data[:length].tobytes() if length < block else data, offset, send=False
+                )
                 return message, receive
 
             transfer = self._pipeline(size, block, outstanding, request, cancel, on_progress)
@@ -247,9 +262,16 @@ class SmbProbeConnection:
             with contextlib.suppress(Exception):
                 handle.close()
 
-    def read_file(self, name: str, size: int, block: int, outstanding: int,
-                  cancel: CancelToken, on_progress: OnProgress | None = None,
-                  into: memoryview | None = None) -> Transfer:
+    def read_file(
+        self,
+        name: str,
+        size: int,
+        block: int,
+        outstanding: int,
+        cancel: CancelToken,
+        on_progress: OnProgress | None = None,
+        into: memoryview | None = None,
+    ) -> Transfer:
         """Read the first ``size`` bytes of ``name``; into ``into`` when given, else only counted."""
         from sambatune.bench.smb_bulk_read import BulkReader
 
@@ -259,9 +281,15 @@ class SmbProbeConnection:
         handle = self._open(name, write=False)
         try:
             if self.encrypted:
-                return self._pipeline(size, block, outstanding,
-                                      lambda offset, length: handle.read(offset, length, send=False),
-                                      cancel, on_progress, into)
+                return self._pipeline(
+                    size,
+                    block,
+                    outstanding,
+                    lambda offset, length: handle.read(offset, length, send=False),
+                    cancel,
+                    on_progress,
+                    into,
+                )
             reader = BulkReader(self.connection, self.session, self.tree, handle.file_id)
             self.ensure_credits(_charge(block) * outstanding + 1)
             cpu = time.process_time()
@@ -276,9 +304,16 @@ class SmbProbeConnection:
     def encrypted(self) -> bool:
         return bool(self.session.encrypt_data or self.tree.encrypt_data)
 
-    def _pipeline(self, size: int, block: int, outstanding: int,
-                  request: Callable[[int, int], tuple[Any, Any]], cancel: CancelToken,
-                  on_progress: OnProgress | None, into: memoryview | None = None) -> Transfer:
+    def _pipeline(
+        self,
+        size: int,
+        block: int,
+        outstanding: int,
+        request: Callable[[int, int], tuple[Any, Any]],
+        cancel: CancelToken,
+        on_progress: OnProgress | None,
+        into: memoryview | None = None,
+    ) -> Transfer:
         """Keep ``outstanding`` smbprotocol requests in flight until ``size`` bytes have moved.
 
         Writes, and reads on encrypted sessions, take this path; answers to reads are
@@ -310,7 +345,7 @@ class SmbProbeConnection:
                 moved += answer
             else:
                 if into is not None:
-                    into[at:at + len(answer)] = answer
+                    into[at : at + len(answer)] = answer
                 moved += len(answer)
             if on_progress is not None:
                 on_progress(moved, time.perf_counter() - started)
@@ -344,17 +379,22 @@ class SmbProbeConnection:
     @property
     def usable(self) -> bool:
         connection = self.connection
-        return bool(connection is not None and connection.transport is not None
-                    and connection.transport.connected and connection._t_exc is None
-                    and self.tree is not None)
+        return bool(
+            connection is not None
+            and connection.transport is not None
+            and connection.transport.connected
+            and connection._t_exc is None
+            and self.tree is not None
+        )
 
     def remove(self, name: str) -> None:
         """Delete ``name``: on this connection, or on a new one when a cancel closed this one."""
         if self.usable:
             self.delete(name)
             return
-        with SmbProbeConnection(self.server, self.share, self.port, self.login,
-                                timeout=self.timeout) as fresh:
+        with SmbProbeConnection(
+            self.server, self.share, self.port, self.login, timeout=self.timeout
+        ) as fresh:
             fresh.delete(name)
 
 
@@ -370,4 +410,3 @@ def _answered(sent: Any, cancel: CancelToken) -> bool:
 
 def _explained(exc: BaseException, message: str) -> SambaTuneError:
     return SambaTuneError(message, details=f"{type(exc).__name__}: {exc}")
-

@@ -36,8 +36,7 @@ class SockbufOptions:
             raise InvalidInput("Buffer sizes below 1 KiB are not tested.")
 
     def to_json(self) -> dict[str, Any]:
-        return {"sizes": list(self.sizes), "include_autotuned": self.include_autotuned,
-                **self.net.to_json()}
+        return {"sizes": list(self.sizes), "include_autotuned": self.include_autotuned, **self.net.to_json()}
 
 
 def series_name(size: int | None) -> str:
@@ -71,8 +70,11 @@ class SockbufBenchmark(Benchmark[SockbufOptions]):
         plan: list[PlannedRun] = []
         for size in self.sizes():
             name = series_name(size)
-            label = ("Autotuned (no buffer size set)" if size is None
-                     else f"SO_SNDBUF = SO_RCVBUF = {format_bytes(size, 0)}")
+            label = (
+                "Autotuned (no buffer size set)"
+                if size is None
+                else f"SO_SNDBUF = SO_RCVBUF = {format_bytes(size, 0)}"
+            )
             recorder.declare(name, label)
             spec = net.spec(size, size)
             plan += [PlannedRun(name, attempt, spec) for attempt in range(1, self.method.attempts + 1)]
@@ -105,13 +107,15 @@ def curve(recorder: Recorder, sizes: list[int | None]) -> list[dict[str, Any]]:
             continue
         stats = found.stats()
         server = found.counted[-1].details.get("server") or {}
-        points.append({
-            "series": found.name,
-            "requested_bytes": size,
-            "server_sndbuf": server.get("sndbuf"),
-            "server_rcvbuf": server.get("rcvbuf"),
-            "mean_bytes_per_s": stats.mean if stats else None,
-            "stdev_bytes_per_s": stats.stdev if stats else None,
-            "mean_bits_per_s": stats.mean * 8 if stats else None,
-        })
+        points.append(
+            {
+                "series": found.name,
+                "requested_bytes": size,
+                "server_sndbuf": server.get("sndbuf"),
+                "server_rcvbuf": server.get("rcvbuf"),
+                "mean_bytes_per_s": stats.mean if stats else None,
+                "stdev_bytes_per_s": stats.stdev if stats else None,
+                "mean_bits_per_s": stats.mean * 8 if stats else None,
+            }
+        )
     return points

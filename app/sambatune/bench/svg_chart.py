@@ -94,29 +94,39 @@ def render(chart: Chart) -> str:
     y_hi = y_ticks[-1] or 1.0
     y_of = lambda v: top + plot_h - v / y_hi * plot_h  # noqa: E731
 
-    parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fbfbfb" '
-                 'stroke="#bbb"/>')
+    parts.append(
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fbfbfb" stroke="#bbb"/>'
+    )
     for tick in y_ticks:
         y = y_of(tick)
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">'
-                     f'{escape(chart.y_format(tick))}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(chart.y_format(tick))}</text>'
+        )
     shown = _thin(x_ticks, max(2, plot_w // 70))
     for tick in shown:
         x = x_of(tick)
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + plot_h}" stroke="#eeeeee"/>')
-        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
-                     f'{escape(chart.x_format(tick))}</text>')
-    parts.append(f'<text x="{left + plot_w / 2}" y="{top + plot_h + 36}" text-anchor="middle" '
-                 f'fill="#444">{escape(chart.x_label)}</text>')
-    parts.append(f'<text transform="translate(16 {top + plot_h / 2}) rotate(-90)" text-anchor="middle" '
-                 f'fill="#444">{escape(chart.y_label)}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+            f"{escape(chart.x_format(tick))}</text>"
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2}" y="{top + plot_h + 36}" text-anchor="middle" '
+        f'fill="#444">{escape(chart.x_label)}</text>'
+    )
+    parts.append(
+        f'<text transform="translate(16 {top + plot_h / 2}) rotate(-90)" text-anchor="middle" '
+        f'fill="#444">{escape(chart.y_label)}</text>'
+    )
     for value, label in chart.marks:
         if chart.log_x and value <= 0:
             continue
         x = x_of(value)
-        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + plot_h}" stroke="#888" '
-                     'stroke-dasharray="4 3"/>')
+        parts.append(
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + plot_h}" stroke="#888" '
+            'stroke-dasharray="4 3"/>'
+        )
         parts.append(f'<text x="{x + 4:.1f}" y="{top + 12}" fill="#555">{escape(label)}</text>')
     for index, series in enumerate(chart.series):
         color = series.color or PALETTE[index % len(PALETTE)]
@@ -124,12 +134,16 @@ def render(chart: Chart) -> str:
         if not drawn:
             continue
         path = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in drawn)
-        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.8" points="{path}">'
-                     f"<title>{escape(series.name)}</title></polyline>")
+        parts.append(
+            f'<polyline fill="none" stroke="{color}" stroke-width="1.8" points="{path}">'
+            f"<title>{escape(series.name)}</title></polyline>"
+        )
         if series.markers or len(drawn) == 1:
             for x, y in drawn:
-                parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="3.5" fill="{color}">'
-                             f"<title>{escape(series.name)}: {escape(chart.y_format(y))}</title></circle>")
+                parts.append(
+                    f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="3.5" fill="{color}">'
+                    f"<title>{escape(series.name)}: {escape(chart.y_format(y))}</title></circle>"
+                )
     if legend_rows:
         for index, series in enumerate(chart.series):
             color = series.color or PALETTE[index % len(PALETTE)]

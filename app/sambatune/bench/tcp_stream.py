@@ -56,8 +56,12 @@ class StreamSpec:
 
     def to_agent(self) -> dict[str, Any]:
         return {
-            "direction": self.direction, "seconds": self.seconds, "bytes": self.bytes,
-            "sndbuf": self.sndbuf, "rcvbuf": self.rcvbuf, "nodelay": self.nodelay,
+            "direction": self.direction,
+            "seconds": self.seconds,
+            "bytes": self.bytes,
+            "sndbuf": self.sndbuf,
+            "rcvbuf": self.rcvbuf,
+            "nodelay": self.nodelay,
         }
 
 
@@ -70,9 +74,7 @@ def apply_options(sock: socket.socket, spec: StreamSpec, buffers: bool) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-def connect_direct(
-    host: str, port: int, spec: StreamSpec, *, buffers: bool, timeout: float
-) -> socket.socket:
+def connect_direct(host: str, port: int, spec: StreamSpec, *, buffers: bool, timeout: float) -> socket.socket:
     """A TCP connection to the agent's port, or :class:`PortUnreachable` saying why not."""
     where = f"{host}:{port}"
     try:
@@ -80,7 +82,9 @@ def connect_direct(
     except socket.gaierror as exc:
         raise PortUnreachable(
             f"Cannot resolve {host} for the network test's own connection.",
-            details=str(exc), host=host, port=port,
+            details=str(exc),
+            host=host,
+            port=port,
         ) from exc
     last: OSError | None = None
     for family, kind, proto, _name, address in infos:
@@ -110,7 +114,8 @@ def connect_direct(
             "or measure through the SSH connection instead: that works everywhere, but "
             "measures SSH rather than the network, and the result says so."
         ),
-        host=host, port=port,
+        host=host,
+        port=port,
     )
 
 
@@ -146,9 +151,7 @@ def connect_forwarded(transport: Any, address: str, port: int) -> ChannelSocket:
     """The agent's port reached through the SSH connection (measures SSH, not the network)."""
     opener = getattr(transport, "open_forward", None)
     if opener is None:
-        raise ConnectionFailed(
-            "Only an SSH connection can carry the network test; this target has none."
-        )
+        raise ConnectionFailed("Only an SSH connection can carry the network test; this target has none.")
     return ChannelSocket(opener(address, port))
 
 
@@ -163,8 +166,9 @@ def handshake(sock: StreamSocket, token: str, timeout: float = 15.0) -> None:
                 break
             answer += chunk
     except OSError as exc:
-        raise AgentFailed("The network test's connection broke during the handshake.",
-                          details=str(exc)) from exc
+        raise AgentFailed(
+            "The network test's connection broke during the handshake.", details=str(exc)
+        ) from exc
     if answer != ACK:
         raise AgentFailed(
             "The agent did not accept the network test's connection "
@@ -248,8 +252,12 @@ def tcp_info(sock: Any) -> dict[str, int] | None:
         return None
     numbers = struct.unpack("8B24I", raw[:104])[8:]
     return {
-        "snd_mss": numbers[2], "pmtu": numbers[13], "rtt_us": numbers[15],
-        "rttvar_us": numbers[16], "snd_cwnd": numbers[18], "total_retrans": numbers[23],
+        "snd_mss": numbers[2],
+        "pmtu": numbers[13],
+        "rtt_us": numbers[15],
+        "rttvar_us": numbers[16],
+        "snd_cwnd": numbers[18],
+        "total_retrans": numbers[23],
     }
 
 

@@ -19,25 +19,37 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "advise",
         help="judge a server's smb.conf, survey and measurements: findings, each with the "
-             "one change it proposes",
+        "one change it proposes",
     )
     add_connection_options(parser)
-    parser.add_argument("--config-path", metavar="PATH",
-                        help="the smb.conf to judge (default: the one smbd uses)")
-    parser.add_argument("--sudo", action="store_true",
-                        help="read the file with sudo (default: only when it is not readable)")
+    parser.add_argument(
+        "--config-path", metavar="PATH", help="the smb.conf to judge (default: the one smbd uses)"
+    )
+    parser.add_argument(
+        "--sudo", action="store_true", help="read the file with sudo (default: only when it is not readable)"
+    )
     measured = parser.add_argument_group(
         "measurements (optional; the benchmarks on record that ran with this smb.conf are "
-        "read too; without any, those judgements say what to measure)")
-    measured.add_argument("--ignore-recorded", action="store_true",
-                          help="judge without the benchmark results stored on this computer")
-    measured.add_argument("--measurements", type=Path, metavar="FILE.json",
-                          help="figures from the benchmarks (see sambatune.advisor.measurements)")
+        "read too; without any, those judgements say what to measure)"
+    )
+    measured.add_argument(
+        "--ignore-recorded",
+        action="store_true",
+        help="judge without the benchmark results stored on this computer",
+    )
+    measured.add_argument(
+        "--measurements",
+        type=Path,
+        metavar="FILE.json",
+        help="figures from the benchmarks (see sambatune.advisor.measurements)",
+    )
     measured.add_argument("--bandwidth", help="bandwidth between clients and server, e.g. 1gbit")
     measured.add_argument("--rtt", help="round trip between clients and server, e.g. 0.4ms")
-    measured.add_argument("--client-window", metavar="SIZE|local",
-                          help="the client's largest TCP receive window, e.g. 64KiB; "
-                               f"'{LOCAL_WINDOW}' reads this computer's")
+    measured.add_argument(
+        "--client-window",
+        metavar="SIZE|local",
+        help=f"the client's largest TCP receive window, e.g. 64KiB; '{LOCAL_WINDOW}' reads this computer's",
+    )
     add_json_flag(parser)
     parser.set_defaults(handler=handle)
 
@@ -60,21 +72,28 @@ def measurements_from_args(args: argparse.Namespace) -> Any:
             raise InvalidInput(f"{args.measurements} is not JSON: {error}.") from error
         measurements = Measurements.from_json(data)
     if (args.bandwidth is None) != (args.rtt is None):
-        raise InvalidInput("Give both --bandwidth and --rtt: the window the path needs is "
-                           "their product.")
+        raise InvalidInput("Give both --bandwidth and --rtt: the window the path needs is their product.")
     if args.bandwidth is not None:
-        path = NetworkPath(parse_bandwidth(args.bandwidth), parse_duration(args.rtt),
-                           "given with --bandwidth", "given with --rtt")
+        path = NetworkPath(
+            parse_bandwidth(args.bandwidth),
+            parse_duration(args.rtt),
+            "given with --bandwidth",
+            "given with --rtt",
+        )
         measurements = replace(measurements, path=path)
     if args.client_window == LOCAL_WINDOW:
         window = this_computer_window()
         if window is None:
-            raise InvalidInput("This computer's receive window cannot be read here; give it "
-                               "as a size (--client-window 64KiB).")
+            raise InvalidInput(
+                "This computer's receive window cannot be read here; give it "
+                "as a size (--client-window 64KiB)."
+            )
         measurements = replace(measurements, client_window=window)
     elif args.client_window is not None:
-        measurements = replace(measurements, client_window=ClientWindow(
-            parse_size(args.client_window), "given with --client-window"))
+        measurements = replace(
+            measurements,
+            client_window=ClientWindow(parse_size(args.client_window), "given with --client-window"),
+        )
     return measurements
 
 
@@ -111,8 +130,12 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-_HEADINGS = {"problem": "PROBLEMS", "warning": "WARNINGS", "suggestion": "SUGGESTIONS",
-             "info": "FOR INFORMATION"}
+_HEADINGS = {
+    "problem": "PROBLEMS",
+    "warning": "WARNINGS",
+    "suggestion": "SUGGESTIONS",
+    "info": "FOR INFORMATION",
+}
 
 
 _NOUNS = {"problem": "problem", "warning": "warning", "suggestion": "suggestion", "info": "note"}
@@ -128,7 +151,8 @@ def _change_text(change: dict[str, Any] | None) -> str:
     if change["kind"] == "smb.conf":
         edits = [change, *change.get("also", [])]
         return "; ".join(
-            f"[{e['section']}] {e['parameter']} = {e['value']}" if e["action"] == "set"
+            f"[{e['section']}] {e['parameter']} = {e['value']}"
+            if e["action"] == "set"
             else f"[{e['section']}] remove '{e['parameter']}' (back to the default)"
             for e in edits
         )
@@ -143,13 +167,14 @@ def format_advice(data: dict[str, Any], width: int | None = None) -> str:
     width = width or min(100, shutil.get_terminal_size((100, 24)).columns)
     counts = data["counts"]
     summary = ", ".join(_plural(counts[s], s) for s in _HEADINGS if counts.get(s))
-    lines = [f"Advice for {data['target']}: {data['judged_as']}",
-             f"smb.conf: {data['config_path']}"]
+    lines = [f"Advice for {data['target']}: {data['judged_as']}", f"smb.conf: {data['config_path']}"]
     recorded = data.get("recorded_sessions") or []
     if recorded:
-        lines.append("Measured: stored benchmark session"
-                     f"{'' if len(recorded) == 1 else 's'} "
-                     f"{', '.join(str(s) for s in recorded)}, run with this smb.conf")
+        lines.append(
+            "Measured: stored benchmark session"
+            f"{'' if len(recorded) == 1 else 's'} "
+            f"{', '.join(str(s) for s in recorded)}, run with this smb.conf"
+        )
     lines.append(summary or "No findings.")
     label_width = 9
     for severity, heading in _HEADINGS.items():
@@ -164,11 +189,13 @@ def format_advice(data: dict[str, Any], width: int | None = None) -> str:
             where = f" [{subject}]" if subject != "global" and subject in sections else ""
             lines.append(f"  {finding['title']}{where}")
             lines.append(f"    ({finding['id']})")
-            rows = [("saw", "; ".join(e["text"] for e in finding["evidence"])),
-                    ("change", _change_text(finding["change"])),
-                    ("effect", finding["expected_effect"]),
-                    ("basis", finding["effect_source"]),
-                    ("risk", finding["risk"])]
+            rows = [
+                ("saw", "; ".join(e["text"] for e in finding["evidence"])),
+                ("change", _change_text(finding["change"])),
+                ("effect", finding["expected_effect"]),
+                ("basis", finding["effect_source"]),
+                ("risk", finding["risk"]),
+            ]
             if finding["applies_to_version"]:
                 rows.append(("version", finding["applies_to_version"]))
             for label, text in rows:

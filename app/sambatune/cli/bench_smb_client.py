@@ -21,30 +21,51 @@ SECRET_KIND = "smb"
 
 
 def add_parser(tests: Any) -> None:
-    text = ("SMB from this computer: write and read a test file on a share with SambaTune's "
-            "own SMB client (several requests in flight), or through a mounted path")
+    text = (
+        "SMB from this computer: write and read a test file on a share with SambaTune's "
+        "own SMB client (several requests in flight), or through a mounted path"
+    )
     parser: argparse.ArgumentParser = tests.add_parser("smb-client", help=text, description=text)
     where = parser.add_argument_group("where")
     where.add_argument("--server", help="the SMB server's name or address")
     where.add_argument("--share", help="the share to write the test file to")
     where.add_argument("--port", type=int, default=445, help="SMB port (default 445)")
-    where.add_argument("--path", help="instead of --server/--share: a directory on the share as "
-                       "this computer mounted it (mount point, or UNC path on Windows)")
+    where.add_argument(
+        "--path",
+        help="instead of --server/--share: a directory on the share as "
+        "this computer mounted it (mount point, or UNC path on Windows)",
+    )
     login = parser.add_argument_group("login (default: guest)")
     login.add_argument("--user", help="the SMB user")
     login.add_argument("--domain", help="the user's domain or workgroup")
-    login.add_argument("--password-stdin", action="store_true",
-                       help="read the password from the first line of stdin")
-    login.add_argument("--remember-password", action="store_true",
-                       help="after a successful run, keep the password in the system keyring")
+    login.add_argument(
+        "--password-stdin", action="store_true", help="read the password from the first line of stdin"
+    )
+    login.add_argument(
+        "--remember-password",
+        action="store_true",
+        help="after a successful run, keep the password in the system keyring",
+    )
     test = parser.add_argument_group("test")
-    test.add_argument("--size", default="auto", metavar="BYTES",
-                      help="test file size (default auto: a 4MiB probe write and read first, then "
-                           "a size that keeps all runs near a minute, at most 256MiB)")
-    test.add_argument("--block-size", default="4MiB", metavar="BYTES",
-                      help="bytes per request (default 4MiB, capped at what the server allows)")
-    test.add_argument("--outstanding", type=int, default=4,
-                      help="requests in flight at once (default 4; SambaTune's client only)")
+    test.add_argument(
+        "--size",
+        default="auto",
+        metavar="BYTES",
+        help="test file size (default auto: a 4MiB probe write and read first, then "
+        "a size that keeps all runs near a minute, at most 256MiB)",
+    )
+    test.add_argument(
+        "--block-size",
+        default="4MiB",
+        metavar="BYTES",
+        help="bytes per request (default 4MiB, capped at what the server allows)",
+    )
+    test.add_argument(
+        "--outstanding",
+        type=int,
+        default=4,
+        help="requests in flight at once (default 4; SambaTune's client only)",
+    )
     test.add_argument("--operations", default="write,read", help="write, read or both (default)")
     method = parser.add_argument_group("method")
     method.add_argument("--runs", type=int, default=5, help="counted runs (default 5)")
@@ -89,7 +110,10 @@ def handle(args: argparse.Namespace) -> int:
 
     password = _password(args)
     options = SmbClientOptions(
-        server=args.server, share=args.share, port=args.port, path=args.path,
+        server=args.server,
+        share=args.share,
+        port=args.port,
+        path=args.path,
         login=SmbLogin(user=args.user, password=password, domain=args.domain),
         size=None if args.size.strip().lower() == "auto" else parse_size(args.size),
         block_size=parse_size(args.block_size),

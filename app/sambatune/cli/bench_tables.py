@@ -37,8 +37,6 @@ class BenchProgress:
         self.bar.done()
 
 
-
-
 def _number(value: float | int | None, digits: int = 0) -> str:
     if value is None:
         return "-"
@@ -50,8 +48,10 @@ def format_series(series: SeriesResult) -> list[str]:
     outliers = set(series.outlier_attempts())
     lines = [series.label + (f"  [{series.name}]" if series.label != series.name else "")]
     if series.unit == BYTES:
-        lines.append(f"  {'Run':>5} {'Size in bytes':>15} {'Time (s)':>10} {'Bytes/s':>16} "
-                     f"{'Bits/s':>13} {'% of link':>9}")
+        lines.append(
+            f"  {'Run':>5} {'Size in bytes':>15} {'Time (s)':>10} {'Bytes/s':>16} "
+            f"{'Bits/s':>13} {'% of link':>9}"
+        )
     else:
         lines.append(f"  {'Run':>5} {'Operations':>15} {'Time (s)':>10} {'Ops/s':>16}")
     number = 0
@@ -75,8 +75,10 @@ def format_series(series: SeriesResult) -> list[str]:
             )
     if stats is not None:
         if series.unit == BYTES:
-            lines.append(f"  {'Average':>32} {_number(stats.mean):>16} {format_bits(stats.mean * 8):>13}"
-                         f"   = {format_rate(stats.mean)}")
+            lines.append(
+                f"  {'Average':>32} {_number(stats.mean):>16} {format_bits(stats.mean * 8):>13}"
+                f"   = {format_rate(stats.mean)}"
+            )
             spread = f" ({stats.cv:.1%})" if stats.cv is not None else ""
             lines.append(f"  {'Deviation':>32} {_number(stats.stdev):>16}{spread}")
         else:
@@ -84,8 +86,11 @@ def format_series(series: SeriesResult) -> list[str]:
             spread = f" ({stats.cv:.1%})" if stats.cv is not None else ""
             lines.append(f"  {'Deviation':>32} {_number(stats.stdev, 1):>16}{spread}")
         if outliers:
-            valid = (format_rate(stats.valid_mean) if series.unit == BYTES
-                     else format_operations_rate(stats.valid_mean))
+            valid = (
+                format_rate(stats.valid_mean)
+                if series.unit == BYTES
+                else format_operations_rate(stats.valid_mean)
+            )
             lines.append(f"  * odd run; the average of the other runs is {valid}")
         if stats.note:
             lines.append(f"  {stats.note}")
@@ -93,9 +98,12 @@ def format_series(series: SeriesResult) -> list[str]:
 
 
 def format_result(result: BenchResult, heading: str | None = None) -> str:
-    lines = [heading or f"{result.test} test on {result.target}"
-             + (f", session {result.session_id}" if result.session_id else "")
-             + f" ({result.started_at})"]
+    lines = [
+        heading
+        or f"{result.test} test on {result.target}"
+        + (f", session {result.session_id}" if result.session_id else "")
+        + f" ({result.started_at})"
+    ]
     if result.link_speed_bits:
         lines.append(f"Link speed: {format_bits(result.link_speed_bits)}")
     lines.append("")
@@ -117,13 +125,15 @@ def _extra_lines(extra: dict[str, Any]) -> list[str]:
         for point in curve:
             granted = f"{point.get('server_sndbuf') or '-'}/{point.get('server_rcvbuf') or '-'}"
             bar = "#" * int(30 * (point["mean_bytes_per_s"] or 0) / top)
-            lines.append(f"{point['series']:>12} {granted:>20} "
-                         f"{format_rate(point['mean_bytes_per_s']):>12} {bar}")
+            lines.append(
+                f"{point['series']:>12} {granted:>20} {format_rate(point['mean_bytes_per_s']):>12} {bar}"
+            )
         lines.append("")
     table = extra.get("table")
     if table:
-        lines.append(f"{'Files':>8} {'list':>10} {'open':>10} {'other case':>11} "
-                     f"{'missing':>10} {'create':>10}")
+        lines.append(
+            f"{'Files':>8} {'list':>10} {'open':>10} {'other case':>11} {'missing':>10} {'create':>10}"
+        )
         for row in table:
             lines.append(
                 f"{row['files']:>8,} {format_seconds(row.get('list_seconds')):>10} "

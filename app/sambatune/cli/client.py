@@ -1,11 +1,11 @@
 """``sambatune client ...``: tune this computer (the PC that talks to Samba).
 
-    sambatune client show --json
-    sambatune client plan [--bandwidth 1gbit --rtt 20ms | --server H] [--os windows-10] --json
-    sambatune client apply PLAN.json [--dry-run] --json
-    sambatune client restore BACKUP --json
-    sambatune client backups --json
-    sambatune client window --bandwidth 1gbit --rtt 10ms [--current 64KiB] --json
+sambatune client show --json
+sambatune client plan [--bandwidth 1gbit --rtt 20ms | --server H] [--os windows-10] --json
+sambatune client apply PLAN.json [--dry-run] --json
+sambatune client restore BACKUP --json
+sambatune client backups --json
+sambatune client window --bandwidth 1gbit --rtt 10ms [--current 64KiB] --json
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from sambatune.cli.output import add_json_flag
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "client", help="tune this computer's TCP window and MTU (Windows, Linux, macOS)",
+        "client",
+        help="tune this computer's TCP window and MTU (Windows, Linux, macOS)",
         description="Plan, apply and undo client-side TCP window and MTU settings, "
         "labelled honoured or ignored for this OS version.",
     )
@@ -35,21 +36,39 @@ def register(subparsers: Any) -> None:
 
     plan = verbs.add_parser("plan", help="what to change, from bandwidth and RTT, and why")
     plan.add_argument("--bandwidth", help="e.g. 1gbit, 100mbit, 940Mbit/s, 125MB/s")
-    plan.add_argument("--bandwidth-from", metavar="FILE", type=Path,
-                      help="take the bandwidth from a benchmark result (iperf3 -J or SambaTune)")
+    plan.add_argument(
+        "--bandwidth-from",
+        metavar="FILE",
+        type=Path,
+        help="take the bandwidth from a benchmark result (iperf3 -J or SambaTune)",
+    )
     plan.add_argument("--rtt", help="round-trip time to the server, e.g. 20ms, 0.5s")
-    plan.add_argument("--server", metavar="HOST",
-                      help="measure the RTT (TCP connects) and probe the path MTU to this server")
-    plan.add_argument("--port", type=int, action="append", dest="ports", metavar="PORT",
-                      help="TCP port(s) to time connects to (default: 445, 22, 139)")
+    plan.add_argument(
+        "--server",
+        metavar="HOST",
+        help="measure the RTT (TCP connects) and probe the path MTU to this server",
+    )
+    plan.add_argument(
+        "--port",
+        type=int,
+        action="append",
+        dest="ports",
+        metavar="PORT",
+        help="TCP port(s) to time connects to (default: 445, 22, 139)",
+    )
     plan.add_argument("--samples", type=int, default=5, help="TCP connects to time (default 5)")
     plan.add_argument("--mtu", type=int, help="plan this MTU (e.g. 9000) instead of probing")
     plan.add_argument("--no-mtu-probe", action="store_true", help="do not probe the path MTU")
     plan.add_argument("--interface", help="the interface to tune (default: the one to the server)")
-    plan.add_argument("-o", "--output", type=Path, metavar="PLAN.json",
-                      help="also save the plan to this file")
-    plan.add_argument("--reg-file", type=Path, metavar="FILE.reg",
-                      help="Windows: also write the registry part as a .reg file")
+    plan.add_argument(
+        "-o", "--output", type=Path, metavar="PLAN.json", help="also save the plan to this file"
+    )
+    plan.add_argument(
+        "--reg-file",
+        type=Path,
+        metavar="FILE.reg",
+        help="Windows: also write the registry part as a .reg file",
+    )
     _add_os(plan)
     _add_sysctl_dir(plan)
     add_json_flag(plan)
@@ -57,13 +76,17 @@ def register(subparsers: Any) -> None:
 
     apply = verbs.add_parser("apply", help="back up, then apply a plan (needs admin/root)")
     apply.add_argument("plan_file", type=Path, metavar="PLAN.json")
-    apply.add_argument("--dry-run", action="store_true",
-                       help="show exactly what would be written or run; change nothing")
-    apply.add_argument("--force", action="store_true",
-                       help="apply even if a setting changed since the plan was made")
-    apply.add_argument("--elevate", action="store_true",
-                       help="Linux/macOS: ask for root with pkexec or sudo (Windows always "
-                       "asks through the UAC prompt)")
+    apply.add_argument(
+        "--dry-run", action="store_true", help="show exactly what would be written or run; change nothing"
+    )
+    apply.add_argument(
+        "--force", action="store_true", help="apply even if a setting changed since the plan was made"
+    )
+    apply.add_argument(
+        "--elevate",
+        action="store_true",
+        help="Linux/macOS: ask for root with pkexec or sudo (Windows always asks through the UAC prompt)",
+    )
     _add_sysctl_dir(apply)
     add_json_flag(apply)
     apply.set_defaults(handler=handle_apply)
@@ -87,8 +110,9 @@ def register(subparsers: Any) -> None:
     add_json_flag(window)
     window.set_defaults(handler=handle_window)
 
-    helper = verbs.add_parser("apply-elevated",
-                              help="(internal) the one-shot elevated helper: REQUEST -> RESULT")
+    helper = verbs.add_parser(
+        "apply-elevated", help="(internal) the one-shot elevated helper: REQUEST -> RESULT"
+    )
     helper.add_argument("request", type=Path)
     helper.add_argument("result", type=Path)
     helper.set_defaults(handler=handle_apply_elevated)
@@ -96,15 +120,21 @@ def register(subparsers: Any) -> None:
 
 def _add_os(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--os", dest="os_profile", metavar="PROFILE",
+        "--os",
+        dest="os_profile",
+        metavar="PROFILE",
         help="plan for another machine: windows-10, windows-11, windows-7, windows-xp, "
         "windows-2003, windows-98, linux, macos, ... (default: this computer)",
     )
 
 
 def _add_sysctl_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sysctl-dir", type=Path, metavar="DIR",
-                        help="Linux: where the persistence file goes (default /etc/sysctl.d)")
+    parser.add_argument(
+        "--sysctl-dir",
+        type=Path,
+        metavar="DIR",
+        help="Linux: where the persistence file goes (default /etc/sysctl.d)",
+    )
 
 
 def _system(args: argparse.Namespace) -> Any:
@@ -114,6 +144,7 @@ def _system(args: argparse.Namespace) -> Any:
 
 
 # -- show --------------------------------------------------------------------------------
+
 
 def handle_show(args: argparse.Namespace) -> int:
     from sambatune.cli.output import print_json
@@ -125,10 +156,11 @@ def handle_show(args: argparse.Namespace) -> int:
         print_json(data)
         return 0
     os_info = data["os"]
-    print(f"{os_info['name']} ({os_info['version'] or os_info['profile']}), "
-          f"generation {os_info['generation']}; admin: {'yes' if data['admin'] else 'no'}")
-    print(textwrap.fill(snapshot.system.os.summary, 92, initial_indent="  ",
-                        subsequent_indent="  "))
+    print(
+        f"{os_info['name']} ({os_info['version'] or os_info['profile']}), "
+        f"generation {os_info['generation']}; admin: {'yes' if data['admin'] else 'no'}"
+    )
+    print(textwrap.fill(snapshot.system.os.summary, 92, initial_indent="  ", subsequent_indent="  "))
     for nic in data["interfaces"]:
         print(f"  interface {nic['name']}: MTU {nic['mtu']}, {' '.join(nic['addresses'])}")
     for item in data["settings"]:
@@ -137,6 +169,7 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 # -- plan --------------------------------------------------------------------------------
+
 
 def handle_plan(args: argparse.Namespace) -> int:
     import json
@@ -206,7 +239,8 @@ def format_plan(data: dict[str, Any]) -> str:
         lines.append(
             f"  window    {window['required_window']:,} bytes needed (BDP), scale factor "
             f"{window['scale_shift']}; 65,535 bytes without scaling allow "
-            f"{format_bits(window['unscaled_throughput_bps'])}")
+            f"{format_bits(window['unscaled_throughput_bps'])}"
+        )
     for change in data["changes"]:
         mark = {"set": "CHANGE", "delete": "DELETE", "keep": "ok", "none": "info"}[change["action"]]
         lines.append(f"\n[{mark}] {change['title']}  ({change['label']} on this OS)")
@@ -229,6 +263,7 @@ def format_plan(data: dict[str, Any]) -> str:
 
 # -- apply / restore ---------------------------------------------------------------------
 
+
 def _print_result(result: Any, wants_json: bool) -> int:
     from sambatune.cli.output import print_json
 
@@ -238,8 +273,7 @@ def _print_result(result: Any, wants_json: bool) -> int:
     else:
         print(data["message"])
         for step in data["steps"]:
-            print(f"  [{step['status']}] {step['setting']}: {step['before']['display']} -> "
-                  f"{step['wanted']}")
+            print(f"  [{step['status']}] {step['setting']}: {step['before']['display']} -> {step['wanted']}")
             for operation in step["operations"]:
                 for line in operation.splitlines():
                     print(f"      {line}")
@@ -277,13 +311,19 @@ def handle_apply(args: argparse.Namespace) -> int:
         raise InvalidInput(f"Cannot read the plan {args.plan_file}: {exc}") from exc
     plan = ClientPlan.from_json(raw)
     store = BackupStore()
-    request = ElevatedRequest("apply", str(store.root), plan=raw, dry_run=args.dry_run,
-                              force=args.force,
-                              sysctl_dir=str(args.sysctl_dir) if args.sysctl_dir else None)
+    request = ElevatedRequest(
+        "apply",
+        str(store.root),
+        plan=raw,
+        dry_run=args.dry_run,
+        force=args.force,
+        sysctl_dir=str(args.sysctl_dir) if args.sysctl_dir else None,
+    )
     result = _elevated_or_direct(
-        args, request,
-        lambda system: apply_plan(system, plan, dry_run=args.dry_run, store=store,
-                                  force=args.force))
+        args,
+        request,
+        lambda system: apply_plan(system, plan, dry_run=args.dry_run, store=store, force=args.force),
+    )
     return _print_result(result, args.json)
 
 
@@ -294,12 +334,16 @@ def handle_restore(args: argparse.Namespace) -> int:
 
     store = BackupStore()
     backup = store.load(args.backup)
-    request = ElevatedRequest("restore", str(store.root), backup=str(backup.folder),
-                              dry_run=args.dry_run,
-                              sysctl_dir=str(args.sysctl_dir) if args.sysctl_dir else None)
+    request = ElevatedRequest(
+        "restore",
+        str(store.root),
+        backup=str(backup.folder),
+        dry_run=args.dry_run,
+        sysctl_dir=str(args.sysctl_dir) if args.sysctl_dir else None,
+    )
     result = _elevated_or_direct(
-        args, request,
-        lambda system: restore_backup(system, backup, dry_run=args.dry_run, store=store))
+        args, request, lambda system: restore_backup(system, backup, dry_run=args.dry_run, store=store)
+    )
     return _print_result(result, args.json)
 
 
@@ -326,19 +370,25 @@ def handle_window(args: argparse.Namespace) -> int:
     from sambatune.client.window import size_window
     from sambatune.units import format_bits
 
-    sizing = size_window(parse_bandwidth(args.bandwidth), parse_duration(args.rtt),
-                         parse_size(args.current) if args.current else None)
+    sizing = size_window(
+        parse_bandwidth(args.bandwidth),
+        parse_duration(args.rtt),
+        parse_size(args.current) if args.current else None,
+    )
     data = sizing.to_json()
     if args.json:
         print_json(data)
         return 0
-    print(f"bandwidth-delay product {data['bdp_bytes']:,.0f} bytes; window needed "
-          f"{data['required_window']:,} bytes; scale factor {data['scale_shift']}"
-          + (" (capped: larger than any TCP window)" if data["capped"] else ""))
+    print(
+        f"bandwidth-delay product {data['bdp_bytes']:,.0f} bytes; window needed "
+        f"{data['required_window']:,} bytes; scale factor {data['scale_shift']}"
+        + (" (capped: larger than any TCP window)" if data["capped"] else "")
+    )
     print(f"without scaling (65,535 bytes): at most {format_bits(data['unscaled_throughput_bps'])}")
     if data["current_window"]:
-        print(f"a {data['current_window']:,}-byte window: at most "
-              f"{format_bits(data['current_throughput_bps'])}")
+        print(
+            f"a {data['current_window']:,}-byte window: at most {format_bits(data['current_throughput_bps'])}"
+        )
     return 0
 
 

@@ -22,36 +22,40 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "conf", help="read, lint, explain and edit smb.conf; apply it to a server safely",
+        "conf",
+        help="read, lint, explain and edit smb.conf; apply it to a server safely",
         description="Work with smb.conf files the way Samba reads them.",
     )
     verbs = parser.add_subparsers(dest="conf_verb", metavar="SUBVERB")
     verbs.required = True
 
-    effective = verbs.add_parser(
-        "effective", help="what a file sets, per section, as Samba reads it")
+    effective = verbs.add_parser("effective", help="what a file sets, per section, as Samba reads it")
     effective.add_argument("file", metavar="FILE")
     _add_version_option(effective)
-    effective.add_argument("--no-includes", action="store_true",
-                           help="do not read the files named by include =")
-    effective.add_argument("--testparm-values", action="store_true",
-                           help="print values the way testparm does (Yes/No, sizes in bytes, ...)")
+    effective.add_argument(
+        "--no-includes", action="store_true", help="do not read the files named by include ="
+    )
+    effective.add_argument(
+        "--testparm-values",
+        action="store_true",
+        help="print values the way testparm does (Yes/No, sizes in bytes, ...)",
+    )
     add_json_flag(effective)
     effective.set_defaults(handler=handle_effective)
 
     lint = verbs.add_parser("lint", help="findings with line numbers for one Samba version")
     lint.add_argument("file", metavar="FILE")
     _add_version_option(lint)
-    lint.add_argument("--no-includes", action="store_true",
-                      help="do not read the files named by include =")
+    lint.add_argument("--no-includes", action="store_true", help="do not read the files named by include =")
     add_json_flag(lint)
     lint.set_defaults(handler=handle_lint)
 
     explain = verbs.add_parser("explain", help="what a parameter is and does, for one version")
     explain.add_argument("name", metavar="NAME", help="a parameter name (any spelling)")
     _add_version_option(explain)
-    explain.add_argument("--man", action="store_true",
-                         help="also show the entry from this computer's smb.conf(5)")
+    explain.add_argument(
+        "--man", action="store_true", help="also show the entry from this computer's smb.conf(5)"
+    )
     add_json_flag(explain)
     explain.set_defaults(handler=handle_explain)
 
@@ -72,15 +76,18 @@ def register(subparsers: Any) -> None:
     add_json_flag(unset)
     unset.set_defaults(handler=handle_unset)
 
-    catalog = verbs.add_parser(
-        "catalog", help="read a server's parameter catalog through its testparm")
+    catalog = verbs.add_parser("catalog", help="read a server's parameter catalog through its testparm")
     from sambatune.cli.connect import add_connection_options
 
     add_connection_options(catalog)
-    catalog.add_argument("--refresh", action="store_true",
-                         help="run testparm again even when this version is cached")
-    catalog.add_argument("--output", metavar="FILE",
-                         help="write the catalog as JSON to FILE (how the bundled snapshot is made)")
+    catalog.add_argument(
+        "--refresh", action="store_true", help="run testparm again even when this version is cached"
+    )
+    catalog.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the catalog as JSON to FILE (how the bundled snapshot is made)",
+    )
     add_json_flag(catalog)
     catalog.set_defaults(handler=handle_catalog)
 
@@ -91,9 +98,11 @@ def register(subparsers: Any) -> None:
 
 def _add_version_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--samba-version", metavar="V",
+        "--samba-version",
+        metavar="V",
         help="read the file as this Samba version does (default: the testparm installed here, "
-        "else the newest catalog bundled with SambaTune)")
+        "else the newest catalog bundled with SambaTune)",
+    )
 
 
 # -- shared steps ---------------------------------------------------------------------------
@@ -143,13 +152,14 @@ def read_document(path: str) -> SmbConfDocument:
     if found.kind == "missing":
         raise InvalidInput(f"Cannot read {path}: no such file.")
     if found.kind == "too large":
-        raise InvalidInput(f"{path} is larger than {size_text(FILE_SIZE_LIMIT)}, more than "
-                           "SambaTune reads of an smb.conf file.")
+        raise InvalidInput(
+            f"{path} is larger than {size_text(FILE_SIZE_LIMIT)}, more than "
+            "SambaTune reads of an smb.conf file."
+        )
     raise InvalidInput(f"{path} is {described(found.kind)}, not an smb.conf file.")
 
 
-def _view(args: argparse.Namespace, document: SmbConfDocument,
-          catalog: ParameterCatalog) -> EffectiveConfig:
+def _view(args: argparse.Namespace, document: SmbConfDocument, catalog: ParameterCatalog) -> EffectiveConfig:
     from sambatune.conf.effective import effective_view
 
     reader = None
@@ -227,8 +237,7 @@ def handle_effective(args: argparse.Namespace) -> int:
         out.append("")
     sys.stdout.write(_shown("\n".join(out)))
     for problem in view.problems:
-        print(f"sambatune: {problem.origin.file}:{problem.origin.line}: {problem.message}",
-              file=sys.stderr)
+        print(f"sambatune: {problem.origin.file}:{problem.origin.line}: {problem.message}", file=sys.stderr)
     return 0
 
 
@@ -247,11 +256,14 @@ def handle_lint(args: argparse.Namespace) -> int:
     else:
         for finding in findings:
             where = f"{finding.file or args.file}:{finding.line}"
-            print(_shown(f"{where}: {finding.severity}: [{finding.section}] {finding.message} "
-                         f"({finding.code})"))
+            print(
+                _shown(f"{where}: {finding.severity}: [{finding.section}] {finding.message} ({finding.code})")
+            )
         errors = sum(1 for f in findings if f.severity == "error")
-        print(f"{len(findings)} finding(s), {errors} error(s), read as Samba "
-              f"{catalog.version_label}.", file=sys.stderr)
+        print(
+            f"{len(findings)} finding(s), {errors} error(s), read as Samba {catalog.version_label}.",
+            file=sys.stderr,
+        )
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
@@ -293,23 +305,31 @@ def format_explanation(data: dict[str, Any]) -> str:
         title = f"{data['asked']}: {kind} of '{data['synonym_of']}'"
     lines = [f"{title}  [Samba {data['samba_version']}: {data['status']}]"]
     if data["type"]:
-        lines.append(f"  type {data['type']}, {data['scope']} parameter, default "
-                     f"{data['default']!r}")
+        lines.append(f"  type {data['type']}, {data['scope']} parameter, default {data['default']!r}")
     if data["values"]:
         lines.extend(wrap("values: " + ", ".join(data["values"])))
     if data.get("aliases"):
-        lines.extend(wrap("also accepted: " + ", ".join(
-            f"{alias} (= {meaning})" for alias, meaning in data["aliases"].items())))
+        lines.extend(
+            wrap(
+                "also accepted: "
+                + ", ".join(f"{alias} (= {meaning})" for alias, meaning in data["aliases"].items())
+            )
+        )
     if data["synonyms"]:
-        lines.append("  synonyms: " + ", ".join(
-            s["name"] + (" (inverse)" if s["inverse"] else "") for s in data["synonyms"]))
+        lines.append(
+            "  synonyms: "
+            + ", ".join(s["name"] + (" (inverse)" if s["inverse"] else "") for s in data["synonyms"])
+        )
     if data["removed_in"]:
         instead = f" Use '{data['replacement']}' instead." if data["replacement"] else ""
         lines.extend(wrap(f"removed in {data['removed_in']}: {data['removal_note']}{instead}"))
     if data["suggestions"]:
         lines.append("  did you mean: " + ", ".join(data["suggestions"]))
-    for label, key in (("What it does", "summary"), ("Performance", "performance"),
-                       ("When to change it", "when_to_change")):
+    for label, key in (
+        ("What it does", "summary"),
+        ("Performance", "performance"),
+        ("When to change it", "when_to_change"),
+    ):
         if data[key]:
             lines.append(f"{label}:")
             lines.extend(wrap(data[key]))
@@ -337,10 +357,21 @@ def _save(path: str, document: SmbConfDocument) -> None:
 
 def _report_changes(args: argparse.Namespace, changes: list[Any], message: str) -> None:
     if args.json:
-        _write_json({"ok": True, "file": args.file, "message": message, "changes": [
-            {"line": change.first, "removed": change.removed,
-             "inserted": [line.rstrip("\r") for line in change.inserted]}
-            for change in changes]})
+        _write_json(
+            {
+                "ok": True,
+                "file": args.file,
+                "message": message,
+                "changes": [
+                    {
+                        "line": change.first,
+                        "removed": change.removed,
+                        "inserted": [line.rstrip("\r") for line in change.inserted],
+                    }
+                    for change in changes
+                ],
+            }
+        )
     else:
         print(message)
 
@@ -353,8 +384,9 @@ def handle_set(args: argparse.Namespace) -> int:
     changes = set_parameter(document, args.section, args.name, args.value, catalog)
     _save(args.file, document)
     first = changes[0].first
-    _report_changes(args, changes, f"{args.file}:{first}: [{args.section}] {args.name} = "
-                    f"{args.value.strip()}")
+    _report_changes(
+        args, changes, f"{args.file}:{first}: [{args.section}] {args.name} = {args.value.strip()}"
+    )
     return 0
 
 
@@ -369,8 +401,12 @@ def handle_unset(args: argparse.Namespace) -> int:
         return 0
     _save(args.file, document)
     lines = ", ".join(str(change.first) for change in reversed(changes))
-    _report_changes(args, changes, f"{args.file}: removed {args.name} from [{args.section}] "
-                    f"(line{'s' if len(changes) > 1 else ''} {lines}).")
+    _report_changes(
+        args,
+        changes,
+        f"{args.file}: removed {args.name} from [{args.section}] "
+        f"(line{'s' if len(changes) > 1 else ''} {lines}).",
+    )
     return 0
 
 
@@ -385,8 +421,9 @@ def handle_catalog(args: argparse.Namespace) -> int:
 
     transport = connect_from_args(args)
     try:
-        catalog = live_catalog(transport, refresh=args.refresh,
-                               on_progress=lambda m: print(f"{m}...", file=sys.stderr))
+        catalog = live_catalog(
+            transport, refresh=args.refresh, on_progress=lambda m: print(f"{m}...", file=sys.stderr)
+        )
     finally:
         transport.close()
     data = catalog.to_json()
@@ -402,7 +439,9 @@ def handle_catalog(args: argparse.Namespace) -> int:
         _write_json(data)
     else:
         deprecated = sum(1 for p in catalog if p.deprecated)
-        print(f"Samba {catalog.version_text} on {transport.label}: {len(catalog)} parameters "
-              f"({deprecated} deprecated), origin {catalog.origin}"
-              + (f", written to {args.output}" if args.output else ""))
+        print(
+            f"Samba {catalog.version_text} on {transport.label}: {len(catalog)} parameters "
+            f"({deprecated} deprecated), origin {catalog.origin}"
+            + (f", written to {args.output}" if args.output else "")
+        )
     return 0

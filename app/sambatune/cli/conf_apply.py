@@ -19,12 +19,9 @@ if TYPE_CHECKING:
 
 
 def register_apply_verbs(verbs: Any) -> None:
-    apply = verbs.add_parser(
-        "apply", help="validate, back up, swap, reload and verify a new smb.conf"
-    )
+    apply = verbs.add_parser("apply", help="validate, back up, swap, reload and verify a new smb.conf")
     add_connection_options(apply)
-    apply.add_argument("--file", required=True, metavar="NEW_SMB_CONF",
-                       help="the new version (a local file)")
+    apply.add_argument("--file", required=True, metavar="NEW_SMB_CONF", help="the new version (a local file)")
     _add_target_options(apply)
     apply.add_argument("--summary", default="", help="one line saying what the change is")
     _add_consent_options(apply)
@@ -50,25 +47,38 @@ def register_apply_verbs(verbs: Any) -> None:
 
 
 def _add_target_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--remote-path", metavar="PATH",
-                        help="the smb.conf to change (default: the running smbd's, or smbd -b's)")
-    parser.add_argument("--sudo", action="store_true",
-                        help="use sudo for the file and smbd (default: when needed)")
-    parser.add_argument("--backup-dir", metavar="DIR",
-                        help="where backups go on the server (default: sambatune-backups/ "
-                        "beside the file)")
-    parser.add_argument("--keep", type=int, default=30, metavar="N",
-                        help="how many backups to keep (default: 30)")
+    parser.add_argument(
+        "--remote-path",
+        metavar="PATH",
+        help="the smb.conf to change (default: the running smbd's, or smbd -b's)",
+    )
+    parser.add_argument(
+        "--sudo", action="store_true", help="use sudo for the file and smbd (default: when needed)"
+    )
+    parser.add_argument(
+        "--backup-dir",
+        metavar="DIR",
+        help="where backups go on the server (default: sambatune-backups/ beside the file)",
+    )
+    parser.add_argument(
+        "--keep", type=int, default=30, metavar="N", help="how many backups to keep (default: 30)"
+    )
 
 
 def _add_consent_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--allow-restart", action="store_true",
-                        help="allow restarting smbd when a changed parameter needs it (a "
-                        "restart ends every client's connection; without this the apply "
-                        "is refused and says which parameters need it)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="show the plan (diff, testparm, how each changed parameter "
-                        "takes effect, who a restart would cut off) and change nothing")
+    parser.add_argument(
+        "--allow-restart",
+        action="store_true",
+        help="allow restarting smbd when a changed parameter needs it (a "
+        "restart ends every client's connection; without this the apply "
+        "is refused and says which parameters need it)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="show the plan (diff, testparm, how each changed parameter "
+        "takes effect, who a restart would cut off) and change nothing",
+    )
 
 
 def _open(args: argparse.Namespace) -> tuple[Any, str, bool, Callable[[], Any]]:
@@ -101,9 +111,16 @@ def _confirm(question: str, args: argparse.Namespace) -> bool:
     return answer in ("y", "yes")
 
 
-def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: bool,
-                  original: bytes, candidate: bytes, summary: str,
-                  reconnect: Callable[[], Any]) -> int:
+def _run_pipeline(
+    args: argparse.Namespace,
+    transport: Any,
+    path: str,
+    sudo: bool,
+    original: bytes,
+    candidate: bytes,
+    summary: str,
+    reconnect: Callable[[], Any],
+) -> int:
     from sambatune.applied_versions import AppliedVersions
     from sambatune.cancellation import CancelToken
     from sambatune.cli.output import TerminalProgress, print_json
@@ -122,14 +139,19 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
     if not diff:
         if args.json:
             # "unchanged" is no ApplyStatus: the pipeline never ran.
-            print_json({"ok": True, "status": "unchanged", "live": LiveState.OLD,
-                        "message": "Nothing to apply: the new version is identical.",
-                        "diff": ""})
+            print_json(
+                {
+                    "ok": True,
+                    "status": "unchanged",
+                    "live": LiveState.OLD,
+                    "message": "Nothing to apply: the new version is identical.",
+                    "diff": "",
+                }
+            )
         else:
             print("Nothing to apply: the new version is identical.")
         return 0
-    if not args.dry_run and not _confirm(f"Apply this change to {path} on {transport.label}?",
-                                         args):
+    if not args.dry_run and not _confirm(f"Apply this change to {path} on {transport.label}?", args):
         print("Not applied.", file=sys.stderr)
         return 1
     progress = TerminalProgress()
@@ -141,9 +163,17 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
             progress.done()
             print(step_line(event), file=sys.stderr)
 
-    request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
-                           backup_dir=args.backup_dir, retention=args.keep,
-                           allow_restart=args.allow_restart, dry_run=args.dry_run)
+    request = ApplyRequest(
+        path,
+        original,
+        candidate,
+        summary=summary,
+        sudo=sudo,
+        backup_dir=args.backup_dir,
+        retention=args.keep,
+        allow_restart=args.allow_restart,
+        dry_run=args.dry_run,
+    )
     cancel = CancelToken()
     opened = [transport]
 
@@ -153,9 +183,13 @@ def _run_pipeline(args: argparse.Namespace, transport: Any, path: str, sudo: boo
 
     with _ctrl_c_cancels(cancel):
         outcome = apply_config(
-            transport, request, on_event=on_event, cancel=cancel,
+            transport,
+            request,
+            on_event=on_event,
+            cancel=cancel,
             reconnect=reconnect_and_track,
-            journal=AppliedVersions().journal(transport.label, path))
+            journal=AppliedVersions().journal(transport.label, path),
+        )
     for extra in opened[1:]:
         extra.close()
     progress.done()
@@ -198,8 +232,11 @@ def _ctrl_c_cancels(cancel: Any) -> Iterator[None]:
 
     def stop(_signum: int, _frame: Any) -> None:
         if not cancel.cancelled:
-            print("\nStopping safely: nothing more is changed; if the new file is already "
-                  "live, SambaTune finishes checking it first…", file=sys.stderr)
+            print(
+                "\nStopping safely: nothing more is changed; if the new file is already "
+                "live, SambaTune finishes checking it first…",
+                file=sys.stderr,
+            )
         cancel.cancel()
 
     previous = signal.signal(signal.SIGINT, stop)
@@ -223,8 +260,7 @@ def handle_apply(args: argparse.Namespace) -> int:
     try:
         live = read_live(transport, path, sudo=sudo)
         summary = args.summary or f"applied {Path(args.file).name}"
-        return _run_pipeline(args, transport, path, sudo, live.data, candidate, summary,
-                             reconnect)
+        return _run_pipeline(args, transport, path, sudo, live.data, candidate, summary, reconnect)
     finally:
         transport.close()
 
@@ -238,19 +274,25 @@ def handle_history(args: argparse.Namespace) -> int:
 
     transport, path, sudo, _reconnect = _open(args)
     try:
-        store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep,
-                            sudo=sudo)
+        store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep, sudo=sudo)
         backups = store.entries()
         diff = None
         if args.diff:
-            diff = unified_diff(read_live(transport, path, sudo=sudo).data, store.read(args.diff),
-                                path, "live", f"backup {args.diff}")
+            diff = unified_diff(
+                read_live(transport, path, sudo=sudo).data,
+                store.read(args.diff),
+                path,
+                "live",
+                f"backup {args.diff}",
+            )
         local = AppliedVersions().for_server(transport.label, path)
     finally:
         transport.close()
     if args.json:
         result: dict[str, Any] = {
-            "target": transport.label, "path": path, "backup_dir": store.directory,
+            "target": transport.label,
+            "path": path,
+            "backup_dir": store.directory,
             "backups": [b.to_json() for b in backups],
             # Every run this computer made, each with what happened; and those of them
             # that left their version live (a rolled-back or failed run did not).
@@ -263,15 +305,19 @@ def handle_history(args: argparse.Namespace) -> int:
         return 0
     print(f"Backups of {path} on {transport.label} ({store.directory}):")
     for backup in backups:
-        print(f"  {backup.id}  {backup.created}  {format_bytes(backup.size):>9}  "
-              f"{backup.applied_by}  {backup.summary}")
+        print(
+            f"  {backup.id}  {backup.created}  {format_bytes(backup.size):>9}  "
+            f"{backup.applied_by}  {backup.summary}"
+        )
     if not backups:
         print("  (none yet)")
     if local:
         print(f"Runs from this computer ({len(local)}):")
         for version in local:
-            print(f"  {version.applied_at}  {version.outcome:<12} {_live_words(version.live):<14}"
-                  f"{version.summary}")
+            print(
+                f"  {version.applied_at}  {version.outcome:<12} {_live_words(version.live):<14}"
+                f"{version.summary}"
+            )
     if diff is not None:
         print(diff or "(identical to the live file)")
     return 0
@@ -280,8 +326,11 @@ def handle_history(args: argparse.Namespace) -> int:
 def _live_words(live: str) -> str:
     """``live`` as read back from the record: "" in old rows, a LiveState value otherwise."""
     # Keyed by str: the record's plain strings look the members up.
-    words: dict[str, str] = {LiveState.NEW: "now live", LiveState.OLD: "old file kept",
-                             LiveState.UNKNOWN: "live unknown"}
+    words: dict[str, str] = {
+        LiveState.NEW: "now live",
+        LiveState.OLD: "old file kept",
+        LiveState.UNKNOWN: "live unknown",
+    }
     return words.get(live, "live not recorded")
 
 
@@ -291,12 +340,12 @@ def handle_restore(args: argparse.Namespace) -> int:
 
     transport, path, sudo, reconnect = _open(args)
     try:
-        store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep,
-                            sudo=sudo)
+        store = BackupStore(transport, path, backup_dir=args.backup_dir, retention=args.keep, sudo=sudo)
         backup = store.get(args.backup_id)
         content = store.read(backup.id)
         live = read_live(transport, path, sudo=sudo)
-        return _run_pipeline(args, transport, path, sudo, live.data, content,
-                             f"restored backup {backup.id}", reconnect)
+        return _run_pipeline(
+            args, transport, path, sudo, live.data, content, f"restored backup {backup.id}", reconnect
+        )
     finally:
         transport.close()

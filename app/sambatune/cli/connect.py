@@ -26,35 +26,41 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--user", help="SSH user (default: from ~/.ssh/config, or yours)")
     group.add_argument("--identity", metavar="FILE", help="private key file (like ssh -i)")
     group.add_argument(
-        "--auth", choices=("password", "agent"),
+        "--auth",
+        choices=("password", "agent"),
         help="sign in only with a password (no key is tried) or only with ssh-agent's keys "
         "(default: agent, key files, then a password, like ssh)",
     )
     group.add_argument("--jump", metavar="HOST", help="reach the server through this host (like ssh -J)")
     group.add_argument(
-        "--known-hosts", metavar="FILE", type=Path,
+        "--known-hosts",
+        metavar="FILE",
+        type=Path,
         help="use this known_hosts file instead of ~/.ssh/known_hosts and SambaTune's own",
     )
     group.add_argument("--ssh-config", metavar="FILE", type=Path, help="like ssh -F")
     group.add_argument(
-        "--accept-new-host-key", action="store_true",
+        "--accept-new-host-key",
+        action="store_true",
         help="trust and remember a host key never seen before (a changed key is always refused)",
     )
     group.add_argument(
-        "--password-stdin", action="store_true",
+        "--password-stdin",
+        action="store_true",
         help="read the SSH password from the first line of stdin. Without --passphrase-stdin "
         "it also unlocks an encrypted key; a line used that way is never sent to the server "
         "as a password (add --auth password to sign in with a password)",
     )
     group.add_argument(
-        "--passphrase-stdin", action="store_true",
+        "--passphrase-stdin",
+        action="store_true",
         help="read the passphrase of an encrypted key from stdin (the line after the SSH "
         "password, if any); it is never sent to the server",
     )
     group.add_argument(
-        "--sudo-password-stdin", action="store_true",
-        help="read the sudo password from stdin (the line after the SSH password and "
-        "passphrase, if any)",
+        "--sudo-password-stdin",
+        action="store_true",
+        help="read the sudo password from stdin (the line after the SSH password and passphrase, if any)",
     )
     group.add_argument("--connect-timeout", type=float, metavar="SECONDS")
 

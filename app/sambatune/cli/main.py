@@ -27,8 +27,13 @@ VERB_MODULES = (
 class _VersionAction(argparse.Action):
     """``--version``, reading the installed version only when asked for it."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str | None = None,
+    ) -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
@@ -54,7 +59,8 @@ class _Parser(argparse.ArgumentParser):
                 columns = 80
             _Parser._width = int(os.environ.get("COLUMNS", columns)) - 2
         formatter: argparse.HelpFormatter = self.formatter_class(  # type: ignore[call-arg]
-            prog=self.prog, width=_Parser._width)
+            prog=self.prog, width=_Parser._width
+        )
         return formatter
 
 
@@ -89,11 +95,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     parser.add_argument(
-        "--self-check", action="store_true",
+        "--self-check",
+        action="store_true",
         help="check that this installation is complete (agents, resources, libraries)",
     )
     parser.add_argument(
-        "--gui", action="store_true",
+        "--gui",
+        action="store_true",
         help="with --self-check: also open the main window offscreen and close it",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")

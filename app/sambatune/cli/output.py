@@ -154,8 +154,7 @@ def _run_handler(args: argparse.Namespace, verbose: bool) -> int:
         if verbose:  # where it came from, for a bug report; the message follows
             import logging
 
-            logging.getLogger(__name__).info("sambatune %s failed", getattr(args, "verb", ""),
-                                             exc_info=True)
+            logging.getLogger(__name__).info("sambatune %s failed", getattr(args, "verb", ""), exc_info=True)
         report_error(error, wants_json, verbose=verbose)
         return EXIT_CANCELLED if isinstance(error, Cancelled) else EXIT_ERROR
 
@@ -203,8 +202,12 @@ def report_error(error: SambaTuneError, wants_json: bool, *, verbose: bool = Fal
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="show error details, and the log (every command run) on stderr")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show error details, and the log (every command run) on stderr",
+    )
 
 
 class TerminalProgress:

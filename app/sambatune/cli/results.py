@@ -1,10 +1,10 @@
 """``sambatune results list|show|compare|export``: the benchmark sessions kept on this computer.
 
-    sambatune results list [--server LABEL] [--test net] [--json]
-    sambatune results show 12 [--config] [--json]
-    sambatune results compare 12 15 [--series download] [--json]
-    sambatune results export 12 15 [--samples] [-o runs.csv]
-    sambatune results export 12 15 --format html -o report.html
+sambatune results list [--server LABEL] [--test net] [--json]
+sambatune results show 12 [--config] [--json]
+sambatune results compare 12 15 [--series download] [--json]
+sambatune results export 12 15 [--samples] [-o runs.csv]
+sambatune results export 12 15 --format html -o report.html
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from sambatune.cli.output import add_json_flag, data_stdout
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "results", help="benchmark sessions kept on this computer: list, show, compare, export",
+        "results",
+        help="benchmark sessions kept on this computer: list, show, compare, export",
     )
     verbs = parser.add_subparsers(dest="results_verb", metavar="ACTION", required=True)
 
@@ -37,7 +38,8 @@ def register(subparsers: Any) -> None:
     show.set_defaults(handler=handle_show)
 
     compare = verbs.add_parser(
-        "compare", help="before and after: significance test and what changed in smb.conf")
+        "compare", help="before and after: significance test and what changed in smb.conf"
+    )
     compare.add_argument("before", type=int, metavar="BEFORE")
     compare.add_argument("after", type=int, metavar="AFTER")
     compare.add_argument("--series", help="which series (default: the session's main one)")
@@ -45,14 +47,18 @@ def register(subparsers: Any) -> None:
     compare.set_defaults(handler=handle_compare)
 
     export = verbs.add_parser(
-        "export", help="sessions as CSV (one row per run or per sample) or as an HTML report")
+        "export", help="sessions as CSV (one row per run or per sample) or as an HTML report"
+    )
     export.add_argument("sessions", type=int, nargs="+", metavar="SESSION")
-    export.add_argument("--format", choices=("csv", "html"), default="csv",
-                        help="csv (default), or html: one self-contained file with plots, the "
-                        "per-run tables, the comparison, the bottleneck table and each smb.conf")
+    export.add_argument(
+        "--format",
+        choices=("csv", "html"),
+        default="csv",
+        help="csv (default), or html: one self-contained file with plots, the "
+        "per-run tables, the comparison, the bottleneck table and each smb.conf",
+    )
     export.add_argument("--samples", action="store_true", help="CSV: the samples instead of the runs")
-    export.add_argument("-o", "--output", type=Path, metavar="FILE",
-                        help="write here instead of stdout")
+    export.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here instead of stdout")
     add_json_flag(export)
     export.set_defaults(handler=handle_export)
 
@@ -72,8 +78,7 @@ def handle_list(args: argparse.Namespace) -> int:
     print(f"{'ID':>5}  {'Started':25}  {'Test':9} {'Server':28} {'Mean':>14} {'Runs':>4}  Note")
     for s in sessions:
         mean = format_figure(s.mean, s.unit, missing="-")
-        print(f"{s.id:>5}  {s.started_at:25}  {s.test:9} {s.server[:28]:28} {mean:>14} "
-              f"{s.runs:>4}  {s.note}")
+        print(f"{s.id:>5}  {s.started_at:25}  {s.test:9} {s.server[:28]:28} {mean:>14} {s.runs:>4}  {s.note}")
     return 0
 
 
@@ -86,12 +91,16 @@ def handle_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json(session.to_json(with_config=args.config))
         return 0
-    heading = (f"Session {session.id}: {session.result.test} test on {session.server} "
-               f"({session.result.started_at})" + (f" - {session.note}" if session.note else ""))
+    heading = (
+        f"Session {session.id}: {session.result.test} test on {session.server} "
+        f"({session.result.started_at})" + (f" - {session.note}" if session.note else "")
+    )
     print(format_result(session.result, heading))
-    print(f"smb.conf: {session.smb_conf_path or 'not recorded'}"
-          + (f", {len(session.smb_conf)} bytes" if session.smb_conf is not None else "")
-          + (f"; {session.samba_version}" if session.samba_version else ""))
+    print(
+        f"smb.conf: {session.smb_conf_path or 'not recorded'}"
+        + (f", {len(session.smb_conf)} bytes" if session.smb_conf is not None else "")
+        + (f"; {session.samba_version}" if session.samba_version else "")
+    )
     if args.config and session.smb_conf is not None:
         print()
         sys.stdout.write(session.smb_conf.decode("utf-8", "replace"))
@@ -108,8 +117,10 @@ def handle_compare(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"ok": True, **result.to_json()})
         return 0
-    print(f"{result.after.result.test} test, series {result.series}: "
-          f"session {result.before.id} (before) vs {result.after.id} (after)")
+    print(
+        f"{result.after.result.test} test, series {result.series}: "
+        f"session {result.before.id} (before) vs {result.after.id} (after)"
+    )
     print(result.comparison.sentence)
     if result.changed_lines:
         print("\nChanged in smb.conf:")
@@ -154,8 +165,14 @@ def _export_html(args: argparse.Namespace, sessions: list[Any]) -> int:
         return 0
     args.output.write_text(text, encoding="utf-8")
     if args.json:
-        print_json({"ok": True, "file": str(args.output), "bytes": len(text.encode("utf-8")),
-                    "sessions": [s.id for s in sessions]})
+        print_json(
+            {
+                "ok": True,
+                "file": str(args.output),
+                "bytes": len(text.encode("utf-8")),
+                "sessions": [s.id for s in sessions],
+            }
+        )
     else:
         print(f"Wrote the report of {len(sessions)} session(s) to {args.output}", file=sys.stderr)
     return 0

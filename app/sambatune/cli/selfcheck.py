@@ -79,8 +79,12 @@ def check_smb_client() -> Check:
             Signer(algorithm, bytes(16)).sign(bytes(64), bytes(16), message_id=1, response=True)
     except Exception as exc:
         return Check("smb client", False, f"smbprotocol cannot work here: {type(exc).__name__}: {exc}")
-    return Check("smb client", True, f"smbprotocol with NTLM (a {len(token or b'')}-byte logon "
-                 "token) and HMAC-SHA256, AES-CMAC and AES-GMAC signing")
+    return Check(
+        "smb client",
+        True,
+        f"smbprotocol with NTLM (a {len(token or b'')}-byte logon "
+        "token) and HMAC-SHA256, AES-CMAC and AES-GMAC signing",
+    )
 
 
 def check_lint_process() -> Check:
@@ -90,15 +94,17 @@ def check_lint_process() -> Check:
 
     process = LintProcess()
     try:
-        summary = process.check(b"[global]\n   socket options = SO_RCVBUF=8192\n", None,
-                                load_bundled(), None)
+        summary = process.check(b"[global]\n   socket options = SO_RCVBUF=8192\n", None, load_bundled(), None)
     except Exception as exc:
         return Check("lint process", False, f"the editor's check cannot run: {exc}")
     finally:
         process.close()
     codes = sorted({finding.code for finding in summary.findings})
-    return Check("lint process", bool(codes), f"a child {sys.executable} checked a line: "
-                 f"{', '.join(codes) or 'no findings'}")
+    return Check(
+        "lint process",
+        bool(codes),
+        f"a child {sys.executable} checked a line: {', '.join(codes) or 'no findings'}",
+    )
 
 
 def check_data_dirs() -> Check:
@@ -132,8 +138,7 @@ def check_gui() -> Check:
         title, platform_plugin = open_main_window_once()
     except Exception as exc:
         return Check("gui", False, f"the main window did not open: {exc}")
-    return Check("gui", True, f"main window opened ({title}) with the "
-                 f"{platform_plugin} platform plugin")
+    return Check("gui", True, f"main window opened ({title}) with the {platform_plugin} platform plugin")
 
 
 def check_plot() -> Check:
@@ -144,8 +149,9 @@ def check_plot() -> Check:
     except Exception as exc:
         return Check("plot", False, f"the live plot did not draw: {type(exc).__name__}: {exc}")
     ok = points == 20 and colored > 0
-    return Check("plot", ok, f"live plot ({libraries}) drew {points} points, "
-                 f"{colored} pixels of the first curve")
+    return Check(
+        "plot", ok, f"live plot ({libraries}) drew {points} points, {colored} pixels of the first curve"
+    )
 
 
 def run_self_check(*, json_output: bool, gui: bool) -> int:

@@ -62,8 +62,7 @@ def format_survey(data: dict[str, Any]) -> str:
     for instance in samba.get("instances") or []:
         ports = ", ".join(str(p["port"]) for p in instance.get("listening") or []) or "none"
         mark = "managed" if instance.get("managed") else "other"
-        lines.append(f"  smbd     pid {instance['pid']} ({mark}): {instance.get('config')}, "
-                     f"TCP {ports}")
+        lines.append(f"  smbd     pid {instance['pid']} ({mark}): {instance.get('config')}, TCP {ports}")
     for nic in data.get("nics") or []:
         speed = f"{nic['speed_mbit']} Mbit/s" if nic.get("speed_mbit") else "speed unknown"
         lines.append(

@@ -38,64 +38,77 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "wizard", help="the tuning wizard: run it step by step, see where each is, its report")
+        "wizard", help="the tuning wizard: run it step by step, see where each is, its report"
+    )
     verbs = parser.add_subparsers(dest="wizard_verb", metavar="ACTION", required=True)
 
     start = verbs.add_parser(
-        "start", help="start a wizard on a server: survey it and list what the advisor finds")
+        "start", help="start a wizard on a server: survey it and list what the advisor finds"
+    )
     add_connection_options(start)
-    start.add_argument("--config-path", metavar="PATH",
-                       help="the smb.conf to tune (default: the one the running smbd uses)")
-    start.add_argument("--sudo", action="store_true",
-                       help="use sudo for smb.conf and smbd (default: when needed)")
+    start.add_argument(
+        "--config-path", metavar="PATH", help="the smb.conf to tune (default: the one the running smbd uses)"
+    )
+    start.add_argument(
+        "--sudo", action="store_true", help="use sudo for smb.conf and smbd (default: when needed)"
+    )
     test = start.add_argument_group(
         "the test every measurement of this wizard repeats (smbclient on the server copies a "
-        "file into the share and back)")
+        "file into the share and back)"
+    )
     test.add_argument("--share", required=True, help="the share to measure through")
-    test.add_argument("--size", default="64MiB", metavar="BYTES",
-                      help="test file size (default 64MiB)")
+    test.add_argument("--size", default="64MiB", metavar="BYTES", help="test file size (default 64MiB)")
     test.add_argument("--runs", type=int, default=5, help="counted runs (default 5, at least 2)")
-    test.add_argument("--warmup", type=int, default=1,
-                      help="warm-up runs first, not counted (default 1)")
+    test.add_argument("--warmup", type=int, default=1, help="warm-up runs first, not counted (default 1)")
     test.add_argument("--smb-user", help="connect to the share as this user (default: guest)")
     _add_smb_password(test)
     add_json_flag(start)
     start.set_defaults(handler=handle_start)
 
     step = verbs.add_parser(
-        "next", help="do the wizard's next step: findings, baseline, choose, apply, measure, "
-                     "verdict")
+        "next", help="do the wizard's next step: findings, baseline, choose, apply, measure, verdict"
+    )
     _add_wizard_argument(step)
     add_connection_options(step)
-    step.add_argument("--finding", metavar="NUMBER|ID",
-                      help="at 'Choose one change': the finding whose change to try, by its "
-                           "number or its id")
-    step.add_argument("--allow-restart", action="store_true",
-                      help="at 'Apply it safely': allow restarting smbd when the change needs "
-                           "it (a restart ends every client's connection; without this such a "
-                           "change is refused)")
+    step.add_argument(
+        "--finding",
+        metavar="NUMBER|ID",
+        help="at 'Choose one change': the finding whose change to try, by its number or its id",
+    )
+    step.add_argument(
+        "--allow-restart",
+        action="store_true",
+        help="at 'Apply it safely': allow restarting smbd when the change needs "
+        "it (a restart ends every client's connection; without this such a "
+        "change is refused)",
+    )
     _add_smb_password(step)
     add_json_flag(step)
     step.set_defaults(handler=handle_next)
 
     for name, keep in (("keep", True), ("revert", False)):
         decide = verbs.add_parser(
-            name, help="keep the measured change, then look for the next one" if keep else
-            "put the previous smb.conf back byte for byte, then look for the next change")
+            name,
+            help="keep the measured change, then look for the next one"
+            if keep
+            else "put the previous smb.conf back byte for byte, then look for the next change",
+        )
         _add_wizard_argument(decide)
         add_connection_options(decide)
         add_json_flag(decide)
         decide.set_defaults(handler=handle_decide, keep=keep)
 
     finish = verbs.add_parser(
-        "finish", help="end the wizard (when no change awaits its verdict): the final diff")
+        "finish", help="end the wizard (when no change awaits its verdict): the final diff"
+    )
     _add_wizard_argument(finish)
     add_connection_options(finish)
     add_json_flag(finish)
     finish.set_defaults(handler=handle_finish)
 
     discard = verbs.add_parser(
-        "discard", help="end a wizard at any step without connecting; smb.conf stays as it is")
+        "discard", help="end a wizard at any step without connecting; smb.conf stays as it is"
+    )
     discard.add_argument("wizard", type=int, metavar="WIZARD")
     discard.add_argument("--reason", default="", help="why, kept with the wizard's record")
     add_json_flag(discard)
@@ -110,21 +123,28 @@ def register(subparsers: Any) -> None:
 
     report = verbs.add_parser("report", help="one wizard as a self-contained HTML report")
     report.add_argument("wizard", type=int, metavar="WIZARD")
-    report.add_argument("-o", "--output", type=Path, metavar="FILE",
-                        help="write here instead of stdout")
+    report.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here instead of stdout")
     add_json_flag(report)
     report.set_defaults(handler=handle_report)
 
 
 def _add_wizard_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("wizard", type=int, nargs="?", metavar="WIZARD",
-                        help="which wizard (default: the server's only unfinished one)")
+    parser.add_argument(
+        "wizard",
+        type=int,
+        nargs="?",
+        metavar="WIZARD",
+        help="which wizard (default: the server's only unfinished one)",
+    )
 
 
 def _add_smb_password(group: Any) -> None:
-    group.add_argument("--smb-password-stdin", action="store_true",
-                       help="read the share user's password from stdin (the line after any "
-                            "SSH/sudo password); it is never stored")
+    group.add_argument(
+        "--smb-password-stdin",
+        action="store_true",
+        help="read the share user's password from stdin (the line after any "
+        "SSH/sudo password); it is never stored",
+    )
 
 
 # -- starting and running ------------------------------------------------------------------
@@ -146,8 +166,9 @@ def handle_start(args: argparse.Namespace) -> int:
             try:
                 path = detect_config_path(transport)
             except InvalidInput as error:
-                raise InvalidInput(error.message.replace("--remote-path", "--config-path"),
-                                   details=error.details) from error
+                raise InvalidInput(
+                    error.message.replace("--remote-path", "--config-path"), details=error.details
+                ) from error
         sudo = bool(args.sudo) or needs_sudo(transport, path)
         if sudo:
             transport.check_sudo()
@@ -158,7 +179,8 @@ def handle_start(args: argparse.Namespace) -> int:
         except SambaTuneError as error:
             error.details = ((error.details + "\n") if error.details else "") + (
                 f"Wizard {wizard.id} was started: carry on with 'sambatune wizard next "
-                f"{wizard.id}', or end it with 'sambatune wizard discard {wizard.id}'.")
+                f"{wizard.id}', or end it with 'sambatune wizard discard {wizard.id}'."
+            )
             raise
     finally:
         progress.done()
@@ -188,18 +210,23 @@ def handle_next(args: argparse.Namespace) -> int:
         if args.finding is not None and stage != CHOOSE:
             raise InvalidInput(
                 f"--finding is for the step '{STEP_TITLES[CHOOSE]}'; wizard {wizard.id} is at "
-                f"'{STEP_TITLES[stage]}'.", details=f"Run 'sambatune wizard next {wizard.id}' "
-                "without it until the wizard asks which change to try.")
+                f"'{STEP_TITLES[stage]}'.",
+                details=f"Run 'sambatune wizard next {wizard.id}' "
+                "without it until the wizard asks which change to try.",
+            )
         if stage == DONE:
-            raise InvalidInput(f"Wizard {wizard.id} has ended "
-                               f"({'discarded' if wizard.discarded else 'finished'}): "
-                               "nothing is left to do.",
-                               details="Start another with 'sambatune wizard start'.")
+            raise InvalidInput(
+                f"Wizard {wizard.id} has ended "
+                f"({'discarded' if wizard.discarded else 'finished'}): "
+                "nothing is left to do.",
+                details="Start another with 'sambatune wizard start'.",
+            )
         if stage == DECIDE:
             raise InvalidInput(
                 f"Wizard {wizard.id} waits for your decision on the measured change.",
                 details=f"Keep it: sambatune wizard keep {wizard.id}\n"
-                        f"Revert it: sambatune wizard revert {wizard.id}")
+                f"Revert it: sambatune wizard revert {wizard.id}",
+            )
         if stage in (SURVEY, FINDINGS):
             done += _look(wizard, transport, progress)
         elif stage in (BASELINE, MEASURE):
@@ -213,20 +240,25 @@ def handle_next(args: argparse.Namespace) -> int:
         elif stage == CHOOSE:
             if args.finding is None:
                 raise InvalidInput(
-                    f"Which change should wizard {wizard.id} try? Give --finding with its number "
-                    "or id.", details=_applicable_text(wizard) + "\nSee them all with: "
-                    f"sambatune wizard status {wizard.id}")
+                    f"Which change should wizard {wizard.id} try? Give --finding with its number or id.",
+                    details=_applicable_text(wizard) + "\nSee them all with: "
+                    f"sambatune wizard status {wizard.id}",
+                )
             done.append(wizard.choose(transport, _finding_index(wizard, args.finding)))
         elif stage == APPLY:
             _check_restart_consent(wizard, bool(args.allow_restart))
-            applied = _safely(lambda cancel: wizard.apply(
-                transport, cancel=cancel, on_event=progress, allow_restart=args.allow_restart))
+            applied = _safely(
+                lambda cancel: wizard.apply(
+                    transport, cancel=cancel, on_event=progress, allow_restart=args.allow_restart
+                )
+            )
             done.append(applied)
             if not applied.data.get("ok"):
                 raise SambaTuneError(
                     f"The change was not applied: {applied.data.get('message')}",
                     details="smb.conf is unchanged. Choose another change: sambatune wizard "
-                            f"next {wizard.id} --finding NUMBER")
+                    f"next {wizard.id} --finding NUMBER",
+                )
         elif stage == VERDICT:
             wizard.compare()
             done.append(wizard.record.steps[-1])
@@ -239,13 +271,15 @@ def handle_decide(args: argparse.Namespace) -> int:
 
     done: list[StepRecord] = []
     with _opened(args) as (progress, transport, wizard):
-        decided = _safely(lambda cancel: wizard.decide(transport, args.keep, cancel=cancel,
-                                                       on_event=progress))
+        decided = _safely(
+            lambda cancel: wizard.decide(transport, args.keep, cancel=cancel, on_event=progress)
+        )
         done.append(decided)
         if not args.keep and not decided.data.get("identical"):
             raise SambaTuneError(
                 "The revert finished, but smb.conf is not byte for byte the previous version.",
-                details="Compare them with: sambatune conf history --diff BACKUP_ID")
+                details="Compare them with: sambatune conf history --diff BACKUP_ID",
+            )
         done += _look(wizard, transport, progress)
     _show(args, wizard, done)
     return 0
@@ -273,8 +307,13 @@ def _spec(args: argparse.Namespace) -> MeasureSpec:
     from sambatune.client.quantities import parse_size
     from sambatune.wizard.measure import MeasureSpec
 
-    return MeasureSpec(share=args.share.strip(), size=parse_size(args.size), runs=args.runs,
-                       warmup=args.warmup, user=(args.smb_user or "").strip() or None)
+    return MeasureSpec(
+        share=args.share.strip(),
+        size=parse_size(args.size),
+        runs=args.runs,
+        warmup=args.warmup,
+        user=(args.smb_user or "").strip() or None,
+    )
 
 
 def _smb_password(args: argparse.Namespace) -> str | None:
@@ -313,19 +352,24 @@ def _open(args: argparse.Namespace) -> tuple[Transport, TuningWizard, WizardStor
         if wizard_id is None:
             found = store.summaries(server=transport.label, unfinished=True)
             if not found:
-                raise InvalidInput(f"No unfinished wizard on {transport.label}.",
-                                   details="Start one with: sambatune wizard start --share NAME")
+                raise InvalidInput(
+                    f"No unfinished wizard on {transport.label}.",
+                    details="Start one with: sambatune wizard start --share NAME",
+                )
             if len(found) > 1:
                 raise InvalidInput(
                     f"{len(found)} unfinished wizards on {transport.label}: say which one.",
-                    details="\n".join(f"wizard {w.id}, started {w.created_at}, after "
-                                      f"'{w.last_step}'" for w in found))
+                    details="\n".join(
+                        f"wizard {w.id}, started {w.created_at}, after '{w.last_step}'" for w in found
+                    ),
+                )
             wizard_id = found[0].id
         wizard = TuningWizard.resume(store, wizard_id, password=_smb_password(args))
         if wizard.record.server != transport.label:
-            raise InvalidInput(f"Wizard {wizard.id} tunes {wizard.record.server}, "
-                               f"not {transport.label}.",
-                               details="Connect to the server it was started on.")
+            raise InvalidInput(
+                f"Wizard {wizard.id} tunes {wizard.record.server}, not {transport.label}.",
+                details="Connect to the server it was started on.",
+            )
     except BaseException:
         transport.close()
         raise
@@ -353,9 +397,10 @@ def _need_password(wizard: TuningWizard) -> None:
 
     spec = wizard.record.measure
     if spec.needs_password:
-        raise InvalidInput(f"The password of {spec.user} for [{spec.share}] is needed to measure.",
-                           details="Give it on stdin with --smb-password-stdin; it is never "
-                                   "stored.")
+        raise InvalidInput(
+            f"The password of {spec.user} for [{spec.share}] is needed to measure.",
+            details="Give it on stdin with --smb-password-stdin; it is never stored.",
+        )
 
 
 def _finding_index(wizard: TuningWizard, given: str) -> int:
@@ -367,8 +412,9 @@ def _finding_index(wizard: TuningWizard, given: str) -> int:
     if text.isdigit():
         number = int(text)
         if not 1 <= number <= len(findings):
-            raise InvalidInput(f"There is no finding {number}; there are {len(findings)}.",
-                               details=_applicable_text(wizard))
+            raise InvalidInput(
+                f"There is no finding {number}; there are {len(findings)}.", details=_applicable_text(wizard)
+            )
         return number - 1
     matches = [i for i, f in enumerate(findings) if f["id"] == text]
     if not matches:
@@ -376,8 +422,8 @@ def _finding_index(wizard: TuningWizard, given: str) -> int:
     if len(matches) > 1:
         raise InvalidInput(
             f"{len(matches)} findings have the id '{text}': give the number instead.",
-            details="\n".join(f"{i + 1}. {findings[i]['title']} [{findings[i]['subject']}]"
-                              for i in matches))
+            details="\n".join(f"{i + 1}. {findings[i]['title']} [{findings[i]['subject']}]" for i in matches),
+        )
     return matches[0]
 
 
@@ -386,7 +432,8 @@ def _applicable_text(wizard: TuningWizard) -> str:
     if not choices:
         return "No finding proposes an smb.conf change the wizard can apply."
     return "The changes the wizard can apply:\n" + "\n".join(
-        f"{i + 1}. {f['title']} ({f['id']})" for i, f in choices)
+        f"{i + 1}. {f['title']} ({f['id']})" for i, f in choices
+    )
 
 
 def _check_restart_consent(wizard: TuningWizard, allow_restart: bool) -> None:
@@ -401,7 +448,8 @@ def _check_restart_consent(wizard: TuningWizard, allow_restart: bool) -> None:
     raise InvalidInput(
         f"Not applied: {activation_sentence(activation)}",
         details=f"Apply it and restart smbd: sambatune wizard next {wizard.id} --allow-restart\n"
-                f"Or end the wizard here: sambatune wizard finish {wizard.id} (or discard)")
+        f"Or end the wizard here: sambatune wizard finish {wizard.id} (or discard)",
+    )
 
 
 def _safely(step: Any) -> Any:
@@ -456,8 +504,9 @@ def _next_command(wizard: TuningWizard) -> str | None:
         return None
     if stage == DECIDE:
         verdict = wizard.verdict or {}
-        first, second = (("revert", "keep") if verdict.get("recommendation") == "revert"
-                         else ("keep", "revert"))
+        first, second = (
+            ("revert", "keep") if verdict.get("recommendation") == "revert" else ("keep", "revert")
+        )
         return f"sambatune wizard {first} {wizard.id}  (or: {second})"
     if stage == CHOOSE:
         if not wizard.applicable():
@@ -501,12 +550,19 @@ def state_json(wizard: TuningWizard, done: list[StepRecord]) -> dict[str, Any]:
         "changes_tried": wizard.round,
         "baseline_session": wizard.baseline_session,
         "done": [step.to_json() for step in done],
-        "findings": [{"number": i + 1, "applicable": i in applicable, **finding}
-                     for i, finding in enumerate(wizard.findings)],
-        "pending_change": None if pending is None else {
-            "round": pending.round, "finding_id": pending.data["finding"]["id"],
-            "summary": pending.data["summary"], "diff": pending.data["diff"],
-            "activation": pending.data["finding"].get("activation")},
+        "findings": [
+            {"number": i + 1, "applicable": i in applicable, **finding}
+            for i, finding in enumerate(wizard.findings)
+        ],
+        "pending_change": None
+        if pending is None
+        else {
+            "round": pending.round,
+            "finding_id": pending.data["finding"]["id"],
+            "summary": pending.data["summary"],
+            "diff": pending.data["diff"],
+            "activation": pending.data["finding"].get("activation"),
+        },
         "verdict": wizard.verdict,
         "next_command": _next_command(wizard),
     }
@@ -545,8 +601,7 @@ def format_state(wizard: TuningWizard, done: list[StepRecord]) -> str:
         lines += ["", *_findings_lines(wizard)]
     pending = wizard.pending_change
     if pending is not None and stage == APPLY:
-        lines += ["", f"Change {pending.round}: {pending.data['summary']}",
-                  pending.data["diff"].rstrip("\n")]
+        lines += ["", f"Change {pending.round}: {pending.data['summary']}", pending.data["diff"].rstrip("\n")]
         sentence = activation_sentence(pending.data["finding"].get("activation"))
         if sentence:
             lines.append(sentence)
@@ -558,19 +613,22 @@ def format_state(wizard: TuningWizard, done: list[StepRecord]) -> str:
         last = record.steps[-1]
         if last.step == FINISH:
             kept = last.data.get("kept") or []
-            lines.append("smb.conf is byte for byte what it was before the wizard."
-                         if last.data.get("identical_to_original") else
-                         f"Kept: {'; '.join(kept) if kept else 'no change'}.")
+            lines.append(
+                "smb.conf is byte for byte what it was before the wizard."
+                if last.data.get("identical_to_original")
+                else f"Kept: {'; '.join(kept) if kept else 'no change'}."
+            )
             if last.data.get("diff"):
                 lines.append(str(last.data["diff"]).rstrip("\n"))
-            lines.append(f"The report: sambatune wizard report {wizard.id} -o "
-                         f"wizard-{wizard.id}.html")
+            lines.append(f"The report: sambatune wizard report {wizard.id} -o wizard-{wizard.id}.html")
         elif last.step == DISCARD:
             lines.append("smb.conf was left as it is live.")
             if last.data.get("left_live"):
-                lines.append(f"The change this wizard applied stays live: "
-                             f"{last.data['left_live']}. To undo it: sambatune conf history, "
-                             "then sambatune conf restore BACKUP_ID.")
+                lines.append(
+                    f"The change this wizard applied stays live: "
+                    f"{last.data['left_live']}. To undo it: sambatune conf history, "
+                    "then sambatune conf restore BACKUP_ID."
+                )
     else:
         lines += ["", f"Next: {STEP_TITLES[stage]}: {_next_command(wizard)}"]
     return "\n".join(lines)
@@ -588,15 +646,18 @@ def _findings_lines(wizard: TuningWizard) -> list[str]:
     from sambatune.wizard.store import WizardStep
 
     judged = wizard.record.last(WizardStep.FINDINGS)
-    lines = [f"Findings (judged as {judged.data.get('judged_as') if judged else '?'}); "
-             "● marks a change to smb.conf the wizard can apply:"]
+    lines = [
+        f"Findings (judged as {judged.data.get('judged_as') if judged else '?'}); "
+        "● marks a change to smb.conf the wizard can apply:"
+    ]
     applicable = {i for i, _f in wizard.applicable()}
     for i, finding in enumerate(wizard.findings):
         mark = "●" if i in applicable else "○"
         subject = finding.get("subject")
         where = f" [{subject}]" if subject and subject != "global" else ""
-        lines.append(f"  {i + 1:>2} {mark} {finding['severity']:<10} {finding['title']}{where}"
-                     f"  ({finding['id']})")
+        lines.append(
+            f"  {i + 1:>2} {mark} {finding['severity']:<10} {finding['title']}{where}  ({finding['id']})"
+        )
         if i in applicable:
             lines.append(f"         change: {_change_text(finding['change'])}")
             sentence = activation_sentence(finding.get("activation"))
@@ -606,8 +667,11 @@ def _findings_lines(wizard: TuningWizard) -> list[str]:
         lines.append("  (none)")
     measured = judged.data.get("measured_in") if judged else None
     if measured:
-        lines.append("Judged with the benchmark sessions run with this smb.conf: "
-                     + ", ".join(map(str, measured)) + ".")
+        lines.append(
+            "Judged with the benchmark sessions run with this smb.conf: "
+            + ", ".join(map(str, measured))
+            + "."
+        )
     return lines
 
 
@@ -632,25 +696,41 @@ def handle_status(args: argparse.Namespace) -> int:
             print_json({"ok": True, "wizards": [w.to_json() for w in found]})
             return 0
         for item in found:
-            state = ("discarded" if item.last_step == WizardStep.DISCARD else "finished"
-                     if item.finished_at else f"after '{item.last_step}'")
+            state = (
+                "discarded"
+                if item.last_step == WizardStep.DISCARD
+                else "finished"
+                if item.finished_at
+                else f"after '{item.last_step}'"
+            )
             print(f"{item.id:>4}  {item.created_at}  {item.server}  {state}")
         if not found:
-            print("No wizards yet: start one with 'sambatune wizard start', or in the GUI "
-                  "(Server > Tuning wizard).")
+            print(
+                "No wizards yet: start one with 'sambatune wizard start', or in the GUI "
+                "(Server > Tuning wizard)."
+            )
         return 0
     wizard = TuningWizard.resume(store, args.wizard)
     if args.json:
-        print_json({"ok": True, **wizard.record.to_json(), "stage": wizard.stage,
-                    "changes_tried": wizard.round, "discarded": wizard.discarded,
-                    "next_command": _next_command(wizard)})
+        print_json(
+            {
+                "ok": True,
+                **wizard.record.to_json(),
+                "stage": wizard.stage,
+                "changes_tried": wizard.round,
+                "discarded": wizard.discarded,
+                "next_command": _next_command(wizard),
+            }
+        )
         return 0
     print(format_state(wizard, []))
     print("\nSteps:")
     for step in wizard.record.steps:
         text = _step_text(step)
-        print(f"  {step.position:>3}. {step.finished_at}  {STEP_TITLES[step.step]}"
-              + (f": {text}" if text else ""))
+        print(
+            f"  {step.position:>3}. {step.finished_at}  {STEP_TITLES[step.step]}"
+            + (f": {text}" if text else "")
+        )
     return 0
 
 

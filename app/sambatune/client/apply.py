@@ -94,8 +94,7 @@ class ApplyResult:
             "action": self.action,
             "dry_run": self.dry_run,
             "message": self.message,
-            "backup": {"id": self.backup_id, "folder": self.backup_folder}
-            if self.backup_id else None,
+            "backup": {"id": self.backup_id, "folder": self.backup_folder} if self.backup_id else None,
             "restored_backup": self.restored_backup,
             "rolled_back": self.rolled_back,
             "restart_needed": self.restart_needed,
@@ -137,9 +136,11 @@ def apply_events(
     A dry run of a plan for another machine (a forced profile, or a plan file brought
     from elsewhere) still says exactly what the plan would write or run *there*.
     """
-    elsewhere = (plan.os.family != system.os.family
-                 or plan.os.generation != system.os.generation
-                 or system.apply_blocker() is not None)
+    elsewhere = (
+        plan.os.family != system.os.family
+        or plan.os.generation != system.os.generation
+        or system.apply_blocker() is not None
+    )
     if dry_run and elsewhere:
         yield ApplyDone(preview_elsewhere(plan, system))
         return
@@ -150,16 +151,24 @@ def apply_events(
             details="Make a plan on this computer: sambatune client plan ... --json",
         )
     writes = [
-        _Write(c.id, c.ref, c.target, c.current if c.current.known else None, c.restart,
-               from_plan=True)
-        for c in plan.actionable() if c.ref is not None
+        _Write(c.id, c.ref, c.target, c.current if c.current.known else None, c.restart, from_plan=True)
+        for c in plan.actionable()
+        if c.ref is not None
     ]
     if not writes:
         yield ApplyDone(ApplyResult("apply", dry_run, True, [], message="Nothing to change."))
         return
-    yield from _execute(system, writes, action="apply", plan_id=plan.id, dry_run=dry_run,
-                        store=store or BackupStore(), force=force, cancel=cancel,
-                        summary=_summary(plan))
+    yield from _execute(
+        system,
+        writes,
+        action="apply",
+        plan_id=plan.id,
+        dry_run=dry_run,
+        store=store or BackupStore(),
+        force=force,
+        cancel=cancel,
+        summary=_summary(plan),
+    )
 
 
 def preview_elsewhere(plan: ClientPlan, system: ClientSystem) -> ApplyResult:
@@ -173,28 +182,41 @@ def preview_elsewhere(plan: ClientPlan, system: ClientSystem) -> ApplyResult:
         assert change.ref is not None
         problem = out_of_scope(change.ref, change.target)
         if problem:
-            raise InvalidInput(f"Refusing the whole plan: {problem}",
-                               details="A plan may only touch the settings in SambaTune's "
-                               "catalog.")
+            raise InvalidInput(
+                f"Refusing the whole plan: {problem}",
+                details="A plan may only touch the settings in SambaTune's catalog.",
+            )
     steps = [
         StepResult(c.id, c.ref.label(), list(c.operations), c.current, c.target, "planned")
-        if _still_planned(c.ref) else
-        StepResult(c.id, c.ref.label(), [], c.current, c.target, "left-as-is",
-                   message=NOT_PLANNED)
-        for c in changes if c.ref is not None
+        if _still_planned(c.ref)
+        else StepResult(c.id, c.ref.label(), [], c.current, c.target, "left-as-is", message=NOT_PLANNED)
+        for c in changes
+        if c.ref is not None
     ]
-    where = ("a profile, not a machine SambaTune has read" if not plan.os.detected
-             else "another computer")
+    where = "a profile, not a machine SambaTune has read" if not plan.os.detected else "another computer"
     here = system.os.name if system.os.detected else "this computer"
-    message = (f"Dry run of a plan for {plan.os.name} ({where}): {len(steps)} setting(s) "
-               f"would change there. Nothing on {here} was read or written.")
-    warnings = [f"To apply it, run 'sambatune client apply PLAN.json' on the {plan.os.name} "
-                "machine itself; it reads the real values there and takes a backup first."]
+    message = (
+        f"Dry run of a plan for {plan.os.name} ({where}): {len(steps)} setting(s) "
+        f"would change there. Nothing on {here} was read or written."
+    )
+    warnings = [
+        f"To apply it, run 'sambatune client apply PLAN.json' on the {plan.os.name} "
+        "machine itself; it reads the real values there and takes a backup first."
+    ]
     if plan.os.is_windows and plan.reg_file() is not None:
-        warnings.append("Its registry part is also in the plan as a .reg file "
-                        "('sambatune client plan ... --reg-file FILE.reg').")
-    return ApplyResult("apply", True, True, steps, restart_needed=plan.restart_needed(),
-                       message=message if steps else "Nothing to change.", warnings=warnings)
+        warnings.append(
+            "Its registry part is also in the plan as a .reg file "
+            "('sambatune client plan ... --reg-file FILE.reg')."
+        )
+    return ApplyResult(
+        "apply",
+        True,
+        True,
+        steps,
+        restart_needed=plan.restart_needed(),
+        message=message if steps else "Nothing to change.",
+        warnings=warnings,
+    )
 
 
 def apply_plan(system: ClientSystem, plan: ClientPlan, **kwargs: Any) -> ApplyResult:
@@ -217,14 +239,27 @@ def restore_events(
             f"Backup {loaded.id} was taken on {loaded.os.name}; this computer is {system.os.name}."
         )
     writes = [
-        _Write(f"restore:{entry.ref.identity()}", entry.ref,
-               entry.prior.value if entry.prior.state == "present" else None, None,
-               restart=restart_for(entry.ref), key_existed=entry.key_existed)
+        _Write(
+            f"restore:{entry.ref.identity()}",
+            entry.ref,
+            entry.prior.value if entry.prior.state == "present" else None,
+            None,
+            restart=restart_for(entry.ref),
+            key_existed=entry.key_existed,
+        )
         for entry in reversed(loaded.entries)
     ]
-    for event in _execute(system, writes, action="restore", plan_id=loaded.plan_id,
-                          dry_run=dry_run, store=store, force=True, cancel=cancel,
-                          summary=f"before restoring backup {loaded.id}"):
+    for event in _execute(
+        system,
+        writes,
+        action="restore",
+        plan_id=loaded.plan_id,
+        dry_run=dry_run,
+        store=store,
+        force=True,
+        cancel=cancel,
+        summary=f"before restoring backup {loaded.id}",
+    ):
         if isinstance(event, ApplyDone):
             event.result.restored_backup = loaded.id
             caveats = [e.caveat for e in loaded.entries if e.caveat]
@@ -290,9 +325,11 @@ def _execute(
         write.target = write.ref.check_value(write.target) if write.target is not None else None
         problem = out_of_scope(write.ref, write.target)
         if problem:
-            raise InvalidInput(f"Refusing the whole {action}: {problem}",
-                               details="A plan or backup may only touch the settings in "
-                               "SambaTune's catalog (see 'sambatune client show').")
+            raise InvalidInput(
+                f"Refusing the whole {action}: {problem}",
+                details="A plan or backup may only touch the settings in "
+                "SambaTune's catalog (see 'sambatune client show').",
+            )
 
     yield Progress(0.05, "reading the current values")
     fresh: list[Observed] = []
@@ -301,20 +338,30 @@ def _execute(
         if not observed.known:
             raise InvalidInput(
                 f"The current value of {write.ref.label()} cannot be read, so it could not be "
-                "put back; nothing was changed.", details=observed.detail)
+                "put back; nothing was changed.",
+                details=observed.detail,
+            )
         if write.expected is not None and not write.expected.same_as(observed) and not force:
             raise PlanStale(
                 f"{write.ref.label()} changed since the plan was made "
                 f"({write.expected.display()} then, {observed.display()} now); nothing was "
-                "changed.", details="Make a new plan, or apply with --force.")
+                "changed.",
+                details="Make a new plan, or apply with --force.",
+            )
         fresh.append(observed)
 
     left = _settle_minimums(writes, fresh)
     steps = [
         StepResult(w.id, w.ref.label(), [], before, w.target, "left-as-is", message=why)
-        if why else
-        StepResult(w.id, w.ref.label(), system.operations(w.ref, w.target), before, w.target,
-                   "unchanged" if _same(before, w.target) else "would-change")
+        if why
+        else StepResult(
+            w.id,
+            w.ref.label(),
+            system.operations(w.ref, w.target),
+            before,
+            w.target,
+            "unchanged" if _same(before, w.target) else "would-change",
+        )
         for w, before, why in zip(writes, fresh, left, strict=True)
     ]
     pending = [(w, s) for w, s in zip(writes, steps, strict=True) if s.status == "would-change"]
@@ -329,8 +376,7 @@ def _execute(
         if isinstance(write.ref, RegistryValueRef) and registry is not None:
             created = registry.missing_keys(write.ref.key)
             key_existed = not created
-        entries.append(BackupEntry(write.ref, step.before, key_existed,
-                                   _caveat(system, write.ref), created))
+        entries.append(BackupEntry(write.ref, step.before, key_existed, _caveat(system, write.ref), created))
 
     if dry_run:
         preview = None
@@ -339,22 +385,39 @@ def _execute(
                 "folder": str(store.root / "<new backup>"),
                 "settings": [e.to_json() for e in entries],
             }
-        message = (f"Dry run: {len(pending)} setting(s) would change, "
-                   f"{len(steps) - len(pending) - higher} already as planned.{left_text} "
-                   "Nothing was written.")
-        yield ApplyDone(ApplyResult(action, True, True, steps, restart_needed=restart,
-                                    message=message, backup_preview=preview))
+        message = (
+            f"Dry run: {len(pending)} setting(s) would change, "
+            f"{len(steps) - len(pending) - higher} already as planned.{left_text} "
+            "Nothing was written."
+        )
+        yield ApplyDone(
+            ApplyResult(
+                action, True, True, steps, restart_needed=restart, message=message, backup_preview=preview
+            )
+        )
         return
     if not pending:
-        yield ApplyDone(ApplyResult(action, False, True, steps,
-                                    message="Every setting already holds the planned value"
-                                    + (" or more." if higher else ".") + left_text))
+        yield ApplyDone(
+            ApplyResult(
+                action,
+                False,
+                True,
+                steps,
+                message="Every setting already holds the planned value"
+                + (" or more." if higher else ".")
+                + left_text,
+            )
+        )
         return
 
     yield Progress(0.15, "writing the backup")
-    backup = store.create(system.os, entries,
-                          kind="before-apply" if action == "apply" else "before-restore",
-                          plan_id=plan_id, summary=summary)
+    backup = store.create(
+        system.os,
+        entries,
+        kind="before-apply" if action == "apply" else "before-restore",
+        plan_id=plan_id,
+        summary=summary,
+    )
 
     done: list[tuple[_Write, StepResult]] = []
     failure: str | None = None
@@ -368,8 +431,7 @@ def _execute(
             step.after = system.read(write.ref)
             if not _same(step.after, write.target):
                 step.status = "failed"
-                step.message = (f"read back {step.after.display()} instead of "
-                                f"{display_value(write.target)}")
+                step.message = f"read back {step.after.display()} instead of {display_value(write.target)}"
                 failure = f"{write.ref.label()}: {step.message}"
                 break
             step.status = "changed"
@@ -384,11 +446,22 @@ def _execute(
             failure = f"{write.ref.label()}: {step.message}"
             break
 
-    result = ApplyResult(action, False, failure is None, steps, backup.id, str(backup.folder),
-                         restart_needed=restart if failure is None else "none")
+    result = ApplyResult(
+        action,
+        False,
+        failure is None,
+        steps,
+        backup.id,
+        str(backup.folder),
+        restart_needed=restart if failure is None else "none",
+    )
     if failure is None:
-        result.message = (f"{len(pending)} setting(s) changed; backup {backup.id}."
-                          + left_text + " " + _restart_text(restart))
+        result.message = (
+            f"{len(pending)} setting(s) changed; backup {backup.id}."
+            + left_text
+            + " "
+            + _restart_text(restart)
+        )
         yield ApplyDone(result)
         return
 
@@ -398,18 +471,17 @@ def _execute(
             step.status = "not-attempted"
     problems = _roll_back(system, done)
     # Only the writes attempted can have made keys (pending and entries share the order).
-    result.warnings += _remove_created_keys(system, entries[:len(done)])
+    result.warnings += _remove_created_keys(system, entries[: len(done)])
     result.rolled_back = True
-    result.message = (f"Stopped: {failure}. "
-                      + ("Everything already changed was put back from backup "
-                         f"{backup.id}." if not problems else
-                         "Putting back failed for: " + "; ".join(problems)
-                         + f". Restore by hand from {backup.folder}."))
+    result.message = f"Stopped: {failure}. " + (
+        f"Everything already changed was put back from backup {backup.id}."
+        if not problems
+        else "Putting back failed for: " + "; ".join(problems) + f". Restore by hand from {backup.folder}."
+    )
     yield ApplyDone(result)
 
 
-NOT_PLANNED = ("SambaTune plans no longer set this (see 'sambatune client show' for why); "
-               "left as is.")
+NOT_PLANNED = "SambaTune plans no longer set this (see 'sambatune client show' for why); left as is."
 
 
 def _still_planned(ref: SettingRef) -> bool:
@@ -451,8 +523,10 @@ def _settle_minimums(writes: list[_Write], fresh: list[Observed]) -> list[str]:
         if write.from_plan and isinstance(write.ref, FileRef) and isinstance(write.target, str):
             content = settle_sysctl_file(write.target, before, raised)
             if content is None:
-                left[index] = ("nothing new to keep across reboots: this apply raises no "
-                               "sysctl value here; the file is left as it is.")
+                left[index] = (
+                    "nothing new to keep across reboots: this apply raises no "
+                    "sysctl value here; the file is left as it is."
+                )
             else:
                 write.target = content
     return left
@@ -498,8 +572,9 @@ def _remove_created_keys(system: ClientSystem, entries: list[BackupEntry]) -> li
         if not registry.key_exists(key):
             continue
         if registry.values(key) or registry.subkeys(key):
-            warnings.append(f"SambaTune created the registry key {key}; it was left in place "
-                            "because it is not empty.")
+            warnings.append(
+                f"SambaTune created the registry key {key}; it was left in place because it is not empty."
+            )
             continue
         registry.delete_tree(key)
     return warnings
@@ -509,8 +584,10 @@ def _caveat(system: ClientSystem, ref: SettingRef) -> str:
     from sambatune.client.settings import InterfaceMtuRef
 
     if isinstance(ref, InterfaceMtuRef) and system.os.family in ("windows", "macos"):
-        return (f"{ref.label()}: the restore sets the previous number back; whether it had been "
-                "set explicitly or came from the adapter's default is not recorded.")
+        return (
+            f"{ref.label()}: the restore sets the previous number back; whether it had been "
+            "set explicitly or came from the adapter's default is not recorded."
+        )
     return ""
 
 
@@ -540,14 +617,13 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
         if PurePath(ref.path).name != SYSCTL_FILE_NAME:
             return f"{ref.path} is not SambaTune's own {SYSCTL_FILE_NAME}."
         text = str(target or "")
-        stray = [name for name in parse_sysctl_file(text) if not is_catalogued("sysctl",
-                                                                               name=name)]
+        stray = [name for name in parse_sysctl_file(text) if not is_catalogued("sysctl", name=name)]
         lines = [line.strip() for line in text.splitlines()]
-        unreadable = [line for line in lines if line and not line.startswith(("#", ";"))
-                      and "=" not in line]
+        unreadable = [line for line in lines if line and not line.startswith(("#", ";")) and "=" not in line]
         if stray or unreadable:
             return f"{ref.path} would hold settings SambaTune does not manage: " + ", ".join(
-                stray + unreadable)
+                stray + unreadable
+            )
         ok = True
     else:
         ok = False

@@ -82,8 +82,13 @@ class BackupEntry:
         if created is None:
             # Backups from before created_keys knew only whether the value's own key existed.
             created = [ref.key] if key_existed is False and isinstance(ref, RegistryValueRef) else []
-        return cls(ref, Observed.from_json(data["prior"]), key_existed, data.get("caveat", ""),
-                   [str(key) for key in created])
+        return cls(
+            ref,
+            Observed.from_json(data["prior"]),
+            key_existed,
+            data.get("caveat", ""),
+            [str(key) for key in created],
+        )
 
 
 @dataclass
@@ -161,15 +166,18 @@ class BackupStore:
             if not item.prior.known:
                 raise BackupError(
                     f"The current value of {item.ref.label()} cannot be read, so it could not "
-                    "be put back; nothing was changed.", details=item.prior.detail)
+                    "be put back; nothing was changed.",
+                    details=item.prior.detail,
+                )
         now = _now()
         backup_id = now.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         folder = self.root / backup_id
         try:
             appdirs.private_dir(self.root)
             folder.mkdir(mode=0o700, exist_ok=False)
-            backup = Backup(backup_id, now.isoformat(timespec="seconds"), kind, os_info,
-                            entries, folder, plan_id, summary)
+            backup = Backup(
+                backup_id, now.isoformat(timespec="seconds"), kind, os_info, entries, folder, plan_id, summary
+            )
             backup.files = self._write_restore_files(backup)
             _write_json(folder / "backup.json", backup.to_json())
             reread = self.load(backup_id)
@@ -177,8 +185,9 @@ class BackupStore:
                 raise BackupError("The backup did not read back as written; nothing was changed.")
             self._update_index(backup.index_entry())
         except OSError as exc:
-            raise BackupError(f"Cannot write the backup in {folder}: {exc.strerror or exc}; "
-                              "nothing was changed.") from exc
+            raise BackupError(
+                f"Cannot write the backup in {folder}: {exc.strerror or exc}; nothing was changed."
+            ) from exc
         return backup
 
     def _write_restore_files(self, backup: Backup) -> list[str]:
@@ -190,29 +199,33 @@ class BackupStore:
             version = 4 if backup.os.generation == "win9x" else 5
             regfile = registry_changes_as_reg(
                 [(e.ref, e.prior.value) for e in registry if isinstance(e.ref, RegistryValueRef)],
-                version, deleted_keys=deleted,
+                version,
+                deleted_keys=deleted,
             )
             _write_private(backup.folder / "restore.reg", regfile.encode())
             files.append("restore.reg")
         others = [e for e in backup.entries if not isinstance(e.ref, RegistryValueRef)]
         if backup.os.family == "windows":
-            lines = ["@echo off",
-                     f"rem SambaTune backup {backup.id} ({backup.created}): puts back the",
-                     "rem settings as they were before. Run it as administrator.",
-                     "rem 'sambatune client restore " + backup.id + "' does the same."]
+            lines = [
+                "@echo off",
+                f"rem SambaTune backup {backup.id} ({backup.created}): puts back the",
+                "rem settings as they were before. Run it as administrator.",
+                "rem 'sambatune client restore " + backup.id + "' does the same.",
+            ]
             if registry:
                 lines.append('reg import "%~dp0restore.reg"')
             lines += [cmd for e in reversed(others) for cmd in _windows_restore_commands(e)]
             _write_private(backup.folder / "restore.cmd", ("\r\n".join(lines) + "\r\n").encode())
             files.append("restore.cmd")
         elif others:
-            lines = ["#!/bin/sh",
-                     f"# SambaTune backup {backup.id} ({backup.created}): puts back the settings",
-                     "# as they were before. Run it as root.",
-                     f"# 'sambatune client restore {backup.id}' does the same.",
-                     "set -e"]
-            lines += [cmd for e in reversed(others)
-                      for cmd in _posix_restore_commands(e, backup.os)]
+            lines = [
+                "#!/bin/sh",
+                f"# SambaTune backup {backup.id} ({backup.created}): puts back the settings",
+                "# as they were before. Run it as root.",
+                f"# 'sambatune client restore {backup.id}' does the same.",
+                "set -e",
+            ]
+            lines += [cmd for e in reversed(others) for cmd in _posix_restore_commands(e, backup.os)]
             script = backup.folder / "restore.sh"
             _write_private(script, ("\n".join(lines) + "\n").encode("utf-8"))
             if os.name == "posix":
@@ -223,16 +236,18 @@ class BackupStore:
     def _update_index(self, entry: dict[str, Any]) -> None:
         entries = [e for e in self._read_index() if e.get("id") != entry["id"]]
         entries.append(entry)
-        _write_json(self.index_path, {"kind": "sambatune-client-backup-index",
-                                      "version": 1, "backups": entries})
+        _write_json(
+            self.index_path, {"kind": "sambatune-client-backup-index", "version": 1, "backups": entries}
+        )
 
     def mark_restored(self, backup_id: str, when: str | None = None) -> None:
         entries = self._read_index()
         for entry in entries:
             if entry.get("id") == backup_id:
                 entry["restored_at"] = when or _now().isoformat(timespec="seconds")
-        _write_json(self.index_path, {"kind": "sambatune-client-backup-index",
-                                      "version": 1, "backups": entries})
+        _write_json(
+            self.index_path, {"kind": "sambatune-client-backup-index", "version": 1, "backups": entries}
+        )
 
     # -- reading ---------------------------------------------------------------------
     def _read_index(self) -> list[dict[str, Any]]:
@@ -275,9 +290,10 @@ class BackupStore:
             entries = [e for e in self.list() if e.get("kind") == "before-apply"]
             if entries:
                 return self.resolve(entries[-1]["id"])
-        raise InvalidInput(f"No backup {reference!r}.",
-                           details=f"Backups are in {self.root}; list them with "
-                           "'sambatune client backups'.")
+        raise InvalidInput(
+            f"No backup {reference!r}.",
+            details=f"Backups are in {self.root}; list them with 'sambatune client backups'.",
+        )
 
     def load(self, reference: str) -> Backup:
         backup = self._load_file(self.resolve(reference))
@@ -317,8 +333,11 @@ def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # The atomic write keeps an existing file's mode (an index.json from before): tighten.
     appdirs.private_file(path)
-    write_local_file_atomic(str(path), (json.dumps(data, indent=2) + "\n").encode("utf-8"),
-                            mode=0o600 if os.name == "posix" else None)
+    write_local_file_atomic(
+        str(path),
+        (json.dumps(data, indent=2) + "\n").encode("utf-8"),
+        mode=0o600 if os.name == "posix" else None,
+    )
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -339,11 +358,13 @@ def _windows_restore_commands(entry: BackupEntry) -> list[str]:
     if isinstance(entry.ref, TcpAutotuningRef):
         return [subprocess.list2cmdline(WindowsNetCommands.set_autotuning_argv(str(value)))]
     if isinstance(entry.ref, InterfaceMtuRef) and isinstance(value, int):
-        return [subprocess.list2cmdline(WindowsNetCommands.set_mtu_argv(entry.ref.interface,
-                                                                         value))]
+        return [subprocess.list2cmdline(WindowsNetCommands.set_mtu_argv(entry.ref.interface, value))]
     if isinstance(entry.ref, AdapterPropertyRef):
-        return [subprocess.list2cmdline(WindowsNetCommands.set_property_argv(
-            entry.ref.interface, entry.ref.keyword, str(value)))]
+        return [
+            subprocess.list2cmdline(
+                WindowsNetCommands.set_property_argv(entry.ref.interface, entry.ref.keyword, str(value))
+            )
+        ]
     return [f"rem (no command for {entry.ref.label()})"]
 
 

@@ -75,15 +75,16 @@ def load_catalog() -> dict[str, CatalogEntry]:
             restart=raw["restart"],
             restart_note=raw.get("restart_note", ""),
             generations={
-                gen: Honour(bool(v["honoured"]), str(v["evidence"]))
-                for gen, v in raw["generations"].items()
+                gen: Honour(bool(v["honoured"]), str(v["evidence"])) for gen, v in raw["generations"].items()
             },
             sources=tuple(raw.get("sources") or ()),
             raise_only=RaiseOnly(
                 compare=str(raw["raise_only"]["compare"]),
                 bits=int(raw["raise_only"].get("bits", 0)),
                 absent_means=raw["raise_only"].get("absent_means"),
-            ) if raw.get("raise_only") else None,
+            )
+            if raw.get("raise_only")
+            else None,
             planned=bool(raw.get("planned", True)),
         )
     return entries
@@ -125,8 +126,9 @@ def catalog_problems() -> list[str]:
         rule = item.raise_only
         if rule is not None:
             if rule.compare not in RAISE_COMPARISONS:
-                problems.append(f"{item.id}: raise_only compares {rule.compare!r}, not one of "
-                                f"{RAISE_COMPARISONS}")
+                problems.append(
+                    f"{item.id}: raise_only compares {rule.compare!r}, not one of {RAISE_COMPARISONS}"
+                )
             if (rule.compare == "bits") != (rule.bits > 0):
                 problems.append(f"{item.id}: raise_only needs bits exactly when it compares bits")
     return problems
@@ -136,10 +138,12 @@ _PLACEHOLDER_KEYS = {
     # Tcpip\Parameters\Interfaces\{GUID}: one key per interface.
     "{interface_key}": re.compile(
         r"hkey_local_machine\\system\\currentcontrolset\\services\\tcpip\\parameters\\"
-        r"interfaces\\\{[0-9a-f\-]{36}\}"),
+        r"interfaces\\\{[0-9a-f\-]{36}\}"
+    ),
     # Class\NetTrans\000n: one key per TCP/IP-to-adapter binding on Windows 9x.
     "{nettrans_key}": re.compile(
-        r"hkey_local_machine\\system\\currentcontrolset\\services\\class\\nettrans\\\d{4}"),
+        r"hkey_local_machine\\system\\currentcontrolset\\services\\class\\nettrans\\\d{4}"
+    ),
 }
 
 
@@ -163,7 +167,7 @@ def find_entry(kind: str, **address: str) -> CatalogEntry | None:
                 continue
             key = address.get("key", "").lower()
             pattern = _PLACEHOLDER_KEYS.get(setting["key"])
-            if (pattern.fullmatch(key) if pattern else setting["key"].lower() == key):
+            if pattern.fullmatch(key) if pattern else setting["key"].lower() == key:
                 return item
         elif kind == "sysctl":
             if setting["name"] == address.get("name"):

@@ -52,9 +52,17 @@ class ElevatedRequest:
     sysctl_dir: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": REQUEST_KIND, "version": 1, "action": self.action,
-                "backup_root": self.backup_root, "plan": self.plan, "backup": self.backup,
-                "dry_run": self.dry_run, "force": self.force, "sysctl_dir": self.sysctl_dir}
+        return {
+            "kind": REQUEST_KIND,
+            "version": 1,
+            "action": self.action,
+            "backup_root": self.backup_root,
+            "plan": self.plan,
+            "backup": self.backup,
+            "dry_run": self.dry_run,
+            "force": self.force,
+            "sysctl_dir": self.sysctl_dir,
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> ElevatedRequest:
@@ -67,8 +75,15 @@ class ElevatedRequest:
             raise InvalidInput("An apply request carries the plan.")
         if action == "restore" and not data.get("backup"):
             raise InvalidInput("A restore request names the backup.")
-        return cls(action, str(data["backup_root"]), data.get("plan"), data.get("backup"),
-                   bool(data.get("dry_run")), bool(data.get("force")), data.get("sysctl_dir"))
+        return cls(
+            action,
+            str(data["backup_root"]),
+            data.get("plan"),
+            data.get("backup"),
+            bool(data.get("dry_run")),
+            bool(data.get("force")),
+            data.get("sysctl_dir"),
+        )
 
 
 def run_request(request: ElevatedRequest) -> ApplyResult:
@@ -96,8 +111,7 @@ def run_helper(request_path: Path, result_path: Path) -> int:
         payload = {"kind": RESULT_KIND, "error": error.to_json()}
         code = 1
     except (OSError, ValueError) as error:
-        payload = {"kind": RESULT_KIND,
-                   "error": {"code": "error", "message": str(error), "details": ""}}
+        payload = {"kind": RESULT_KIND, "error": {"code": "error", "message": str(error), "details": ""}}
         code = 1
     _write_result(result_path, payload)
     return code
@@ -116,16 +130,21 @@ def read_result(path: Path) -> ApplyResult:
         raise ElevationFailed("The elevated helper wrote something unexpected.")
     if "error" in data:
         error = data["error"]
-        raise ElevationFailed(error.get("message", "The elevated helper failed."),
-                              details=error.get("details", ""))
+        raise ElevationFailed(
+            error.get("message", "The elevated helper failed."), details=error.get("details", "")
+        )
     return result_from_json(data["result"])
 
 
 def result_from_json(data: dict[str, Any]) -> ApplyResult:
     steps = [
         StepResult(
-            id=s["id"], setting=s["setting"], operations=list(s.get("operations") or []),
-            before=Observed.from_json(s["before"]), wanted=s.get("wanted"), status=s["status"],
+            id=s["id"],
+            setting=s["setting"],
+            operations=list(s.get("operations") or []),
+            before=Observed.from_json(s["before"]),
+            wanted=s.get("wanted"),
+            status=s["status"],
             after=Observed.from_json(s["after"]) if s.get("after") else None,
             message=s.get("message", ""),
         )
@@ -133,11 +152,18 @@ def result_from_json(data: dict[str, Any]) -> ApplyResult:
     ]
     backup = data.get("backup") or {}
     return ApplyResult(
-        action=data["action"], dry_run=bool(data["dry_run"]), ok=bool(data["ok"]), steps=steps,
-        backup_id=backup.get("id"), backup_folder=backup.get("folder"),
-        restored_backup=data.get("restored_backup"), rolled_back=bool(data.get("rolled_back")),
-        restart_needed=data.get("restart_needed", "none"), message=data.get("message", ""),
-        backup_preview=data.get("backup_preview"), warnings=list(data.get("warnings") or []),
+        action=data["action"],
+        dry_run=bool(data["dry_run"]),
+        ok=bool(data["ok"]),
+        steps=steps,
+        backup_id=backup.get("id"),
+        backup_folder=backup.get("folder"),
+        restored_backup=data.get("restored_backup"),
+        rolled_back=bool(data.get("rolled_back")),
+        restart_needed=data.get("restart_needed", "none"),
+        message=data.get("message", ""),
+        backup_preview=data.get("backup_preview"),
+        warnings=list(data.get("warnings") or []),
     )
 
 
@@ -145,8 +171,15 @@ def helper_command(request_path: Path, result_path: Path) -> list[str]:
     """How to start this same SambaTune as the helper (frozen app or Python module)."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "client", "apply-elevated", str(request_path), str(result_path)]
-    return [sys.executable, "-m", "sambatune", "client", "apply-elevated", str(request_path),
-            str(result_path)]
+    return [
+        sys.executable,
+        "-m",
+        "sambatune",
+        "client",
+        "apply-elevated",
+        str(request_path),
+        str(result_path),
+    ]
 
 
 def run_elevated(
@@ -164,8 +197,10 @@ def run_elevated(
         else:
             _run_posix_elevated(argv, cancel, timeout)
         if not result_path.exists():
-            raise ElevationFailed("The elevated helper did not report back (was the prompt "
-                                  "cancelled?). Nothing was changed by it.")
+            raise ElevationFailed(
+                "The elevated helper did not report back (was the prompt "
+                "cancelled?). Nothing was changed by it."
+            )
         return read_result(result_path)
 
 
@@ -175,8 +210,10 @@ def _shell_execute_runas(argv: list[str]) -> None:  # pragma: no cover - Windows
     params = subprocess.list2cmdline(argv[1:])
     code = ctypes.windll.shell32.ShellExecuteW(None, "runas", argv[0], params, None, 0)  # type: ignore[attr-defined]
     if code <= 32:
-        raise ElevationFailed("Windows did not start the elevated helper (the prompt was "
-                              f"refused or failed, code {code}); nothing was changed.")
+        raise ElevationFailed(
+            "Windows did not start the elevated helper (the prompt was "
+            f"refused or failed, code {code}); nothing was changed."
+        )
 
 
 def _wait_for(path: Path, cancel: CancelToken | None, timeout: float) -> None:
@@ -198,8 +235,7 @@ def graphical_elevation() -> str | None:
     """
     if sys.platform == "win32":
         return "uac"
-    if (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and shutil.which(
-            "pkexec"):
+    if (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and shutil.which("pkexec"):
         return "pkexec"
     return None
 
@@ -207,20 +243,25 @@ def graphical_elevation() -> str | None:
 def rights_advice(route: str | None) -> str:
     """One sentence for people: how the change will get administrator rights."""
     if route == "uac":
-        return ("Apply asks Windows for administrator rights (the elevation prompt) and runs a "
-                "one-shot helper with them; SambaTune itself stays unprivileged.")
+        return (
+            "Apply asks Windows for administrator rights (the elevation prompt) and runs a "
+            "one-shot helper with them; SambaTune itself stays unprivileged."
+        )
     if route == "pkexec":
-        return ("Apply asks for the administrator password (pkexec) and runs a one-shot helper "
-                "with root rights; SambaTune itself stays unprivileged.")
-    return ("Changing these settings needs root: start SambaTune as root, or save the plan and "
-            "run 'sudo sambatune client apply PLAN.json' in a terminal.")
+        return (
+            "Apply asks for the administrator password (pkexec) and runs a one-shot helper "
+            "with root rights; SambaTune itself stays unprivileged."
+        )
+    return (
+        "Changing these settings needs root: start SambaTune as root, or save the plan and "
+        "run 'sudo sambatune client apply PLAN.json' in a terminal."
+    )
 
 
 def _run_posix_elevated(argv: list[str], cancel: CancelToken | None, timeout: float) -> None:
     if os.geteuid() == 0:
         prefix: list[str] = []
-    elif (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and shutil.which(
-            "pkexec"):
+    elif (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and shutil.which("pkexec"):
         prefix = ["pkexec"]
     elif shutil.which("sudo"):
         prefix = ["sudo", "--"]

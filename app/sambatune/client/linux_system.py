@@ -168,11 +168,15 @@ def _interfaces_from_sysfs(root: Path) -> list[NetworkInterface]:
                 mtu = int((entry / "mtu").read_text().strip())
                 state = (entry / "operstate").read_text().strip()
                 loopback = entry.name == "lo"
-                result.append(NetworkInterface(
-                    name=entry.name, mtu=mtu, up=state in ("up", "unknown"),
-                    speed_bps=_link_speeds([entry.name]).get(entry.name),
-                    kind="loopback" if loopback else "",
-                ))
+                result.append(
+                    NetworkInterface(
+                        name=entry.name,
+                        mtu=mtu,
+                        up=state in ("up", "unknown"),
+                        speed_bps=_link_speeds([entry.name]).get(entry.name),
+                        kind="loopback" if loopback else "",
+                    )
+                )
     return result
 
 

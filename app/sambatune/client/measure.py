@@ -110,16 +110,16 @@ def measure_rtt(
         outcome, _ = _time_connect(target, family, timeout)
         tried.append(f"{port}: {outcome}")
         if outcome == "connected":
-            return _sample(host, address, port, target, family, samples, timeout, "connected",
-                           cancel, on_progress)
+            return _sample(
+                host, address, port, target, family, samples, timeout, "connected", cancel, on_progress
+            )
         # Windows retries a refused SYN for about a second before giving up, so there a
         # refusal measures that retry, not the round trip.
         if outcome == "refused" and refused_port is None and sys.platform != "win32":
             refused_port = (port, target)
     if refused_port is not None:
         port, target = refused_port
-        return _sample(host, address, port, target, family, samples, timeout, "refused",
-                       cancel, on_progress)
+        return _sample(host, address, port, target, family, samples, timeout, "refused", cancel, on_progress)
     raise ConnectionFailed(
         f"No TCP answer from {host} to time the round trip.",
         details="Ports tried: " + ", ".join(tried) + ". Enter the RTT instead (--rtt 20ms).",
@@ -127,8 +127,16 @@ def measure_rtt(
 
 
 def _sample(
-    host: str, address: str, port: int, target: Any, family: int, count: int, timeout: float,
-    answer: str, cancel: CancelToken | None, on_progress: Callable[[str], None] | None,
+    host: str,
+    address: str,
+    port: int,
+    target: Any,
+    family: int,
+    count: int,
+    timeout: float,
+    answer: str,
+    cancel: CancelToken | None,
+    on_progress: Callable[[str], None] | None,
 ) -> RttMeasurement:
     values: list[float] = []
     for index in range(count):
@@ -157,17 +165,26 @@ def bandwidth_from_result(data: Any) -> tuple[float, str]:
             part = end.get(key)
             if isinstance(part, dict) and _positive(part.get("bits_per_second")):
                 return float(part["bits_per_second"]), f"iperf3 end.{key}.bits_per_second"
-    for path in (("bits_per_second",), ("mean_bits_per_second",),
-                 ("result", "bits_per_second"), ("result", "mean_bits_per_second"),
-                 ("summary", "mean_bits_per_second"), ("summary", "mean_bits_per_s"),
-                 ("throughput_bps",)):
+    for path in (
+        ("bits_per_second",),
+        ("mean_bits_per_second",),
+        ("result", "bits_per_second"),
+        ("result", "mean_bits_per_second"),
+        ("summary", "mean_bits_per_second"),
+        ("summary", "mean_bits_per_s"),
+        ("throughput_bps",),
+    ):
         node: Any = data
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         if _positive(node):
             return float(node), ".".join(path)
-    for path in (("mean_bytes_per_second",), ("result", "mean_bytes_per_second"),
-                 ("summary", "mean_bytes_per_second"), ("summary", "mean_bytes_per_s")):
+    for path in (
+        ("mean_bytes_per_second",),
+        ("result", "mean_bytes_per_second"),
+        ("summary", "mean_bytes_per_second"),
+        ("summary", "mean_bytes_per_s"),
+    ):
         node = data
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None

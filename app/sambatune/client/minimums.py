@@ -68,8 +68,7 @@ def settle(rule: RaiseOnly, current: Observed, target: SettingValue) -> Settled:
     want = number(target)
     if have is None or want is None or have <= want:
         return Settled(target)
-    return Settled(target, f"already {have}, higher than the {want} this plan needs; "
-                           "left as is")
+    return Settled(target, f"already {have}, higher than the {want} this plan needs; left as is")
 
 
 def _settle_third(current: Observed, target: SettingValue) -> Settled:
@@ -78,8 +77,11 @@ def _settle_third(current: Observed, target: SettingValue) -> Settled:
     if want is None or have is None:
         return Settled(target)
     if have[2] > want[2]:
-        return Settled(target, f"already {have[2]}, higher than the {want[2]} this plan needs; "
-                               f"left as is (the whole value is {' '.join(map(str, have))})")
+        return Settled(
+            target,
+            f"already {have[2]}, higher than the {want[2]} this plan needs; "
+            f"left as is (the whole value is {' '.join(map(str, have))})",
+        )
     # Only the ceiling is the plan's: the smallest and starting buffers stay the machine's.
     return Settled(f"{have[0]} {have[1]} {want[2]}")
 
@@ -92,8 +94,9 @@ def _settle_bits(rule: RaiseOnly, current: Observed, target: SettingValue) -> Se
         if have & rule.bits == rule.bits:
             if current.value == target:
                 return Settled(target)
-            return Settled(target, f"already {have}, which has the bit(s) this plan needs "
-                                   f"({rule.bits}); left as is")
+            return Settled(
+                target, f"already {have}, which has the bit(s) this plan needs ({rule.bits}); left as is"
+            )
         return Settled(with_number(target, have | rule.bits))
     # Absent: the documented default, with the needed bits added, written explicitly.
     base = rule.absent_means if rule.absent_means is not None else 0
@@ -107,22 +110,30 @@ def minimum_text(rule: RaiseOnly, value: SettingValue | None) -> str:
         if parts is not None:
             return f"third number at least {parts[2]} (the first two stay as they are there)"
     if rule.compare == "bits":
-        return (f"bit mask {rule.bits} ORed into the value there, other bits kept "
-                f"({display_value(value)} if absent)")
+        return (
+            f"bit mask {rule.bits} ORed into the value there, other bits kept "
+            f"({display_value(value)} if absent)"
+        )
     return f"at least {display_value(value)}"
 
 
 def minimum_note(rule: RaiseOnly) -> str:
     """The sentence a plan item for another machine carries about its minimum."""
     if rule.compare == "bits":
-        return ("The value on that machine was not read: applied there, SambaTune reads it and "
-                f"only sets the bit(s) this plan needs ({rule.bits}), keeping the others.")
+        return (
+            "The value on that machine was not read: applied there, SambaTune reads it and "
+            f"only sets the bit(s) this plan needs ({rule.bits}), keeping the others."
+        )
     if rule.compare == "third-number":
-        return ("The value on that machine was not read, so the third number is a minimum: "
-                "applied there, SambaTune raises only a lower ceiling, keeps the machine's first "
-                "two numbers, and leaves a higher ceiling as it is.")
-    return ("The value on that machine was not read, so this is a minimum: applied there, "
-            "SambaTune raises only a lower value and leaves a higher one as it is.")
+        return (
+            "The value on that machine was not read, so the third number is a minimum: "
+            "applied there, SambaTune raises only a lower ceiling, keeps the machine's first "
+            "two numbers, and leaves a higher ceiling as it is."
+        )
+    return (
+        "The value on that machine was not read, so this is a minimum: applied there, "
+        "SambaTune raises only a lower value and leaves a higher one as it is."
+    )
 
 
 def settle_sysctl_file(planned: str, current: Observed, written: dict[str, str]) -> str | None:
@@ -144,8 +155,7 @@ def settle_sysctl_file(planned: str, current: Observed, written: dict[str, str])
             continue
         value = written[name]
         rule = raise_rule(SysctlRef(name))
-        if (name in held and rule is not None
-                and settle(rule, Observed.present(held[name]), value).left_as_is):
+        if name in held and rule is not None and settle(rule, Observed.present(held[name]), value).left_as_is:
             value = held[name]  # the file already keeps more: never persist less
         values[name] = value
     if not values:

@@ -65,6 +65,7 @@ class NetworkInterface:
 
 # -- Linux -----------------------------------------------------------------------------
 
+
 def parse_ip_json(text: str, speeds: dict[str, float] | None = None) -> list[NetworkInterface]:
     """``ip -j addr show`` (iproute2) -> interfaces."""
     try:
@@ -78,33 +79,32 @@ def parse_ip_json(text: str, speeds: dict[str, float] | None = None) -> list[Net
             continue
         flags = entry.get("flags") or []
         link_type = entry.get("link_type", "")
-        kind = "loopback" if link_type == "loopback" or "LOOPBACK" in flags else (
-            "ethernet" if link_type == "ether" else link_type or "")
-        addresses = tuple(
-            f"{a['local']}" for a in entry.get("addr_info") or [] if a.get("local")
+        kind = (
+            "loopback"
+            if link_type == "loopback" or "LOOPBACK" in flags
+            else ("ethernet" if link_type == "ether" else link_type or "")
         )
-        result.append(NetworkInterface(
-            name=name,
-            mtu=entry.get("mtu"),
-            index=entry.get("ifindex"),
-            addresses=addresses,
-            up="UP" in flags and entry.get("operstate") not in ("DOWN", "LOWERLAYERDOWN"),
-            speed_bps=(speeds or {}).get(name),
-            kind=kind,
-        ))
+        addresses = tuple(f"{a['local']}" for a in entry.get("addr_info") or [] if a.get("local"))
+        result.append(
+            NetworkInterface(
+                name=name,
+                mtu=entry.get("mtu"),
+                index=entry.get("ifindex"),
+                addresses=addresses,
+                up="UP" in flags and entry.get("operstate") not in ("DOWN", "LOWERLAYERDOWN"),
+                speed_bps=(speeds or {}).get(name),
+                kind=kind,
+            )
+        )
     return result
 
 
 # -- macOS -----------------------------------------------------------------------------
 
-_IFCONFIG_HEAD = re.compile(
-    r"^(?P<name>[A-Za-z0-9_.\-]+): flags=\w+<(?P<flags>[^>]*)>.*?mtu (?P<mtu>\d+)"
-)
+_IFCONFIG_HEAD = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+): flags=\w+<(?P<flags>[^>]*)>.*?mtu (?P<mtu>\d+)")
 
 
-def parse_ifconfig(
-    text: str, hardware_ports: dict[str, str] | None = None
-) -> list[NetworkInterface]:
+def parse_ifconfig(text: str, hardware_ports: dict[str, str] | None = None) -> list[NetworkInterface]:
     """macOS/BSD ``ifconfig -a`` -> interfaces (``hardware_ports``: device -> port name)."""
     ports = hardware_ports or {}
     result: list[NetworkInterface] = []
@@ -125,8 +125,7 @@ def parse_ifconfig(
                 "mtu": int(head.group("mtu")),
                 "addresses": (),
                 "up": "UP" in flags,
-                "kind": "loopback" if "LOOPBACK" in flags else (
-                    "ethernet" if name in ports else ""),
+                "kind": "loopback" if "LOOPBACK" in flags else ("ethernet" if name in ports else ""),
                 "description": ports.get(name, ""),
             }
             continue
@@ -153,6 +152,7 @@ def parse_hardware_ports(text: str) -> dict[str, str]:
 
 
 # -- Windows ---------------------------------------------------------------------------
+
 
 def parse_windows_nic_json(text: str) -> list[NetworkInterface]:
     """The JSON printed by :data:`sambatune.client.windows_system.NIC_SCRIPT`.
@@ -183,17 +183,19 @@ def parse_windows_nic_json(text: str) -> list[NetworkInterface]:
         loopback = alias.lower().startswith("loopback") or mtu == 4294967295
         connected = entry.get("ConnectionState") in (1, "Connected")
         speed = adapter.get("Speed")
-        result.append(NetworkInterface(
-            name=alias,
-            mtu=None if mtu in (None, 4294967295) else int(mtu),
-            index=index,
-            guid=adapter.get("InterfaceGuid"),
-            addresses=tuple(addresses.get(index, [])),
-            up=connected,
-            speed_bps=float(speed) if speed else None,
-            kind="loopback" if loopback else ("ethernet" if adapter else "virtual"),
-            description=str(adapter.get("InterfaceDescription") or ""),
-        ))
+        result.append(
+            NetworkInterface(
+                name=alias,
+                mtu=None if mtu in (None, 4294967295) else int(mtu),
+                index=index,
+                guid=adapter.get("InterfaceGuid"),
+                addresses=tuple(addresses.get(index, [])),
+                up=connected,
+                speed_bps=float(speed) if speed else None,
+                kind="loopback" if loopback else ("ethernet" if adapter else "virtual"),
+                description=str(adapter.get("InterfaceDescription") or ""),
+            )
+        )
     return result
 
 
@@ -236,16 +238,23 @@ def nics_from_registry(store: Any) -> list[NetworkInterface]:
         mtu = mtu_value.data if mtu_value is not None and mtu_value.type == REG_DWORD else None
         if not addresses:
             continue
-        result.append(NetworkInterface(
-            name=guid, mtu=int(mtu) if isinstance(mtu, int) and mtu != 0xFFFFFFFF else 1500,
-            guid=guid, addresses=tuple(addresses), kind="ethernet",
-            description="MTU from the registry value" if mtu_value is not None
-            else "MTU assumed: Ethernet's 1500 (no MTU value in the registry)",
-        ))
+        result.append(
+            NetworkInterface(
+                name=guid,
+                mtu=int(mtu) if isinstance(mtu, int) and mtu != 0xFFFFFFFF else 1500,
+                guid=guid,
+                addresses=tuple(addresses),
+                kind="ethernet",
+                description="MTU from the registry value"
+                if mtu_value is not None
+                else "MTU assumed: Ethernet's 1500 (no MTU value in the registry)",
+            )
+        )
     return result
 
 
 # -- which interface leads to a server -------------------------------------------------
+
 
 def local_address_towards(host: str, port: int = 445) -> str | None:
     """The local IP address this computer would use to reach ``host`` (no packet is sent).
@@ -264,9 +273,7 @@ def local_address_towards(host: str, port: int = 445) -> str | None:
     return None
 
 
-def interface_for_address(
-    interfaces: list[NetworkInterface], address: str | None
-) -> NetworkInterface | None:
+def interface_for_address(interfaces: list[NetworkInterface], address: str | None) -> NetworkInterface | None:
     if address is None:
         return None
     try:

@@ -34,20 +34,20 @@ _SERVER_BUILDS = {14393: "2016", 17763: "2019", 20348: "2022", 26100: "2025"}
 #: What decides the TCP window on each generation, in one sentence for people.
 GENERATION_SUMMARY = {
     "win9x": "Windows 95/98/ME: the TCP settings are text values under VxD\\MSTCP, read when "
-             "the stack loads (a reboot).",
+    "the stack loads (a reboot).",
     "nt5": "Windows 2000/XP/2003: TcpWindowSize, GlobalMaxTcpWindowSize and Tcp1323Opts in "
-           "the registry size the window; changes need a reboot.",
+    "the registry size the window; changes need a reboot.",
     "vista7": "Vista, 7 and Server 2008: receive-window auto-tuning sizes the window and "
-              "TcpWindowSize is ignored; netsh sets the auto-tuning level and the MTU.",
+    "TcpWindowSize is ignored; netsh sets the auto-tuning level and the MTU.",
     "win8plus": "Windows 8 and later (10, 11, Server 2012+): auto-tuning sizes the window and "
-                "TcpWindowSize is ignored; netsh or PowerShell set the level and the MTU, and "
-                "the SMB client has its own settings under LanmanWorkstation.",
+    "TcpWindowSize is ignored; netsh or PowerShell set the level and the MTU, and "
+    "the SMB client has its own settings under LanmanWorkstation.",
     "linux": "Linux: the kernel auto-tunes each connection's buffers up to the tcp_rmem / "
-             "tcp_wmem ceilings; sysctl sets them, /etc/sysctl.d keeps them, ip link sets "
-             "the MTU.",
+    "tcp_wmem ceilings; sysctl sets them, /etc/sysctl.d keeps them, ip link sets "
+    "the MTU.",
     "macos": "macOS: sysctl sets the auto-tuning ceilings, from which the kernel also picks "
-             "each connection's window scale (until the next restart); networksetup sets the "
-             "MTU.",
+    "each connection's window scale (until the next restart); networksetup sets the "
+    "MTU.",
 }
 
 
@@ -109,8 +109,7 @@ def classify_windows(
     notes: tuple[str, ...] = ()
     if platform_id == VER_PLATFORM_WIN32_WINDOWS:
         name = {(4, 0): "95", (4, 10): "98", (4, 90): "ME"}.get((major, minor), f"9x {version}")
-        return OsInfo("windows", "win9x", f"Windows {name}", version,
-                      f"windows-{name.lower()}", build, False)
+        return OsInfo("windows", "win9x", f"Windows {name}", version, f"windows-{name.lower()}", build, False)
     if major < 5:
         name, profile = f"Windows NT {major}.{minor}", "windows-nt4"
         generation = "nt5"
@@ -189,8 +188,17 @@ def forced_profile(name: str) -> OsInfo:
     if key in _WINDOWS_PROFILES:
         major, minor, build, product, platform_id = _WINDOWS_PROFILES[key]
         info = classify_windows(major, minor, build, product, platform_id)
-        return OsInfo(info.family, info.generation, info.name, info.version, key, info.build,
-                      info.server, detected=False, notes=info.notes)
+        return OsInfo(
+            info.family,
+            info.generation,
+            info.name,
+            info.version,
+            key,
+            info.build,
+            info.server,
+            detected=False,
+            notes=info.notes,
+        )
     if key == "linux":
         return OsInfo("linux", "linux", "Linux", "", "linux", detected=False)
     if key in ("macos", "mac", "osx"):
@@ -206,7 +214,9 @@ def detect_local_os() -> OsInfo:
     if sys.platform == "win32":
         version = sys.getwindowsversion()  # type: ignore[attr-defined]
         return classify_windows(
-            version.major, version.minor, version.build,
+            version.major,
+            version.minor,
+            version.build,
             getattr(version, "product_type", VER_NT_WORKSTATION),
             getattr(version, "platform", VER_PLATFORM_WIN32_NT),
         )

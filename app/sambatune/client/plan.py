@@ -109,7 +109,8 @@ class PlannedChange:
             "action": self.action,
             "recommended": value_to_json(self.recommended),
             "recommended_display": self.target_display()
-            if self.action == "set" else ("(absent)" if self.action == "delete" else ""),
+            if self.action == "set"
+            else ("(absent)" if self.action == "delete" else ""),
             "at_least": self.at_least,
             "honoured": self.honoured,
             "label": "honoured" if self.honoured else "ignored",
@@ -175,11 +176,16 @@ class RegistryPlan:
     def to_json(self) -> list[dict[str, Any]]:
         return [
             {
-                "key": c.ref.key, "name": c.ref.name, "before": c.current.display(),
-                "after": display_value(c.target), "honoured": c.honoured, "restart": c.restart,
+                "key": c.ref.key,
+                "name": c.ref.name,
+                "before": c.current.display(),
+                "after": display_value(c.target),
+                "honoured": c.honoured,
+                "restart": c.restart,
                 "reason": c.reason,
             }
-            for c in self.changes if isinstance(c.ref, RegistryValueRef)
+            for c in self.changes
+            if isinstance(c.ref, RegistryValueRef)
         ]
 
 
@@ -207,8 +213,7 @@ class ClientPlan:
         return max(kinds, key=lambda k: _RESTART_ORDER[k])
 
     def registry_plan(self) -> RegistryPlan:
-        return RegistryPlan(self.os, [c for c in self.actionable()
-                                      if isinstance(c.ref, RegistryValueRef)])
+        return RegistryPlan(self.os, [c for c in self.actionable() if isinstance(c.ref, RegistryValueRef)])
 
     def reg_file(self, version: int | None = None) -> RegFile | None:
         return self.registry_plan().reg_file(version)
@@ -240,8 +245,9 @@ class ClientPlan:
             "restart_needed": self.restart_needed(),
             "registry_plan": self.registry_plan().to_json() if self.os.is_windows else None,
             "reg_file": reg.text().replace("\r\n", "\n") if reg else None,
-            "reg_file_format": ("REGEDIT4" if reg.version == 4 else
-                                "Windows Registry Editor Version 5.00") if reg else None,
+            "reg_file_format": ("REGEDIT4" if reg.version == 4 else "Windows Registry Editor Version 5.00")
+            if reg
+            else None,
             "notes": list(self.notes),
             "warnings": list(self.warnings),
         }
@@ -249,18 +255,20 @@ class ClientPlan:
     @classmethod
     def from_json(cls, data: Any) -> ClientPlan:
         if not isinstance(data, dict) or data.get("kind") != PLAN_KIND:
-            raise InvalidInput("This file is not a SambaTune client plan.",
-                               details="Make one: sambatune client plan ... --json > plan.json")
+            raise InvalidInput(
+                "This file is not a SambaTune client plan.",
+                details="Make one: sambatune client plan ... --json > plan.json",
+            )
         if data.get("version") != PLAN_VERSION:
             raise InvalidInput(f"Plan format version {data.get('version')} is not supported.")
         window = data.get("window")
         return cls(
             os=OsInfo.from_json(data["os"]),
             changes=[PlannedChange.from_json(c) for c in data.get("changes") or []],
-            window=size_window(window["bandwidth_bps"], window["rtt_seconds"],
-                               window.get("current_window")) if window else None,
-            interface=NetworkInterface.from_json(data["interface"])
-            if data.get("interface") else None,
+            window=size_window(window["bandwidth_bps"], window["rtt_seconds"], window.get("current_window"))
+            if window
+            else None,
+            interface=NetworkInterface.from_json(data["interface"]) if data.get("interface") else None,
             measurements=dict(data.get("measurements") or {}),
             mtu=dict(data.get("mtu") or {}),
             notes=list(data.get("notes") or []),
@@ -285,8 +293,7 @@ def registry_changes_as_reg(
     doomed = {key.lower(): key for key in deleted_keys or ()}
     for ref, value in items:
         lowered = ref.key.lower()
-        gone = next((key for key in doomed if lowered == key or lowered.startswith(key + "\\")),
-                    None)
+        gone = next((key for key in doomed if lowered == key or lowered.startswith(key + "\\")), None)
         if gone is not None:
             if gone not in blocks:
                 blocks[gone] = RegKeyBlock(doomed[gone], delete=True)

@@ -99,8 +99,12 @@ class MtuDecision:
         return self.target or self.current or DEFAULT_MTU
 
     def to_json(self) -> dict[str, Any]:
-        return {"current": self.current, "target": self.target, "reason": self.reason,
-                "black_hole": self.black_hole}
+        return {
+            "current": self.current,
+            "target": self.target,
+            "reason": self.reason,
+            "black_hole": self.black_hole,
+        }
 
 
 @dataclass
@@ -163,7 +167,8 @@ class PlanContext:
                 reason = f"{reason} {minimum_note(rule)}"
         operations = (
             self.system.operations(ref, recommended if action == "set" else None)
-            if ref is not None and action in ("set", "delete") else []
+            if ref is not None and action in ("set", "delete")
+            else []
         )
         return PlannedChange(
             id=catalog_id + (f":{suffix}" if suffix else ""),
@@ -184,13 +189,18 @@ class PlanContext:
             sources=entry.sources,
         )
 
-    def label(self, catalog_id: str, ref: SettingRef | None, reason: str,
-              *, suffix: str = "", honour: Honour | None = None) -> PlannedChange:
+    def label(
+        self,
+        catalog_id: str,
+        ref: SettingRef | None,
+        reason: str,
+        *,
+        suffix: str = "",
+        honour: Honour | None = None,
+    ) -> PlannedChange:
         """An item shown for its honoured/ignored label only; nothing is changed."""
         current = self.read(ref) if ref is not None else Observed.unknown("not read")
-        return self.item(catalog_id, ref, current, "none", None, reason, suffix=suffix,
-                         honour=honour)
-
+        return self.item(catalog_id, ref, current, "none", None, reason, suffix=suffix, honour=honour)
 
 
 class MissingPlanInput(InvalidInput):
@@ -204,6 +214,7 @@ class MissingPlanInput(InvalidInput):
         super().__init__(message, details=flags)
         self.field = field
 
+
 def decide_mtu(
     interface: NetworkInterface | None, probe: PathMtuResult | None, requested: int | None
 ) -> MtuDecision:
@@ -213,27 +224,28 @@ def decide_mtu(
             return MtuDecision(current, None, f"The MTU is already {requested}, as asked.")
         reason = f"You asked for an MTU of {requested}."
         if requested > DEFAULT_MTU:
-            reason += (" Jumbo frames only help if every hop carries them: the switch ports and "
-                       "the server's interface must be set to at least this size too, or large "
-                       "packets are dropped. A probe cannot confirm sizes above this computer's "
-                       "current MTU, so check the path after applying.")
+            reason += (
+                " Jumbo frames only help if every hop carries them: the switch ports and "
+                "the server's interface must be set to at least this size too, or large "
+                "packets are dropped. A probe cannot confirm sizes above this computer's "
+                "current MTU, so check the path after applying."
+            )
         elif current and requested < current:
-            reason += (" A smaller MTU also applies to every other destination reached through "
-                       "this interface.")
+            reason += " A smaller MTU also applies to every other destination reached through this interface."
         return MtuDecision(current, requested, reason)
     if probe is None:
-        return MtuDecision(current, None,
-                           "No server was given to probe, so the MTU is left as it is.")
+        return MtuDecision(current, None, "No server was given to probe, so the MTU is left as it is.")
     if not probe.probed or probe.path_mtu is None:
         return MtuDecision(current, None, probe.note or "The path MTU was not probed.")
     # An IPv4 packet is at most 65,535 bytes, so that is full size on a 65,536-byte loopback.
     if current is None or probe.path_mtu >= min(current, MAX_IPV4_PACKET):
-        return MtuDecision(current, None,
-                           f"Full-size packets ({probe.path_mtu} bytes) reach the server; "
-                           "nothing to change.")
+        return MtuDecision(
+            current, None, f"Full-size packets ({probe.path_mtu} bytes) reach the server; nothing to change."
+        )
     if probe.black_hole:
         return MtuDecision(
-            current, probe.path_mtu,
+            current,
+            probe.path_mtu,
             f"Packets larger than {probe.path_mtu} bytes silently vanish on the way to the server "
             "(no 'fragmentation needed' comes back), so TCP connections stall as soon as they send "
             f"full {current}-byte packets. Lowering this interface's MTU to {probe.path_mtu} "
@@ -242,7 +254,8 @@ def decide_mtu(
             black_hole=True,
         )
     return MtuDecision(
-        current, None,
+        current,
+        None,
         f"The path carries at most {probe.path_mtu} bytes, but the network says so "
         "('fragmentation needed' arrives), and path-MTU discovery adapts each connection. "
         "Lowering the interface MTU would shrink packets to every destination for no gain.",
@@ -315,18 +328,21 @@ def plan_events(
     elif request.server:
         yield Progress(0.15, f"timing TCP connects to {request.server}")
         progress: list[str] = []
-        rtt = measure_rtt(request.server, request.rtt_ports, request.rtt_samples,
-                          cancel=cancel, on_progress=progress.append)
+        rtt = measure_rtt(
+            request.server, request.rtt_ports, request.rtt_samples, cancel=cancel, on_progress=progress.append
+        )
         for message in progress:
             yield Progress(0.3, message)
         rtt_seconds = rtt.median
-        rtt_source = (f"median of {len(rtt.samples)} TCP connects to {rtt.address} port {rtt.port}"
-                      + (" (refused: the reset still costs one round trip)"
-                         if rtt.answer == "refused" else ""))
+        rtt_source = f"median of {len(rtt.samples)} TCP connects to {rtt.address} port {rtt.port}" + (
+            " (refused: the reset still costs one round trip)" if rtt.answer == "refused" else ""
+        )
     else:
         raise MissingPlanInput(
-            "rtt", "Enter the round-trip time to the server, or choose a server to measure "
-            "it to.", "command line: --rtt 20ms, or --server HOST")
+            "rtt",
+            "Enter the round-trip time to the server, or choose a server to measure it to.",
+            "command line: --rtt 20ms, or --server HOST",
+        )
 
     if request.bandwidth_bps is not None:
         bandwidth, bandwidth_source = request.bandwidth_bps, "entered"
@@ -335,38 +351,51 @@ def plan_events(
         bandwidth_source = f"benchmark result ({where})"
     elif interface is not None and interface.speed_bps:
         bandwidth = interface.speed_bps
-        bandwidth_source = (f"link speed of {interface.name} (an upper bound: the real path may "
-                            "be slower; a network benchmark gives a truer figure)")
+        bandwidth_source = (
+            f"link speed of {interface.name} (an upper bound: the real path may "
+            "be slower; a network benchmark gives a truer figure)"
+        )
     else:
         raise MissingPlanInput(
-            "bandwidth", "Enter the bandwidth, or take it from a benchmark result: the link "
+            "bandwidth",
+            "Enter the bandwidth, or take it from a benchmark result: the link "
             "speed of this computer's interface is not known.",
-            "command line: --bandwidth 1gbit, or --bandwidth-from FILE")
+            "command line: --bandwidth 1gbit, or --bandwidth-from FILE",
+        )
 
     probe: PathMtuResult | None = None
     if request.server and request.probe_mtu and request.mtu is None:
         yield Progress(0.5, f"probing the path MTU to {request.server}")
         messages: list[str] = []
         probe = probe_path_mtu(
-            request.server, interface.mtu if interface else None,
+            request.server,
+            interface.mtu if interface else None,
             timeout=request.probe_timeout or min(2.0, 4 * rtt_seconds + 0.25),
-            cancel=cancel, on_progress=messages.append,
+            cancel=cancel,
+            on_progress=messages.append,
         )
         for message in messages:
             yield Progress(0.7, message)
 
     yield Progress(0.9, "planning")
-    plan = build_plan(system, Measurements(
-        bandwidth_bps=bandwidth, bandwidth_source=bandwidth_source,
-        rtt_seconds=rtt_seconds, rtt_source=rtt_source, rtt=rtt, path_mtu=probe,
-        requested_mtu=request.mtu, server=request.server, interface=interface,
-    ))
+    plan = build_plan(
+        system,
+        Measurements(
+            bandwidth_bps=bandwidth,
+            bandwidth_source=bandwidth_source,
+            rtt_seconds=rtt_seconds,
+            rtt_source=rtt_source,
+            rtt=rtt,
+            path_mtu=probe,
+            requested_mtu=request.mtu,
+            server=request.server,
+            interface=interface,
+        ),
+    )
     yield PlanReady(plan)
 
 
-def make_plan(
-    system: ClientSystem, request: PlanRequest, cancel: CancelToken | None = None
-) -> ClientPlan:
+def make_plan(system: ClientSystem, request: PlanRequest, cancel: CancelToken | None = None) -> ClientPlan:
     """``plan_events`` without the progress."""
     for event in plan_events(system, request, cancel):
         if isinstance(event, PlanReady):

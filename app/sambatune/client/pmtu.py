@@ -149,8 +149,7 @@ class UdpDontFragmentProber:
                 return ProbeReply(LOST, detail="no answer")
             except OSError as exc:
                 if exc.errno == errno.EMSGSIZE:
-                    return ProbeReply(TOO_BIG, _path_mtu(sock),
-                                      "a router said fragmentation needed")
+                    return ProbeReply(TOO_BIG, _path_mtu(sock), "a router said fragmentation needed")
                 if exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
                     return ProbeReply(FAILED, detail=f"unreachable: {exc.strerror}")
                 return ProbeReply(LOST, detail=str(exc))
@@ -179,8 +178,13 @@ _MTU_IN_TEXT = re.compile(r"mtu\s*=\s*(\d+)", re.IGNORECASE)
 class PingProber:
     """The system ``ping`` with don't-fragment: Linux ``-M do``, macOS ``-D``, Windows ``-f``."""
 
-    def __init__(self, address: str, flavor: str | None = None, timeout: float = 1.0,
-                 run: Callable[[Sequence[str], float], tuple[int, str]] | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        flavor: str | None = None,
+        timeout: float = 1.0,
+        run: Callable[[Sequence[str], float], tuple[int, str]] | None = None,
+    ) -> None:
         self.address = address
         self.flavor = flavor or _local_flavor()
         self.timeout = timeout
@@ -194,13 +198,33 @@ class PingProber:
     def argv(self, size: int) -> list[str]:
         payload = str(max(0, size - PROBE_OVERHEAD))
         if self.flavor == "windows":
-            return ["ping", "-n", "1", "-w", str(int(self.timeout * 1000)), "-f", "-l", payload,
-                    self.address]
+            return ["ping", "-n", "1", "-w", str(int(self.timeout * 1000)), "-f", "-l", payload, self.address]
         if self.flavor == "macos":
-            return ["ping", "-n", "-c", "1", "-t", str(max(1, round(self.timeout))), "-D", "-s",
-                    payload, self.address]
-        return ["ping", "-n", "-c", "1", "-W", str(max(1, round(self.timeout))), "-M", "do", "-s",
-                payload, self.address]
+            return [
+                "ping",
+                "-n",
+                "-c",
+                "1",
+                "-t",
+                str(max(1, round(self.timeout))),
+                "-D",
+                "-s",
+                payload,
+                self.address,
+            ]
+        return [
+            "ping",
+            "-n",
+            "-c",
+            "1",
+            "-W",
+            str(max(1, round(self.timeout))),
+            "-M",
+            "do",
+            "-s",
+            payload,
+            self.address,
+        ]
 
     def probe(self, size: int) -> ProbeReply:
         code, output = self._run(self.argv(size), self.timeout + 5)
@@ -270,8 +294,10 @@ def probe_path_mtu(
     address = _ipv4_address(server)
     result = PathMtuResult(server=server, address=address, interface_mtu=interface_mtu)
     if address is None:
-        result.note = (f"{server} has no IPv4 address; SambaTune probes the path MTU over IPv4 "
-                       "only, so the MTU is left alone.")
+        result.note = (
+            f"{server} has no IPv4 address; SambaTune probes the path MTU over IPv4 "
+            "only, so the MTU is left alone."
+        )
         return result
     top = min(interface_mtu or 1500, 65535)  # an IPv4 packet's length field is 16 bits
     if top <= MIN_PROBE_SIZE:
@@ -280,25 +306,31 @@ def probe_path_mtu(
     if probers is None:
         probers = default_probers(address, timeout)
     if not probers:
-        result.note = ("This computer offers no way to send don't-fragment probes (no ping, "
-                       "no Linux UDP probe); the MTU is left alone.")
+        result.note = (
+            "This computer offers no way to send don't-fragment probes (no ping, "
+            "no Linux UDP probe); the MTU is left alone."
+        )
         return result
     reasons = []
     for prober in probers:
-        attempt = PathMtuResult(server=server, address=address, interface_mtu=interface_mtu,
-                                method=prober.method)
+        attempt = PathMtuResult(
+            server=server, address=address, interface_mtu=interface_mtu, method=prober.method
+        )
         if _search(prober, attempt, top, attempts, cancel, on_progress):
             return attempt
         reasons.append(f"{prober.method}: {attempt.note}")
         result.probes += attempt.probes
-    result.note = ("The path MTU could not be probed: " + "; ".join(reasons)
-                   + ". The MTU is left alone.")
+    result.note = "The path MTU could not be probed: " + "; ".join(reasons) + ". The MTU is left alone."
     return result
 
 
 def _search(
-    prober: PathMtuProber, result: PathMtuResult, top: int, attempts: int,
-    cancel: CancelToken | None, on_progress: Callable[[str], None] | None,
+    prober: PathMtuProber,
+    result: PathMtuResult,
+    top: int,
+    attempts: int,
+    cancel: CancelToken | None,
+    on_progress: Callable[[str], None] | None,
 ) -> bool:
     def ask(size: int) -> ProbeReply:
         reply = ProbeReply(LOST)
@@ -318,9 +350,11 @@ def _search(
 
     first = ask(MIN_PROBE_SIZE)
     if first.outcome != ARRIVED:
-        result.note = (f"no answer even to {MIN_PROBE_SIZE}-byte probes "
-                       f"({first.detail or first.outcome}); "
-                       "the server or a firewall ignores them")
+        result.note = (
+            f"no answer even to {MIN_PROBE_SIZE}-byte probes "
+            f"({first.detail or first.outcome}); "
+            "the server or a firewall ignores them"
+        )
         return False
     low, high = MIN_PROBE_SIZE, top + 1  # low arrives; high is the first size known not to
     reply = ask(top)
@@ -351,11 +385,15 @@ def _search(
     if low == top:
         result.note = f"Packets of the interface's full MTU ({top} bytes) reach {result.server}."
     elif result.black_hole:
-        result.note = (f"Packets above {low} bytes vanish on the way to {result.server} without "
-                       "any 'too big' message: a path-MTU black hole.")
+        result.note = (
+            f"Packets above {low} bytes vanish on the way to {result.server} without "
+            "any 'too big' message: a path-MTU black hole."
+        )
     else:
-        result.note = (f"The path to {result.server} carries at most {low} bytes; the network "
-                       "says so ('fragmentation needed'), so path-MTU discovery handles it.")
+        result.note = (
+            f"The path to {result.server} carries at most {low} bytes; the network "
+            "says so ('fragmentation needed'), so path-MTU discovery handles it."
+        )
     return True
 
 

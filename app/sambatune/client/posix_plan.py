@@ -40,8 +40,10 @@ BUFFER_PER_WINDOW = 2
 
 def _need_text(ctx: PlanContext) -> str:
     s = ctx.sizing
-    return (f"{format_bits(s.bandwidth_bps)} x {format_rtt(s.rtt_seconds)} needs a "
-            f"{s.required_window:,}-byte window")
+    return (
+        f"{format_bits(s.bandwidth_bps)} x {format_rtt(s.rtt_seconds)} needs a "
+        f"{s.required_window:,}-byte window"
+    )
 
 
 def _int(observed: Observed) -> int | None:
@@ -67,27 +69,38 @@ def _buffer_target(ctx: PlanContext) -> int:
 
 # -- Linux ----------------------------------------------------------------------------
 
+
 def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
     items: list[PlannedChange] = []
     need = ctx.sizing.required_window
     buffer = _buffer_target(ctx)
     persisted: dict[str, str] = {}
 
-    def sysctl_item(catalog_id: str, name: str, wanted: str | None, reason_keep: str,
-                    reason_set: str) -> None:
+    def sysctl_item(
+        catalog_id: str, name: str, wanted: str | None, reason_keep: str, reason_set: str
+    ) -> None:
         ref = SysctlRef(name)
         current = ctx.read(ref)
         if current.state == "absent":
-            items.append(ctx.item(catalog_id, ref, current, "none", None,
-                                  "This kernel has no such setting."))
+            items.append(ctx.item(catalog_id, ref, current, "none", None, "This kernel has no such setting."))
             return
         system = ctx.system
         if wanted is not None and isinstance(system, LinuxSystem) and system.sysctl_read_only(name):
-            ctx.warnings.append(f"{name} is read-only here: inside a container or network "
-                                "namespace it belongs to the host. Set it on the host.")
-            items.append(ctx.item(catalog_id, ref, current, "none", None,
-                                  f"Would be {wanted}, but this namespace may only read it (it "
-                                  "is the host's value); set it on the host instead."))
+            ctx.warnings.append(
+                f"{name} is read-only here: inside a container or network "
+                "namespace it belongs to the host. Set it on the host."
+            )
+            items.append(
+                ctx.item(
+                    catalog_id,
+                    ref,
+                    current,
+                    "none",
+                    None,
+                    f"Would be {wanted}, but this namespace may only read it (it "
+                    "is the host's value); set it on the host instead.",
+                )
+            )
             return
         if wanted is None:
             items.append(ctx.item(catalog_id, ref, current, "keep", None, reason_keep))
@@ -95,8 +108,10 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
         items.append(ctx.item(catalog_id, ref, current, "set", wanted, reason_set))
         persisted[name] = wanted
 
-    for catalog_id, name, direction in (("linux-tcp-rmem", "net.ipv4.tcp_rmem", "receive"),
-                                        ("linux-tcp-wmem", "net.ipv4.tcp_wmem", "send")):
+    for catalog_id, name, direction in (
+        ("linux-tcp-rmem", "net.ipv4.tcp_rmem", "receive"),
+        ("linux-tcp-wmem", "net.ipv4.tcp_wmem", "send"),
+    ):
         current = ctx.read(SysctlRef(name))
         values = _triple(current)
         wanted = None
@@ -108,30 +123,46 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
             wanted = f"{values[0]} {values[1]} {buffer}"
         top = values[2] if values else None
         sysctl_item(
-            catalog_id, name, wanted,
+            catalog_id,
+            name,
+            wanted,
             f"{_need_text(ctx)}; the {direction} ceiling of {format_bytes(top)} leaves room for "
             f"it (about {BUFFER_PER_WINDOW}x the window is needed, for the kernel's bookkeeping)."
-            if top else "Nothing to change.",
+            if top
+            else "Nothing to change.",
             f"{_need_text(ctx)}. The kernel grows each connection's {direction} buffer only up to "
             f"the third number, and only part of the buffer becomes window (the rest pays for "
             f"per-packet bookkeeping), so the ceiling should be about {BUFFER_PER_WINDOW}x the "
             f"window: {buffer:,} bytes"
-            + (f" instead of {top:,} "
-               f"({format_bits(top / BUFFER_PER_WINDOW * 8 / ctx.sizing.rtt_seconds)}"
-               " per connection at this RTT)." if top else ".")
+            + (
+                f" instead of {top:,} "
+                f"({format_bits(top / BUFFER_PER_WINDOW * 8 / ctx.sizing.rtt_seconds)}"
+                " per connection at this RTT)."
+                if top
+                else "."
+            )
             + " The first two numbers are kept.",
         )
 
-    for catalog_id, name, what in (("linux-rmem-max", "net.core.rmem_max", "SO_RCVBUF"),
-                                   ("linux-wmem-max", "net.core.wmem_max", "SO_SNDBUF")):
+    for catalog_id, name, what in (
+        ("linux-rmem-max", "net.core.rmem_max", "SO_RCVBUF"),
+        ("linux-wmem-max", "net.core.wmem_max", "SO_SNDBUF"),
+    ):
         current = ctx.read(SysctlRef(name))
         have = _int(current)
-        wanted = str(buffer) if (have is None and current.state == "unknown") or (
-            have is not None and have < buffer) else None
+        wanted = (
+            str(buffer)
+            if (have is None and current.state == "unknown") or (have is not None and have < buffer)
+            else None
+        )
         sysctl_item(
-            catalog_id, name, wanted,
+            catalog_id,
+            name,
+            wanted,
             f"{format_bytes(have)} already lets a program that sets {what} itself ask for the "
-            "buffer this path needs." if have else "Nothing to change.",
+            "buffer this path needs."
+            if have
+            else "Nothing to change.",
             f"Auto-tuned connections ignore this, but a program that fixes its buffer with "
             f"{what} (smbclient does when the client smb.conf has 'socket options = {what}=...') "
             f"is capped here and loses auto-tuning; {buffer:,} bytes lifts the cap to what this "
@@ -141,7 +172,8 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
     current = ctx.read(SysctlRef("net.ipv4.tcp_window_scaling"))
     scaling_off = _int(current) == 0
     sysctl_item(
-        "linux-tcp-window-scaling", "net.ipv4.tcp_window_scaling",
+        "linux-tcp-window-scaling",
+        "net.ipv4.tcp_window_scaling",
         "1" if (scaling_off or current.state == "unknown") and need > MAX_UNSCALED_WINDOW else None,
         "On." if not scaling_off else "Off, but no window above 65,535 bytes is needed.",
         f"{_need_text(ctx)}, above the 65,535 bytes TCP can advertise without scaling; with "
@@ -151,7 +183,8 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
 
     current = ctx.read(SysctlRef("net.ipv4.tcp_moderate_rcvbuf"))
     sysctl_item(
-        "linux-tcp-moderate-rcvbuf", "net.ipv4.tcp_moderate_rcvbuf",
+        "linux-tcp-moderate-rcvbuf",
+        "net.ipv4.tcp_moderate_rcvbuf",
         "1" if _int(current) == 0 else None,
         "On: the kernel grows receive buffers by itself.",
         "Receive auto-tuning is off, so every connection keeps tcp_rmem's starting buffer "
@@ -160,10 +193,10 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
 
     current = ctx.read(SysctlRef("net.ipv4.tcp_mtu_probing"))
     sysctl_item(
-        "linux-tcp-mtu-probing", "net.ipv4.tcp_mtu_probing",
+        "linux-tcp-mtu-probing",
+        "net.ipv4.tcp_mtu_probing",
         "1" if ctx.mtu.black_hole and (_int(current) == 0 or current.state == "unknown") else None,
-        "No black hole was found on the way to the server." if not ctx.mtu.black_hole
-        else "Already on.",
+        "No black hole was found on the way to the server." if not ctx.mtu.black_hole else "Already on.",
         "The probe found a path-MTU black hole; with probing on, a connection whose big segments "
         "vanish falls back to smaller ones instead of stalling (this also covers destinations "
         "beyond the same hole that the interface MTU change does not).",
@@ -172,8 +205,17 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
     nic = ctx.interface
     if nic is not None and ctx.mtu.target is not None:
         ref = InterfaceMtuRef(nic.name)
-        items.append(ctx.item("linux-interface-mtu", ref, ctx.read(ref), "set", ctx.mtu.target,
-                              ctx.mtu.reason, suffix=nic.name))
+        items.append(
+            ctx.item(
+                "linux-interface-mtu",
+                ref,
+                ctx.read(ref),
+                "set",
+                ctx.mtu.target,
+                ctx.mtu.reason,
+                suffix=nic.name,
+            )
+        )
         ctx.notes.append(
             f"The MTU of {nic.name} is set with ip link and lasts until the next reboot or until "
             "the network manager reconfigures the interface; to keep it, set it there too "
@@ -194,8 +236,7 @@ def _persistence_item(ctx: PlanContext, values: dict[str, str]) -> PlannedChange
     else:
         ref = FileRef(str(Path(DEFAULT_SYSCTL_DIR) / SYSCTL_FILE_NAME))
     current = ctx.read(ref)
-    content = merge_sysctl_file(str(current.value) if current.state == "present" else None,
-                                values)
+    content = merge_sysctl_file(str(current.value) if current.state == "present" else None, values)
     if isinstance(system, LinuxSystem):
         overrides = boot_time_overrides(list(parse_sysctl_file(content)), Path(ref.path))
         for name, files in overrides.items():
@@ -203,11 +244,15 @@ def _persistence_item(ctx: PlanContext, values: dict[str, str]) -> PlannedChange
                 f"{name} is also set in {', '.join(files)}, which systemd-sysctl reads after "
                 f"{Path(ref.path).name}: at boot that value wins over SambaTune's."
             )
-    reason = (f"Keeps the {len(values)} sysctl value(s) above across reboots; sysctl -w "
-              "alone lasts until the next boot.")
+    reason = (
+        f"Keeps the {len(values)} sysctl value(s) above across reboots; sysctl -w "
+        "alone lasts until the next boot."
+    )
     if current.state == "unknown":
-        reason += (" Applied on that machine, the file keeps only the values the apply actually "
-                   "raises there, never one lower than the file or the kernel already holds.")
+        reason += (
+            " Applied on that machine, the file keeps only the values the apply actually "
+            "raises there, never one lower than the file or the kernel already holds."
+        )
     return ctx.item("linux-sysctl-file", ref, current, "set", content, reason)
 
 
@@ -226,9 +271,9 @@ MACOS_DEFAULTS = {
 _MACOS_DEFAULT_SOURCE = {
     "kern.ipc.maxsockbuf": "macOS's default (SB_MAX, XNU)",
     "net.inet.tcp.autorcvbufmax": "macOS's default on a Mac with 4 GiB of memory or more "
-                                  "(XNU tcp_init; 2 MiB on smaller ones)",
+    "(XNU tcp_init; 2 MiB on smaller ones)",
     "net.inet.tcp.autosndbufmax": "macOS's default on a Mac with 4 GiB of memory or more "
-                                  "(XNU tcp_init; 2 MiB on smaller ones)",
+    "(XNU tcp_init; 2 MiB on smaller ones)",
 }
 
 
@@ -248,50 +293,114 @@ def plan_macos(ctx: PlanContext) -> list[PlannedChange]:
 
     ref_max, cur_max, have_max, max_source = read_int("kern.ipc.maxsockbuf")
     buffers = []
-    for catalog_id, name in (("macos-autorcvbufmax", "net.inet.tcp.autorcvbufmax"),
-                             ("macos-autosndbufmax", "net.inet.tcp.autosndbufmax")):
+    for catalog_id, name in (
+        ("macos-autorcvbufmax", "net.inet.tcp.autorcvbufmax"),
+        ("macos-autosndbufmax", "net.inet.tcp.autosndbufmax"),
+    ):
         ref, current, have, source = read_int(name)
         if have is None and not profile:
-            buffers.append(ctx.item(catalog_id, ref, current, "none", None,
-                                    f"Could not be read here ({current.display()}); nothing is "
-                                    "planned for it."))
+            buffers.append(
+                ctx.item(
+                    catalog_id,
+                    ref,
+                    current,
+                    "none",
+                    None,
+                    f"Could not be read here ({current.display()}); nothing is planned for it.",
+                )
+            )
         elif have is None or have < buffer:
-            buffers.append(ctx.item(
-                catalog_id, ref, current, "set", str(buffer),
-                f"{_need_text(ctx)}; auto-tuning stops at this ceiling, and the window is only "
-                f"part of the buffer, so about {BUFFER_PER_WINDOW}x the window: {buffer:,} bytes"
-                + (f", more than {source}, {have:,}." if have is not None else ".")
-                + (" The kernel also picks each connection's window scale from this ceiling."
-                   if name.endswith("autorcvbufmax") else "")))
+            buffers.append(
+                ctx.item(
+                    catalog_id,
+                    ref,
+                    current,
+                    "set",
+                    str(buffer),
+                    f"{_need_text(ctx)}; auto-tuning stops at this ceiling, and the window is only "
+                    f"part of the buffer, so about {BUFFER_PER_WINDOW}x the window: {buffer:,} bytes"
+                    + (f", more than {source}, {have:,}." if have is not None else ".")
+                    + (
+                        " The kernel also picks each connection's window scale from this ceiling."
+                        if name.endswith("autorcvbufmax")
+                        else ""
+                    ),
+                )
+            )
         else:
-            buffers.append(ctx.item(catalog_id, ref, current, "keep", None,
-                                    f"{_need_text(ctx)}; {source}, {have:,} bytes, leaves room "
-                                    f"for the {buffer:,}-byte buffer this needs."))
+            buffers.append(
+                ctx.item(
+                    catalog_id,
+                    ref,
+                    current,
+                    "keep",
+                    None,
+                    f"{_need_text(ctx)}; {source}, {have:,} bytes, leaves room "
+                    f"for the {buffer:,}-byte buffer this needs.",
+                )
+            )
     # The socket-buffer ceiling must rise first, or the kernel refuses the larger values.
     if have_max is None:
-        items.append(ctx.item("macos-maxsockbuf", ref_max, cur_max, "none", None,
-                              f"Could not be read here ({cur_max.display()}); nothing is "
-                              "planned for it."))
+        items.append(
+            ctx.item(
+                "macos-maxsockbuf",
+                ref_max,
+                cur_max,
+                "none",
+                None,
+                f"Could not be read here ({cur_max.display()}); nothing is planned for it.",
+            )
+        )
     elif any(b.action == "set" for b in buffers) and have_max < buffer:
-        items.append(ctx.item("macos-maxsockbuf", ref_max, cur_max, "set", str(buffer),
-                              "No socket buffer can exceed this ceiling, so it must be at least "
-                              f"the new auto-tuning ceilings ({buffer:,} bytes); {max_source} "
-                              f"is {have_max:,}."))
+        items.append(
+            ctx.item(
+                "macos-maxsockbuf",
+                ref_max,
+                cur_max,
+                "set",
+                str(buffer),
+                "No socket buffer can exceed this ceiling, so it must be at least "
+                f"the new auto-tuning ceilings ({buffer:,} bytes); {max_source} "
+                f"is {have_max:,}.",
+            )
+        )
     else:
-        items.append(ctx.item("macos-maxsockbuf", ref_max, cur_max, "keep", None,
-                              f"High enough for the auto-tuning ceilings ({max_source}, "
-                              f"{have_max:,} bytes)."))
+        items.append(
+            ctx.item(
+                "macos-maxsockbuf",
+                ref_max,
+                cur_max,
+                "keep",
+                None,
+                f"High enough for the auto-tuning ceilings ({max_source}, {have_max:,} bytes).",
+            )
+        )
     items += buffers
 
     ref, current, auto, _ = read_int("net.inet.tcp.doautorcvbuf")
     if auto == 0:
-        items.append(ctx.item("macos-doautorcvbuf", ref, current, "set", "1",
-                              "Receive auto-tuning is off, so buffers never grow to what the "
-                              "path needs; on is macOS's default."))
+        items.append(
+            ctx.item(
+                "macos-doautorcvbuf",
+                ref,
+                current,
+                "set",
+                "1",
+                "Receive auto-tuning is off, so buffers never grow to what the "
+                "path needs; on is macOS's default.",
+            )
+        )
     else:
-        items.append(ctx.item("macos-doautorcvbuf", ref, current, "keep", None,
-                              "On." if auto is not None else "On unless someone turned it off "
-                              "(the default)."))
+        items.append(
+            ctx.item(
+                "macos-doautorcvbuf",
+                ref,
+                current,
+                "keep",
+                None,
+                "On." if auto is not None else "On unless someone turned it off (the default).",
+            )
+        )
 
     # net.inet.tcp.win_scale_factor is only where the kernel starts: tcp_set_max_rwinscale
     # (bsd/netinet/tcp_subr.c) raises each connection's shift until the window covers
@@ -301,16 +410,28 @@ def plan_macos(ctx: PlanContext) -> list[PlannedChange]:
         "Window scaling: macOS chooses each connection's scale factor itself, large enough for "
         "the receive ceiling (net.inet.tcp.autorcvbufmax); net.inet.tcp.win_scale_factor"
         + (f" (here {shift})" if shift is not None else "")
-        + " is only the smallest factor it starts from, so SambaTune does not set it.")
+        + " is only the smallest factor it starts from, so SambaTune does not set it."
+    )
 
     nic = ctx.interface
     if nic is not None and ctx.mtu.target is not None:
         mtu_ref = InterfaceMtuRef(nic.name)
-        items.append(ctx.item("macos-interface-mtu", mtu_ref, ctx.read(mtu_ref), "set",
-                              ctx.mtu.target, ctx.mtu.reason, suffix=nic.name))
+        items.append(
+            ctx.item(
+                "macos-interface-mtu",
+                mtu_ref,
+                ctx.read(mtu_ref),
+                "set",
+                ctx.mtu.target,
+                ctx.mtu.reason,
+                suffix=nic.name,
+            )
+        )
     else:
         ctx.notes.append(f"MTU: {ctx.mtu.reason}")
     if any(i.action == "set" and isinstance(i.ref, SysctlRef) for i in items):
-        ctx.notes.append("macOS sysctl changes last until the next restart; run the apply again "
-                         "after a restart (the MTU set with networksetup is kept).")
+        ctx.notes.append(
+            "macOS sysctl changes last until the next restart; run the apply again "
+            "after a restart (the MTU set with networksetup is kept)."
+        )
     return items

@@ -20,9 +20,18 @@ _BINARY_PREFIX = {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**
 
 _DURATION_UNITS = {
     "ns": 1e-9,
-    "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "usec": 1e-6,
-    "ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3, "milliseconds": 1e-3,
-    "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "usec": 1e-6,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "millisecond": 1e-3,
+    "milliseconds": 1e-3,
+    "s": 1.0,
+    "sec": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
 }
 
 
@@ -92,9 +101,7 @@ def parse_duration(text: str) -> float:
     """A duration in seconds: "20ms", "0.5s", "250us"."""
     number, unit = _split(text, "duration")
     if not unit:
-        raise InvalidInput(
-            f"{text!r} has no unit: milliseconds or seconds?", details=_EXAMPLES["duration"]
-        )
+        raise InvalidInput(f"{text!r} has no unit: milliseconds or seconds?", details=_EXAMPLES["duration"])
     factor = _DURATION_UNITS.get(unit) or _DURATION_UNITS.get(unit.lower())
     if factor is None:
         raise InvalidInput(f"{text!r}: unknown time unit {unit!r}.", details=_EXAMPLES["duration"])

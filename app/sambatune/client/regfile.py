@@ -156,8 +156,10 @@ def parse_reg(data: bytes | str) -> RegFile:
     elif header == HEADER_V4:
         version = 4
     else:
-        raise InvalidInput(f"Not a .reg file: the first line is {header[:60]!r}.",
-                           details=f"Expected {HEADER_V5!r} or {HEADER_V4!r}.")
+        raise InvalidInput(
+            f"Not a .reg file: the first line is {header[:60]!r}.",
+            details=f"Expected {HEADER_V5!r} or {HEADER_V4!r}.",
+        )
     regfile = RegFile(version)
     block: RegKeyBlock | None = None
     for number, line in lines[1:]:

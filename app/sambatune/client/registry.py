@@ -150,7 +150,7 @@ class InMemoryRegistry(RegistryStore):
         prefix = normalize_key(key).lower() + "\\"
         names = []
         for path, node in self._keys.items():
-            if path.startswith(prefix) and "\\" not in path[len(prefix):]:
+            if path.startswith(prefix) and "\\" not in path[len(prefix) :]:
                 names.append(node.name.rsplit("\\", 1)[-1])
         return sorted(names, key=str.lower)
 
@@ -283,8 +283,10 @@ class WinRegistry(RegistryStore):
 def _from_winreg(value_type: int, data: object) -> RegValue:
     """winreg hands back Python objects; turn them into a RegValue of the same type."""
     if data is None:
-        return RegValue(value_type, b"") if value_type not in (1, 2, 4, 7, 11) else RegValue(
-            value_type, "" if value_type in (1, 2) else (() if value_type == 7 else 0)
+        return (
+            RegValue(value_type, b"")
+            if value_type not in (1, 2, 4, 7, 11)
+            else RegValue(value_type, "" if value_type in (1, 2) else (() if value_type == 7 else 0))
         )
     if isinstance(data, list):
         return RegValue(value_type, tuple(str(s) for s in data))

@@ -104,8 +104,7 @@ class RegValue:
         if value_type == REG_MULTI_SZ and len(raw) % 2 == 0:
             text = raw.decode("utf-16-le").rstrip("\0")
             return cls(value_type, tuple(text.split("\0")) if text else ())
-        if value_type in (REG_DWORD, REG_DWORD_BIG_ENDIAN, REG_QWORD, REG_SZ, REG_EXPAND_SZ,
-                          REG_MULTI_SZ):
+        if value_type in (REG_DWORD, REG_DWORD_BIG_ENDIAN, REG_QWORD, REG_SZ, REG_EXPAND_SZ, REG_MULTI_SZ):
             raise InvalidInput(f"{len(raw)} bytes are not a valid {TYPE_NAMES[value_type]}.")
         return cls(value_type, raw)
 
@@ -142,7 +141,7 @@ class RegValue:
         if type_name in TYPE_NUMBERS:
             number = TYPE_NUMBERS[type_name]
         elif isinstance(type_name, str) and type_name.startswith("REG_TYPE_"):
-            number = int(type_name[len("REG_TYPE_"):])
+            number = int(type_name[len("REG_TYPE_") :])
         else:
             raise InvalidInput(f"Unknown registry type {type_name!r}.")
         if number in (REG_DWORD, REG_DWORD_BIG_ENDIAN, REG_QWORD):

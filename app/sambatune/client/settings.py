@@ -55,8 +55,12 @@ class RegistryValueRef(SettingRef):
         return f"{self.kind}:{self.label().lower()}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "key": self.key, "name": self.name,
-                "type": TYPE_NAMES.get(self.value_type, str(self.value_type))}
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "name": self.name,
+            "type": TYPE_NAMES.get(self.value_type, str(self.value_type)),
+        }
 
     def check_value(self, value: SettingValue) -> SettingValue:
         if not isinstance(value, RegValue):

@@ -86,9 +86,18 @@ def take_snapshot(system: ClientSystem) -> ClientSnapshot:
                     current = system.read(ref)
                 except SambaTuneError as error:
                     current = Observed.unknown(error.message)
-            snapshot.items.append(SnapshotItem(
-                item.id, item.title + (f" [{_scope(ref)}]" if _scope(ref) else ""), ref, current,
-                honour.honoured, honour.evidence, item.restart, item.what))
+            snapshot.items.append(
+                SnapshotItem(
+                    item.id,
+                    item.title + (f" [{_scope(ref)}]" if _scope(ref) else ""),
+                    ref,
+                    current,
+                    honour.honoured,
+                    honour.evidence,
+                    item.restart,
+                    item.what,
+                )
+            )
     return snapshot
 
 
@@ -98,8 +107,9 @@ def _scope(ref: SettingRef | None) -> str:
     return ""
 
 
-def _refs(item: CatalogEntry, system: ClientSystem,
-          interfaces: list[NetworkInterface]) -> list[SettingRef | None]:
+def _refs(
+    item: CatalogEntry, system: ClientSystem, interfaces: list[NetworkInterface]
+) -> list[SettingRef | None]:
     setting = item.setting
     kind = setting.get("kind")
     real = [n for n in interfaces if not n.is_loopback and n.mtu]
@@ -107,8 +117,11 @@ def _refs(item: CatalogEntry, system: ClientSystem,
         key = setting["key"]
         value_type = TYPE_NUMBERS[setting["type"]]
         if key == "{interface_key}":
-            return [RegistryValueRef(f"{TCPIP_INTERFACES_KEY}\\{n.guid}", setting["name"],
-                                     value_type) for n in real if n.guid] or [None]
+            return [
+                RegistryValueRef(f"{TCPIP_INTERFACES_KEY}\\{n.guid}", setting["name"], value_type)
+                for n in real
+                if n.guid
+            ] or [None]
         if key.startswith("{"):
             return [None]
         return [RegistryValueRef(key, setting["name"], value_type)]

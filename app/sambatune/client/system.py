@@ -104,16 +104,27 @@ class ProfileSystem(ClientSystem):
 def example_interfaces(os_info: OsInfo) -> list[NetworkInterface]:
     """A stand-in interface for a forced profile, clearly marked as an example."""
     if os_info.family == "windows":
-        return [NetworkInterface(
-            name="Ethernet", mtu=1500, index=12,
-            guid="{00000000-0000-0000-0000-000000000000}",
-            kind="ethernet", description="example interface (planning for another machine)",
-            example=True,
-        )]
+        return [
+            NetworkInterface(
+                name="Ethernet",
+                mtu=1500,
+                index=12,
+                guid="{00000000-0000-0000-0000-000000000000}",
+                kind="ethernet",
+                description="example interface (planning for another machine)",
+                example=True,
+            )
+        ]
     name = "en0" if os_info.family == "macos" else "eth0"
-    return [NetworkInterface(name=name, mtu=1500, kind="ethernet",
-                             description="example interface (planning for another machine)",
-                             example=True)]
+    return [
+        NetworkInterface(
+            name=name,
+            mtu=1500,
+            kind="ethernet",
+            description="example interface (planning for another machine)",
+            example=True,
+        )
+    ]
 
 
 def describe_operations(os_info: OsInfo, ref: SettingRef, value: SettingValue | None) -> list[str]:
@@ -157,8 +168,7 @@ def system_for(profile: str | None, sysctl_dir: Path | None = None) -> ClientSys
     except InvalidInput:
         here = None
     if here is not None and (
-        here.profile == forced.profile
-        or (here.family == forced.family and here.family in ("linux", "macos"))
+        here.profile == forced.profile or (here.family == forced.family and here.family in ("linux", "macos"))
     ):
         return local_system(sysctl_dir)
     return ProfileSystem(forced)

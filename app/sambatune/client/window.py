@@ -113,9 +113,7 @@ class WindowSizing:
         }
 
 
-def size_window(
-    bandwidth_bps: float, rtt_seconds: float, current_window: int | None = None
-) -> WindowSizing:
+def size_window(bandwidth_bps: float, rtt_seconds: float, current_window: int | None = None) -> WindowSizing:
     """The whole calculation at once: cheap enough to run on every keystroke."""
     bdp = bdp_bytes(bandwidth_bps, rtt_seconds)
     needed = _ceil_bytes(bdp)

@@ -34,8 +34,7 @@ from sambatune.client.settings import (
 from sambatune.client.system import ClientSystem, Runner
 from sambatune.errors import CommandFailed, InvalidInput
 
-POWERSHELL = ("powershell.exe", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass",
-              "-Command")
+POWERSHELL = ("powershell.exe", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command")
 
 # Interfaces, adapters and addresses in one JSON document. @(...) keeps one-element
 # results as lists; Speed is the link speed in bits per second.
@@ -76,8 +75,7 @@ class WindowsNetCommands:
     def autotuning_level(self) -> Observed:
         result = self.runner.run(self.SHOW_GLOBAL, timeout=60)
         if not result.ok:
-            return Observed.unknown(result.error_text.strip() or result.text.strip()
-                                    or "netsh failed")
+            return Observed.unknown(result.error_text.strip() or result.text.strip() or "netsh failed")
         level = parse_autotuning_level(result.text)
         if level is None:
             return Observed.unknown("netsh printed no auto-tuning level SambaTune can read")
@@ -88,8 +86,16 @@ class WindowsNetCommands:
 
     @staticmethod
     def set_mtu_argv(interface: str, mtu: int) -> list[str]:
-        return ["netsh", "interface", "ipv4", "set", "subinterface", interface, f"mtu={mtu}",
-                "store=persistent"]
+        return [
+            "netsh",
+            "interface",
+            "ipv4",
+            "set",
+            "subinterface",
+            interface,
+            f"mtu={mtu}",
+            "store=persistent",
+        ]
 
     def subinterface_mtus(self) -> dict[str, int]:
         result = self.runner.run(self.SHOW_SUBINTERFACES, timeout=60)
@@ -99,16 +105,20 @@ class WindowsNetCommands:
     # adapter advanced properties (*JumboPacket) --------------------------------------
     @staticmethod
     def get_property_argv(interface: str, keyword: str) -> list[str]:
-        return [*POWERSHELL,
-                f"Get-NetAdapterAdvancedProperty -Name {ps_quote(interface)} "
-                f"-RegistryKeyword {ps_quote(keyword)} -ErrorAction Stop | "
-                "Select-Object -ExpandProperty RegistryValue | ConvertTo-Json -Compress"]
+        return [
+            *POWERSHELL,
+            f"Get-NetAdapterAdvancedProperty -Name {ps_quote(interface)} "
+            f"-RegistryKeyword {ps_quote(keyword)} -ErrorAction Stop | "
+            "Select-Object -ExpandProperty RegistryValue | ConvertTo-Json -Compress",
+        ]
 
     @staticmethod
     def set_property_argv(interface: str, keyword: str, value: str) -> list[str]:
-        return [*POWERSHELL,
-                f"Set-NetAdapterAdvancedProperty -Name {ps_quote(interface)} "
-                f"-RegistryKeyword {ps_quote(keyword)} -RegistryValue {ps_quote(value)}"]
+        return [
+            *POWERSHELL,
+            f"Set-NetAdapterAdvancedProperty -Name {ps_quote(interface)} "
+            f"-RegistryKeyword {ps_quote(keyword)} -RegistryValue {ps_quote(value)}",
+        ]
 
     def adapter_property(self, interface: str, keyword: str) -> Observed:
         result = self.runner.run(self.get_property_argv(interface, keyword), timeout=60)
@@ -171,9 +181,14 @@ class WindowsSystem(ClientSystem):
             return self.commands.interfaces_json()
         if self.os.generation == "vista7" and self.commands is not None:
             mtus = self.commands.subinterface_mtus()
-            return [NetworkInterface(name=name, mtu=None if mtu == 4294967295 else mtu,
-                                     kind="loopback" if mtu == 4294967295 else "ethernet")
-                    for name, mtu in mtus.items()]
+            return [
+                NetworkInterface(
+                    name=name,
+                    mtu=None if mtu == 4294967295 else mtu,
+                    kind="loopback" if mtu == 4294967295 else "ethernet",
+                )
+                for name, mtu in mtus.items()
+            ]
         return nics_from_registry(self.registry)
 
     def is_admin(self) -> bool:

@@ -60,10 +60,18 @@ NEW_CONNECTION_PARAMETERS: dict[str, str] = {
 }
 
 #: Parameters whose class tests/test_activation.py checks against a real smbd.
-TESTED = frozenset({
-    "smb ports", "bind interfaces only", "interfaces", "socket options",
-    "server max protocol", "server signing", "smb2 max read", "path",
-})
+TESTED = frozenset(
+    {
+        "smb ports",
+        "bind interfaces only",
+        "interfaces",
+        "socket options",
+        "server max protocol",
+        "server signing",
+        "smb2 max read",
+        "path",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -77,11 +85,17 @@ class ParameterChange:
 
     def describe(self) -> str:
         where = "" if self.section == "global" else f"[{self.section}] "
-        return (f"{where}{self.name}: {_shown(self.old)} -> {_shown(self.new)}")
+        return f"{where}{self.name}: {_shown(self.old)} -> {_shown(self.new)}"
 
     def to_json(self) -> dict[str, str | None]:
-        return {"section": self.section, "parameter": self.name, "old": self.old,
-                "new": self.new, "activation": self.activation.value, "why": self.why}
+        return {
+            "section": self.section,
+            "parameter": self.name,
+            "old": self.old,
+            "new": self.new,
+            "activation": self.activation.value,
+            "why": self.why,
+        }
 
 
 def _shown(value: str | None) -> str:
@@ -94,8 +108,9 @@ def _socket_options(value: str | None) -> set[str]:
     return {option.split("=", 1)[0].upper() for option in text.split()}
 
 
-def classify_parameter(section: str, name: str, old: str | None, new: str | None,
-                       binds_interfaces: bool) -> tuple[Activation, str]:
+def classify_parameter(
+    section: str, name: str, old: str | None, new: str | None, binds_interfaces: bool
+) -> tuple[Activation, str]:
     """When smbd applies one parameter's change from ``old`` to ``new`` (None: unset)."""
     if section == "global":
         if name == "interfaces" and not binds_interfaces:
@@ -107,7 +122,8 @@ def classify_parameter(section: str, name: str, old: str | None, new: str | None
             if taken_away:
                 return Activation.RESTART, (
                     f"{', '.join(sorted(taken_away))} stays set on the listening socket, and "
-                    "every new connection inherits it, until smbd restarts")
+                    "every new connection inherits it, until smbd restarts"
+                )
         if name in RESTART_PARAMETERS:
             return Activation.RESTART, RESTART_PARAMETERS[name]
     if name in NEW_CONNECTION_PARAMETERS:
@@ -130,17 +146,23 @@ def classify_changes(old_dump: str, new_dump: str) -> list[ParameterChange]:
     for section in dict.fromkeys([*old_sections, *new_sections]):
         if section not in old_sections or section not in new_sections:
             state = "added" if section in new_sections else "removed"
-            changes.append(ParameterChange(section, f"share {state}", None, None,
-                                           Activation.RELOAD, "smbd re-reads its list of "
-                                           "shares on reload"))
+            changes.append(
+                ParameterChange(
+                    section,
+                    f"share {state}",
+                    None,
+                    None,
+                    Activation.RELOAD,
+                    "smbd re-reads its list of shares on reload",
+                )
+            )
             continue
         old, new = old_sections[section], new_sections[section]
         for name in dict.fromkeys([*old, *new]):
             if old.get(name) == new.get(name):
                 continue
             activation, why = classify_parameter(section, name, old.get(name), new.get(name), binds)
-            changes.append(ParameterChange(section, name, old.get(name), new.get(name),
-                                           activation, why))
+            changes.append(ParameterChange(section, name, old.get(name), new.get(name), activation, why))
     return changes
 
 

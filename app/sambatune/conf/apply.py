@@ -103,12 +103,23 @@ STEP_TITLES: dict[ApplyStep, str] = {
     ApplyStep.HEALTH: "Check smbd answers and lists the shares",
     ApplyStep.ROLLBACK: "Put the previous file back",
 }
-STEPS = (ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP, ApplyStep.INSTALL,
-         ApplyStep.RELOAD, ApplyStep.HEALTH)
+STEPS = (
+    ApplyStep.UPLOAD,
+    ApplyStep.TESTPARM,
+    ApplyStep.BACKUP,
+    ApplyStep.INSTALL,
+    ApplyStep.RELOAD,
+    ApplyStep.HEALTH,
+)
 
 # The names other modules and the tests import.
-RUNNING, DONE, FAILED, SKIPPED, WARNING = (StepState.RUNNING, StepState.DONE, StepState.FAILED,
-                                           StepState.SKIPPED, StepState.WARNING)
+RUNNING, DONE, FAILED, SKIPPED, WARNING = (
+    StepState.RUNNING,
+    StepState.DONE,
+    StepState.FAILED,
+    StepState.SKIPPED,
+    StepState.WARNING,
+)
 APPLIED = ApplyStatus.APPLIED
 REFUSED = ApplyStatus.REFUSED
 ROLLED_BACK = ApplyStatus.ROLLED_BACK
@@ -129,8 +140,7 @@ class StepEvent:
         return STEP_TITLES.get(self.step, self.step)
 
     def to_json(self) -> dict[str, str]:
-        return {"step": self.step, "state": self.state, "message": self.message,
-                "details": self.details}
+        return {"step": self.step, "state": self.state, "message": self.message, "details": self.details}
 
 
 @dataclass
@@ -217,14 +227,13 @@ def read_live(transport: Transport, path: str, *, sudo: bool = False) -> LiveCon
     return LiveConfig(path, transport.read_file(path, sudo=sudo))
 
 
-def unified_diff(old: bytes, new: bytes, path: str, old_label: str = "live",
-                 new_label: str = "new") -> str:
+def unified_diff(old: bytes, new: bytes, path: str, old_label: str = "live", new_label: str = "new") -> str:
     old_lines = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     new_lines = new.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    lines = difflib.unified_diff(old_lines, new_lines, f"{path} ({old_label})",
-                                 f"{path} ({new_label})")
-    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    lines = difflib.unified_diff(old_lines, new_lines, f"{path} ({old_label})", f"{path} ({new_label})")
+    text = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
@@ -263,8 +272,7 @@ PREPARE_STEPS = (ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP)
 class ApplyJournal(Protocol):
     """Where the pipeline records what it did (applied_versions.AppliedJournal)."""
 
-    def begin(self, *, candidate: bytes, previous: bytes, summary: str,
-              backup_id: str | None) -> None: ...
+    def begin(self, *, candidate: bytes, previous: bytes, summary: str, backup_id: str | None) -> None: ...
 
     def finish(self, *, status: ApplyStatus, live: LiveState, content: bytes) -> None: ...
 
@@ -321,21 +329,33 @@ class ApplyRun:
         return posixpath.join(directory, f".{base}.sambatune-{secrets.token_hex(4)}.new")
 
     # -- reporting ------------------------------------------------------------------
-    def _event(self, step: ApplyStep, state: StepState, message: str = "",
-               details: str = "") -> None:
+    def _event(self, step: ApplyStep, state: StepState, message: str = "", details: str = "") -> None:
         event = StepEvent(step, state, message, details)
         self.steps.append(event)
-        log.info("%s: apply %s: %s: %s%s", self.transport.label, self.request.path,
-                 event.title, state, f": {message}" if message else "")
+        log.info(
+            "%s: apply %s: %s: %s%s",
+            self.transport.label,
+            self.request.path,
+            event.title,
+            state,
+            f": {message}" if message else "",
+        )
         if self.on_event is not None:
             self.on_event(event)
 
-    def _outcome(self, status: ApplyStatus, live: LiveState, message: str,
-                 **extra: Any) -> ApplyOutcome:
+    def _outcome(self, status: ApplyStatus, live: LiveState, message: str, **extra: Any) -> ApplyOutcome:
         return ApplyOutcome(
-            status=status, live=live, message=message, steps=self.steps, backup=self.backup,
-            testparm=self.testparm, restart_reasons=self.reasons, warnings=self.warnings,
-            changes=self.changes, clients=self.clients, smbd_running=self.smbd_was_running,
+            status=status,
+            live=live,
+            message=message,
+            steps=self.steps,
+            backup=self.backup,
+            testparm=self.testparm,
+            restart_reasons=self.reasons,
+            warnings=self.warnings,
+            changes=self.changes,
+            clients=self.clients,
+            smbd_running=self.smbd_was_running,
             **extra,
         )
 
@@ -353,16 +373,24 @@ class ApplyRun:
             return work()
         except (ConnectionFailed, CommandTimedOut, EOFError, OSError) as exc:
             lost = not isinstance(exc, CommandTimedOut)
-            self._event(name, FAILED, "The connection to the server was lost." if lost else
-                        f"The server did not answer in time: {exc}", str(exc))
+            self._event(
+                name,
+                FAILED,
+                "The connection to the server was lost."
+                if lost
+                else f"The server did not answer in time: {exc}",
+                str(exc),
+            )
             raise _Uncertain(name, exc) from exc
         except (SambaTuneError, KeyboardInterrupt):
             raise
         except Exception as exc:
             # Garbage from the server (an agent's malformed answer, say) is a failed step,
             # never a traceback with the new file live and unchecked.
-            raise AgentFailed(f"The server gave an answer SambaTune cannot read during "
-                              f"'{STEP_TITLES.get(name, name)}'", details=repr(exc)) from exc
+            raise AgentFailed(
+                f"The server gave an answer SambaTune cannot read during '{STEP_TITLES.get(name, name)}'",
+                details=repr(exc),
+            ) from exc
 
     # -- the pipeline ---------------------------------------------------------------
     def run(self) -> ApplyOutcome:
@@ -375,8 +403,14 @@ class ApplyRun:
             if self.guard is not None:
                 self.guard.release()
         self._record(outcome)
-        log.info("%s: apply %s ended %s, live %s: %s", self.transport.label, self.request.path,
-                 outcome.status, outcome.live, outcome.message)
+        log.info(
+            "%s: apply %s ended %s, live %s: %s",
+            self.transport.label,
+            self.request.path,
+            outcome.status,
+            outcome.live,
+            outcome.message,
+        )
         return outcome
 
     def _record(self, outcome: ApplyOutcome) -> None:
@@ -386,7 +420,8 @@ class ApplyRun:
             content = self.live_after
         else:
             content = {LiveState.NEW: self.request.candidate, LiveState.OLD: self.request.original}.get(
-                outcome.live, self.request.candidate)
+                outcome.live, self.request.candidate
+            )
         try:
             self.journal.finish(status=outcome.status, live=outcome.live, content=content)
         except Exception as error:  # the server's state is settled; a local disk problem
@@ -409,9 +444,12 @@ class ApplyRun:
         # From here on the pipeline runs to the end: cancelling now could leave smbd
         # between configurations, so a cancel only means "stop once it is checked".
         if self.journal is not None:
-            self.journal.begin(candidate=self.request.candidate, previous=self.request.original,
-                               summary=self.request.summary,
-                               backup_id=self.backup.id if self.backup else None)
+            self.journal.begin(
+                candidate=self.request.candidate,
+                previous=self.request.original,
+                summary=self.request.summary,
+                backup_id=self.backup.id if self.backup else None,
+            )
         try:
             swapped = self._step(ApplyStep.INSTALL, self._install)
         except _Uncertain as lost:
@@ -424,8 +462,9 @@ class ApplyRun:
             # problem or an interrupt (handled above) leaves its effect open.
             self._cleanup_candidate()
             self._event(ApplyStep.INSTALL, FAILED, error.message)
-            return self._outcome(FAILED_OUTCOME, LiveState.OLD,
-                                 f"{error.message} The live file is unchanged.")
+            return self._outcome(
+                FAILED_OUTCOME, LiveState.OLD, f"{error.message} The live file is unchanged."
+            )
         if swapped is not None:
             return swapped
         self.installed = True
@@ -449,10 +488,13 @@ class ApplyRun:
             self.candidate_path = self._candidate_beside(self.real_path)
             self.warnings.append(
                 f"{request.path} is a symbolic link to {self.real_path}: SambaTune changes "
-                f"{self.real_path} and leaves the link as it is.")
+                f"{self.real_path} and leaves the link as it is."
+            )
         if guarded.removed:
-            self.warnings.append("Removed what an earlier, interrupted run left: "
-                                 + ", ".join(posixpath.basename(p) for p in guarded.removed))
+            self.warnings.append(
+                "Removed what an earlier, interrupted run left: "
+                + ", ".join(posixpath.basename(p) for p in guarded.removed)
+            )
         self._settle_interrupted_runs()
         try:
             seen = smbd_processes(t, sudo=sudo, cancel=self.cancel)
@@ -465,27 +507,42 @@ class ApplyRun:
         except AgentFailed as error:
             self.warnings.append(f"Could not tell whether smbd runs: {error.message}")
         try:
-            self._step(ApplyStep.UPLOAD, lambda: t.write_file_atomic(
-                self.candidate_path, request.candidate, sudo=sudo, mode=0o600))
+            self._step(
+                ApplyStep.UPLOAD,
+                lambda: t.write_file_atomic(self.candidate_path, request.candidate, sudo=sudo, mode=0o600),
+            )
         except CommandFailed as error:
             self._event(ApplyStep.UPLOAD, FAILED, error.message, error.details)
-            return self._outcome(REFUSED, LiveState.OLD, f"Could not upload the new version: "
-                                 f"{error.message}. The live file was not touched.")
+            return self._outcome(
+                REFUSED,
+                LiveState.OLD,
+                f"Could not upload the new version: {error.message}. The live file was not touched.",
+            )
         self._event(ApplyStep.UPLOAD, DONE, f"{len(request.candidate)} bytes", self.candidate_path)
         self.cancel.raise_if_cancelled()
 
         report = self._step(ApplyStep.TESTPARM, lambda: run_testparm(t, self.candidate_path, sudo=sudo))
         self.testparm = report
         if not report.ok:
-            self._event(ApplyStep.TESTPARM, FAILED, "testparm rejects the new version.",
-                        "\n".join(report.errors + report.warnings))
+            self._event(
+                ApplyStep.TESTPARM,
+                FAILED,
+                "testparm rejects the new version.",
+                "\n".join(report.errors + report.warnings),
+            )
             self._cleanup_candidate()
-            return self._outcome(REFUSED, LiveState.OLD, "testparm rejects the new version, so it "
-                                 "was not installed: " + "; ".join(report.errors[:3]))
+            return self._outcome(
+                REFUSED,
+                LiveState.OLD,
+                "testparm rejects the new version, so it was not installed: " + "; ".join(report.errors[:3]),
+            )
         self.warnings += report.warnings
-        self._event(ApplyStep.TESTPARM, WARNING if report.warnings else DONE,
-                    f"{len(report.warnings)} warning(s)" if report.warnings else "accepted",
-                    "\n".join(report.warnings))
+        self._event(
+            ApplyStep.TESTPARM,
+            WARNING if report.warnings else DONE,
+            f"{len(report.warnings)} warning(s)" if report.warnings else "accepted",
+            "\n".join(report.warnings),
+        )
         old_report = self._guarded(ApplyStep.TESTPARM, lambda: run_testparm(t, request.path, sudo=sudo))
         self.old_dump = old_report.dump
         self.changes = classify_changes(self.old_dump, report.dump)
@@ -499,22 +556,29 @@ class ApplyRun:
             steps = [ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP, ApplyStep.INSTALL]
             if self.smbd_was_running:
                 steps += [ApplyStep.RESTART if self.reasons else ApplyStep.RELOAD, ApplyStep.HEALTH]
-            return self._outcome(PLANNED, LiveState.OLD, self._plan_sentence(),
-                                 plan=[STEP_TITLES[s] for s in steps])
+            return self._outcome(
+                PLANNED, LiveState.OLD, self._plan_sentence(), plan=[STEP_TITLES[s] for s in steps]
+            )
         self.cancel.raise_if_cancelled()
 
-        store = BackupStore(t, request.path, backup_dir=request.backup_dir,
-                            retention=request.retention, sudo=sudo)
+        store = BackupStore(
+            t, request.path, backup_dir=request.backup_dir, retention=request.retention, sudo=sudo
+        )
         try:
-            self.backup = self._step(ApplyStep.BACKUP, lambda: store.create(
-                request.original, applied_by=who_applies(t), summary=request.summary))
+            self.backup = self._step(
+                ApplyStep.BACKUP,
+                lambda: store.create(request.original, applied_by=who_applies(t), summary=request.summary),
+            )
         except (CommandFailed, SambaTuneError) as error:
             if isinstance(error, Cancelled):
                 raise
             self._event(ApplyStep.BACKUP, FAILED, error.message, error.details)
             self._cleanup_candidate()
-            return self._outcome(REFUSED, LiveState.OLD, "Could not back up the live file, so "
-                                 f"nothing was changed: {error.message}")
+            return self._outcome(
+                REFUSED,
+                LiveState.OLD,
+                f"Could not back up the live file, so nothing was changed: {error.message}",
+            )
         assert self.backup is not None
         self._event(ApplyStep.BACKUP, DONE, posixpath.basename(self.backup.path), self.backup.path)
         self.cancel.raise_if_cancelled()
@@ -523,8 +587,12 @@ class ApplyRun:
     def _weigh_restart(self) -> ApplyOutcome | None:
         """Who a restart would cut off; a refusal unless the admin allowed the restart."""
         try:
-            self.clients = self._guarded(ApplyStep.TESTPARM, lambda: connected_clients(
-                self.transport, self.served_path, sudo=self.request.sudo, cancel=self.cancel))
+            self.clients = self._guarded(
+                ApplyStep.TESTPARM,
+                lambda: connected_clients(
+                    self.transport, self.served_path, sudo=self.request.sudo, cancel=self.cancel
+                ),
+            )
         except SambaTuneError as error:
             if isinstance(error, Cancelled):
                 raise
@@ -534,22 +602,31 @@ class ApplyRun:
         self._cleanup_candidate()
         who = self.clients.sentence() if self.clients else "Who is connected is not known."
         return self._outcome(
-            REFUSED, LiveState.OLD,
+            REFUSED,
+            LiveState.OLD,
             "Not applied: this change needs smbd to restart, which ends every client's "
-            f"connection. {who} Needs the restart: " + "; ".join(self.reasons)
-            + ". Nothing was changed; apply again allowing the restart.")
+            f"connection. {who} Needs the restart: "
+            + "; ".join(self.reasons)
+            + ". Nothing was changed; apply again allowing the restart.",
+        )
 
     def _plan_sentence(self) -> str:
         if not self.smbd_was_running:
-            return "Dry run: testparm accepts it; smbd is not running for this file, so " \
+            return (
+                "Dry run: testparm accepts it; smbd is not running for this file, so "
                 "nothing would be reloaded. Nothing was changed."
+            )
         if self.reasons:
             who = self.clients.sentence() if self.clients else "Who is connected is not known."
-            return ("Dry run: testparm accepts it; applying needs a restart of smbd, which "
-                    f"ends every client's connection ({who.rstrip('.')}). Needs the restart: "
-                    + "; ".join(self.reasons) + ". Nothing was changed.")
-        return "Dry run: testparm accepts it; a reload applies it without dropping anyone. " \
-            "Nothing was changed."
+            return (
+                "Dry run: testparm accepts it; applying needs a restart of smbd, which "
+                f"ends every client's connection ({who.rstrip('.')}). Needs the restart: "
+                + "; ".join(self.reasons)
+                + ". Nothing was changed."
+            )
+        return (
+            "Dry run: testparm accepts it; a reload applies it without dropping anyone. Nothing was changed."
+        )
 
     def _settle_interrupted_runs(self) -> None:
         """Rows an earlier, killed run left 'in progress' get the truth from the server."""
@@ -563,34 +640,48 @@ class ApplyRun:
             state = self.journal.settle_interrupted(version, live.sha256)
             self.warnings.append(
                 f"An earlier apply ({version.applied_at}) was interrupted before it finished; "
-                + {LiveState.NEW: "its version is live.", LiveState.OLD: "the file it would have replaced "
-                   "is live.", LiveState.UNKNOWN: "the live file has changed since."}[state])
+                + {
+                    LiveState.NEW: "its version is live.",
+                    LiveState.OLD: "the file it would have replaced is live.",
+                    LiveState.UNKNOWN: "the live file has changed since.",
+                }[state]
+            )
 
     def _install(self) -> ApplyOutcome | None:
         request = self.request
         swap = replace_verified(
-            self.transport, self.real_path, expected_sha256=request.original_sha256,
-            source=self.candidate_path, source_sha256=request.candidate_sha256,
-            size=len(request.candidate), how="move", sudo=request.sudo)
+            self.transport,
+            self.real_path,
+            expected_sha256=request.original_sha256,
+            source=self.candidate_path,
+            source_sha256=request.candidate_sha256,
+            size=len(request.candidate),
+            how="move",
+            sudo=request.sudo,
+        )
         if swap.changed_meanwhile:
             live_now = read_live(self.transport, request.path, sudo=request.sudo).data
             self.live_after = live_now
             self._event(ApplyStep.INSTALL, FAILED, "Someone else changed the live file meanwhile.")
             self._cleanup_candidate()
             return self._outcome(
-                REFUSED, LiveState.OLD,
+                REFUSED,
+                LiveState.OLD,
                 "The live file changed since you opened it, so SambaTune did not overwrite "
                 "it. Review the other change, then apply again.",
-                live_diff=unified_diff(request.original, live_now, request.path,
-                                       "when you opened it", "live now"),
-                candidate_vs_live=unified_diff(live_now, request.candidate, request.path,
-                                               "live now", "yours"),
+                live_diff=unified_diff(
+                    request.original, live_now, request.path, "when you opened it", "live now"
+                ),
+                candidate_vs_live=unified_diff(
+                    live_now, request.candidate, request.path, "live now", "yours"
+                ),
             )
         if not swap.ok:
             self._event(ApplyStep.INSTALL, FAILED, swap.error)
             self._cleanup_candidate()
-            return self._outcome(FAILED_OUTCOME, LiveState.OLD, "The swap failed; the live file is "
-                                 "unchanged: " + swap.error)
+            return self._outcome(
+                FAILED_OUTCOME, LiveState.OLD, "The swap failed; the live file is unchanged: " + swap.error
+            )
         return None
 
     def _activate_and_check(self) -> ApplyOutcome:
@@ -610,32 +701,46 @@ class ApplyRun:
     def _activate_and_check_steps(self) -> ApplyOutcome:
         request, t = self.request, self.transport
         if not self.smbd_was_running:
-            self._event(ApplyStep.RELOAD, SKIPPED, "smbd is not running for this file; it will read "
-                        "the new version when it starts.")
+            self._event(
+                ApplyStep.RELOAD,
+                SKIPPED,
+                "smbd is not running for this file; it will read the new version when it starts.",
+            )
             self._event(ApplyStep.HEALTH, SKIPPED)
             self._prune()
-            return self._outcome(APPLIED, LiveState.NEW, "Applied. smbd is not running, so nothing "
-                                 "was reloaded.")
+            return self._outcome(
+                APPLIED, LiveState.NEW, "Applied. smbd is not running, so nothing was reloaded."
+            )
         step = ApplyStep.RESTART if self.reasons else ApplyStep.RELOAD
         try:
-            how = self._step(step, lambda: (
-                restart_smbd(t, self.served_path, sudo=request.sudo) if self.reasons
-                else reload_smbd(t, self.served_path, sudo=request.sudo)))
-            self._event(step, DONE, "needed for " + "; ".join(self.reasons) if self.reasons
-                        else "smbd re-read the file", how)
+            how = self._step(
+                step,
+                lambda: (
+                    restart_smbd(t, self.served_path, sudo=request.sudo)
+                    if self.reasons
+                    else reload_smbd(t, self.served_path, sudo=request.sudo)
+                ),
+            )
+            self._event(
+                step,
+                DONE,
+                "needed for " + "; ".join(self.reasons) if self.reasons else "smbd re-read the file",
+                how,
+            )
         except SambaTuneError as error:
             self._event(step, FAILED, error.message, error.details)
             return self._rollback(f"{STEP_TITLES[step]} failed: {error.message}")
         expected = _listed_shares(self.testparm.dump if self.testparm else "")
-        health = self._step(ApplyStep.HEALTH, lambda: health_check(
-            t, self.served_path, expected_shares=expected, sudo=request.sudo))
+        health = self._step(
+            ApplyStep.HEALTH,
+            lambda: health_check(t, self.served_path, expected_shares=expected, sudo=request.sudo),
+        )
         if not health.ok:
             self._event(ApplyStep.HEALTH, FAILED, health.message)
             return self._rollback(f"The health check failed: {health.message}")
         self._event(ApplyStep.HEALTH, DONE, health.message)
         self._prune()
-        restart_note = (" smbd was restarted because " + "; ".join(self.reasons) + "."
-                        if self.reasons else "")
+        restart_note = " smbd was restarted because " + "; ".join(self.reasons) + "." if self.reasons else ""
         return self._outcome(APPLIED, LiveState.NEW, "Applied and verified." + restart_note)
 
     def _rollback(self, why: str) -> ApplyOutcome:
@@ -650,23 +755,41 @@ class ApplyRun:
                 self.transport = self.reconnect()
             t = self.transport
             back = replace_verified(
-                t, self.real_path, expected_sha256=request.candidate_sha256,
-                source=self.backup.path, source_sha256=self.backup.sha256,
-                size=self.backup.size, how="copy", sudo=request.sudo)
+                t,
+                self.real_path,
+                expected_sha256=request.candidate_sha256,
+                source=self.backup.path,
+                source_sha256=self.backup.sha256,
+                size=self.backup.size,
+                how="copy",
+                sudo=request.sudo,
+            )
         except SambaTuneError as error:
             self._event(ApplyStep.ROLLBACK, FAILED, error.message)
-            return self._outcome(FAILED_OUTCOME, LiveState.NEW, f"{why} Putting the old file back "
-                                 f"failed: {error.message}. The live file holds the new "
-                                 f"version; the backup is {self.backup.path}.")
+            return self._outcome(
+                FAILED_OUTCOME,
+                LiveState.NEW,
+                f"{why} Putting the old file back "
+                f"failed: {error.message}. The live file holds the new "
+                f"version; the backup is {self.backup.path}.",
+            )
         if back.changed_meanwhile:
             self._event(ApplyStep.ROLLBACK, FAILED, "The live file changed again; not touched.")
-            return self._outcome(FAILED_OUTCOME, LiveState.UNKNOWN, f"{why} The live file was changed "
-                                 "by someone else meanwhile, so it was left alone. The backup "
-                                 f"is {self.backup.path}.")
+            return self._outcome(
+                FAILED_OUTCOME,
+                LiveState.UNKNOWN,
+                f"{why} The live file was changed "
+                "by someone else meanwhile, so it was left alone. The backup "
+                f"is {self.backup.path}.",
+            )
         if not back.ok:
             self._event(ApplyStep.ROLLBACK, FAILED, back.error)
-            return self._outcome(FAILED_OUTCOME, LiveState.NEW, f"{why} Putting the old file back "
-                                 f"failed too: {back.error}. The backup is {self.backup.path}.")
+            return self._outcome(
+                FAILED_OUTCOME,
+                LiveState.NEW,
+                f"{why} Putting the old file back "
+                f"failed too: {back.error}. The backup is {self.backup.path}.",
+            )
         try:
             if self.reasons:
                 restart_smbd(t, self.served_path, sudo=request.sudo)
@@ -677,8 +800,9 @@ class ApplyRun:
         except SambaTuneError as error:
             state_note = f"Reloading smbd with the old file failed too: {error.message}."
         self._event(ApplyStep.ROLLBACK, DONE, "The previous file is back. " + state_note)
-        return self._outcome(ROLLED_BACK, LiveState.OLD, f"{why} The previous file was put back. "
-                             + state_note)
+        return self._outcome(
+            ROLLED_BACK, LiveState.OLD, f"{why} The previous file was put back. " + state_note
+        )
 
     def _recover(self, lost: _Uncertain) -> ApplyOutcome:
         """``lost.step`` ended without an answer: find out what the server has."""
@@ -686,50 +810,51 @@ class ApplyRun:
         before_install = lost.step in PREPARE_STEPS or (
             lost.step is ApplyStep.INSTALL and not lost.command_sent
         )
-        assumed = (LiveState.OLD if before_install
-                   else LiveState.NEW if self.installed else LiveState.UNKNOWN)
+        assumed = LiveState.OLD if before_install else LiveState.NEW if self.installed else LiveState.UNKNOWN
         try:
             if self.transport.is_connected():
                 transport = self.transport
             elif self.reconnect is not None:
                 transport = self.transport = self.reconnect()
             else:
-                return self._outcome(FAILED_OUTCOME, assumed, f"{what}. "
-                                     + _live_sentence(assumed))
+                return self._outcome(FAILED_OUTCOME, assumed, f"{what}. " + _live_sentence(assumed))
             live = read_live(transport, self.request.path, sudo=self.request.sudo)
         except SambaTuneError as error:
             return self._outcome(
-                FAILED_OUTCOME, assumed,
+                FAILED_OUTCOME,
+                assumed,
                 f"{what} and the server could not be reached again ({error.message}). "
                 + _live_sentence(assumed),
             )
         if live.sha256 == self.request.original_sha256:
             self._cleanup_candidate()
             return self._outcome(
-                FAILED_OUTCOME, LiveState.OLD,
-                f"{what}. Checked: the live file is the old version, unchanged. "
-                "Apply again when ready.",
+                FAILED_OUTCOME,
+                LiveState.OLD,
+                f"{what}. Checked: the live file is the old version, unchanged. Apply again when ready.",
             )
         if live.sha256 == self.request.candidate_sha256:
             if not self.installed:
                 self.installed = True
-                self._event(ApplyStep.INSTALL, DONE, "Checked again: the live file holds the new "
-                            "version.")
+                self._event(ApplyStep.INSTALL, DONE, "Checked again: the live file holds the new version.")
                 if not lost.dropped:
                     # The server hung with the swap done: trust it with the old file only.
                     return self._rollback(f"{what}; the new version had gone live.")
             if self._recovering:
                 return self._outcome(
-                    FAILED_OUTCOME, LiveState.NEW,
+                    FAILED_OUTCOME,
+                    LiveState.NEW,
                     "The connection was lost twice. The live file holds the new version; "
-                    "smbd re-reads a changed file within a few minutes on its own.")
+                    "smbd re-reads a changed file within a few minutes on its own.",
+                )
             self._recovering = True
             outcome = self._activate_and_check()
             outcome.message = f"{what}; SambaTune reconnected and finished. " + outcome.message
             return outcome
         self.live_after = live.data
         return self._outcome(
-            FAILED_OUTCOME, LiveState.UNKNOWN,
+            FAILED_OUTCOME,
+            LiveState.UNKNOWN,
             f"{what} and the live file is now neither the old nor the new version: "
             "someone else changed it. Nothing more was done.",
         )
@@ -744,15 +869,29 @@ class ApplyRun:
         try:
             if self.transport.is_connected():
                 self.transport.run(
-                    ["sh", "-c", 'rm -f -- "$1" "$2/.$3".sambatune.??????', "sambatune-clean",
-                     self.candidate_path, directory, base], sudo=self.request.sudo)
+                    [
+                        "sh",
+                        "-c",
+                        'rm -f -- "$1" "$2/.$3".sambatune.??????',
+                        "sambatune-clean",
+                        self.candidate_path,
+                        directory,
+                        base,
+                    ],
+                    sudo=self.request.sudo,
+                )
         except SambaTuneError:
             pass
 
     def _prune(self) -> None:
         try:
-            BackupStore(self.transport, self.request.path, backup_dir=self.request.backup_dir,
-                        retention=self.request.retention, sudo=self.request.sudo).prune()
+            BackupStore(
+                self.transport,
+                self.request.path,
+                backup_dir=self.request.backup_dir,
+                retention=self.request.retention,
+                sudo=self.request.sudo,
+            ).prune()
         except SambaTuneError as error:
             self.warnings.append(f"Old backups were not pruned: {error.message}")
 
@@ -761,9 +900,9 @@ def _live_sentence(live: LiveState) -> str:
     return {
         LiveState.OLD: "The live file is the old version, unchanged.",
         LiveState.NEW: "The live file holds the new version, but smbd may not have reloaded it yet "
-               "(it re-reads changed files within a few minutes).",
+        "(it re-reads changed files within a few minutes).",
         LiveState.UNKNOWN: "The swap may or may not have happened: reconnect and check; the live file "
-                   "is either exactly the old or exactly the new version.",
+        "is either exactly the old or exactly the new version.",
     }[live]
 
 
@@ -797,5 +936,12 @@ def apply_config(
     what the server has; ``journal`` records the run (before the swap and after);
     ``fault`` is called after each step (tests inject failures there).
     """
-    return ApplyRun(transport, request, on_event=on_event, cancel=cancel,
-                    reconnect=reconnect, fault=fault, journal=journal).run()
+    return ApplyRun(
+        transport,
+        request,
+        on_event=on_event,
+        cancel=cancel,
+        reconnect=reconnect,
+        fault=fault,
+        journal=journal,
+    ).run()

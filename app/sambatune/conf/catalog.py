@@ -21,8 +21,17 @@ from sambatune.conf.syntax import name_key
 from sambatune.errors import InvalidInput
 
 ParameterType = Literal[
-    "boolean", "boolean-rev", "integer", "bytes", "octal", "enum", "string", "ustring",
-    "char", "list", "cmdlist",
+    "boolean",
+    "boolean-rev",
+    "integer",
+    "bytes",
+    "octal",
+    "enum",
+    "string",
+    "ustring",
+    "char",
+    "list",
+    "cmdlist",
 ]
 Scope = Literal["global", "share"]
 Status = Literal["current", "deprecated", "removed", "unknown"]
@@ -57,8 +66,7 @@ class Parameter(NamedTuple):
     @property
     def enum_choices(self) -> list[str]:
         """The distinct values an enum takes, as testparm prints them, in Samba's order."""
-        printed = [self.enum_print.get(name_key(spelling), spelling)
-                   for spelling in self.enum_values]
+        printed = [self.enum_print.get(name_key(spelling), spelling) for spelling in self.enum_values]
         return list(dict.fromkeys(printed))
 
     @property
@@ -138,14 +146,11 @@ class ParameterCatalog:
         self.origin = origin
         self.source = source
         removed = {
-            name: info for name, info in removed_parameters().items()
-            if info.removed_in <= self.version
+            name: info for name, info in removed_parameters().items() if info.removed_in <= self.version
         }
         self._removed = removed
         self._all = parameters
-        self._parameters = {
-            name: parameter for name, parameter in parameters.items() if name not in removed
-        }
+        self._parameters = {name: parameter for name, parameter in parameters.items() if name not in removed}
         keys: dict[str, Lookup] = {}
         for parameter in self._parameters.values():
             keys[name_key(parameter.name)] = Lookup(parameter, None, False)
@@ -202,8 +207,7 @@ class ParameterCatalog:
                 candidates.setdefault(synonym.name.lower(), synonym.name)
         squeezed = {key.replace(" ", ""): key for key in candidates}
         close = difflib.get_close_matches(wanted, list(candidates), n=limit, cutoff=0.75)
-        for key in difflib.get_close_matches(wanted.replace(" ", ""), list(squeezed),
-                                             n=limit, cutoff=0.75):
+        for key in difflib.get_close_matches(wanted.replace(" ", ""), list(squeezed), n=limit, cutoff=0.75):
             if squeezed[key] not in close:
                 close.append(squeezed[key])
         return [candidates[key] for key in close[:limit]]
@@ -228,31 +232,32 @@ class ParameterCatalog:
     # -- stand-ins and serialisation --------------------------------------------------
     def for_version(self, version: tuple[int, int, int]) -> ParameterCatalog:
         """This catalog's data answering for another version (removals applied up to it)."""
-        return ParameterCatalog(self._all, self.version_text, origin=self.origin,
-                                version=version, source=self.source)
+        return ParameterCatalog(
+            self._all, self.version_text, origin=self.origin, version=version, source=self.source
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": CATALOG_SCHEMA,
             "samba_version": self.version_text,
             "source": self.source,
-            "parameters": {
-                name: self._parameters[name].to_json() for name in sorted(self._parameters)
-            },
+            "parameters": {name: self._parameters[name].to_json() for name in sorted(self._parameters)},
         }
 
     @classmethod
     def from_json(
-        cls, data: Mapping[str, Any], *, origin: Origin,
+        cls,
+        data: Mapping[str, Any],
+        *,
+        origin: Origin,
         version: tuple[int, int, int] | None = None,
     ) -> ParameterCatalog:
         if data.get("schema") != CATALOG_SCHEMA:
             raise InvalidInput(f"Unsupported parameter catalog schema {data.get('schema')!r}.")
-        parameters = {
-            name: Parameter.from_json(name, entry) for name, entry in data["parameters"].items()
-        }
-        return cls(parameters, data["samba_version"], origin=origin, version=version,
-                   source=data.get("source", ""))
+        parameters = {name: Parameter.from_json(name, entry) for name, entry in data["parameters"].items()}
+        return cls(
+            parameters, data["samba_version"], origin=origin, version=version, source=data.get("source", "")
+        )
 
 
 def _numeric(version_text: str) -> str:
@@ -274,7 +279,7 @@ def bundled_versions() -> list[tuple[int, int]]:
     found = []
     for name in list_resources("parameters"):
         if name.startswith(_BUNDLED_PREFIX) and name.endswith(".json"):
-            major, _, minor = name[len(_BUNDLED_PREFIX):-len(".json")].partition(".")
+            major, _, minor = name[len(_BUNDLED_PREFIX) : -len(".json")].partition(".")
             if major.isdigit() and minor.isdigit():
                 found.append((int(major), int(minor)))
     return sorted(found)
@@ -303,7 +308,8 @@ def _read_bundled(series: tuple[int, int]) -> dict[str, Any]:
     from sambatune.packaged import read_resource
 
     data: dict[str, Any] = json.loads(
-        read_resource("parameters", f"{_BUNDLED_PREFIX}{series[0]}.{series[1]}.json"))
+        read_resource("parameters", f"{_BUNDLED_PREFIX}{series[0]}.{series[1]}.json")
+    )
     return data
 
 
@@ -345,7 +351,7 @@ def cached_catalog_for(version: tuple[int, int, int]) -> ParameterCatalog | None
     candidates = []
     for name in names:
         if name.startswith("catalog-") and name.endswith(".json"):
-            text = name[len("catalog-"):-len(".json")]
+            text = name[len("catalog-") : -len(".json")]
             found = version_tuple(_numeric(text))
             if found[:2] == version[:2]:
                 candidates.append((abs(found[2] - version[2]), text))
@@ -394,8 +400,10 @@ def cached_local_catalog() -> ParameterCatalog | None:
             index = json.loads(handle.read())
     except (OSError, ValueError):
         return None
-    if index.get("path") != binary or index.get("size") != stat.st_size or (
-        index.get("mtime_ns") != stat.st_mtime_ns
+    if (
+        index.get("path") != binary
+        or index.get("size") != stat.st_size
+        or (index.get("mtime_ns") != stat.st_mtime_ns)
     ):
         return None
     version_text = index.get("version_text")
@@ -406,6 +414,10 @@ def remember_local_catalog(binary: str, catalog: ParameterCatalog) -> None:
     from sambatune.remote.local import write_local_file_atomic
 
     stat = os.stat(binary)
-    index = {"path": binary, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-             "version_text": catalog.version_text}
+    index = {
+        "path": binary,
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "version_text": catalog.version_text,
+    }
     write_local_file_atomic(_local_index_file(), json.dumps(index).encode("utf-8"))

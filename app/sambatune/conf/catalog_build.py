@@ -34,16 +34,16 @@ from sambatune.conf.testparm_output import ListedParameter, parse_dump, parse_sh
 from sambatune.errors import CommandFailed
 from sambatune.remote.transport import CommandResult, Transport
 
-TESTPARM_CANDIDATES = ("testparm", "/usr/bin/testparm", "/usr/sbin/testparm",
-                       "/usr/local/samba/bin/testparm")
+TESTPARM_CANDIDATES = ("testparm", "/usr/bin/testparm", "/usr/sbin/testparm", "/usr/local/samba/bin/testparm")
 # Values testparm cannot show as they are: the probe share names must not clash.
 _PROBE_SHARE = "sambatune-probe-{}"
 
 Progress = Callable[[str], None]
 
 
-def _run(transport: Transport, argv: list[str], stdin: bytes | None = None,
-         cancel: CancelToken | None = None) -> CommandResult:
+def _run(
+    transport: Transport, argv: list[str], stdin: bytes | None = None, cancel: CancelToken | None = None
+) -> CommandResult:
     return transport.run(argv, stdin=stdin, timeout=120, cancel=cancel)
 
 
@@ -62,7 +62,9 @@ def find_testparm(transport: Transport, cancel: CancelToken | None = None) -> tu
 
 
 def build_catalog(
-    transport: Transport, *, cancel: CancelToken | None = None,
+    transport: Transport,
+    *,
+    cancel: CancelToken | None = None,
     on_progress: Progress | None = None,
 ) -> ParameterCatalog:
     """Run testparm on the target and assemble its catalog (nothing cached)."""
@@ -72,7 +74,8 @@ def build_catalog(
     say(f"reading the parameter list of Samba {version_text}")
     listed = parse_show_all(
         _run(transport, [testparm, "--show-all-parameters"], cancel=cancel)
-        .check("testparm --show-all-parameters").text
+        .check("testparm --show-all-parameters")
+        .text
     )
     say("reading the defaults")
     defaults = _global_dump(transport, testparm, b"", cancel)
@@ -80,14 +83,19 @@ def build_catalog(
     enum_print = _probe_enums(transport, testparm, listed, defaults, cancel)
     parameters = _assemble(listed, defaults, enum_print)
     return ParameterCatalog(
-        parameters, version_text, origin="live",
+        parameters,
+        version_text,
+        origin="live",
         source=f"testparm --show-all-parameters and testparm -sv on an empty smb.conf "
         f"({version_output.strip()})",
     )
 
 
 def live_catalog(
-    transport: Transport, *, refresh: bool = False, cancel: CancelToken | None = None,
+    transport: Transport,
+    *,
+    refresh: bool = False,
+    cancel: CancelToken | None = None,
     on_progress: Progress | None = None,
 ) -> ParameterCatalog:
     """The target's catalog: from the cache when this exact version was read before."""
@@ -104,8 +112,9 @@ def live_catalog(
     return catalog
 
 
-def _global_dump(transport: Transport, testparm: str, config: bytes,
-                 cancel: CancelToken | None) -> dict[str, str]:
+def _global_dump(
+    transport: Transport, testparm: str, config: bytes, cancel: CancelToken | None
+) -> dict[str, str]:
     result = _run(transport, [testparm, "-s", "-v", "-d", "0", "/dev/stdin"], config, cancel)
     sections = parse_dump(result.text)
     if not sections or sections[0][0] != "global":
@@ -115,8 +124,11 @@ def _global_dump(transport: Transport, testparm: str, config: bytes,
 
 
 def _probe_enums(
-    transport: Transport, testparm: str, listed: list[ListedParameter],
-    defaults: dict[str, str], cancel: CancelToken | None,
+    transport: Transport,
+    testparm: str,
+    listed: list[ListedParameter],
+    defaults: dict[str, str],
+    cancel: CancelToken | None,
 ) -> dict[str, dict[str, str]]:
     """name -> {name_key(spelling): printed form} for every canonical enum parameter."""
     enums = [entry for entry in listed if entry.type == "enum" and entry.alias_of is None]
@@ -124,13 +136,15 @@ def _probe_enums(
 
     # Share-level enums: one probe share per (parameter, spelling), all in one run. A
     # share lists only what differs from the default, so silence means "the default".
-    shares = [(entry, spelling) for entry in enums if entry.scope == "share"
-              for spelling in entry.enum_values]
+    shares = [
+        (entry, spelling) for entry in enums if entry.scope == "share" for spelling in entry.enum_values
+    ]
     lines = ["[global]"]
     for number, (entry, spelling) in enumerate(shares):
         lines += [f"[{_PROBE_SHARE.format(number)}]", "path = /tmp", f"{entry.name} = {spelling}"]
-    result = _run(transport, [testparm, "-s", "-d", "0", "/dev/stdin"],
-                  ("\n".join(lines) + "\n").encode(), cancel)
+    result = _run(
+        transport, [testparm, "-s", "-d", "0", "/dev/stdin"], ("\n".join(lines) + "\n").encode(), cancel
+    )
     dumped = dict(parse_dump(result.text))
     for number, (entry, spelling) in enumerate(shares):
         section = dumped.get(_PROBE_SHARE.format(number), {})
@@ -145,8 +159,7 @@ def _probe_enums(
     global_enums = [entry for entry in enums if entry.scope == "global"]
     rounds = max((len(entry.enum_values) for entry in global_enums), default=0)
     for k in range(rounds):
-        chosen = [(entry, entry.enum_values[k]) for entry in global_enums
-                  if k < len(entry.enum_values)]
+        chosen = [(entry, entry.enum_values[k]) for entry in global_enums if k < len(entry.enum_values)]
         for batch in _probe_rounds(transport, testparm, chosen, cancel):
             for entry, spelling, shown in batch:
                 printed[entry.name][name_key(spelling)] = shown
@@ -157,7 +170,9 @@ _SENTINEL = ("comment", "sambatune enum probe")
 
 
 def _probe_rounds(
-    transport: Transport, testparm: str, chosen: list[tuple[ListedParameter, str]],
+    transport: Transport,
+    testparm: str,
+    chosen: list[tuple[ListedParameter, str]],
     cancel: CancelToken | None,
 ) -> list[list[tuple[ListedParameter, str, str]]]:
     def attempt(group: list[tuple[ListedParameter, str]]) -> list[tuple[ListedParameter, str, str]] | None:
@@ -181,7 +196,8 @@ def _probe_rounds(
 
 
 def _assemble(
-    listed: list[ListedParameter], defaults: dict[str, str],
+    listed: list[ListedParameter],
+    defaults: dict[str, str],
     enum_print: dict[str, dict[str, str]],
 ) -> dict[str, Parameter]:
     synonyms: dict[str, list[Synonym]] = {}

@@ -41,8 +41,7 @@ def describe_changes(before: EffectiveConfig, after: EffectiveConfig) -> str:
             if previous is None:
                 parts.append(f"set {name} = {_short(setting.value)} in {where}")
             elif previous.value != setting.value:
-                parts.append(f"{name} {_short(previous.value)} → {_short(setting.value)} in "
-                             f"{where}")
+                parts.append(f"{name} {_short(previous.value)} → {_short(setting.value)} in {where}")
         parts += [f"unset {name} in {where}" for name in old if name not in new]
     if not parts:
         return "comments or layout only (nothing Samba reads changed)"

@@ -32,8 +32,7 @@ def parameter_names(catalog: ParameterCatalog) -> list[NameChoice]:
     for parameter in catalog:
         choices.append(NameChoice(parameter.name, parameter.name, False, parameter.scope))
         for synonym in parameter.synonyms:
-            choices.append(NameChoice(synonym.name, parameter.name, synonym.inverse,
-                                      parameter.scope))
+            choices.append(NameChoice(synonym.name, parameter.name, synonym.inverse, parameter.scope))
     return sorted(choices, key=lambda choice: (choice.written.lower(), choice.written))
 
 

@@ -120,8 +120,12 @@ def encode(text: str) -> bytes:
 
 
 def scan(
-    lines: Sequence[str], start: int, newline_after_last: bool, stop: int | None = None,
-    *, irregular: bool = True,
+    lines: Sequence[str],
+    start: int,
+    newline_after_last: bool,
+    stop: int | None = None,
+    *,
+    irregular: bool = True,
 ) -> tuple[list[Head | LineKind], int]:
     """Classify ``lines`` from ``start`` (which must begin a logical line).
 
@@ -334,7 +338,6 @@ class SmbConfDocument:
             return None
         return Entry(row[0], index + 1, index + 1 + row[3], row[1], row[2])
 
-
     # -- spans ------------------------------------------------------------------
     def _entry_spans(self, head_index: int) -> list[tuple[Span | None, Span | None]]:
         row = self._rows[head_index]
@@ -372,10 +375,12 @@ class SmbConfDocument:
             value_start = equals + 1
             while value_start < end and text[value_start] in BLANKS:
                 value_start += 1
-            spans.append((
-                (start, name_end) if name_end > start else None,
-                (value_start, end) if end > value_start else None,
-            ))
+            spans.append(
+                (
+                    (start, name_end) if name_end > start else None,
+                    (value_start, end) if end > value_start else None,
+                )
+            )
         return spans
 
     # -- changing lines -----------------------------------------------------------
@@ -402,7 +407,7 @@ class SmbConfDocument:
             rescan_from = self.head_index(start)
         else:
             rescan_from = self.head_index(start - 1) if start > 0 else 0
-        self._lines[start:start + count] = list(new_lines)
+        self._lines[start : start + count] = list(new_lines)
         if not self._lines:
             self.final_newline = False
         end_new = start + len(new_lines)
@@ -410,9 +415,7 @@ class SmbConfDocument:
         index = rescan_from
         total = len(self._lines)
         while index < total:
-            more, index = scan(
-                self._lines, index, self.final_newline, index, irregular=self._irregular
-            )
+            more, index = scan(self._lines, index, self.final_newline, index, irregular=self._irregular)
             rows += more
             if index >= end_new:
                 old_index = index - delta

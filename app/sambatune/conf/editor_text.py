@@ -71,8 +71,8 @@ class EditorText:
         # A file that shows as one empty line ("" or "\\n", say) comes back as it was
         # when everything typed into it is deleted again.
         self._blank_original: tuple[list[str], bool] | None = (
-            (list(lines), self.document.final_newline)
-            if self.display_lines() == [""] else None)
+            (list(lines), self.document.final_newline) if self.display_lines() == [""] else None
+        )
         # Whether text typed into an empty file ends with a newline: yes for a new
         # file, as it was for one whose lines were all deleted.
         self._fill_with_newline = self.document.final_newline or not lines
@@ -178,8 +178,7 @@ class EditorText:
         return len(_to_bytes(text[:offset]))
 
     # -- changing -------------------------------------------------------------------------
-    def replace(self, first: int, removed: int, lines: Sequence[str], *,
-                restoring: bool = False) -> bool:
+    def replace(self, first: int, removed: int, lines: Sequence[str], *, restoring: bool = False) -> bool:
         """Display lines ``first`` .. ``first + removed - 1`` now read ``lines``.
 
         ``restoring`` says the lines come back from undo or redo: a line shown like one
@@ -191,8 +190,7 @@ class EditorText:
         document = self.document
         count = document.line_count
         display_count = max(1, count)
-        if (not 1 <= first <= display_count + 1 or removed < 0
-                or first - 1 + removed > display_count):
+        if not 1 <= first <= display_count + 1 or removed < 0 or first - 1 + removed > display_count:
             raise IndexError(f"lines {first}..{first + removed - 1} are outside the text")
         old = [self.display_line(number) for number in range(first, first + removed)]
         new = list(lines)
@@ -201,18 +199,17 @@ class EditorText:
         if first == 1 and removed == display_count and new == [""]:
             return self._clear()
         if count == 0:
-            return self._fill_empty([""][:first - 1] + new + [""][first - 1 + removed:], restoring)
+            return self._fill_empty([""][: first - 1] + new + [""][first - 1 + removed :], restoring)
         # Keep the lines that did not change where they were (a widget may report a
         # wider range than it changed).
         head = 0
         while head < len(old) and head < len(new) and old[head] == new[head]:
             head += 1
         tail = 0
-        while (tail < len(old) - head and tail < len(new) - head
-               and old[-1 - tail] == new[-1 - tail]):
+        while tail < len(old) - head and tail < len(new) - head and old[-1 - tail] == new[-1 - tail]:
             tail += 1
         changed = len(old) - head - tail  # old lines that change
-        made = new[head:len(new) - tail]  # what replaces them
+        made = new[head : len(new) - tail]  # what replaces them
         if not changed and not made:
             return False
         start = first + head
@@ -246,7 +243,7 @@ class EditorText:
             if self.eol(start - 1) == "\r\n":
                 document.replace_lines(start - 1, 1, [previous[:-1]])
         document.replace_lines(start, changed, raws)
-        self._flags[start - 1:start - 1 + changed] = flags
+        self._flags[start - 1 : start - 1 + changed] = flags
 
     def _insert(self, start: int, made: list[str], restoring: bool) -> None:
         """Insert ``made`` (>= 1) lines before line ``start`` (``count + 1``: append)."""
@@ -270,10 +267,9 @@ class EditorText:
             if self.default_eol == "\r\n":
                 document.replace_lines(count, 1, [old_last + "\r"])
         document.replace_lines(start, 0, raws)
-        self._flags[start - 1:start - 1] = flags
+        self._flags[start - 1 : start - 1] = flags
 
-    def _line(self, text: str, flag: int, eol: str, last: bool,
-              restoring: bool) -> tuple[str, int]:
+    def _line(self, text: str, flag: int, eol: str, last: bool, restoring: bool) -> tuple[str, int]:
         """The stored line for display ``text`` and its flag.
 
         ``last``: the file's last line, which keeps ``eol`` even when that is "" (no

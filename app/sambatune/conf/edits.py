@@ -67,12 +67,15 @@ def _blocks(document: SmbConfDocument) -> list[_Block]:
 
 def _section_blocks(document: SmbConfDocument, section: str) -> list[_Block]:
     key = "global" if is_global_section(section) else section_key(section)
-    return [block for block in _blocks(document)
-            if block.key == key and (block.header is not None or _has_entries(document, block))]
+    return [
+        block
+        for block in _blocks(document)
+        if block.key == key and (block.header is not None or _has_entries(document, block))
+    ]
 
 
 def _has_entries(document: SmbConfDocument, block: _Block) -> bool:
-    return any(not isinstance(row, str) for row in document.rows[block.start:block.end])
+    return any(not isinstance(row, str) for row in document.rows[block.start : block.end])
 
 
 def _identity(name: str, catalog: ParameterCatalog | None) -> str:
@@ -84,8 +87,9 @@ def _identity(name: str, catalog: ParameterCatalog | None) -> str:
     return name_key(name)
 
 
-def _occurrences(document: SmbConfDocument, blocks: list[_Block], name: str,
-                 catalog: ParameterCatalog | None) -> list[int]:
+def _occurrences(
+    document: SmbConfDocument, blocks: list[_Block], name: str, catalog: ParameterCatalog | None
+) -> list[int]:
     """0-based head indexes of the parameter lines in ``blocks`` that set ``name``."""
     wanted = _identity(name, catalog)
     found = []
@@ -93,9 +97,7 @@ def _occurrences(document: SmbConfDocument, blocks: list[_Block], name: str,
     for block in blocks:
         for index in range(block.start, block.end):
             row = rows[index]
-            if not isinstance(row, str) and row[0] == PARAMETER and (
-                _identity(row[1], catalog) == wanted
-            ):
+            if not isinstance(row, str) and row[0] == PARAMETER and (_identity(row[1], catalog) == wanted):
                 found.append(index)
     return found
 
@@ -104,7 +106,7 @@ def _occurrences(document: SmbConfDocument, blocks: list[_Block], name: str,
 
 
 def _line_ending(document: SmbConfDocument) -> str:
-    """"\\r" when most lines end in CRLF (the CR is part of the stored line), else ""."""
+    """ "\\r" when most lines end in CRLF (the CR is part of the stored line), else ""."""
     lines = document.raw_lines
     if not document.final_newline:
         lines = lines[:-1]  # the last line has no ending to learn from
@@ -120,8 +122,8 @@ def _parameter_shape(text: str) -> tuple[str, str] | None:
     if equals < 0:
         return None
     before = text[:equals]
-    after = text[equals + 1:]
-    left = before[len(before.rstrip(BLANKS)):]
+    after = text[equals + 1 :]
+    left = before[len(before.rstrip(BLANKS)) :]
     right = after[: len(after) - len(after.lstrip(BLANKS))]
     return indent, left + "=" + right
 
@@ -134,8 +136,11 @@ def _style(document: SmbConfDocument, near: list[int]) -> tuple[str, str]:
         if shape is not None:
             return shape
     shapes = Counter(
-        shape for index, row in enumerate(rows)
-        if not isinstance(row, str) and row[0] == PARAMETER and row[3] == 0
+        shape
+        for index, row in enumerate(rows)
+        if not isinstance(row, str)
+        and row[0] == PARAMETER
+        and row[3] == 0
         and (shape := _parameter_shape(document.raw_line(index + 1))) is not None
     )
     if shapes:
@@ -162,8 +167,10 @@ def _check_name(name: str) -> str:
     if not cleaned:
         raise InvalidInput("The parameter name is empty.")
     if any(c in cleaned for c in "\n\r=[]") or cleaned[0] in "#;":
-        raise InvalidInput(f"{name!r} cannot be a parameter name (no =, [, ], line breaks, and "
-                           "it may not start with # or ;).")
+        raise InvalidInput(
+            f"{name!r} cannot be a parameter name (no =, [, ], line breaks, and "
+            "it may not start with # or ;)."
+        )
     return cleaned
 
 
@@ -172,16 +179,17 @@ def _check_value(value: str) -> str:
         raise InvalidInput("A value must fit on one line (Samba has no quoting for line breaks).")
     cleaned = value.strip(BLANKS)
     if cleaned.endswith("\\"):
-        raise InvalidInput("A value may not end in a backslash: Samba would join the next line "
-                           "to it.")
+        raise InvalidInput("A value may not end in a backslash: Samba would join the next line to it.")
     return cleaned
 
 
 def _check_section(name: str) -> str:
     # Blanks at either end are part of a Samba section name ("[ a ]" is not "[a]").
     if not name.strip(BLANKS) or any(c in name for c in "\n\r]"):
-        raise InvalidInput(f"{name!r} cannot be a section name (it needs a character other "
-                           "than blanks, and no ] or line break).")
+        raise InvalidInput(
+            f"{name!r} cannot be a section name (it needs a character other "
+            "than blanks, and no ] or line break)."
+        )
     return name
 
 
@@ -189,7 +197,10 @@ def _check_section(name: str) -> str:
 
 
 def set_parameter(
-    document: SmbConfDocument, section: str, name: str, value: str,
+    document: SmbConfDocument,
+    section: str,
+    name: str,
+    value: str,
     catalog: ParameterCatalog | None = None,
 ) -> list[LineChange]:
     """Make ``section`` set ``name = value``; see the module docstring for duplicates.
@@ -217,7 +228,7 @@ def set_parameter(
             written = row[1]
             text = raw.rstrip("\r")
             if row[3] == 0 and "=" in text:
-                written = text[len(indent): text.index("=")].rstrip(BLANKS)
+                written = text[len(indent) : text.index("=")].rstrip(BLANKS)
         ending = "\r" if raw.endswith("\r") else ""
         line = f"{indent}{written}{equals}{value}{ending}"
         change = LineChange(index + 1, 1 + row[3], (line,))
@@ -229,21 +240,24 @@ def set_parameter(
     near = [i for i in range(block.start, block.end) if not isinstance(document.rows[i], str)]
     indent, equals = _style(document, near)
     insert_at = _block_content_end(document, block)
-    return [_insert(document, insert_at, [f"{indent}{name}{equals}{value}{eol}"], eol, catalog,
-                    may_precede=True)]
+    return [
+        _insert(document, insert_at, [f"{indent}{name}{equals}{value}{eol}"], eol, catalog, may_precede=True)
+    ]
 
 
-def _target_block(document: SmbConfDocument, blocks: list[_Block], section: str, name: str,
-                  catalog: ParameterCatalog | None) -> _Block | None:
+def _target_block(
+    document: SmbConfDocument, blocks: list[_Block], section: str, name: str, catalog: ParameterCatalog | None
+) -> _Block | None:
     """Where a new line for ``name`` goes; None: in a new [global] above the first share."""
     if not is_global_section(section):
         return blocks[-1]
     # A share copies the [global] defaults when Samba reads its header, so a share-level
     # default must come before every share: in a global block that precedes them all.
-    first_share = next((block.header for block in _blocks(document)
-                        if block.key != "global" and block.header is not None), None)
-    before = [block for block in blocks
-              if first_share is None or (block.header or 0) < first_share]
+    first_share = next(
+        (block.header for block in _blocks(document) if block.key != "global" and block.header is not None),
+        None,
+    )
+    before = [block for block in blocks if first_share is None or (block.header or 0) < first_share]
     if before:
         return before[-1]
     lookup = catalog.lookup(name) if catalog is not None else None
@@ -267,8 +281,15 @@ def _block_content_end(document: SmbConfDocument, block: _Block) -> int:
     return end
 
 
-def _insert(document: SmbConfDocument, at: int, lines: list[str], eol: str,
-            catalog: ParameterCatalog | None = None, *, may_precede: bool = False) -> LineChange:
+def _insert(
+    document: SmbConfDocument,
+    at: int,
+    lines: list[str],
+    eol: str,
+    catalog: ParameterCatalog | None = None,
+    *,
+    may_precede: bool = False,
+) -> LineChange:
     """Insert ``lines`` before 0-based index ``at``, minding how the file ends.
 
     A file without a final newline keeps that shape: the new last line gets no line
@@ -291,7 +312,8 @@ def _insert(document: SmbConfDocument, at: int, lines: list[str], eol: str,
             raise InvalidInput(
                 f"The file's last line ({at}) ends in a backslash: Samba would read a line "
                 f"added after it as part of the entry on line {head + 1}, or read that entry "
-                "differently. Remove the backslash first.")
+                "differently. Remove the backslash first."
+            )
     count = document.line_count
     if count == 0:
         document.final_newline = True
@@ -324,7 +346,7 @@ def _reads_the_same(document: SmbConfDocument, head: int, at: int, lines: list[s
     """Would Samba read the entry at ``head`` as now, and ``lines`` after the first apart?"""
     own = [document.raw_line(number) for number in range(head + 1, at + 1)]
     rows, _ = scan([*own, *lines], 0, True)
-    if any(row is CONTINUATION for row in rows[len(own) + 1:]):
+    if any(row is CONTINUATION for row in rows[len(own) + 1 :]):
         return False
     before, after = document.rows[head], rows[0]
     assert not isinstance(before, str) and not isinstance(after, str)
@@ -337,8 +359,9 @@ def _reads_the_same(document: SmbConfDocument, head: int, at: int, lines: list[s
     return True  # a line Samba ignores, or one that makes it refuse the file, stays so
 
 
-def _order_free(document: SmbConfDocument, head: int, lines: list[str],
-                catalog: ParameterCatalog | None) -> bool:
+def _order_free(
+    document: SmbConfDocument, head: int, lines: list[str], catalog: ParameterCatalog | None
+) -> bool:
     """Can ``lines`` (one new parameter) go before the parameter at ``head``?
 
     Yes unless either one reads a file or copies a share at that point.
@@ -355,14 +378,14 @@ def _order_free(document: SmbConfDocument, head: int, lines: list[str],
 _ORDERED = {"=include", "=copy", "include", "copy"}
 
 
-def _add_section_with(document: SmbConfDocument, section: str, name: str, value: str,
-                      eol: str) -> list[LineChange]:
+def _add_section_with(
+    document: SmbConfDocument, section: str, name: str, value: str, eol: str
+) -> list[LineChange]:
     indent, equals = _style(document, [])
     header = "[global]" if is_global_section(section) else f"[{section}]"
     lines = [header + eol, f"{indent}{name}{equals}{value}{eol}"]
     if is_global_section(section):
-        first_share = next((block.header for block in _blocks(document)
-                            if block.header is not None), None)
+        first_share = next((block.header for block in _blocks(document) if block.header is not None), None)
         if first_share is not None:
             return [_insert(document, first_share, [*lines, eol], eol)]
     return [_append(document, lines, eol)]
@@ -377,7 +400,9 @@ def _append(document: SmbConfDocument, lines: list[str], eol: str) -> LineChange
 
 
 def unset_parameter(
-    document: SmbConfDocument, section: str, name: str,
+    document: SmbConfDocument,
+    section: str,
+    name: str,
     catalog: ParameterCatalog | None = None,
 ) -> list[LineChange]:
     """Remove every line of ``section`` that sets ``name`` (synonyms too); [] if none does."""
@@ -480,8 +505,7 @@ def comment_out(document: SmbConfDocument, line: int) -> list[LineChange]:
     if entry is None:
         raise InvalidInput(f"Line {line} is blank or already a comment.")
     marker = _comment_marker(document)
-    lines = tuple(marker + document.raw_line(number)
-                  for number in range(entry.line, entry.last_line + 1))
+    lines = tuple(marker + document.raw_line(number) for number in range(entry.line, entry.last_line + 1))
     change = LineChange(entry.line, len(lines), lines)
     document.replace_lines(change.first, change.removed, change.inserted)
     return [change]
@@ -501,14 +525,13 @@ def uncomment(document: SmbConfDocument, line: int) -> list[LineChange]:
     while number <= document.line_count and document.kind(number) == COMMENT:
         raw = document.raw_line(number)
         marker = len(raw) - len(raw.lstrip(BLANKS))
-        text = raw[:marker] + raw[marker + 1:]
+        text = raw[:marker] + raw[marker + 1 :]
         restored.append(text)
         if not text.rstrip(BLANKS).endswith("\\"):
             break
         number += 1
     if restored[-1].rstrip(BLANKS).endswith("\\"):
-        raise InvalidInput(f"Line {line} ends in a backslash: uncommented, it would swallow the "
-                           "next line.")
+        raise InvalidInput(f"Line {line} ends in a backslash: uncommented, it would swallow the next line.")
     probe = SmbConfDocument("\n".join(restored) + "\n")
     first = next(probe.entries(), None)
     if first is None or first.kind not in (PARAMETER, SECTION) or first.last_line != len(restored):

@@ -49,8 +49,13 @@ GLOBAL = "global"
 _AD_DC_ROLES = {"activedirectorydomaincontroller", "domaincontroller", "dc"}
 # What an AD DC gets at the end of every [global] block (source3/param/loadparm.c,
 # init_locals) and once the whole file is read (lp_enforce_ad_dc_settings).
-_AD_DC_SHARE_DEFAULTS = (("map hidden", "No"), ("map system", "No"), ("map readonly", "No"),
-                         ("map archive", "No"), ("store dos attributes", "Yes"))
+_AD_DC_SHARE_DEFAULTS = (
+    ("map hidden", "No"),
+    ("map system", "No"),
+    ("map readonly", "No"),
+    ("map archive", "No"),
+    ("store dos attributes", "Yes"),
+)
 _AD_DC_GLOBALS = (
     ("passdb backend", "samba_dsdb"),
     ("winbindd:use external pipes", "true"),
@@ -65,9 +70,11 @@ _AD_DC_GLOBALS = (
     ("rpc_server:tcpip", "no"),
 )
 # Legacy idmap parameters whose handler also sets the parametric form (lib/param/loadparm.c).
-_IDMAP_PARAMETRIC = {"idmap uid": "idmap config * : range",
-                     "idmap gid": "idmap config * : range",
-                     "idmap backend": "idmap config * : backend"}
+_IDMAP_PARAMETRIC = {
+    "idmap uid": "idmap config * : range",
+    "idmap gid": "idmap config * : range",
+    "idmap backend": "idmap config * : backend",
+}
 # Samba's include depth limit (source3/param/loadparm.c, MAX_INCLUDE_DEPTH, checked
 # first thing in lp_include): the main file is depth 0, so it may include a chain of
 # 100 files; an include line in the 100th fails with "Maximum include depth (100)
@@ -327,8 +334,9 @@ class EffectiveConfig:
 class _Walker:
     """Samba's loader, step by step (lp_do_section / lp_do_parameter)."""
 
-    def __init__(self, result: EffectiveConfig, read_include: IncludeReader | None,
-                 cancel: CancelToken | None = None) -> None:
+    def __init__(
+        self, result: EffectiveConfig, read_include: IncludeReader | None, cancel: CancelToken | None = None
+    ) -> None:
         self.result = result
         self.cancel = cancel
         self.catalog = result.catalog
@@ -403,7 +411,8 @@ class _Walker:
                 # The common case, kept short: a plain parameter, stored as written.
                 value = row[2]
                 setting: Setting = new_setting(
-                    Setting, (canonical, value, written, value, label, index + 1, False))
+                    Setting, (canonical, value, written, value, label, index + 1, False)
+                )
                 previous = settings.get(canonical)
                 if previous is not None:
                     overridden.append(previous)
@@ -432,8 +441,9 @@ class _Walker:
                 result.ignored.append(Ignored(reason, current.name, written, value, origin))
             return
         if flags & _GLOBAL_ONLY and not current.is_global:
-            result.ignored.append(Ignored("global-in-share", current.name, written, value,
-                                          Origin(label, index + 1)))
+            result.ignored.append(
+                Ignored("global-in-share", current.name, written, value, Origin(label, index + 1))
+            )
             return
         stored = value
         if flags & _INVERSE:
@@ -466,16 +476,25 @@ class _Walker:
             self._section(row[1], origin)
         elif kind == "text":
             if row[1]:
-                result.ignored.append(Ignored("no-equals", self.current.name, row[1], None,
-                                              origin))
+                result.ignored.append(Ignored("no-equals", self.current.name, row[1], None, origin))
         elif kind == "bad-section":
-            result.problems.append(LoadProblem(
-                "bad-section", self.current.name,
-                f"The section header [{row[1]} has no closing bracket.", origin))
+            result.problems.append(
+                LoadProblem(
+                    "bad-section",
+                    self.current.name,
+                    f"The section header [{row[1]} has no closing bracket.",
+                    origin,
+                )
+            )
         elif kind == "empty-name":
-            result.problems.append(LoadProblem(
-                "empty-name", self.current.name,
-                "A line starts with '=': the parameter name is missing.", origin))
+            result.problems.append(
+                LoadProblem(
+                    "empty-name",
+                    self.current.name,
+                    "A line starts with '=': the parameter name is missing.",
+                    origin,
+                )
+            )
 
     def _section(self, name: str, origin: Origin) -> Section:
         result = self.result
@@ -485,8 +504,9 @@ class _Walker:
         elif not is_global_section(name):
             self._global_block_ended(origin)
         if not name:
-            result.problems.append(LoadProblem(
-                "empty-section", self.current.name, "A section header [] has no name.", origin))
+            result.problems.append(
+                LoadProblem("empty-section", self.current.name, "A section header [] has no name.", origin)
+            )
         if is_global_section(name):
             section = result.global_section
         else:
@@ -499,24 +519,28 @@ class _Walker:
             elif section.parametric:
                 # Samba frees a share's parametric options when its section reopens.
                 for setting in section.parametric.values():
-                    result.ignored.append(Ignored(
-                        "parametric-dropped", section.name, setting.written_name,
-                        setting.written_value, setting.origin))
+                    result.ignored.append(
+                        Ignored(
+                            "parametric-dropped",
+                            section.name,
+                            setting.written_name,
+                            setting.written_value,
+                            setting.origin,
+                        )
+                    )
                 section.parametric = {}
         section.headers.append(origin)
         self.current = section
         return section
 
     # -- what Samba sets on its own ----------------------------------------------------
-    def _force(self, section: Section, name: str, value: str, reason: str,
-               origin: Origin) -> None:
+    def _force(self, section: Section, name: str, value: str, reason: str, origin: Origin) -> None:
         section.forced[name] = Forced(name, value, reason, origin)
         if section.is_global and ":" not in name:
             parameter = self.catalog.get(name)
             if parameter is not None and parameter.scope != "global":
                 # A share-level value set in [global]: shares defined later start from it.
-                self.share_defaults[name] = Setting(name, value, name, value, origin.file,
-                                                    origin.line, False)
+                self.share_defaults[name] = Setting(name, value, name, value, origin.file, origin.line, False)
 
     def _is_ad_dc(self) -> bool:
         role = self.result.resolve(GLOBAL, "server role").value or ""
@@ -544,17 +568,26 @@ class _Walker:
         origin = section.headers[-1] if section.headers else Origin("", 0)
         if section.key == "printers":
             if (result.resolve(section.name, "printable").value or "").lower() not in (
-                    "yes", "true", "1", "on"):
-                self._force(section, "printable", "Yes", "[printers] is always printable",
-                            origin)
+                "yes",
+                "true",
+                "1",
+                "on",
+            ):
+                self._force(section, "printable", "Yes", "[printers] is always printable", origin)
             if (result.resolve(section.name, "browseable").value or "yes").lower() in (
-                    "yes", "true", "1", "on", "auto"):
-                self._force(section, "browseable", "No", "[printers] is never browseable",
-                            origin)
-        if (section.key != "homes" and not (result.resolve(section.name, "path").value or "")
-                and not (result.resolve(section.name, "msdfs proxy").value or "")):
-            self._force(section, "available", "No",
-                        "a share without a path is made unavailable", origin)
+                "yes",
+                "true",
+                "1",
+                "on",
+                "auto",
+            ):
+                self._force(section, "browseable", "No", "[printers] is never browseable", origin)
+        if (
+            section.key != "homes"
+            and not (result.resolve(section.name, "path").value or "")
+            and not (result.resolve(section.name, "msdfs proxy").value or "")
+        ):
+            self._force(section, "available", "No", "a share without a path is made unavailable", origin)
 
     def finish(self) -> None:
         """After the whole file (lp_load_ex): the last share's check, an AD DC's settings."""
@@ -563,14 +596,24 @@ class _Walker:
         dos = self.result.global_section.settings.get("dos charset")
         if dos is not None and name_key(dos.value) in ("utf8", "utf-8"):
             # handle_dos_charset: a multi-byte DOS charset cannot work; Samba uses CP850.
-            self._force(self.result.global_section, "dos charset", "CP850",
-                        "a DOS charset cannot be UTF-8", dos.origin)
+            self._force(
+                self.result.global_section,
+                "dos charset",
+                "CP850",
+                "a DOS charset cannot be UTF-8",
+                dos.origin,
+            )
         if self._is_ad_dc():
             setting = self.result.global_section.settings.get("server role")
             origin = setting.origin if setting else Origin("", 0)
             for name, value in _AD_DC_GLOBALS:
-                self._force(self.result.global_section, name, value,
-                            "server role = active directory domain controller", origin)
+                self._force(
+                    self.result.global_section,
+                    name,
+                    value,
+                    "server role = active directory domain controller",
+                    origin,
+                )
 
     def _parametric(self, canonical: str, written: str, value: str, origin: Origin) -> None:
         current = self.current
@@ -589,19 +632,25 @@ class _Walker:
         current = self.current
         result = self.result
         if current.is_global:
-            result.problems.append(LoadProblem(
-                "copy-in-global", current.name, "copy = only works inside a share.", origin))
+            result.problems.append(
+                LoadProblem("copy-in-global", current.name, "copy = only works inside a share.", origin)
+            )
             return
         source = result.sections.get(section_key(source_name))
         if source is None or source.is_global:
-            result.problems.append(LoadProblem(
-                "copy-missing", current.name,
-                f"copy = {source_name}: no share of that name is defined above this line.",
-                origin))
+            result.problems.append(
+                LoadProblem(
+                    "copy-missing",
+                    current.name,
+                    f"copy = {source_name}: no share of that name is defined above this line.",
+                    origin,
+                )
+            )
             return
         if source is current:
-            result.problems.append(LoadProblem(
-                "copy-self", current.name, f"[{current.name}] cannot copy itself.", origin))
+            result.problems.append(
+                LoadProblem("copy-self", current.name, f"[{current.name}] cannot copy itself.", origin)
+            )
             return
         # Samba copies every share-level value the source has, except the ones this
         # share set itself before the copy line (its "copymap").
@@ -624,42 +673,81 @@ class _Walker:
         section = self.current.name
         # self.stack holds the main file too: its length is this line's depth + 1.
         if len(self.stack) > MAX_INCLUDE_DEPTH:
-            result.includes.append(IncludeLink(origin, section, path, "too-deep", None,
-                                               f"includes nest more than {MAX_INCLUDE_DEPTH} "
-                                               "deep"))
-            result.problems.append(LoadProblem(
-                "include-too-deep", section,
-                f"{path} would be include {len(self.stack)} of a chain; Samba allows "
-                f"{MAX_INCLUDE_DEPTH} nested includes, stops with \"Maximum include depth "
-                f"({MAX_INCLUDE_DEPTH}) exceeded!\" and refuses the configuration.", origin))
+            result.includes.append(
+                IncludeLink(
+                    origin,
+                    section,
+                    path,
+                    "too-deep",
+                    None,
+                    f"includes nest more than {MAX_INCLUDE_DEPTH} deep",
+                )
+            )
+            result.problems.append(
+                LoadProblem(
+                    "include-too-deep",
+                    section,
+                    f"{path} would be include {len(self.stack)} of a chain; Samba allows "
+                    f'{MAX_INCLUDE_DEPTH} nested includes, stops with "Maximum include depth '
+                    f'({MAX_INCLUDE_DEPTH}) exceeded!" and refuses the configuration.',
+                    origin,
+                )
+            )
             return
         if name_key(path) == "registry":
             if not self.current.is_global:
-                result.problems.append(LoadProblem(
-                    "include-registry-in-share", section,
-                    "include = registry only works in [global].", origin))
+                result.problems.append(
+                    LoadProblem(
+                        "include-registry-in-share",
+                        section,
+                        "include = registry only works in [global].",
+                        origin,
+                    )
+                )
             else:
-                self._force(self.current, "registry shares", "Yes", "include = registry",
-                            origin)
-            result.includes.append(IncludeLink(origin, section, path, "registry", None,
-                                               "settings stored in the registry are not read"))
+                self._force(self.current, "registry shares", "Yes", "include = registry", origin)
+            result.includes.append(
+                IncludeLink(
+                    origin, section, path, "registry", None, "settings stored in the registry are not read"
+                )
+            )
             return
         if "%" in path:
-            result.includes.append(IncludeLink(
-                origin, section, path, "macro", None,
-                "the path depends on %-substitutions Samba makes per connection"))
+            result.includes.append(
+                IncludeLink(
+                    origin,
+                    section,
+                    path,
+                    "macro",
+                    None,
+                    "the path depends on %-substitutions Samba makes per connection",
+                )
+            )
             return
         if not path.startswith("/"):
-            result.includes.append(IncludeLink(
-                origin, section, path, "relative", None,
-                "a relative path is resolved against smbd's working directory"))
+            result.includes.append(
+                IncludeLink(
+                    origin,
+                    section,
+                    path,
+                    "relative",
+                    None,
+                    "a relative path is resolved against smbd's working directory",
+                )
+            )
             return
         if path in self.stack:
-            result.includes.append(IncludeLink(origin, section, path, "loop", None,
-                                               "the file is already being read"))
-            result.problems.append(LoadProblem(
-                "include-loop", section,
-                f"{path} includes itself (directly or through other files).", origin))
+            result.includes.append(
+                IncludeLink(origin, section, path, "loop", None, "the file is already being read")
+            )
+            result.problems.append(
+                LoadProblem(
+                    "include-loop",
+                    section,
+                    f"{path} includes itself (directly or through other files).",
+                    origin,
+                )
+            )
             return
         if self.read_include is None:
             result.includes.append(IncludeLink(origin, section, path, "not-followed", None))

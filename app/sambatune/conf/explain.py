@@ -55,17 +55,31 @@ class Explanation:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "asked": self.asked, "name": self.name, "samba_version": self.samba_version,
-            "status": self.status, "synonym_of": self.synonym_of, "inverse": self.inverse,
-            "type": self.type, "scope": self.scope, "default": self.default,
-            "values": self.values, "aliases": self.aliases, "synonyms": self.synonyms,
+            "asked": self.asked,
+            "name": self.name,
+            "samba_version": self.samba_version,
+            "status": self.status,
+            "synonym_of": self.synonym_of,
+            "inverse": self.inverse,
+            "type": self.type,
+            "scope": self.scope,
+            "default": self.default,
+            "values": self.values,
+            "aliases": self.aliases,
+            "synonyms": self.synonyms,
             "removed_in": self.removed_in,
-            "removal_note": self.removal_note, "replacement": self.replacement,
-            "suggestions": self.suggestions, "explained": self.explained,
-            "summary": self.summary, "performance": self.performance,
-            "when_to_change": self.when_to_change, "applies_to": self.applies_to,
-            "history": self.history, "later_history": self.later_history,
-            "classic_advice": self.classic_advice, "sources": self.sources,
+            "removal_note": self.removal_note,
+            "replacement": self.replacement,
+            "suggestions": self.suggestions,
+            "explained": self.explained,
+            "summary": self.summary,
+            "performance": self.performance,
+            "when_to_change": self.when_to_change,
+            "applies_to": self.applies_to,
+            "history": self.history,
+            "later_history": self.later_history,
+            "classic_advice": self.classic_advice,
+            "sources": self.sources,
             "advice_on_this_version": self.advice_on_this_version,
         }
 
@@ -87,33 +101,45 @@ def explain(name: str, catalog: ParameterCatalog) -> Explanation:
     if lookup is not None:
         parameter = lookup.parameter
         facts.update(
-            name=parameter.name, status=parameter.status, synonym_of=(
-                parameter.name if lookup.synonym else None),
-            inverse=lookup.inverse, type=parameter.type, scope=parameter.scope,
+            name=parameter.name,
+            status=parameter.status,
+            synonym_of=(parameter.name if lookup.synonym else None),
+            inverse=lookup.inverse,
+            type=parameter.type,
+            scope=parameter.scope,
             default=parameter.default,
-            values=parameter.enum_choices, aliases=parameter.enum_aliases,
+            values=parameter.enum_choices,
+            aliases=parameter.enum_aliases,
             synonyms=[{"name": s.name, "inverse": s.inverse} for s in parameter.synonyms],
         )
     elif removed is not None:
-        facts.update(name=removed.name, status="removed", removed_in=removed.removed_in_text,
-                     removal_note=removed.note, replacement=removed.replacement)
+        facts.update(
+            name=removed.name,
+            status="removed",
+            removed_in=removed.removed_in_text,
+            removal_note=removed.note,
+            replacement=removed.replacement,
+        )
     else:
         later = removed_parameters().get(" ".join(name.lower().split()))
-        facts.update(name=" ".join(name.lower().split()), status="unknown",
-                     suggestions=catalog.suggest(name))
+        facts.update(name=" ".join(name.lower().split()), status="unknown", suggestions=catalog.suggest(name))
         if later is not None:  # removed only after this version, yet unknown here
-            facts.update(removed_in=later.removed_in_text, removal_note=later.note,
-                         replacement=later.replacement)
+            facts.update(
+                removed_in=later.removed_in_text, removal_note=later.note, replacement=later.replacement
+            )
     ours = _our_entry(facts["name"])
     if ours is not None:
         _, entry = ours
         history = entry["history"]
         facts.update(
-            summary=entry["summary"], performance=entry["performance"],
-            when_to_change=entry["when_to_change"], applies_to=entry["applies_to"],
+            summary=entry["summary"],
+            performance=entry["performance"],
+            when_to_change=entry["when_to_change"],
+            applies_to=entry["applies_to"],
             history=[h for h in history if version_tuple(h["version"]) <= version],
             later_history=[h for h in history if version_tuple(h["version"]) > version],
-            classic_advice=entry["classic_advice"], sources=entry["sources"],
+            classic_advice=entry["classic_advice"],
+            sources=entry["sources"],
         )
     facts["advice_on_this_version"] = _judge(facts, version)
     return Explanation(**facts)
@@ -124,18 +150,21 @@ def _judge(facts: dict[str, Any], version: tuple[int, int, int]) -> str:
     status = facts["status"]
     name = facts["name"]
     if status == "removed":
-        instead = (f" '{facts['replacement']}' does its job today."
-                   if facts.get("replacement") else "")
-        return (f"Samba {label} no longer has '{name}' (removed in {facts['removed_in']}): any "
-                f"advice to set it is obsolete here, and the line is ignored. Remove it.{instead}")
+        instead = f" '{facts['replacement']}' does its job today." if facts.get("replacement") else ""
+        return (
+            f"Samba {label} no longer has '{name}' (removed in {facts['removed_in']}): any "
+            f"advice to set it is obsolete here, and the line is ignored. Remove it.{instead}"
+        )
     if status == "unknown":
         return f"Samba {label} does not know '{name}'; a line setting it is ignored."
     parts = []
     if facts.get("applies_to") == "smb1":
         if version >= SMB1_OFF_BY_DEFAULT:
-            parts.append(f"It only affects SMB1, which Samba {label} refuses unless server min "
-                         "protocol is lowered to NT1 or below, so advice about it has no effect "
-                         "on a default server.")
+            parts.append(
+                f"It only affects SMB1, which Samba {label} refuses unless server min "
+                "protocol is lowered to NT1 or below, so advice about it has no effect "
+                "on a default server."
+            )
         else:
             parts.append(f"It only affects SMB1, which Samba {label} still accepts by default.")
     if status == "deprecated":
@@ -147,12 +176,13 @@ def _judge(facts: dict[str, Any], version: tuple[int, int, int]) -> str:
     verdicts = [item["verdict"] for item in facts.get("classic_advice") or []]
     if verdicts:
         counted = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
-        parts.append(f"Classic advice about it, judged for current Samba: {counted} (see each "
-                     "claim's 'today').")
+        parts.append(
+            f"Classic advice about it, judged for current Samba: {counted} (see each claim's 'today')."
+        )
     elif facts.get("summary") is None:
-        parts.append("We have no notes of our own on it; the catalog facts above are the "
-                     "server's own.")
+        parts.append("We have no notes of our own on it; the catalog facts above are the server's own.")
     else:
-        parts.append(f"No classic tuning advice about it is on record; what is said above "
-                     f"holds for Samba {label}.")
+        parts.append(
+            f"No classic tuning advice about it is on record; what is said above holds for Samba {label}."
+        )
     return " ".join(parts)

@@ -62,7 +62,8 @@ class ParameterHints:
         ours = explanations()
         self._smb1 = {name for name, entry in ours.items() if entry["applies_to"] == "smb1"}
         self._obsolete = {
-            name for name, entry in ours.items()
+            name
+            for name, entry in ours.items()
             if any(item["verdict"] == "obsolete" for item in entry["classic_advice"])
         }
 

@@ -68,8 +68,7 @@ class _Includes(abc.ABC):
             return "missing", "no such file"
         if found.kind == "too large":
             if limit < FILE_SIZE_LIMIT:
-                return "too-large", (f"the included files together pass "
-                                     f"{size_text(INCLUDES_SIZE_LIMIT)}")
+                return "too-large", (f"the included files together pass {size_text(INCLUDES_SIZE_LIMIT)}")
             return "too-large", f"larger than {size_text(FILE_SIZE_LIMIT)}"
         return "not-regular", found.kind
 

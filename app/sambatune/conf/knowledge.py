@@ -43,8 +43,12 @@ def removed_parameters() -> dict[str, RemovedParameter]:
     found = {}
     for name, entry in _load("removed.json")["parameters"].items():
         found[name] = RemovedParameter(
-            name, version_tuple(entry["removed_in"]), entry["removed_in"], entry["note"],
-            entry["replacement"], entry["source"],
+            name,
+            version_tuple(entry["removed_in"]),
+            entry["removed_in"],
+            entry["note"],
+            entry["replacement"],
+            entry["source"],
         )
     return found
 

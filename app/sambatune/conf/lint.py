@@ -104,8 +104,18 @@ CODES: dict[str, str] = {
 
 # Protocols in the order Samba ranks them (lib/param/param_table.c enum_protocol).
 _PROTOCOL_RANK = {
-    "CORE": 0, "COREPLUS": 1, "LANMAN1": 2, "LANMAN2": 3, "NT1": 4, "SMB2_02": 5,
-    "SMB2": 6, "SMB2_10": 6, "SMB3_00": 7, "SMB3_02": 8, "SMB3": 9, "SMB3_11": 9,
+    "CORE": 0,
+    "COREPLUS": 1,
+    "LANMAN1": 2,
+    "LANMAN2": 3,
+    "NT1": 4,
+    "SMB2_02": 5,
+    "SMB2": 6,
+    "SMB2_10": 6,
+    "SMB3_00": 7,
+    "SMB3_02": 8,
+    "SMB3": 9,
+    "SMB3_11": 9,
 }
 _INLINE_COMMENT = re.compile(r"[ \t][#;]")
 # lib/param/loadparm.c lpcfg_server_signing_allowed(): ROLE_ACTIVE_DIRECTORY_DC and above.
@@ -128,8 +138,12 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "line": self.line, "section": self.section, "parameter": self.parameter,
-            "severity": self.severity, "code": self.code, "message": self.message,
+            "line": self.line,
+            "section": self.section,
+            "parameter": self.parameter,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
         }
         if self.file is not None:
             data["file"] = self.file
@@ -139,16 +153,25 @@ class Finding:
 def _not_regular(path: str, kind: str) -> str:
     if kind == "fifo":
         # lib/util/util.c file_exist() accepts S_ISFIFO, so Samba opens it and waits.
-        return (f"{path} is a FIFO, not a file: smbd and testparm wait at this line until "
-                "something writes to it. SambaTune does not read it.")
+        return (
+            f"{path} is a FIFO, not a file: smbd and testparm wait at this line until "
+            "something writes to it. SambaTune does not read it."
+        )
     # file_exist() is false for anything but a regular file or FIFO: "Can't find include file".
-    return (f"{path} is {described(kind)}, not a file: Samba skips the include as if the "
-            "file did not exist. SambaTune does not read it.")
+    return (
+        f"{path} is {described(kind)}, not a file: Samba skips the include as if the "
+        "file did not exist. SambaTune does not read it."
+    )
 
 
 class _Linter:
-    def __init__(self, document: SmbConfDocument, catalog: ParameterCatalog,
-                 view: EffectiveConfig, cancel: CancelToken | None = None) -> None:
+    def __init__(
+        self,
+        document: SmbConfDocument,
+        catalog: ParameterCatalog,
+        view: EffectiveConfig,
+        cancel: CancelToken | None = None,
+    ) -> None:
         self.catalog = catalog
         self.cancel = cancel
         self.view = view
@@ -162,20 +185,43 @@ class _Linter:
             self._lookups[written] = self.catalog.lookup(written)
         return self._lookups[written]
 
-    def add(self, file: str, line: int, section: str, parameter: str | None,
-            severity: Severity, code: str, message: str) -> None:
-        self.findings.append(Finding(line, section, parameter, severity, code, message,
-                                     None if file == self.root else file))
+    def add(
+        self,
+        file: str,
+        line: int,
+        section: str,
+        parameter: str | None,
+        severity: Severity,
+        code: str,
+        message: str,
+    ) -> None:
+        self.findings.append(
+            Finding(line, section, parameter, severity, code, message, None if file == self.root else file)
+        )
 
     def run(self) -> list[Finding]:
         view = self.view
         for problem in view.problems:
-            self.add(problem.origin.file, problem.origin.line, problem.section, None, "error",
-                     problem.code, problem.message)
+            self.add(
+                problem.origin.file,
+                problem.origin.line,
+                problem.section,
+                None,
+                "error",
+                problem.code,
+                problem.message,
+            )
         if view.loads:
             for check in testparm_checks(view):
-                self.add(check.origin.file, check.origin.line, "global", check.parameter,
-                         "error", check.code, check.message)
+                self.add(
+                    check.origin.file,
+                    check.origin.line,
+                    "global",
+                    check.parameter,
+                    "error",
+                    check.code,
+                    check.message,
+                )
         self._ignored()
         self._includes()
         for section in checked(view.sections.values(), self.cancel, every=64):
@@ -199,65 +245,147 @@ class _Linter:
             if item.reason == "unknown":
                 suggestions = self.catalog.suggest(name)
                 hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
-                self.add(file, line, item.section, name, "warning", "unknown-parameter",
-                         f"'{name}' is not a parameter of Samba {self.version}; Samba ignores "
-                         f"this line.{hint}")
+                self.add(
+                    file,
+                    line,
+                    item.section,
+                    name,
+                    "warning",
+                    "unknown-parameter",
+                    f"'{name}' is not a parameter of Samba {self.version}; Samba ignores this line.{hint}",
+                )
             elif item.reason == "removed":
                 removed = self.catalog.removed(name)
                 assert removed is not None
-                replacement = (f" Use '{removed.replacement}' instead."
-                               if removed.replacement else "")
-                self.add(file, line, item.section, removed.name, "warning", "removed-parameter",
-                         f"'{removed.name}' was removed in Samba {removed.removed_in_text}; "
-                         f"Samba {self.version} ignores it. {removed.note}{replacement}")
+                replacement = f" Use '{removed.replacement}' instead." if removed.replacement else ""
+                self.add(
+                    file,
+                    line,
+                    item.section,
+                    removed.name,
+                    "warning",
+                    "removed-parameter",
+                    f"'{removed.name}' was removed in Samba {removed.removed_in_text}; "
+                    f"Samba {self.version} ignores it. {removed.note}{replacement}",
+                )
             elif item.reason == "global-in-share":
                 lookup = self.catalog.lookup(name)
                 canonical = lookup.parameter.name if lookup else name
-                self.add(file, line, item.section, canonical, "warning", "global-in-share",
-                         f"'{canonical}' only works in [global]; in [{item.section}] Samba "
-                         "ignores it.")
+                self.add(
+                    file,
+                    line,
+                    item.section,
+                    canonical,
+                    "warning",
+                    "global-in-share",
+                    f"'{canonical}' only works in [global]; in [{item.section}] Samba ignores it.",
+                )
             elif item.reason == "no-equals" and name.startswith("\ufeff"):
-                self.add(file, line, item.section, None, "warning", "no-equals",
-                         "The file starts with a byte order mark (an editor's UTF-8 marker), "
-                         f"so Samba does not see {name[1:]!r} as written and ignores the line. "
-                         "Save the file without BOM.")
+                self.add(
+                    file,
+                    line,
+                    item.section,
+                    None,
+                    "warning",
+                    "no-equals",
+                    "The file starts with a byte order mark (an editor's UTF-8 marker), "
+                    f"so Samba does not see {name[1:]!r} as written and ignores the line. "
+                    "Save the file without BOM.",
+                )
             elif item.reason == "no-equals":
-                self.add(file, line, item.section, None, "warning", "no-equals",
-                         f"Samba ignores this line: it has no '=' and is not a comment "
-                         f"(comments start with # or ;): {name!r}")
+                self.add(
+                    file,
+                    line,
+                    item.section,
+                    None,
+                    "warning",
+                    "no-equals",
+                    f"Samba ignores this line: it has no '=' and is not a comment "
+                    f"(comments start with # or ;): {name!r}",
+                )
             elif item.reason == "parametric-dropped":
-                self.add(file, line, item.section, name.lower(), "warning", "parametric-dropped",
-                         f"[{item.section}] is opened again further down, and Samba then "
-                         f"forgets '{name}' set here; set it in the last block.")
+                self.add(
+                    file,
+                    line,
+                    item.section,
+                    name.lower(),
+                    "warning",
+                    "parametric-dropped",
+                    f"[{item.section}] is opened again further down, and Samba then "
+                    f"forgets '{name}' set here; set it in the last block.",
+                )
 
     def _includes(self) -> None:
         for link in self.view.includes:
             file, line = link.origin
             if link.status == "missing":
-                self.add(file, line, link.section, "include", "warning", "include-missing",
-                         f"{link.path} does not exist; Samba skips the include silently.")
+                self.add(
+                    file,
+                    line,
+                    link.section,
+                    "include",
+                    "warning",
+                    "include-missing",
+                    f"{link.path} does not exist; Samba skips the include silently.",
+                )
             elif link.status == "unreadable":
-                self.add(file, line, link.section, "include", "warning", "include-unreadable",
-                         f"{link.path} could not be read: {link.detail}")
+                self.add(
+                    file,
+                    line,
+                    link.section,
+                    "include",
+                    "warning",
+                    "include-unreadable",
+                    f"{link.path} could not be read: {link.detail}",
+                )
             elif link.status == "not-regular":
-                self.add(file, line, link.section, "include", "warning", "include-not-regular",
-                         _not_regular(link.path, link.detail))
+                self.add(
+                    file,
+                    line,
+                    link.section,
+                    "include",
+                    "warning",
+                    "include-not-regular",
+                    _not_regular(link.path, link.detail),
+                )
             elif link.status == "too-large":
-                self.add(file, line, link.section, "include", "warning", "include-too-large",
-                         f"{link.path} was not read ({link.detail}), so its settings are "
-                         "not checked. Samba reads it whole.")
+                self.add(
+                    file,
+                    line,
+                    link.section,
+                    "include",
+                    "warning",
+                    "include-too-large",
+                    f"{link.path} was not read ({link.detail}), so its settings are "
+                    "not checked. Samba reads it whole.",
+                )
             elif link.status in ("macro", "registry", "not-followed"):
-                self.add(file, line, link.section, "include", "info", "include-not-followed",
-                         f"Not followed: {link.path} ({link.detail or 'includes were not read'}).")
+                self.add(
+                    file,
+                    line,
+                    link.section,
+                    "include",
+                    "info",
+                    "include-not-followed",
+                    f"Not followed: {link.path} ({link.detail or 'includes were not read'}).",
+                )
             elif link.status == "relative":
-                self.add(file, line, link.section, "include", "warning", "include-relative",
-                         f"{link.path} is relative: smbd resolves it against its own working "
-                         "directory, not this file's folder. Use an absolute path.")
+                self.add(
+                    file,
+                    line,
+                    link.section,
+                    "include",
+                    "warning",
+                    "include-relative",
+                    f"{link.path} is relative: smbd resolves it against its own working "
+                    "directory, not this file's folder. Use an absolute path.",
+                )
 
     # -- every assignment Samba applied --------------------------------------------------
     def _section(self, section: Section) -> None:
-        assignments = sorted([*section.settings.values(), *section.overridden],
-                             key=lambda s: (s.file, s.line))
+        assignments = sorted(
+            [*section.settings.values(), *section.overridden], key=lambda s: (s.file, s.line)
+        )
         winners = {setting.name: setting for setting in section.settings.values()}
         winners.update(section.parametric)
         for setting in assignments:
@@ -267,89 +395,140 @@ class _Linter:
             parameter = lookup.parameter
             self._value(section, setting, parameter, lookup.inverse)
             if parameter.deprecated:
-                self.add(setting.file, setting.line, section.name, parameter.name, "warning",
-                         "deprecated-parameter",
-                         f"'{parameter.name}' is deprecated in Samba {self.version}: it still "
-                         "works but a later release drops it.")
+                self.add(
+                    setting.file,
+                    setting.line,
+                    section.name,
+                    parameter.name,
+                    "warning",
+                    "deprecated-parameter",
+                    f"'{parameter.name}' is deprecated in Samba {self.version}: it still "
+                    "works but a later release drops it.",
+                )
             winner = winners.get(setting.name)
-            if winner is not None and winner is not setting and (
-                setting.name not in _NO_DUPLICATE_WARNING
-            ):
-                spelled = ("" if name_of(winner) == name_of(setting)
-                           else f" (as '{winner.written_name}')")
-                self.add(setting.file, setting.line, section.name, parameter.name, "warning",
-                         "duplicate-parameter",
-                         f"'{parameter.name}' is set again in [{section.name}] on line "
-                         f"{winner.line}{spelled}; that later value wins and this line has "
-                         "no effect.")
+            if winner is not None and winner is not setting and (setting.name not in _NO_DUPLICATE_WARNING):
+                spelled = "" if name_of(winner) == name_of(setting) else f" (as '{winner.written_name}')"
+                self.add(
+                    setting.file,
+                    setting.line,
+                    section.name,
+                    parameter.name,
+                    "warning",
+                    "duplicate-parameter",
+                    f"'{parameter.name}' is set again in [{section.name}] on line "
+                    f"{winner.line}{spelled}; that later value wins and this line has "
+                    "no effect.",
+                )
         self._patterns(section)
         self._sync(section)
 
-    def _value(self, section: Section, setting: Setting, parameter: Parameter,
-               inverse: bool) -> None:
+    def _value(self, section: Section, setting: Setting, parameter: Parameter, inverse: bool) -> None:
         text = setting.written_value
         kind = parameter.type
         where = (setting.file, setting.line, section.name, parameter.name)
         comment = _INLINE_COMMENT.search(text)
         if comment:
-            self.add(*where, "warning", "inline-comment",
-                     f"Samba has no inline comments: the value of '{setting.written_name}' is "
-                     f"{text!r}, including {text[comment.start():].strip()!r}. Put the "
-                     "comment on its own line.")
+            self.add(
+                *where,
+                "warning",
+                "inline-comment",
+                f"Samba has no inline comments: the value of '{setting.written_name}' is "
+                f"{text!r}, including {text[comment.start() :].strip()!r}. Put the "
+                "comment on its own line.",
+            )
         if kind in ("boolean", "boolean-rev") or inverse:
             if parse_boolean(text) is None:
-                self.add(*where, "error", "invalid-boolean",
-                         f"'{setting.written_name}' needs yes or no (true/false, on/off, 1/0), "
-                         f"not {text!r}; Samba refuses to load the file.")
+                self.add(
+                    *where,
+                    "error",
+                    "invalid-boolean",
+                    f"'{setting.written_name}' needs yes or no (true/false, on/off, 1/0), "
+                    f"not {text!r}; Samba refuses to load the file.",
+                )
         elif kind == "enum":
             if enum_form(parameter, text) is None:
-                self.add(*where, "error", "invalid-enum",
-                         f"{text!r} is not a value of '{parameter.name}'; it accepts "
-                         f"{_enum_choices(parameter)}. Samba refuses to load the file.")
+                self.add(
+                    *where,
+                    "error",
+                    "invalid-enum",
+                    f"{text!r} is not a value of '{parameter.name}'; it accepts "
+                    f"{_enum_choices(parameter)}. Samba refuses to load the file.",
+                )
         elif kind == "bytes":
             size = parse_bytes(text)
             unit = SIZE_UNITS.get(parameter.name)
             if size is None:
-                self.add(*where, "error", "invalid-size",
-                         f"{text!r} is not a size Samba reads for '{parameter.name}': digits "
-                         f"with an optional K, M or G, at most 2147483647 {unit or 'bytes'}. "
-                         "Samba refuses to load the file.")
+                self.add(
+                    *where,
+                    "error",
+                    "invalid-size",
+                    f"{text!r} is not a size Samba reads for '{parameter.name}': digits "
+                    f"with an optional K, M or G, at most 2147483647 {unit or 'bytes'}. "
+                    "Samba refuses to load the file.",
+                )
             elif unit is not None and text.strip(" \t")[-1:].isalpha():
                 factor = 1024 if unit == "KiB" else 1024**2
-                self.add(*where, "warning", "size-unit-suffix",
-                         f"'{parameter.name}' counts {unit}, and a suffix multiplies that: "
-                         f"{text.strip()!r} means {size:,} {unit}, "
-                         f"{format_bytes(size * factor)}. Write the number of {unit} alone.")
+                self.add(
+                    *where,
+                    "warning",
+                    "size-unit-suffix",
+                    f"'{parameter.name}' counts {unit}, and a suffix multiplies that: "
+                    f"{text.strip()!r} means {size:,} {unit}, "
+                    f"{format_bytes(size * factor)}. Write the number of {unit} alone.",
+                )
         elif kind == "octal":
             if parse_octal(text) is None:
-                self.add(*where, "error", "invalid-octal",
-                         f"'{parameter.name}' needs an octal number such as 0644, not {text!r}; "
-                         "Samba refuses to load the file.")
+                self.add(
+                    *where,
+                    "error",
+                    "invalid-octal",
+                    f"'{parameter.name}' needs an octal number such as 0644, not {text!r}; "
+                    "Samba refuses to load the file.",
+                )
         elif kind == "integer":
             if not integer_is_clean(text):
                 read = testparm_form(parameter, text)
-                self.add(*where, "warning", "integer-not-clean",
-                         f"{text!r} is not a plain number; Samba reads it as {read}.")
+                self.add(
+                    *where,
+                    "warning",
+                    "integer-not-clean",
+                    f"{text!r} is not a plain number; Samba reads it as {read}.",
+                )
         elif kind == "list" and (
             testparm_form(parameter, text, self._current_list(section, setting)) is None
         ):
-            self.add(*where, "error", "invalid-list",
-                         f"'{parameter.name}' mixes +item/-item edits with a plain item "
-                         f"({text!r}); Samba refuses to load the file.")
+            self.add(
+                *where,
+                "error",
+                "invalid-list",
+                f"'{parameter.name}' mixes +item/-item edits with a plain item "
+                f"({text!r}); Samba refuses to load the file.",
+            )
         if parameter.name == "name resolve order" and not _valid_resolve_order(text):
-            self.add(*where, "error", "invalid-resolve-order",
-                     f"name resolve order lists lmhosts, host, wins or bcast (lower case), not "
-                     f"{text!r}; Samba refuses to load the file.")
+            self.add(
+                *where,
+                "error",
+                "invalid-resolve-order",
+                f"name resolve order lists lmhosts, host, wins or bcast (lower case), not "
+                f"{text!r}; Samba refuses to load the file.",
+            )
         if parameter.name == "smb ports" and not _valid_ports(text):
-            self.add(*where, "error", "invalid-port",
-                     f"smb ports must list port numbers from 1 to 65535, not {text!r}; "
-                     "Samba refuses to load the file.")
+            self.add(
+                *where,
+                "error",
+                "invalid-port",
+                f"smb ports must list port numbers from 1 to 65535, not {text!r}; "
+                "Samba refuses to load the file.",
+            )
 
     def _current_list(self, section: Section, setting: Setting) -> str | None:
         """The list value in force just before ``setting`` (for +item/-item checks)."""
         parameter = self.catalog.parameters[setting.name]
-        earlier = [s for s in [*section.overridden, *section.settings.values()]
-                   if s.name == setting.name and (s.file, s.line) < (setting.file, setting.line)]
+        earlier = [
+            s
+            for s in [*section.overridden, *section.settings.values()]
+            if s.name == setting.name and (s.file, s.line) < (setting.file, setting.line)
+        ]
         if earlier:
             return stored_form(parameter, max(earlier, key=lambda s: s.line).value)
         if not section.is_global:
@@ -367,34 +546,49 @@ class _Linter:
             if parameter is None or parameter.scope != "share" or setting.name == "include":
                 continue
             missed = [
-                share.name for share in shares
-                if setting.name not in share.settings and setting.name not in share.copied
+                share.name
+                for share in shares
+                if setting.name not in share.settings
+                and setting.name not in share.copied
                 and share.inherited.get(setting.name) is not setting
             ]
             if missed:
                 listed = ", ".join(f"[{name}]" for name in missed[:5])
                 more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
-                self.add(setting.file, setting.line, "global", setting.name, "warning",
-                         "global-after-share",
-                         f"{listed}{more} {'is' if len(missed) == 1 else 'are'} defined above "
-                         f"this line and keep{'s' if len(missed) == 1 else ''} the earlier "
-                         f"value of '{setting.name}': Samba copies the [global] defaults into a "
-                         "share when it reads the share's header. Move this line into the "
-                         "[global] section at the top.")
+                self.add(
+                    setting.file,
+                    setting.line,
+                    "global",
+                    setting.name,
+                    "warning",
+                    "global-after-share",
+                    f"{listed}{more} {'is' if len(missed) == 1 else 'are'} defined above "
+                    f"this line and keep{'s' if len(missed) == 1 else ''} the earlier "
+                    f"value of '{setting.name}': Samba copies the [global] defaults into a "
+                    "share when it reads the share's header. Move this line into the "
+                    "[global] section at the top.",
+                )
 
     # -- performance ----------------------------------------------------------------------
     def _socket_options(self) -> None:
         setting = self.view.global_section.settings.get("socket options")
         if setting is None:
             return
-        fixed = sorted({match.group(0).rstrip("= ").upper()
-                        for match in _BUFFER_OPTION.finditer(setting.value)})
+        fixed = sorted(
+            {match.group(0).rstrip("= ").upper() for match in _BUFFER_OPTION.finditer(setting.value)}
+        )
         if fixed:
-            self.add(setting.file, setting.line, "global", "socket options", "warning",
-                     "socket-buffer-fixed",
-                     f"{' and '.join(fixed)} fix the socket buffer size, which turns off the "
-                     "Linux kernel's TCP buffer autotuning for every SMB connection; on fast or "
-                     "long links that lowers throughput. Remove them and measure.")
+            self.add(
+                setting.file,
+                setting.line,
+                "global",
+                "socket options",
+                "warning",
+                "socket-buffer-fixed",
+                f"{' and '.join(fixed)} fix the socket buffer size, which turns off the "
+                "Linux kernel's TCP buffer autotuning for every SMB connection; on fast or "
+                "long links that lowers throughput. Remove them and measure.",
+            )
 
     def _log_level(self) -> None:
         setting = self.view.global_section.settings.get("log level")
@@ -406,10 +600,16 @@ class _Linter:
             if level.isdigit():
                 levels.append(int(level))
         if levels and max(levels) >= LOG_LEVEL_LIMIT:
-            self.add(setting.file, setting.line, "global", "log level", "warning",
-                     "log-level-high",
-                     f"log level {setting.value!r} makes smbd write detailed logs for every "
-                     "request, which costs CPU and disk time. Use 1 (or 0) outside debugging.")
+            self.add(
+                setting.file,
+                setting.line,
+                "global",
+                "log level",
+                "warning",
+                "log-level-high",
+                f"log level {setting.value!r} makes smbd write detailed logs for every "
+                "request, which costs CPU and disk time. Use 1 (or 0) outside debugging.",
+            )
 
     def _global_enum(self, name: str) -> str | None:
         """The value of a global enum as testparm prints it (``mandatory`` -> ``required``)."""
@@ -426,19 +626,24 @@ class _Linter:
         insecure = self.view.resolve("global", "allow insecure wide links")
         if parse_boolean(unix.value or "") is not True or parse_boolean(insecure.value or ""):
             return
-        why = (f"set on line {unix.setting.line}" if unix.setting is not None
-               else "the default")
+        why = f"set on line {unix.setting.line}" if unix.setting is not None else "the default"
         for section in self.view.sections.values():
             setting = section.settings.get("wide links")
             if setting is None or parse_boolean(setting.value) is not True:
                 continue
-            self.add(setting.file, setting.line, section.name, "wide links", "warning",
-                     "wide-links-ignored",
-                     f"wide links = yes has no effect: smb1 unix extensions is on ({why}), and "
-                     "then smbd keeps every symlink inside the share, for SMB2/3 clients too, "
-                     "unless allow insecure wide links = yes. If links out of the share are "
-                     "really needed, set smb1 unix extensions = no (SMB1 is off by default "
-                     "anyway) or use a bind mount.")
+            self.add(
+                setting.file,
+                setting.line,
+                section.name,
+                "wide links",
+                "warning",
+                "wide-links-ignored",
+                f"wide links = yes has no effect: smb1 unix extensions is on ({why}), and "
+                "then smbd keeps every symlink inside the share, for SMB2/3 clients too, "
+                "unless allow insecure wide links = yes. If links out of the share are "
+                "really needed, set smb1 unix extensions = no (SMB1 is off by default "
+                "anyway) or use a bind mount.",
+            )
 
     def _smb2_sizes(self) -> None:
         """source3/smbd/smb2_negprot.c offers what is set (up to 0xFFFF00); less than the
@@ -451,11 +656,17 @@ class _Linter:
             size, default = parse_bytes(setting.value), parse_bytes(parameter.default)
             if size is None or default is None or size >= default:
                 continue
-            self.add(setting.file, setting.line, "global", name, "warning",
-                     "smb2-size-below-default",
-                     f"{name} = {setting.written_value} is below the default "
-                     f"{format_bytes(default)}: SMB2/3 clients split large {what} into more, "
-                     f"smaller requests, which only slows transfers down. Remove the line.")
+            self.add(
+                setting.file,
+                setting.line,
+                "global",
+                name,
+                "warning",
+                "smb2-size-below-default",
+                f"{name} = {setting.written_value} is below the default "
+                f"{format_bytes(default)}: SMB2/3 clients split large {what} into more, "
+                f"smaller requests, which only slows transfers down. Remove the line.",
+            )
 
     def _receivefile(self) -> None:
         """source3/smbd/smb2_server.c is_smb2_recvfile_write() refuses signed and encrypted
@@ -472,11 +683,17 @@ class _Linter:
             reason = "server smb encrypt = required encrypts every connection"
         else:
             return
-        self.add(setting.file, setting.line, "global", "min receivefile size", "info",
-                 "receivefile-signed",
-                 f"min receivefile size has no effect here: {reason}, and smbd never hands a "
-                 "signed or encrypted write to receivefile. Remove the line; it only helps "
-                 "connections that are neither signed nor encrypted.")
+        self.add(
+            setting.file,
+            setting.line,
+            "global",
+            "min receivefile size",
+            "info",
+            "receivefile-signed",
+            f"min receivefile size has no effect here: {reason}, and smbd never hands a "
+            "signed or encrypted write to receivefile. Remove the line; it only helps "
+            "connections that are neither signed nor encrypted.",
+        )
 
     def _sync(self, section: Section) -> None:
         if "sync always" not in section.settings:
@@ -485,11 +702,17 @@ class _Linter:
         resolved_strict = self.view.resolve(section.name, "strict sync")
         if parse_boolean(resolved_always.value or "") and parse_boolean(resolved_strict.value or ""):
             setting = section.settings["sync always"]
-            self.add(setting.file, setting.line, section.name, "sync always", "warning",
-                     "strict-sync-sync-always",
-                     "With strict sync on, sync always makes every write wait until the data "
-                     "is on disk, which slows writes a lot. Turn sync always off unless that "
-                     "guarantee is needed.")
+            self.add(
+                setting.file,
+                setting.line,
+                section.name,
+                "sync always",
+                "warning",
+                "strict-sync-sync-always",
+                "With strict sync on, sync always makes every write wait until the data "
+                "is on disk, which slows writes a lot. Turn sync always off unless that "
+                "guarantee is needed.",
+            )
 
     def _patterns(self, section: Section) -> None:
         names = ("hide files", "veto files", "veto oplock files")
@@ -501,11 +724,17 @@ class _Linter:
             if first is None and name in section.settings:
                 first = section.settings[name]
         if first is not None and count >= PATTERN_LIMIT:
-            self.add(first.file, first.line, section.name, first.name, "info",
-                     "many-hide-veto-patterns",
-                     f"[{section.name}] has {count} hide/veto patterns; smbd checks each one "
-                     "against every name in every directory listing, which slows large "
-                     "directories.")
+            self.add(
+                first.file,
+                first.line,
+                section.name,
+                first.name,
+                "info",
+                "many-hide-veto-patterns",
+                f"[{section.name}] has {count} hide/veto patterns; smbd checks each one "
+                "against every name in every directory listing, which slows large "
+                "directories.",
+            )
 
     def _smb1_only(self) -> None:
         smb1 = {name for name, entry in explanations().items() if entry["applies_to"] == "smb1"}
@@ -523,10 +752,16 @@ class _Linter:
         for section in self.view.sections.values():
             for setting in section.settings.values():
                 if setting.name in smb1:
-                    self.add(setting.file, setting.line, section.name, setting.name, "info",
-                             "smb1-only-parameter",
-                             f"'{setting.name}' only affects SMB1 connections, and this server "
-                             f"refuses SMB1 (server min protocol = {minimum}); it has no effect.")
+                    self.add(
+                        setting.file,
+                        setting.line,
+                        section.name,
+                        setting.name,
+                        "info",
+                        "smb1-only-parameter",
+                        f"'{setting.name}' only affects SMB1 connections, and this server "
+                        f"refuses SMB1 (server min protocol = {minimum}); it has no effect.",
+                    )
 
 
 def name_of(setting: Setting) -> str:
@@ -538,8 +773,7 @@ def _enum_choices(parameter: Parameter) -> str:
     choices = ", ".join(parameter.enum_choices)
     aliases = parameter.enum_aliases
     if aliases:
-        choices += " (also " + ", ".join(f"{alias} = {meaning}"
-                                         for alias, meaning in aliases.items()) + ")"
+        choices += " (also " + ", ".join(f"{alias} = {meaning}" for alias, meaning in aliases.items()) + ")"
     return choices
 
 

@@ -105,15 +105,15 @@ class LintProcess:
                 if self._catalog is not catalog:
                     _write(process.stdin, {"op": "catalog"}, pickle.dumps(catalog))
                     self._catalog = catalog
-                _write(process.stdin, {"op": "check", "path": path,
-                                       "includes": read_include is not None}, data)
+                _write(
+                    process.stdin, {"op": "check", "path": path, "includes": read_include is not None}, data
+                )
                 documents: list[SmbConfDocument] = []
                 while True:
                     header, _body = _read(process.stdout)
                     op = header.get("op")
                     if op == "include":
-                        self._answer_include(process.stdin, header["path"], read_include,
-                                             documents, cancel)
+                        self._answer_include(process.stdin, header["path"], read_include, documents, cancel)
                     elif op == "done":
                         return _summary(header, documents)
                     elif op == "cancelled":
@@ -152,8 +152,9 @@ class LintProcess:
             raise
         if isinstance(result, SmbConfDocument):
             documents.append(result)
-            _write(stdin, {"kind": "document", "path": result.path, "index": len(documents) - 1},
-                   result.render())
+            _write(
+                stdin, {"kind": "document", "path": result.path, "index": len(documents) - 1}, result.render()
+            )
         else:
             status, detail = result
             _write(stdin, {"kind": "status", "status": status, "detail": detail})
@@ -164,7 +165,9 @@ class LintProcess:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
                 [sys.executable, "-u", "-c", _CHILD_CODE],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
                 creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
             )
             self._catalog = None
@@ -195,11 +198,19 @@ class LintProcess:
 
 
 def _summary(header: dict[str, Any], documents: list[SmbConfDocument]) -> LintSummary:
-    findings = [Finding(line, section, parameter, severity, code, message, file)
-                for line, section, parameter, severity, code, message, file in header["findings"]]
+    findings = [
+        Finding(line, section, parameter, severity, code, message, file)
+        for line, section, parameter, severity, code, message, file in header["findings"]
+    ]
     includes = [
-        IncludeLink(Origin(origin_file, origin_line), section, path, status,
-                    documents[index] if index is not None else None, detail)
+        IncludeLink(
+            Origin(origin_file, origin_line),
+            section,
+            path,
+            status,
+            documents[index] if index is not None else None,
+            detail,
+        )
         for origin_file, origin_line, section, path, status, index, detail in header["includes"]
     ]
     return LintSummary(findings, includes, dict(header["sections"]))
@@ -248,22 +259,34 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
             message = exc.message if isinstance(exc, SambaTuneError) else repr(exc)
             _write(sink, {"op": "error", "message": message, "traceback": traceback.format_exc()})
             continue
-        _write(sink, {
-            "op": "done",
-            "findings": [[f.line, f.section, f.parameter, f.severity, f.code, f.message, f.file]
-                         for f in findings],
-            "includes": [[link.origin.file, link.origin.line, link.section, link.path, link.status,
-                          documents.get(id(link.document)) if link.document is not None else None,
-                          link.detail]
-                         for link in view.includes],
-            "sections": {key: len(section.own_settings())
-                         for key, section in [("global", view.global_section),
-                                              *view.sections.items()]},
-        })
+        _write(
+            sink,
+            {
+                "op": "done",
+                "findings": [
+                    [f.line, f.section, f.parameter, f.severity, f.code, f.message, f.file] for f in findings
+                ],
+                "includes": [
+                    [
+                        link.origin.file,
+                        link.origin.line,
+                        link.section,
+                        link.path,
+                        link.status,
+                        documents.get(id(link.document)) if link.document is not None else None,
+                        link.detail,
+                    ]
+                    for link in view.includes
+                ],
+                "sections": {
+                    key: len(section.own_settings())
+                    for key, section in [("global", view.global_section), *view.sections.items()]
+                },
+            },
+        )
 
 
-def _asking_reader(source: IO[bytes], sink: IO[bytes],
-                   documents: dict[int, int]) -> Callable[[str], Any]:
+def _asking_reader(source: IO[bytes], sink: IO[bytes], documents: dict[int, int]) -> Callable[[str], Any]:
     """An include reader that asks the parent; ``documents`` maps each document to its index."""
 
     def read(path: str) -> Any:

@@ -42,8 +42,7 @@ _ESCAPES = [
 ]
 
 
-def read_man_page(transport: Transport | None = None,
-                  paths: tuple[str, ...] = MAN_PAGE_PATHS) -> str | None:
+def read_man_page(transport: Transport | None = None, paths: tuple[str, ...] = MAN_PAGE_PATHS) -> str | None:
     """The roff source of smb.conf(5) on the target (this computer without a transport)."""
     for path in paths:
         data = _read(path, transport)
@@ -93,7 +92,7 @@ def entry_source(page: str, name: str) -> list[str] | None:
                 elif lines[end].startswith(".RE"):
                     depth -= 1
                     if depth == 0:
-                        return lines[index:end + 1]
+                        return lines[index : end + 1]
             return lines[index:]
     return None
 
@@ -108,8 +107,7 @@ def render_entry(source: list[str]) -> str:
     def flush() -> None:
         if current:
             text = " ".join(part.strip() for part in current if part.strip())
-            paragraphs.append(("\u2022 " if bullet else "") + text if not literal
-                              else "\n".join(current))
+            paragraphs.append(("\u2022 " if bullet else "") + text if not literal else "\n".join(current))
             current.clear()
 
     skipping = False
@@ -143,8 +141,9 @@ def render_entry(source: list[str]) -> str:
     return f"{title}\n\n{body}".strip()
 
 
-def parameter_entry(name: str, transport: Transport | None = None,
-                    paths: tuple[str, ...] = MAN_PAGE_PATHS) -> str | None:
+def parameter_entry(
+    name: str, transport: Transport | None = None, paths: tuple[str, ...] = MAN_PAGE_PATHS
+) -> str | None:
     """``name``'s entry in the target's smb.conf(5) as text; None without page or entry."""
     page = read_man_page(transport, paths)
     if page is None:

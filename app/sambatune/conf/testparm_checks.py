@@ -50,8 +50,7 @@ class _Reader:
                 return setting.origin
         if section.headers:
             return section.headers[0]
-        return Origin(self.view.documents[0].path or "<document>" if self.view.documents
-                      else "<document>", 1)
+        return Origin(self.view.documents[0].path or "<document>" if self.view.documents else "<document>", 1)
 
     def security(self) -> str:
         """lp_security(): "user", "domain" or "ads"; "auto" follows the server role."""
@@ -67,8 +66,11 @@ class _Reader:
             return "ad-dc"
         if role in ("memberserver", "member"):
             return "member"
-        if role in ("classicprimarydomaincontroller", "classicbackupdomaincontroller",
-                    "ipaprimarydomaincontroller"):
+        if role in (
+            "classicprimarydomaincontroller",
+            "classicbackupdomaincontroller",
+            "ipaprimarydomaincontroller",
+        ):
             return "classic-dc"
         if role in ("standaloneserver", "standalone"):
             return "standalone"
@@ -79,8 +81,9 @@ class _Reader:
 
     def parametric(self) -> dict[str, tuple[str, Origin]]:
         section = self.view.global_section
-        found = {name_key(name): (setting.value, setting.origin)
-                 for name, setting in section.parametric.items()}
+        found = {
+            name_key(name): (setting.value, setting.origin) for name, setting in section.parametric.items()
+        }
         for name, forced in section.forced.items():
             if ":" in name:
                 found[name_key(name)] = (forced.value, forced.origin)
@@ -93,40 +96,66 @@ def testparm_checks(view: EffectiveConfig) -> list[TestparmCheck]:
     found: list[TestparmCheck] = []
 
     def refuse(code: str, message: str, *names: str) -> None:
-        found.append(TestparmCheck(read.origin(*names), names[0] if names else None,
-                                   code, message))
+        found.append(TestparmCheck(read.origin(*names), names[0] if names else None, code, message))
 
     security = read.security()
     if security in ("domain", "ads") and not read.flag("encrypt passwords"):
-        refuse("testparm-encrypt-passwords", f"security = {security} needs "
-               "'encrypt passwords = yes'; testparm refuses the file.",
-               "encrypt passwords", "security")
+        refuse(
+            "testparm-encrypt-passwords",
+            f"security = {security} needs 'encrypt passwords = yes'; testparm refuses the file.",
+            "encrypt passwords",
+            "security",
+        )
     if security == "ads":
         if not read.value("workgroup"):
-            refuse("testparm-ads-workgroup", "security = ADS needs a workgroup; testparm "
-                   "refuses the file.", "security")
+            refuse(
+                "testparm-ads-workgroup",
+                "security = ADS needs a workgroup; testparm refuses the file.",
+                "security",
+            )
         if not read.value("realm"):
-            refuse("testparm-ads-realm", "security = ADS needs 'realm' (the AD domain's "
-                   "DNS name); testparm refuses the file.", "security", "server role")
+            refuse(
+                "testparm-ads-realm",
+                "security = ADS needs 'realm' (the AD domain's DNS name); testparm refuses the file.",
+                "security",
+                "server role",
+            )
     if read.flag("wins support") and read.value("wins server").strip():
-        refuse("testparm-wins", "'wins support = yes' and 'wins server' cannot both be "
-               "set (nmbd stops); testparm refuses the file.", "wins server", "wins support")
-    if security == "user" and read.flag("unix password sync") and not read.flag(
-            "pam password change"):
+        refuse(
+            "testparm-wins",
+            "'wins support = yes' and 'wins server' cannot both be "
+            "set (nmbd stops); testparm refuses the file.",
+            "wins server",
+            "wins support",
+        )
+    if security == "user" and read.flag("unix password sync") and not read.flag("pam password change"):
         program = read.value("passwd program").strip()
         if not program:
-            refuse("testparm-passwd-program", "'unix password sync' is on but no 'passwd "
-                   "program' is set; testparm refuses the file.", "unix password sync")
+            refuse(
+                "testparm-passwd-program",
+                "'unix password sync' is on but no 'passwd program' is set; testparm refuses the file.",
+                "unix password sync",
+            )
         elif "%u" not in program:
-            refuse("testparm-passwd-program-user", f"'passwd program' ({program}) needs "
-                   "%u for the user name; testparm refuses the file.", "passwd program")
+            refuse(
+                "testparm-passwd-program-user",
+                f"'passwd program' ({program}) needs %u for the user name; testparm refuses the file.",
+                "passwd program",
+            )
         if read.flag("encrypt passwords") and "%o" in read.value("passwd chat"):
-            refuse("testparm-passwd-chat", "'passwd chat' uses %o, the old password in "
-                   "plain text, which encrypted passwords never give; testparm refuses "
-                   "the file.", "passwd chat")
+            refuse(
+                "testparm-passwd-chat",
+                "'passwd chat' uses %o, the old password in "
+                "plain text, which encrypted passwords never give; testparm refuses "
+                "the file.",
+                "passwd chat",
+            )
     if len(read.value("winbind separator")) != 1:
-        refuse("testparm-winbind-separator", "'winbind separator' must be a single "
-               "character; testparm refuses the file.", "winbind separator")
+        refuse(
+            "testparm-winbind-separator",
+            "'winbind separator' must be a single character; testparm refuses the file.",
+            "winbind separator",
+        )
     if read.role() != "standalone":
         found += _idmap_checks(read)
     return found
@@ -137,16 +166,22 @@ def _idmap_checks(read: _Reader) -> list[TestparmCheck]:
     found: list[TestparmCheck] = []
     options = read.parametric()
     # Samba always sets the default domain's backend (lp_load_ex), written or not.
-    options.setdefault("idmapconfig*:backend", (read.value("idmap backend") or "tdb",
-                                                read.origin("idmap backend")))
+    options.setdefault(
+        "idmapconfig*:backend", (read.value("idmap backend") or "tdb", read.origin("idmap backend"))
+    )
     default_backend = options.get("idmapconfig*:backend", (read.value("idmap backend"), None))
     backend_origin = default_backend[1] or read.origin("idmap backend")
     if name_key(default_backend[0]) not in _DEFAULT_BACKENDS:
-        found.append(TestparmCheck(backend_origin, "idmap config * : backend",
-                                   "testparm-idmap-default-backend",
-                                   f"'{default_backend[0]}' cannot be the default idmap "
-                                   "backend (idmap config * : backend); testparm refuses "
-                                   "the file."))
+        found.append(
+            TestparmCheck(
+                backend_origin,
+                "idmap config * : backend",
+                "testparm-idmap-default-backend",
+                f"'{default_backend[0]}' cannot be the default idmap "
+                "backend (idmap config * : backend); testparm refuses "
+                "the file.",
+            )
+        )
     domains: list[tuple[str, str, int, int, Origin]] = []
     for key, (backend, origin) in options.items():
         match = _IDMAP_BACKEND_KEY.fullmatch(key)
@@ -163,14 +198,21 @@ def _idmap_checks(read: _Reader) -> list[TestparmCheck]:
         domains.append((domain.upper(), name_key(backend), low, high, origin))
     for index, (domain, backend, low, high, origin) in enumerate(domains):
         for other, other_backend, other_low, other_high, _ in domains[:index]:
-            if not (other_low <= low <= other_high or other_low <= high <= other_high
-                    or low <= other_low <= high):
+            if not (
+                other_low <= low <= other_high or other_low <= high <= other_high or low <= other_low <= high
+            ):
                 continue
             if backend == other_backend and backend in ("ad", "nss"):
                 continue
-            found.append(TestparmCheck(origin, None, "testparm-idmap-overlap",
-                                       f"The idmap range of {domain} ({backend}) overlaps "
-                                       f"the range of {other} ({other_backend}): testparm "
-                                       "refuses the file."))
+            found.append(
+                TestparmCheck(
+                    origin,
+                    None,
+                    "testparm-idmap-overlap",
+                    f"The idmap range of {domain} ({backend}) overlaps "
+                    f"the range of {other} ({other_backend}): testparm "
+                    "refuses the file.",
+                )
+            )
             return found
     return found

@@ -26,8 +26,7 @@ class LocatedMessage(NamedTuple):
 
 
 _HELPER = re.compile(r"set_variable_helper\((?P<value>.*)\): value is not (?P<what>.+?)!?$")
-_INVALID = re.compile(
-    r"[Ii]gnoring invalid (?:list )?value '(?P<value>.*)' for parameter '(?P<name>[^']+)'")
+_INVALID = re.compile(r"[Ii]gnoring invalid (?:list )?value '(?P<value>.*)' for parameter '(?P<name>[^']+)'")
 _OCTAL = re.compile(r"Invalid octal number (?P<name>.+?)\s*$")
 _COPY = re.compile(r"Unable to copy service - source not found: (?P<value>.+?)\s*$")
 _UNKNOWN = re.compile(r"(?:Unknown parameter encountered|Ignoring unknown parameter):? \"(?P<name>[^\"]+)\"")
@@ -40,11 +39,14 @@ def _identity(name: str, catalog: ParameterCatalog) -> str:
 
 
 def locate_messages(
-    document: SmbConfDocument, catalog: ParameterCatalog, messages: Iterable[str],
+    document: SmbConfDocument,
+    catalog: ParameterCatalog,
+    messages: Iterable[str],
 ) -> list[LocatedMessage]:
     """Each message with the lines of ``document`` it is about (synonyms count)."""
     settings = [
-        (index + 1, row[1], row[2] or "") for index, row in enumerate(document.rows)
+        (index + 1, row[1], row[2] or "")
+        for index, row in enumerate(document.rows)
         if not isinstance(row, str) and row[0] == PARAMETER
     ]
     located = []
@@ -71,7 +73,8 @@ def _matcher(text: str, catalog: ParameterCatalog) -> Callable[[str, str], bool]
                 return True
             lookup = catalog.lookup(name)
             return lookup is not None and (
-                lookup.parameter.type in kinds or (kinds[0] == "boolean" and lookup.inverse))
+                lookup.parameter.type in kinds or (kinds[0] == "boolean" and lookup.inverse)
+            )
 
         return helper
     found = _INVALID.search(text)

@@ -80,9 +80,9 @@ def parse_show_all(text: str) -> list[ListedParameter]:
             enum_values = tuple(flag_parts[0].split("|"))
             flag_parts = flag_parts[1:]
         flags = tuple(part.strip() for part in flag_parts if part.strip())
-        found.append(ListedParameter(
-            name.strip(), TYPE_NAMES[type_code], scope, enum_values, flags, alias_of, inverse
-        ))
+        found.append(
+            ListedParameter(name.strip(), TYPE_NAMES[type_code], scope, enum_values, flags, alias_of, inverse)
+        )
     return found
 
 
@@ -122,5 +122,5 @@ def parse_version(text: str) -> tuple[str, tuple[int, int, int]]:
         raise ValueError(f"no Samba version in {text.strip()!r}")
     full = text.strip()
     if full.lower().startswith("version "):
-        full = full[len("version "):].strip()
+        full = full[len("version ") :].strip()
     return full, (int(match[1]), int(match[2]), int(match[3]))

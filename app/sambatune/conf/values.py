@@ -72,7 +72,7 @@ def _strtol_prefix(text: str, base: int) -> tuple[int | None, str]:
     found = pattern.match(rest)
     if not found:
         return None, text
-    return sign * int(found.group(), base), rest[found.end():]
+    return sign * int(found.group(), base), rest[found.end() :]
 
 
 def parse_integer(text: str) -> int:
@@ -123,7 +123,7 @@ def parse_bytes(text: str) -> int | None:
     number = int(found.group())
     if number >= 2**64:
         return None
-    multiplier = _SIZE_SUFFIX.get(name_key(rest[found.end():]))
+    multiplier = _SIZE_SUFFIX.get(name_key(rest[found.end() :]))
     if multiplier is None:
         return None
     number = (number * multiplier) % 2**64

@@ -113,9 +113,7 @@ class AgentRun:
         # The command line is the same bootstrap for every agent: say which one it runs.
         log.info("%s: agent %s", transport.label, name)
         try:
-            self._process: RemoteProcess = transport.start(
-                python_command(transport, python), sudo=sudo
-            )
+            self._process: RemoteProcess = transport.start(python_command(transport, python), sudo=sudo)
         except CommandFailed as exc:
             if exc.exit_code == 127:
                 raise self._no_python(exc.message) from exc
@@ -148,7 +146,9 @@ class AgentRun:
                 kind = message.pop("type", "")
                 if kind == "result":
                     self.result = AgentResult(
-                        self.hello, message.get("data"), float(message.get("seconds", 0)),
+                        self.hello,
+                        message.get("data"),
+                        float(message.get("seconds", 0)),
                         collected,
                     )
                     return
@@ -207,8 +207,8 @@ class AgentRun:
         # that must learn what the server has (safe apply) reconnect on this.
         if not self.transport.is_connected():
             raise ConnectionFailed(
-                f"The connection to {self.transport.label} dropped while the {self.name} "
-                "agent ran.", command_sent=True,
+                f"The connection to {self.transport.label} dropped while the {self.name} agent ran.",
+                command_sent=True,
             )
 
     def _no_python(self, details: str) -> AgentFailed:

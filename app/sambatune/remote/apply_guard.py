@@ -68,8 +68,7 @@ class Guarded:
 
 
 class ApplyGuard:
-    def __init__(self, transport: Transport, config_path: str, backup_dir: str, *,
-                 sudo: bool) -> None:
+    def __init__(self, transport: Transport, config_path: str, backup_dir: str, *, sudo: bool) -> None:
         self.transport = transport
         self.config_path = config_path
         self.backup_dir = backup_dir
@@ -79,8 +78,8 @@ class ApplyGuard:
     def acquire(self) -> Guarded:
         """Resolve, lock and clean. Raises :class:`ApplyBusy` when another run holds it."""
         process = self.transport.start(
-            ["sh", "-c", GUARD_SCRIPT, "sambatune-guard", self.config_path, self.backup_dir],
-            sudo=self.sudo)
+            ["sh", "-c", GUARD_SCRIPT, "sambatune-guard", self.config_path, self.backup_dir], sudo=self.sudo
+        )
         guarded = Guarded(self.config_path, False)
         for line in process.lines():
             word, _, rest = line.partition(" ")
@@ -99,11 +98,11 @@ class ApplyGuard:
             raise ApplyBusy(
                 "Another SambaTune run is applying a change to this file right now; "
                 "nothing was changed. Try again when it has finished.",
-                details=f"lock: the directory of {guarded.real_path}")
+                details=f"lock: the directory of {guarded.real_path}",
+            )
         if not self.transport.is_connected():
             raise ConnectionFailed("The connection dropped while taking the apply lock.")
-        raise CommandFailed("Could not take the apply lock on the server.",
-                            details=process.stderr_text())
+        raise CommandFailed("Could not take the apply lock on the server.", details=process.stderr_text())
 
     def release(self) -> None:
         if self._process is not None:

@@ -37,8 +37,13 @@ class Backup:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "path": self.path, "created": self.created, "size": self.size,
-            "sha256": self.sha256, "applied_by": self.applied_by, "summary": self.summary,
+            "id": self.id,
+            "path": self.path,
+            "created": self.created,
+            "size": self.size,
+            "sha256": self.sha256,
+            "applied_by": self.applied_by,
+            "summary": self.summary,
             "config_path": self.config_path,
         }
 
@@ -76,14 +81,19 @@ class BackupStore:
         digest = hashlib.sha256(data).hexdigest()
         backup_id = now.strftime("%Y%m%dT%H%M%S.%fZ") + "-" + digest[:8]
         path = self._file(backup_id)
-        self.transport.run(
-            ["mkdir", "-p", "-m", "700", self.directory], sudo=self.sudo
-        ).check(f"Creating {self.directory}")
+        self.transport.run(["mkdir", "-p", "-m", "700", self.directory], sudo=self.sudo).check(
+            f"Creating {self.directory}"
+        )
         # Mode 600: smb.conf may name users, paths and passwords of other services.
         self.transport.write_file_atomic(path, data, sudo=self.sudo, mode=0o600)
         backup = Backup(
-            id=backup_id, path=path, created=now.isoformat(timespec="seconds"),
-            size=len(data), sha256=digest, applied_by=applied_by, summary=summary,
+            id=backup_id,
+            path=path,
+            created=now.isoformat(timespec="seconds"),
+            size=len(data),
+            sha256=digest,
+            applied_by=applied_by,
+            summary=summary,
             config_path=self.config_path,
         )
         meta = json.dumps(backup.to_json(), sort_keys=True).encode("utf-8") + b"\n"
@@ -96,10 +106,7 @@ class BackupStore:
     def entries(self) -> list[Backup]:
         """Newest first."""
         pattern = posixpath.join(self.directory, f"{self.base}.*.json")
-        script = (
-            f"for f in {_glob_quote(pattern)}; do "
-            '[ -f "$f" ] || continue; cat "$f"; echo; done'
-        )
+        script = f'for f in {_glob_quote(pattern)}; do [ -f "$f" ] || continue; cat "$f"; echo; done'
         result = self.transport.run(["sh", "-c", script], sudo=self.sudo)
         backups = []
         for line in result.text.splitlines():
@@ -128,7 +135,8 @@ class BackupStore:
         if hashlib.sha256(data).hexdigest() != backup.sha256:
             raise InvalidInput(
                 f"The backup {backup.path} no longer has the bytes it was made with "
-                "(its checksum differs), so SambaTune will not use it.")
+                "(its checksum differs), so SambaTune will not use it."
+            )
         return data
 
     def get(self, backup_id: str) -> Backup:
@@ -139,7 +147,7 @@ class BackupStore:
 
     def prune(self) -> list[str]:
         """Delete the oldest backups beyond the retention limit; return their ids."""
-        doomed = self.entries()[self.retention:]
+        doomed = self.entries()[self.retention :]
         paths: list[str] = []
         for backup in doomed:
             paths += [self._file(backup.id), self._file(backup.id) + ".json"]

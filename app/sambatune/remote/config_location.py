@@ -22,24 +22,26 @@ def detect_config_path(transport: Transport) -> str:
     except SambaTuneError as error:
         raise InvalidInput(
             f"Could not tell which smb.conf the smbd on {transport.label} uses "
-            f"({error.message}); name it with --remote-path.") from error
+            f"({error.message}); name it with --remote-path."
+        ) from error
     # smbd -b is one more round trip: only when an smbd runs without -s, or none runs.
     needed = not seen.instances or any(not i.get("config") for i in seen.instances)
     default = default_config_path(transport) if needed else None
-    configs = sorted({str(i.get("config") or default) for i in seen.instances
-                      if i.get("config") or default})
+    configs = sorted({str(i.get("config") or default) for i in seen.instances if i.get("config") or default})
     if len(configs) == 1:
         return configs[0]
     if configs:
         raise InvalidInput(
             f"Several smbd run on {transport.label} with different smb.conf files: "
-            + ", ".join(configs) + ". Say which one to change with --remote-path.",
-            details="\n".join(f"pid {i['pid']}: {i.get('config') or default}"
-                              for i in seen.instances))
+            + ", ".join(configs)
+            + ". Say which one to change with --remote-path.",
+            details="\n".join(f"pid {i['pid']}: {i.get('config') or default}" for i in seen.instances),
+        )
     if default:
         return default
-    raise InvalidInput(f"No smbd runs on {transport.label} and smbd -b names no smb.conf; "
-                       "name the file with --remote-path.")
+    raise InvalidInput(
+        f"No smbd runs on {transport.label} and smbd -b names no smb.conf; name the file with --remote-path."
+    )
 
 
 def needs_sudo(transport: Transport, path: str) -> bool:

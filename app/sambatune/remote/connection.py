@@ -58,8 +58,7 @@ def open_target(
             user=options.user,
             # Signing in with a password or the agent alone uses no key file, so one
             # named anyway must not stop the connection.
-            identity_file=options.identity_file if options.auth not in ("password", "agent")
-            else None,
+            identity_file=options.identity_file if options.auth not in ("password", "agent") else None,
             ssh_config=load_ssh_config(options.ssh_config),
             connect_timeout=options.connect_timeout,
             jump_host=options.jump_host,
@@ -69,13 +68,9 @@ def open_target(
         elif options.auth == "agent":
             endpoint = replace(endpoint, identity_files=(), use_agent=True, identities_only=False)
         store = (
-            HostKeyStore.single_file(options.known_hosts)
-            if options.known_hosts
-            else HostKeyStore.default()
+            HostKeyStore.single_file(options.known_hosts) if options.known_hosts else HostKeyStore.default()
         )
-        transport = connect_ssh(
-            endpoint, prompts, store, password=options.password, cancel=cancel
-        )
+        transport = connect_ssh(endpoint, prompts, store, password=options.password, cancel=cancel)
     if options.sudo_password is not None:
         transport.set_sudo_password(options.sudo_password)
     return transport

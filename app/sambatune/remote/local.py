@@ -91,7 +91,10 @@ class LocalTransport(Transport):
         return True
 
     def _run(
-        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        self,
+        argv: Sequence[str],
+        stdin: bytes | None,
+        timeout: float | None,
         cancel: CancelToken | None,
     ) -> CommandResult:
         try:
@@ -109,9 +112,7 @@ class LocalTransport(Transport):
         except subprocess.TimeoutExpired as exc:
             popen.kill()
             popen.communicate()
-            raise CommandTimedOut(
-                f"{argv[0]} did not finish within {timeout:g} s", exit_code=None
-            ) from exc
+            raise CommandTimedOut(f"{argv[0]} did not finish within {timeout:g} s", exit_code=None) from exc
         finally:
             unregister()
         if cancel is not None and cancel.cancelled:

@@ -39,8 +39,12 @@ class FileRead(NamedTuple):
 
 
 _KIND_BY_FORMAT: dict[int, FileKind] = {
-    stat.S_IFREG: "file", stat.S_IFDIR: "directory", stat.S_IFIFO: "fifo",
-    stat.S_IFCHR: "character device", stat.S_IFBLK: "block device", stat.S_IFSOCK: "socket",
+    stat.S_IFREG: "file",
+    stat.S_IFDIR: "directory",
+    stat.S_IFIFO: "fifo",
+    stat.S_IFCHR: "character device",
+    stat.S_IFBLK: "block device",
+    stat.S_IFSOCK: "socket",
 }
 
 
@@ -60,8 +64,13 @@ def described(kind: str) -> str:
 # O_NONBLOCK: should the path turn into a FIFO between the stat and the open, the open
 # returns at once instead of waiting for a writer. O_NOCTTY: a terminal device must
 # never become our controlling terminal.
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 
 def read_local(path: str, limit: int) -> FileRead:
@@ -127,8 +136,9 @@ MISSING_EXIT = 4
 ANSWERS = (0, NOT_REGULAR_EXIT, MISSING_EXIT)  # any other exit code: the read failed
 TIMEOUT_EXIT = 124  # timeout(1) stopped a stalled read
 
-_KINDS: dict[str, FileKind] = {kind: kind for kind in (
-    "directory", "fifo", "character device", "block device", "socket", "other")}
+_KINDS: dict[str, FileKind] = {
+    kind: kind for kind in ("directory", "fifo", "character device", "block device", "socket", "other")
+}
 
 
 def outcome(exit_code: int, stdout: bytes, limit: int) -> FileRead:

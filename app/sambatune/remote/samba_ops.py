@@ -41,12 +41,21 @@ class TestparmReport:
         return self.exit_code == 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "exit_code": self.exit_code, "ok": self.ok,
-                "errors": self.errors, "warnings": self.warnings}
+        return {
+            "path": self.path,
+            "exit_code": self.exit_code,
+            "ok": self.ok,
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
 
 
 def run_testparm(
-    transport: Transport, path: str, *, sudo: bool = False, verbose: bool = False,
+    transport: Transport,
+    path: str,
+    *,
+    sudo: bool = False,
+    verbose: bool = False,
     cancel: CancelToken | None = None,
 ) -> TestparmReport:
     """``testparm -s`` on ``path``; with ``verbose`` (``-v``) the dump has every default too."""
@@ -81,8 +90,10 @@ def run_testparm(
 
 
 # How a new testparm message starts; any other line carries on the one before it.
-_MESSAGE_START = re.compile(r"^(WARNING|ERROR|NOTE|Unknown|Ignoring|Invalid|Load smb|Loaded|"
-                            r"Server role|Weak crypto|Error|rlimit|[A-Za-z_]+(\([^)]*\))?: )")
+_MESSAGE_START = re.compile(
+    r"^(WARNING|ERROR|NOTE|Unknown|Ignoring|Invalid|Load smb|Loaded|"
+    r"Server role|Weak crypto|Error|rlimit|[A-Za-z_]+(\([^)]*\))?: )"
+)
 
 
 def messages_of_testparm(stderr: str) -> list[str]:
@@ -96,8 +107,12 @@ def messages_of_testparm(stderr: str) -> list[str]:
         if not text:
             previous_blank = True
             continue
-        if (messages and not previous_blank and not _MESSAGE_START.match(text)
-                and messages[-1].startswith(("WARNING", "ERROR", "NOTE"))):
+        if (
+            messages
+            and not previous_blank
+            and not _MESSAGE_START.match(text)
+            and messages[-1].startswith(("WARNING", "ERROR", "NOTE"))
+        ):
             messages[-1] += " " + text
         else:
             messages.append(text)
@@ -127,7 +142,10 @@ class SmbdProcesses:
 
 
 def smbd_processes(
-    transport: Transport, *, sudo: bool = False, cancel: CancelToken | None = None,
+    transport: Transport,
+    *,
+    sudo: bool = False,
+    cancel: CancelToken | None = None,
 ) -> SmbdProcesses:
     from sambatune.remote.agents import run_agent
 
@@ -141,8 +159,12 @@ def smbd_processes(
 
 
 def find_instance(
-    transport: Transport, config_path: str, *, sudo: bool = False,
-    cancel: CancelToken | None = None, seen: SmbdProcesses | None = None,
+    transport: Transport,
+    config_path: str,
+    *,
+    sudo: bool = False,
+    cancel: CancelToken | None = None,
+    seen: SmbdProcesses | None = None,
 ) -> SmbdInstance | None:
     """The trusted running smbd that serves ``config_path`` (its parent process), if any.
 
@@ -176,7 +198,10 @@ def default_config_path(transport: Transport) -> str | None:
 
 
 def reload_smbd(
-    transport: Transport, config_path: str, *, sudo: bool = False,
+    transport: Transport,
+    config_path: str,
+    *,
+    sudo: bool = False,
     cancel: CancelToken | None = None,
 ) -> str:
     """Ask the smbd serving ``config_path`` to re-read it. Returns the command run."""
@@ -197,7 +222,10 @@ def reload_smbd(
 
 
 def restart_smbd(
-    transport: Transport, config_path: str, *, sudo: bool = False,
+    transport: Transport,
+    config_path: str,
+    *,
+    sudo: bool = False,
     cancel: CancelToken | None = None,
 ) -> str:
     """Restart the smbd that serves ``config_path``. Returns how it was done.
@@ -211,9 +239,7 @@ def restart_smbd(
     instance = find_instance(transport, config_path, sudo=sudo, cancel=cancel, seen=seen)
     if instance is not None:
         for unit in ("smbd.service", "smb.service", "samba.service"):
-            shown = transport.run(
-                ["systemctl", "show", "--property=MainPID", "--value", unit], timeout=30
-            )
+            shown = transport.run(["systemctl", "show", "--property=MainPID", "--value", unit], timeout=30)
             if shown.ok and shown.text.strip() == str(instance.pid):
                 transport.run(["systemctl", "restart", unit], sudo=sudo, timeout=120).check(
                     f"systemctl restart {unit}"
@@ -235,7 +261,7 @@ def restart_smbd(
             "smbd could not be started: no smbd binary that only root can change was found "
             "(checking that needs root rights).",
             details="SambaTune starts only an smbd binary that root owns and only root can "
-                    "write to, never one named by a running process.",
+            "write to, never one named by a running process.",
         )
     argv = [binary, "-D", f"--configfile={config_path}"]
     transport.run(argv, sudo=sudo, timeout=60).check("Starting smbd")
@@ -267,13 +293,23 @@ class HealthReport:
     message: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "smbd_running": self.smbd_running, "ports": self.ports,
-                "shares_listed": self.shares_listed, "message": self.message}
+        return {
+            "ok": self.ok,
+            "smbd_running": self.smbd_running,
+            "ports": self.ports,
+            "shares_listed": self.shares_listed,
+            "message": self.message,
+        }
 
 
 def health_check(
-    transport: Transport, config_path: str, *, expected_shares: list[str] | None = None,
-    attempts: int = 10, sudo: bool = False, cancel: CancelToken | None = None,
+    transport: Transport,
+    config_path: str,
+    *,
+    expected_shares: list[str] | None = None,
+    attempts: int = 10,
+    sudo: bool = False,
+    cancel: CancelToken | None = None,
 ) -> HealthReport:
     """smbd alive for this config, listening, and (where anonymous listing works) listing
     the shares the config defines."""
@@ -296,27 +332,41 @@ def health_check(
         )
         text = listed.text + listed.error_text
         if listed.ok:
-            shares = [line.split("|")[1] for line in listed.text.splitlines()
-                      if line.startswith("Disk|")]
-            missing = [s for s in (expected_shares or []) if s.lower() not in
-                       {n.lower() for n in shares}]
+            shares = [line.split("|")[1] for line in listed.text.splitlines() if line.startswith("Disk|")]
+            missing = [s for s in (expected_shares or []) if s.lower() not in {n.lower() for n in shares}]
             if missing:
-                last = HealthReport(False, True, instance.ports, shares,
-                                    "smbd answers but does not list: " + ", ".join(missing))
+                last = HealthReport(
+                    False,
+                    True,
+                    instance.ports,
+                    shares,
+                    "smbd answers but does not list: " + ", ".join(missing),
+                )
                 # A reload reaches smbd a moment after smbcontrol returns: look twice
                 # more, not ten times, when smbd itself is clearly up.
                 missing_seen += 1
                 if missing_seen >= 3:
                     return last
                 continue
-            return HealthReport(True, True, instance.ports, shares,
-                                f"smbd answers on port {port} and lists {len(shares)} shares")
+            return HealthReport(
+                True,
+                True,
+                instance.ports,
+                shares,
+                f"smbd answers on port {port} and lists {len(shares)} shares",
+            )
         if "NT_STATUS_ACCESS_DENIED" in text or "NT_STATUS_LOGON_FAILURE" in text:
             # Anonymous listing is off: smbd answered, which is what we can prove.
-            return HealthReport(True, True, instance.ports, None,
-                                f"smbd answers on port {port} (anonymous share listing is off)")
-        last = HealthReport(False, True, instance.ports, None,
-                            f"smbd does not answer on port {port}: {text.strip()[-200:]}")
+            return HealthReport(
+                True,
+                True,
+                instance.ports,
+                None,
+                f"smbd answers on port {port} (anonymous share listing is off)",
+            )
+        last = HealthReport(
+            False, True, instance.ports, None, f"smbd does not answer on port {port}: {text.strip()[-200:]}"
+        )
     return last
 
 

@@ -60,8 +60,9 @@ def save_secret(kind: str, target: str, secret: str) -> None:
     except KeyringUnavailable:
         raise
     except Exception as exc:
-        raise KeyringUnavailable("The system keyring refused to save the secret.",
-                                 details=type(exc).__name__) from exc
+        raise KeyringUnavailable(
+            "The system keyring refused to save the secret.", details=type(exc).__name__
+        ) from exc
 
 
 def forget_secret(kind: str, target: str) -> None:

@@ -48,9 +48,11 @@ class ConnectedClients:
         if not self.sessions:
             return "No client is connected."
         files = len(self.open_files)
-        return (f"{len(self.sessions)} session(s) from {len(self.machines)} machine(s) "
-                f"({', '.join(self.machines[:5])}{', ...' if len(self.machines) > 5 else ''})"
-                f", {files} open file(s)")
+        return (
+            f"{len(self.sessions)} session(s) from {len(self.machines)} machine(s) "
+            f"({', '.join(self.machines[:5])}{', ...' if len(self.machines) > 5 else ''})"
+            f", {files} open file(s)"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,7 +64,10 @@ class ConnectedClients:
 
 
 def connected_clients(
-    transport: Transport, config_path: str, *, sudo: bool = False,
+    transport: Transport,
+    config_path: str,
+    *,
+    sudo: bool = False,
     cancel: CancelToken | None = None,
 ) -> ConnectedClients:
     base = ["smbstatus", f"--configfile={config_path}"]
@@ -74,26 +79,34 @@ def connected_clients(
     sessions = transport.run([*base, "-b"], sudo=sudo, timeout=60, cancel=cancel)
     sessions.check("smbstatus -b")
     files = transport.run([*base, "-L"], sudo=sudo, timeout=60, cancel=cancel)
-    return ConnectedClients(parse_sessions_text(sessions.text),
-                            parse_locks_text(files.text) if files.ok else [],
-                            source="smbstatus -b / -L")
+    return ConnectedClients(
+        parse_sessions_text(sessions.text),
+        parse_locks_text(files.text) if files.ok else [],
+        source="smbstatus -b / -L",
+    )
 
 
 def parse_json(text: str) -> ConnectedClients:
     data = json.loads(text)
     sessions = [
-        SmbSession(pid=_int(s.get("server_id", {}).get("pid")),
-                   user=str(s.get("username") or ""),
-                   machine=str(s.get("remote_machine") or s.get("hostname") or ""),
-                   dialect=str(s.get("session_dialect") or ""))
+        SmbSession(
+            pid=_int(s.get("server_id", {}).get("pid")),
+            user=str(s.get("username") or ""),
+            machine=str(s.get("remote_machine") or s.get("hostname") or ""),
+            dialect=str(s.get("session_dialect") or ""),
+        )
         for s in (data.get("sessions") or {}).values()
     ]
     files = []
     for entry in (data.get("open_files") or {}).values():
         for one in (entry.get("opens") or {}).values():
-            files.append(OpenFile(pid=_int(one.get("server_id", {}).get("pid")),
-                                  share_path=str(entry.get("service_path") or ""),
-                                  name=str(entry.get("filename") or "")))
+            files.append(
+                OpenFile(
+                    pid=_int(one.get("server_id", {}).get("pid")),
+                    share_path=str(entry.get("service_path") or ""),
+                    name=str(entry.get("filename") or ""),
+                )
+            )
     return ConnectedClients(sessions, files)
 
 

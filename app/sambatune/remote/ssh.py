@@ -145,12 +145,13 @@ class SshTransport(Transport):
         try:
             return self._transport.open_session(timeout=30)
         except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise ConnectionFailed(
-                f"The connection to {self.label} is closed.", details=str(exc)
-            ) from exc
+            raise ConnectionFailed(f"The connection to {self.label} is closed.", details=str(exc)) from exc
 
     def _run(
-        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        self,
+        argv: Sequence[str],
+        stdin: bytes | None,
+        timeout: float | None,
         cancel: CancelToken | None,
     ) -> CommandResult:
         channel = self._open_channel()
@@ -163,13 +164,12 @@ class SshTransport(Transport):
                 # (it closes the channel) or the connection closing under a task.
                 if cancel is not None and cancel.cancelled:
                     raise Cancelled() from exc
-                raise ConnectionFailed(f"The connection to {self.label} is closed.",
-                                       details=str(exc)) from exc
+                raise ConnectionFailed(
+                    f"The connection to {self.label} is closed.", details=str(exc)
+                ) from exc
             sender = None
             if stdin:
-                sender = threading.Thread(
-                    target=_send_and_close, args=(channel, stdin), daemon=True
-                )
+                sender = threading.Thread(target=_send_and_close, args=(channel, stdin), daemon=True)
                 sender.start()
             else:
                 channel.shutdown_write()
@@ -179,12 +179,8 @@ class SshTransport(Transport):
             # paramiko marks every channel of a dead connection as exited with -1, the
             # same code as a command killed by a signal: only the connection tells them
             # apart, and a drop must never pass for the command's own failure.
-            if not self._transport.is_active() or (
-                channel.closed and not channel.exit_status_ready()
-            ):
-                raise ConnectionFailed(
-                    f"The connection to {self.label} dropped.", command_sent=True
-                )
+            if not self._transport.is_active() or (channel.closed and not channel.exit_status_ready()):
+                raise ConnectionFailed(f"The connection to {self.label} dropped.", command_sent=True)
             code = channel.recv_exit_status()
             if sender is not None:
                 sender.join(timeout=5)
@@ -219,9 +215,7 @@ def _send_and_close(channel: paramiko.Channel, data: bytes) -> None:
         channel.shutdown_write()
 
 
-def _collect(
-    channel: paramiko.Channel, timeout: float | None, argv: Sequence[str]
-) -> tuple[bytes, bytes]:
+def _collect(channel: paramiko.Channel, timeout: float | None, argv: Sequence[str]) -> tuple[bytes, bytes]:
     out: list[bytes] = []
     err: list[bytes] = []
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -270,9 +264,7 @@ def connect_ssh(
     try:
         sock: Any = None
         for hop in endpoint.proxy_jump:
-            hop_transport = _open_transport(
-                hop, sock, prompts, host_keys, None, passphrases, cancel
-            )
+            hop_transport = _open_transport(hop, sock, prompts, host_keys, None, passphrases, cancel)
             hops.append(hop_transport)
             sock = _forward(hop_transport, hop, endpoint_after(endpoint, hop))
         final = _open_transport(endpoint, sock, prompts, host_keys, password, passphrases, cancel)
@@ -289,12 +281,12 @@ def endpoint_after(endpoint: SshEndpoint, hop: SshEndpoint) -> SshEndpoint:
     return chain[chain.index(hop) + 1]
 
 
-def _forward(
-    hop_transport: paramiko.Transport, hop: SshEndpoint, target: SshEndpoint
-) -> paramiko.Channel:
+def _forward(hop_transport: paramiko.Transport, hop: SshEndpoint, target: SshEndpoint) -> paramiko.Channel:
     try:
         return hop_transport.open_channel(
-            "direct-tcpip", (target.hostname, target.port), ("127.0.0.1", 0),
+            "direct-tcpip",
+            (target.hostname, target.port),
+            ("127.0.0.1", 0),
             timeout=target.connect_timeout,
         )
     except paramiko.ChannelException as exc:
@@ -312,9 +304,7 @@ def _forward(
 def _tcp_connect(endpoint: SshEndpoint, cancel: CancelToken | None) -> socket.socket:
     where = f"{endpoint.hostname}:{endpoint.port}"
     try:
-        infos = socket.getaddrinfo(
-            endpoint.hostname, endpoint.port, type=socket.SOCK_STREAM
-        )
+        infos = socket.getaddrinfo(endpoint.hostname, endpoint.port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise ConnectionFailed(
             f"Cannot find the host '{endpoint.hostname}': the name does not resolve (DNS).",
@@ -410,9 +400,7 @@ def _prefer_known_key_types(transport: paramiko.Transport, known: list[KnownKey]
     if not types:
         return
     options = transport.get_security_options()
-    preferred = [
-        a for a in options.key_types if ("ssh-rsa" if a in _RSA_ALGORITHMS else a) in types
-    ]
+    preferred = [a for a in options.key_types if ("ssh-rsa" if a in _RSA_ALGORITHMS else a) in types]
     rest = [a for a in options.key_types if a not in preferred]
     options.key_types = tuple(preferred + rest)
 
@@ -623,7 +611,7 @@ def _authenticate(
                     "To sign in with a password, give it on its own: add --auth password "
                     "(keys are not tried, so --password-stdin is only the password), or put "
                     "the key's passphrase on its own line with --passphrase-stdin. In the app, "
-                    "choose \"Sign in with: Password\" for this server.\n"
+                    'choose "Sign in with: Password" for this server.\n'
                     f"The server accepts: {', '.join(allowed)}."
                 ),
             )
@@ -678,9 +666,7 @@ def _try_key(transport: paramiko.Transport, user: str, key: paramiko.PKey) -> bo
     return transport.is_authenticated()
 
 
-def _try_password(
-    transport: paramiko.Transport, user: str, secret: str, methods: Sequence[str]
-) -> bool:
+def _try_password(transport: paramiko.Transport, user: str, secret: str, methods: Sequence[str]) -> bool:
     if "password" in methods:
         try:
             transport.auth_password(user, secret, fallback=False)

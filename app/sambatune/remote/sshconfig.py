@@ -114,30 +114,42 @@ class _Block:
         if not self.enclosing:
             head = self.header or "Host *"
         else:
-            criteria = [c for part in (*self.enclosing, self.own) for c in part
-                        if c != ("all", None)]  # "all" with others: the others decide
-            head = "Match " + " ".join(
-                keyword if argument is None else f"{keyword} {shlex.quote(argument)}"
-                for keyword, argument in criteria
-            ) if criteria else "Host *"
+            criteria = [
+                c for part in (*self.enclosing, self.own) for c in part if c != ("all", None)
+            ]  # "all" with others: the others decide
+            head = (
+                "Match "
+                + " ".join(
+                    keyword if argument is None else f"{keyword} {shlex.quote(argument)}"
+                    for keyword, argument in criteria
+                )
+                if criteria
+                else "Host *"
+            )
         return head + "\n" + "".join(line + "\n" for line in self.lines)
 
 
 def _read_config(
-    path: Path, enclosing: tuple[Criteria, ...], depth: int, blocks: list[_Block],
-    *, check_owner: bool,
+    path: Path,
+    enclosing: tuple[Criteria, ...],
+    depth: int,
+    blocks: list[_Block],
+    *,
+    check_owner: bool,
 ) -> None:
     if depth > INCLUDE_DEPTH_LIMIT:
         raise InvalidInput(
             f"Too many nested Include levels in the SSH config (more than "
-            f"{INCLUDE_DEPTH_LIMIT}) at {path}: does a file include itself?")
+            f"{INCLUDE_DEPTH_LIMIT}) at {path}: does a file include itself?"
+        )
     if check_owner:
         _check_owner(path)
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise InvalidInput(f"Cannot read the SSH config file {path}: {exc.strerror}",
-                           details=str(exc)) from exc
+        raise InvalidInput(
+            f"Cannot read the SSH config file {path}: {exc.strerror}", details=str(exc)
+        ) from exc
     block = _Block(None, (), enclosing)
     blocks.append(block)
     for number, raw in enumerate(text.splitlines(), 1):
@@ -146,8 +158,9 @@ def _read_config(
             continue
         setting = _SETTING.match(line)
         if setting is None:
-            raise InvalidInput(f"Cannot read the SSH config file {path}, line {number}: "
-                               f"{line!r} is not 'Keyword value'.")
+            raise InvalidInput(
+                f"Cannot read the SSH config file {path}, line {number}: {line!r} is not 'Keyword value'."
+            )
         keyword, value = setting.group(1).lower(), setting.group(2)
         if keyword in ("host", "match"):
             own = _criteria(keyword, value, path, number)
@@ -178,8 +191,9 @@ def _criteria(keyword: str, value: str, path: Path, number: int) -> Criteria:
         if word.lstrip("!").lower() in _BARE_CRITERIA:
             criteria.append((word.lower(), None))
         elif not words:
-            raise InvalidInput(f"Cannot read the SSH config file {path}, line {number}: "
-                               f"Match {word} needs an argument.")
+            raise InvalidInput(
+                f"Cannot read the SSH config file {path}, line {number}: Match {word} needs an argument."
+            )
         else:
             criteria.append((word.lower(), words.pop(0)))
     return tuple(criteria)
@@ -250,8 +264,11 @@ def resolve_endpoint(
         # ssh skips an IdentityFile of its config that is not there, without a word.
         path = os.path.expanduser(entry)
         if not os.path.exists(path):
-            log.info("IdentityFile %s (ssh config, for %s) does not exist: skipped, as ssh "
-                     "skips it", entry, typed_host)
+            log.info(
+                "IdentityFile %s (ssh config, for %s) does not exist: skipped, as ssh skips it",
+                entry,
+                typed_host,
+            )
         identities.append(path)
     identities_only = found.get("identitiesonly", "no").lower() == "yes"
     if not identities and not identities_only:
@@ -265,7 +282,9 @@ def resolve_endpoint(
         for hop in proxy_jump.split(","):
             jumps.append(
                 resolve_endpoint(
-                    hop.strip(), ssh_config=config, connect_timeout=connect_timeout,
+                    hop.strip(),
+                    ssh_config=config,
+                    connect_timeout=connect_timeout,
                     _depth=_depth + 1,
                 )
             )
@@ -287,16 +306,17 @@ def _required_identity(typed: str) -> str:
     there: quietly trying ssh-agent and the default keys instead would sign in with
     another key, or fail later with a message that never names the typo."""
     path = os.path.expanduser(typed)
-    details = (f"Looked for {path}. SambaTune does not fall back to ssh-agent or the "
-               "default keys when the key file given for a server is missing; correct the "
-               "server's key file (or --identity), or leave it empty to use those.")
+    details = (
+        f"Looked for {path}. SambaTune does not fall back to ssh-agent or the "
+        "default keys when the key file given for a server is missing; correct the "
+        "server's key file (or --identity), or leave it empty to use those."
+    )
     if not os.path.exists(path):
         raise InvalidInput(f"The identity file {typed} does not exist.", details=details)
     if not os.path.isfile(path):
         raise InvalidInput(f"The identity file {typed} is not a file.", details=details)
     if not os.access(path, os.R_OK):
-        raise InvalidInput(f"The identity file {typed} cannot be read (permission denied).",
-                           details=details)
+        raise InvalidInput(f"The identity file {typed} cannot be read (permission denied).", details=details)
     return path
 
 
@@ -305,7 +325,7 @@ def _split_destination(text: str) -> tuple[str | None, str, int | None]:
     port = None
     rest = text.strip()
     if rest.startswith("ssh://"):
-        rest = rest[len("ssh://"):]
+        rest = rest[len("ssh://") :]
     if "@" in rest:
         user, rest = rest.rsplit("@", 1)
     if rest.startswith("["):

@@ -108,8 +108,7 @@ class Survey:
         candidates = self.physical_nics
         if address:
             holding = [
-                n for n in self.nics
-                if any(a.split("/")[0] == address for a in n.get("addresses") or [])
+                n for n in self.nics if any(a.split("/")[0] == address for a in n.get("addresses") or [])
             ]
             candidates = holding or candidates
         speeds = [n["speed_mbit"] for n in candidates if n.get("speed_mbit")]
@@ -123,10 +122,12 @@ class Survey:
     def from_json(cls, data: dict[str, Any]) -> Survey:
         """The survey :meth:`to_json` wrote (its derived notes are computed again)."""
         own = {"target", "collected_at", "agent", "notes"}
-        return cls(target=str(data.get("target", "")),
-                   data={k: v for k, v in data.items() if k not in own},
-                   agent=dict(data.get("agent") or {}),
-                   collected_at=str(data.get("collected_at", "")))
+        return cls(
+            target=str(data.get("target", "")),
+            data={k: v for k, v in data.items() if k not in own},
+            agent=dict(data.get("agent") or {}),
+            collected_at=str(data.get("collected_at", "")),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -161,28 +162,43 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
     if not samba.get("installed"):
         notes.append(SurveyNote(PROBLEM, "samba", "Samba is not installed (no smbd found)."))
     elif samba.get("config_source") == "ambiguous":
-        notes.append(SurveyNote(
-            PROBLEM, "smbd", "Several smbd run with different smb.conf files ("
-            + ", ".join(samba.get("config_candidates") or []) + "): choose the one SambaTune "
-            "manages (Overview, or --remote-path on the command line)."))
+        notes.append(
+            SurveyNote(
+                PROBLEM,
+                "smbd",
+                "Several smbd run with different smb.conf files ("
+                + ", ".join(samba.get("config_candidates") or [])
+                + "): choose the one SambaTune "
+                "manages (Overview, or --remote-path on the command line).",
+            )
+        )
     elif not samba.get("running"):
         others = samba.get("other_instances") or 0
-        notes.append(SurveyNote(
-            PROBLEM, "smbd", f"smbd is not running for {samba.get('config_path')}: no file "
-            "service from it." + (f" {others} other smbd instance(s) run with other files."
-                                  if others else "")))
+        notes.append(
+            SurveyNote(
+                PROBLEM,
+                "smbd",
+                f"smbd is not running for {samba.get('config_path')}: no file "
+                "service from it."
+                + (f" {others} other smbd instance(s) run with other files." if others else ""),
+            )
+        )
     if samba.get("installed") and samba.get("config_path") and not samba.get("config_readable"):
         notes.append(
             SurveyNote(
-                WARNING, "smb.conf",
+                WARNING,
+                "smb.conf",
                 f"{samba['config_path']} is not readable by this account; use sudo to edit it.",
             )
         )
     testparm = samba.get("testparm") or {}
     if testparm.get("exit_code"):
         notes.append(
-            SurveyNote(PROBLEM, "smb.conf", "testparm rejects the configuration: "
-                       + "; ".join(testparm.get("messages", [])[-3:]))
+            SurveyNote(
+                PROBLEM,
+                "smb.conf",
+                "testparm rejects the configuration: " + "; ".join(testparm.get("messages", [])[-3:]),
+            )
         )
     for message in testparm.get("messages", []):
         if message.startswith("WARNING") or "Unknown parameter" in message:
@@ -196,21 +212,35 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
         if nic.get("state") == "up" and speed and speed < 1000:
             notes.append(
                 SurveyNote(
-                    PROBLEM, name,
+                    PROBLEM,
+                    name,
                     f"{name} links at {speed} Mbit/s: at most ~{speed / 8 * 0.94:.0f} MB/s. "
                     "Check the cable, the switch port and autonegotiation.",
                 )
             )
         if nic.get("state") == "up" and nic.get("duplex") == "half":
             notes.append(
-                SurveyNote(PROBLEM, name, f"{name} runs at half duplex: collisions cost "
-                           "throughput. A duplex mismatch with the switch is likely.")
+                SurveyNote(
+                    PROBLEM,
+                    name,
+                    f"{name} runs at half duplex: collisions cost "
+                    "throughput. A duplex mismatch with the switch is likely.",
+                )
             )
-    mtus = {n.get("mtu") for n in data.get("nics") or []
-            if not n.get("loopback") and not n.get("virtual") and n.get("state") == "up"}
+    mtus = {
+        n.get("mtu")
+        for n in data.get("nics") or []
+        if not n.get("loopback") and not n.get("virtual") and n.get("state") == "up"
+    }
     if len(mtus) > 1:
-        notes.append(SurveyNote(INFO, "network", "The active NICs use different MTUs: "
-                                + ", ".join(str(m) for m in sorted(m for m in mtus if m))))
+        notes.append(
+            SurveyNote(
+                INFO,
+                "network",
+                "The active NICs use different MTUs: "
+                + ", ".join(str(m) for m in sorted(m for m in mtus if m)),
+            )
+        )
 
     for share in samba.get("shares") or []:
         fs = share.get("filesystem")
@@ -231,7 +261,8 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
     if load and cpu.get("available") and load.get("1min", 0) > cpu["available"]:
         notes.append(
             SurveyNote(
-                WARNING, "load",
+                WARNING,
+                "load",
                 f"Load {load['1min']:.1f} exceeds {cpu['available']} CPUs: "
                 "the server is busy, so measurements will be noisy.",
             )
@@ -239,7 +270,11 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
     tcp = data.get("tcp") or {}
     if tcp.get("net.ipv4.tcp_window_scaling") == "0":
         notes.append(
-            SurveyNote(PROBLEM, "tcp", "TCP window scaling is off: windows stay under 64 KiB, "
-                       "which caps throughput on any link with latency.")
+            SurveyNote(
+                PROBLEM,
+                "tcp",
+                "TCP window scaling is off: windows stay under 64 KiB, "
+                "which caps throughput on any link with latency.",
+            )
         )
     return notes

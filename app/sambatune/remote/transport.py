@@ -131,7 +131,10 @@ class Transport(abc.ABC):
     # -- to implement ------------------------------------------------------
     @abc.abstractmethod
     def _run(
-        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        self,
+        argv: Sequence[str],
+        stdin: bytes | None,
+        timeout: float | None,
         cancel: CancelToken | None,
     ) -> CommandResult: ...
 
@@ -204,18 +207,20 @@ class Transport(abc.ABC):
             unregister()
             process.kill()
 
-    def read_file(
-        self, path: str, *, sudo: bool = False, limit: int = regular_file.READ_LIMIT
-    ) -> bytes:
+    def read_file(self, path: str, *, sudo: bool = False, limit: int = regular_file.READ_LIMIT) -> bytes:
         """A regular file's bytes. Every file SambaTune reads on a target goes through
         :meth:`read_regular_file`: a device, FIFO or directory in its place (smb.conf
         replaced by ``/dev/zero``, a backup by a FIFO) is refused, never opened."""
         found = self.read_regular_file(path, limit, sudo=sudo)
         if found.kind == "file":
             return found.data
-        reason = ("no such file" if found.kind == "missing" else
-                  f"larger than {limit // (1024 * 1024)} MiB" if found.kind == "too large" else
-                  f"it is {regular_file.described(found.kind)}, not a regular file")
+        reason = (
+            "no such file"
+            if found.kind == "missing"
+            else f"larger than {limit // (1024 * 1024)} MiB"
+            if found.kind == "too large"
+            else f"it is {regular_file.described(found.kind)}, not a regular file"
+        )
         raise CommandFailed(f"Reading {path} failed: {reason}")
 
     def file_exists(self, path: str, *, sudo: bool = False) -> bool:
@@ -231,8 +236,9 @@ class Transport(abc.ABC):
         argv = ["sh", "-c", regular_file.SCRIPT, "sambatune-read", path, str(limit + 1)]
         result = self.run(argv, sudo=sudo, timeout=90.0)
         if result.exit_code == regular_file.TIMEOUT_EXIT:
-            raise CommandFailed(f"Reading {path} stalled for a minute and was stopped.",
-                                exit_code=result.exit_code)
+            raise CommandFailed(
+                f"Reading {path} stalled for a minute and was stopped.", exit_code=result.exit_code
+            )
         if result.exit_code not in regular_file.ANSWERS:
             result.check(f"Reading {path}")
         return regular_file.outcome(result.exit_code, result.stdout, limit)
@@ -258,7 +264,10 @@ class Transport(abc.ABC):
 
     # -- the log -----------------------------------------------------------
     def _logged_run(
-        self, argv: tuple[str, ...], stdin: bytes | None, timeout: float | None,
+        self,
+        argv: tuple[str, ...],
+        stdin: bytes | None,
+        timeout: float | None,
         cancel: CancelToken | None,
     ) -> CommandResult:
         started = time.monotonic()
@@ -278,17 +287,19 @@ class Transport(abc.ABC):
             self._log_command(argv, f"not started: {_failure(exc)}", started)
             raise
         log.info("%s: started %s", self.label, self.loggable(argv))
-        return _LoggedProcess(
-            process, lambda outcome: self._log_command(argv, outcome, started, ended=True)
-        )
+        return _LoggedProcess(process, lambda outcome: self._log_command(argv, outcome, started, ended=True))
 
-    def _log_command(
-        self, argv: Sequence[str], outcome: str, started: float, *, ended: bool = False
-    ) -> None:
+    def _log_command(self, argv: Sequence[str], outcome: str, started: float, *, ended: bool = False) -> None:
         if log.isEnabledFor(logging.INFO):
             verb = "ended" if ended else "ran"
-            log.info("%s: %s %s -> %s in %.2f s", self.label, verb, self.loggable(argv),
-                     self.redact(outcome), time.monotonic() - started)
+            log.info(
+                "%s: %s %s -> %s in %.2f s",
+                self.label,
+                verb,
+                self.loggable(argv),
+                self.redact(outcome),
+                time.monotonic() - started,
+            )
 
     def loggable(self, argv: Sequence[str]) -> str:
         """``argv`` as a shell line for the log: scripts shortened, the sudo password
@@ -432,8 +443,13 @@ def _spellings(password: str | None) -> list[str]:
     """The password as is, and as Python and JSON would quote it, longest first."""
     if not password:
         return []
-    forms = {password, repr(password)[1:-1], repr(password.encode("utf-8", "surrogatepass"))[2:-1],
-             json.dumps(password)[1:-1], json.dumps(password, ensure_ascii=False)[1:-1]}
+    forms = {
+        password,
+        repr(password)[1:-1],
+        repr(password.encode("utf-8", "surrogatepass"))[2:-1],
+        json.dumps(password)[1:-1],
+        json.dumps(password, ensure_ascii=False)[1:-1],
+    }
     return sorted((form for form in forms if form), key=len, reverse=True)
 
 

@@ -150,16 +150,36 @@ class ReplaceResult:
 
 
 def replace_verified(
-    transport: Transport, target: str, *, expected_sha256: str, source: str,
-    source_sha256: str, size: int, how: str, sudo: bool = False, timeout: float = 120.0,
+    transport: Transport,
+    target: str,
+    *,
+    expected_sha256: str,
+    source: str,
+    source_sha256: str,
+    size: int,
+    how: str,
+    sudo: bool = False,
+    timeout: float = 120.0,
 ) -> ReplaceResult:
     """Replace ``target`` by the server-side file ``source`` ("move" or "copy")."""
     result = transport.run(
         # -I -S: nothing from the environment or a site directory runs as root with it
         # (and it starts faster).
-        ["python3", "-I", "-S", "-c", REPLACE_SCRIPT, target, expected_sha256, source, source_sha256,
-         str(size), how],
-        sudo=sudo, timeout=timeout,
+        [
+            "python3",
+            "-I",
+            "-S",
+            "-c",
+            REPLACE_SCRIPT,
+            target,
+            expected_sha256,
+            source,
+            source_sha256,
+            str(size),
+            how,
+        ],
+        sudo=sudo,
+        timeout=timeout,
     )
     if result.exit_code == CHANGED_EXIT:
         return ReplaceResult(True, False, "")
@@ -167,5 +187,4 @@ def replace_verified(
     if result.exit_code == 127:
         text = "python3 is not installed on the server"
     last = text.splitlines()[-1] if text else ""
-    return ReplaceResult(False, result.ok,
-                         last or ("" if result.ok else f"exit code {result.exit_code}"))
+    return ReplaceResult(False, result.ok, last or ("" if result.ok else f"exit code {result.exit_code}"))

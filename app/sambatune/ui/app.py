@@ -45,8 +45,9 @@ def draw_live_plot_once() -> tuple[int, int, str]:
         plot.finish()
     image = plot.grab().toImage()
     first = QColor(COLORS[0]).rgb()
-    colored = sum(1 for x in range(image.width()) for y in range(image.height())
-                  if image.pixel(x, y) == first)
+    colored = sum(
+        1 for x in range(image.width()) for y in range(image.height()) if image.pixel(x, y) == first
+    )
     return plot.points, colored, f"pyqtgraph {pyqtgraph.__version__}, numpy {numpy.__version__}"
 
 
@@ -60,8 +61,12 @@ def _log_versions() -> None:
     from sambatune import __version__
 
     logging.getLogger(__name__).info(
-        "SambaTune %s starting: Python %s, PySide6 %s, %s", __version__,
-        platform.python_version(), PySide6.__version__, platform.platform())
+        "SambaTune %s starting: Python %s, PySide6 %s, %s",
+        __version__,
+        platform.python_version(),
+        PySide6.__version__,
+        platform.platform(),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

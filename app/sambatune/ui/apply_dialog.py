@@ -122,8 +122,9 @@ class ApplyDialog(QDialog):
         self.plan_label.setWordWrap(True)
         self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         review_layout.addWidget(self.plan_label)
-        self.allow_restart = QCheckBox("Restart smbd for this change (every connected client "
-                                       "is disconnected)")
+        self.allow_restart = QCheckBox(
+            "Restart smbd for this change (every connected client is disconnected)"
+        )
         self.allow_restart.setObjectName("allowRestart")
         self.allow_restart.hide()
         self.allow_restart.toggled.connect(self._consent_changed)
@@ -215,13 +216,17 @@ class ApplyDialog(QDialog):
             sudo = session.prepare_root(transport, path, cancel)
             # Is the "live" side of the review still what is live?
             live = read_live(transport, path, sudo=sudo).data
-            return apply_config(transport, ApplyRequest(path, original, candidate, sudo=sudo,
-                                                        dry_run=True), cancel=cancel), live
+            return apply_config(
+                transport, ApplyRequest(path, original, candidate, sudo=sudo, dry_run=True), cancel=cancel
+            ), live
 
-        self.plan_task = session.run_task("Check the change", work,
-                                          on_done=lambda result: self._planned(*result),
-                                          on_failed=self._plan_failed,
-                                          on_cancelled=lambda: self._plan_failed(None))
+        self.plan_task = session.run_task(
+            "Check the change",
+            work,
+            on_done=lambda result: self._planned(*result),
+            on_failed=self._plan_failed,
+            on_cancelled=lambda: self._plan_failed(None),
+        )
 
     def _planned(self, plan: ApplyOutcome, live: bytes | None = None) -> None:
         self.plan_task = None
@@ -254,37 +259,40 @@ class ApplyDialog(QDialog):
             "<span style='color:#b3261e'><b>⚠ smb.conf changed on the server after it was "
             "read</b></span> (that change is below). Apply would refuse rather than overwrite "
             "it. Close this window: SambaTune reads the live file again (the editor offers to "
-            "keep your edits on it); then review once more.")
-        self.diff.show_diff(unified_diff(self.original, live, self.path, "when it was read",
-                                         "live now"))
+            "keep your edits on it); then review once more."
+        )
+        self.diff.show_diff(unified_diff(self.original, live, self.path, "when it was read", "live now"))
 
     def _plan_failed(self, error: SambaTuneError | None) -> None:
         self.plan_task = None
         reason = f" ({html.escape(error.message)})" if error is not None else ""
         self.plan_label.setText(
             f"Could not check in advance how smbd takes this change{reason}. If it needs a "
-            "restart, Apply stops before changing anything and says so.")
+            "restart, Apply stops before changing anything and says so."
+        )
         if self._start_when_planned:
             self._start_when_planned = False
             self.start()
 
     def _consent_changed(self, allowed: bool) -> None:
         needs_restart = self.plan is not None and self.plan.activation is SmbdAction.RESTART
-        self.apply_button.setEnabled(self.original != self.candidate
-                                     and (allowed or not needs_restart))
-        self.apply_button.setText("Apply and restart smbd" if needs_restart and allowed
-                                  else "Apply")
+        self.apply_button.setEnabled(self.original != self.candidate and (allowed or not needs_restart))
+        self.apply_button.setText("Apply and restart smbd" if needs_restart and allowed else "Apply")
 
     def _fit_steps(self) -> None:
         """As tall as its rows (rollback and restart add some), so nothing scrolls."""
         rows = self.steps.count()
         row_height = max(self.steps.sizeHintForRow(0), self.fontMetrics().height())
-        self.steps.setFixedHeight(rows * (row_height + 2 * self.steps.spacing())
-                                  + 2 * self.steps.frameWidth() + 4)
+        self.steps.setFixedHeight(
+            rows * (row_height + 2 * self.steps.spacing()) + 2 * self.steps.frameWidth() + 4
+        )
 
     def _mark(self, step: ApplyStep, state: StepState, message: str, details: str = "") -> None:
-        if (step is ApplyStep.RESTART and step not in self._rows
-                and self.step_state(ApplyStep.RELOAD) == StepState.PENDING):
+        if (
+            step is ApplyStep.RESTART
+            and step not in self._rows
+            and self.step_state(ApplyStep.RELOAD) == StepState.PENDING
+        ):
             # A restart takes the reload's place in the list, before the health check.
             self._rows[step] = self._rows.pop(ApplyStep.RELOAD)
         if step not in self._rows:
@@ -296,16 +304,20 @@ class ApplyDialog(QDialog):
         title = STEP_TITLES.get(step, step)
         item = self._rows[step]
         item.setText(f"{mark}  {title}" + (f" — {message}" if message else ""))
-        item.setForeground(Qt.GlobalColor.black if state is StepState.PENDING
-                           else _qcolor(color))
+        item.setForeground(Qt.GlobalColor.black if state is StepState.PENDING else _qcolor(color))
         item.setData(Qt.ItemDataRole.UserRole, state.value)
         item.setToolTip(details or message)
-        finished = min(len(STEPS), sum(1 for name in self._rows if name is not ApplyStep.ROLLBACK
-                                       and self.step_state(name) in FINISHED_STATES))
+        finished = min(
+            len(STEPS),
+            sum(
+                1
+                for name in self._rows
+                if name is not ApplyStep.ROLLBACK and self.step_state(name) in FINISHED_STATES
+            ),
+        )
         self.progress.setValue(finished)
         if state is StepState.RUNNING:
-            self.progress.setFormat(f"Step {min(finished + 1, len(STEPS))} of {len(STEPS)}: "
-                                    f"{title}")
+            self.progress.setFormat(f"Step {min(finished + 1, len(STEPS))} of {len(STEPS)}: {title}")
 
     def step_state(self, step: ApplyStep) -> str:
         """The state shown for ``step`` (a StepState value), "" before it was listed."""
@@ -326,8 +338,10 @@ class ApplyDialog(QDialog):
         session = self.session
         path, original, candidate = self.path, self.original, self.candidate
         summary = self.summary.text().strip() or "changed in SambaTune"
-        self.heading.setText(f"<b>{html.escape(summary)}</b> — {html.escape(path)} on "
-                             f"{html.escape(session.profile.target_label)}")
+        self.heading.setText(
+            f"<b>{html.escape(summary)}</b> — {html.escape(path)} on "
+            f"{html.escape(session.profile.target_label)}"
+        )
         self.progress.setFormat(f"Step 1 of {len(STEPS)}: {STEP_TITLES[STEPS[0]]}")
 
         # The pipeline gets a token of its own: cancelling the task itself would drop
@@ -338,15 +352,25 @@ class ApplyDialog(QDialog):
         def work(report: Any, _task_cancel: CancelToken) -> ApplyOutcome:
             transport = session.require_transport()
             sudo = session.prepare_root(transport, path, stop)
-            request = ApplyRequest(path, original, candidate, summary=summary, sudo=sudo,
-                                   allow_restart=allow_restart)
-            return apply_config(transport, request, on_event=report, cancel=stop,
-                                reconnect=session.reconnector(transport),
-                                journal=session.apply_journal(transport, path))
+            request = ApplyRequest(
+                path, original, candidate, summary=summary, sudo=sudo, allow_restart=allow_restart
+            )
+            return apply_config(
+                transport,
+                request,
+                on_event=report,
+                cancel=stop,
+                reconnect=session.reconnector(transport),
+                journal=session.apply_journal(transport, path),
+            )
 
         self.task = session.run_task(
-            "Apply smb.conf", work, on_event=self._event, on_done=self._done,
-            on_failed=self._failed, on_cancelled=self._stopped_early,
+            "Apply smb.conf",
+            work,
+            on_event=self._event,
+            on_done=self._done,
+            on_failed=self._failed,
+            on_cancelled=self._stopped_early,
         )
 
     def _event(self, event: StepEvent) -> None:
@@ -355,8 +379,9 @@ class ApplyDialog(QDialog):
     def _done(self, outcome: ApplyOutcome) -> None:
         self.outcome = outcome
         label, background, color = OUTCOME_STYLES.get(outcome.status, ("Done", "#eee", "#333"))
-        self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
-                                        "border-radius:4px;")
+        self.result_label.setStyleSheet(
+            f"background:{background}; color:{color}; padding:8px;border-radius:4px;"
+        )
         first, dot, rest = outcome.message.partition(". ")
         if first.startswith(label):  # "Applied and verified. …": the verdict says it already
             text = f"<b>{html.escape(first + dot.strip())}</b> {html.escape(rest)}"
@@ -379,8 +404,7 @@ class ApplyDialog(QDialog):
             title = "Someone changed the live file after you opened it; their change:"
             text = outcome.live_diff
         elif outcome.testparm is not None and not outcome.testparm.ok:
-            title = f"What testparm said about the new version (exit code " \
-                    f"{outcome.testparm.exit_code}):"
+            title = f"What testparm said about the new version (exit code {outcome.testparm.exit_code}):"
             text = "\n".join(outcome.testparm.errors + outcome.testparm.warnings)
         else:
             failed = [event for event in outcome.steps if event.state is StepState.FAILED]
@@ -388,9 +412,11 @@ class ApplyDialog(QDialog):
                 title = f"What happened at “{failed[-1].title}”:"
                 text = failed[-1].details or failed[-1].message
             elif outcome.live is LiveState.NEW:
-                backup = (f" (the previous version is kept as "
-                          f"{PurePosixPath(outcome.backup.path).name})"
-                          if outcome.backup is not None else "")
+                backup = (
+                    f" (the previous version is kept as {PurePosixPath(outcome.backup.path).name})"
+                    if outcome.backup is not None
+                    else ""
+                )
                 title = f"Now live on the server{backup}:"
                 text = self.diff.toPlainText()
         if not text:
@@ -417,8 +443,9 @@ class ApplyDialog(QDialog):
     def _stopped_early(self) -> None:
         """Cancelled while getting root, before the pipeline started: nothing changed."""
         label, background, color = OUTCOME_STYLES[ApplyStatus.CANCELLED]
-        self.result_label.setStyleSheet(f"background:{background}; color:{color}; padding:8px;"
-                                        "border-radius:4px;")
+        self.result_label.setStyleSheet(
+            f"background:{background}; color:{color}; padding:8px;border-radius:4px;"
+        )
         self.result_label.setText(f"<b>{label}.</b> Stopped before anything was changed.")
         self.result_label.show()
         self._finish()
@@ -439,8 +466,9 @@ class ApplyDialog(QDialog):
             self.cancel.cancel()
             self.cancel_button.setEnabled(False)
             self.cancel_button.setText("Stopping…")
-            self.cancel_button.setToolTip("Steps stop before the swap; once the new file is "
-                                          "in place SambaTune finishes or rolls back.")
+            self.cancel_button.setToolTip(
+                "Steps stop before the swap; once the new file is in place SambaTune finishes or rolls back."
+            )
         else:
             self.reject()
 
@@ -467,24 +495,33 @@ class ApplyDialog(QDialog):
 def plan_html(plan: ApplyOutcome) -> str:
     """What the dry run found, for the review: reload or restart, and who it concerns."""
     if plan.status is not ApplyStatus.PLANNED:  # testparm refused it, or someone changed it
-        return f"<span style='color:#8a5300'><b>⚠ This change will not apply:</b></span> " \
+        return (
+            f"<span style='color:#8a5300'><b>⚠ This change will not apply:</b></span> "
             f"{html.escape(plan.message)}"
+        )
     later = [c for c in plan.changes if c.activation is Activation.NEW_CONNECTIONS]
     later_text = ""
     if later:
-        later_text = ("<br>Clients that connect after the reload get "
-                      + html.escape(", ".join(c.name for c in later))
-                      + "; connected ones keep the old value until they reconnect.")
+        later_text = (
+            "<br>Clients that connect after the reload get "
+            + html.escape(", ".join(c.name for c in later))
+            + "; connected ones keep the old value until they reconnect."
+        )
     if plan.activation is SmbdAction.NONE:
         return "smbd is not running for this file: it reads the new version when it starts."
     if plan.activation is SmbdAction.RELOAD:
-        return ("<span style='color:#1e4620'><b>✔ A reload applies this change.</b></span> "
-                "Connected clients stay connected." + later_text)
+        return (
+            "<span style='color:#1e4620'><b>✔ A reload applies this change.</b></span> "
+            "Connected clients stay connected." + later_text
+        )
     who = plan.clients.sentence() if plan.clients else "Who is connected is not known."
-    return ("<span style='color:#b3261e'><b>⚠ This change needs smbd to restart</b></span>, "
-            "which disconnects every client. "
-            f"<b>Connected now: {html.escape(who)}</b><br>Needs the restart: "
-            + html.escape("; ".join(plan.restart_reasons)) + later_text)
+    return (
+        "<span style='color:#b3261e'><b>⚠ This change needs smbd to restart</b></span>, "
+        "which disconnects every client. "
+        f"<b>Connected now: {html.escape(who)}</b><br>Needs the restart: "
+        + html.escape("; ".join(plan.restart_reasons))
+        + later_text
+    )
 
 
 def _qcolor(text: str) -> Any:

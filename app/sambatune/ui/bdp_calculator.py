@@ -42,8 +42,7 @@ BAD_FIELD_STYLE = "QLineEdit { border: 1px solid #b3261e; border-radius: 3px; pa
 class CheckedField(QWidget):
     """A line edit with its error message right below it (hidden while the text is fine)."""
 
-    def __init__(self, name: str, text: str, placeholder: str,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, name: str, text: str, placeholder: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -103,9 +102,11 @@ class BdpCalculator(QWidget):
         form.addRow("Bandwidth:", self.bandwidth)
         form.addRow("Round-trip time:", self.rtt)
         form.addRow("A window to check:", self.current)
-        hint = QLabel("Bits unless the unit says bytes with a capital B (MB/s). "
-                      "The window to check is optional: try the 64 KiB most old systems stop "
-                      "at, or your current setting.")
+        hint = QLabel(
+            "Bits unless the unit says bytes with a capital B (MB/s). "
+            "The window to check is optional: try the 64 KiB most old systems stop "
+            "at, or your current setting."
+        )
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(mid);")
         form.addRow(hint)
@@ -182,38 +183,43 @@ class BdpCalculator(QWidget):
             self.current.clear_error()
         if bandwidth is None or rtt is None:
             self.sizing = None
-            for label in (self.bdp_value, self.window_value, self.scale_value,
-                          self.unscaled_value):
+            for label in (self.bdp_value, self.window_value, self.scale_value, self.unscaled_value):
                 label.setText("—")
             self.warning.clear()
             self._show_current(int(current) if current else None, rtt, None)
             return
         sizing = size_window(bandwidth, rtt, int(current) if current else None)
         self.sizing = sizing
-        self.bdp_value.setText(
-            f"{sizing.bdp_bytes:,.0f} bytes ({format_bytes(sizing.bdp_bytes)}) in flight")
-        self.window_value.setText(f"<b>{sizing.required_window:,} bytes</b>"
-                                  + (" (the most TCP can advertise)" if sizing.capped else ""))
+        self.bdp_value.setText(f"{sizing.bdp_bytes:,.0f} bytes ({format_bytes(sizing.bdp_bytes)}) in flight")
+        self.window_value.setText(
+            f"<b>{sizing.required_window:,} bytes</b>"
+            + (" (the most TCP can advertise)" if sizing.capped else "")
+        )
         if sizing.scale_shift == 0:
-            self.scale_value.setText(f"<b>0</b>: no scaling needed (fits in "
-                                     f"{MAX_UNSCALED_WINDOW:,} bytes)")
+            self.scale_value.setText(f"<b>0</b>: no scaling needed (fits in {MAX_UNSCALED_WINDOW:,} bytes)")
         else:
             self.scale_value.setText(
                 f"<b>{sizing.scale_shift}</b>: windows up to "
                 f"{sizing.largest_window_at_shift:,} bytes "
-                f"(65,535 × 2{_superscript(sizing.scale_shift)})")
+                f"(65,535 × 2{_superscript(sizing.scale_shift)})"
+            )
         self.unscaled_value.setText(
             f"65,535 bytes: at most {format_bits(sizing.unscaled_throughput_bps)} at this RTT"
-            + (f", {_percent(sizing.unscaled_throughput_bps, bandwidth)} of the link"
-               if sizing.unscaled_throughput_bps < bandwidth else ": enough for this link"))
+            + (
+                f", {_percent(sizing.unscaled_throughput_bps, bandwidth)} of the link"
+                if sizing.unscaled_throughput_bps < bandwidth
+                else ": enough for this link"
+            )
+        )
         self.warning.setText(
             "The bandwidth-delay product is larger than any TCP window (1 GiB bound): one "
             "connection cannot fill this link; several (SMB multichannel) can."
-            if sizing.capped else "")
+            if sizing.capped
+            else ""
+        )
         self._show_current(sizing.current_window, rtt, bandwidth)
 
-    def _show_current(self, window: int | None, rtt: float | None,
-                      bandwidth: float | None) -> None:
+    def _show_current(self, window: int | None, rtt: float | None, bandwidth: float | None) -> None:
         if window is None or rtt is None:
             self.current_value.setText("—")
             self.fill.setValue(0)
@@ -222,8 +228,11 @@ class BdpCalculator(QWidget):
         allowed = throughput_bps(window, rtt)
         text = f"{window:,} bytes allow at most {format_bits(allowed)} at {format_rtt(rtt)}"
         if bandwidth is not None:
-            text += (f", {_percent(allowed, bandwidth)} of the link" if allowed < bandwidth
-                     else ": enough to fill the link")
+            text += (
+                f", {_percent(allowed, bandwidth)} of the link"
+                if allowed < bandwidth
+                else ": enough to fill the link"
+            )
             self.fill.setEnabled(True)
             self.fill.setValue(min(1000, round(1000 * allowed / bandwidth)))
         else:

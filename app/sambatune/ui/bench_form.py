@@ -38,14 +38,14 @@ EXPLANATIONS = {
     "net-download": "Raw TCP from the server to this computer over its own connection (not SSH).",
     "net-upload": "Raw TCP from this computer to the server over its own connection (not SSH).",
     "disk": "Sequential write and read of a test file on the server, bypassing its cache, "
-            "and the small-file rate.",
+    "and the small-file rate.",
     "smb": "smbclient on the server itself copies a file through the share, against raw TCP "
-           "and the disk there.",
+    "and the disk there.",
     "dirscale": "Lists and looks up names in directories of growing size over SMB "
-                "(the cost of case-insensitive names).",
+    "(the cost of case-insensitive names).",
     "sockbuf": "Throughput with fixed SO_SNDBUF/SO_RCVBUF sizes against autotuning.",
     "smb-client": "This computer writes and reads a file on the share: your network and the "
-                  "server together, as users see them.",
+    "server together, as users see them.",
 }
 SECRET_KIND = "smb"
 #: The file size each test starts with; "auto" lets the SMB test size it from a probe.
@@ -53,9 +53,9 @@ AUTO = "auto"
 DEFAULT_SIZES = {"disk": "256MiB", "smb": AUTO, "smb-client": AUTO}
 SIZE_TIPS = {
     "smb": "auto: a short probe copy first, then a file sized so that all the SMB runs take "
-           "about a minute (at most 512MiB). A size you give is always used.",
+    "about a minute (at most 512MiB). A size you give is always used.",
     "smb-client": "auto: a short probe write and read first, then a file sized so that all "
-                  "the runs take about a minute (at most 256MiB). A size you give is always used.",
+    "the runs take about a minute (at most 256MiB). A size you give is always used.",
 }
 #: Which rows each test shows.
 ROWS = {
@@ -133,8 +133,10 @@ class BenchForm(QWidget):
         self.remember = QCheckBox("Remember it in the system keyring")
         self.path = QLineEdit()
         self.path.setPlaceholderText("optional: a mounted share")
-        self.path.setToolTip("Measure through this computer's own SMB client: a directory on the "
-                             "share as this computer mounted it. Empty: SambaTune's own client.")
+        self.path.setToolTip(
+            "Measure through this computer's own SMB client: a directory on the "
+            "share as this computer mounted it. Empty: SambaTune's own client."
+        )
         self.runs = QSpinBox()
         self.runs.setRange(1, 50)
         self.runs.setValue(5)
@@ -156,15 +158,37 @@ class BenchForm(QWidget):
         self.note = QLineEdit()
         self.note.setPlaceholderText("e.g. before: socket options removed")
         self.rows: dict[str, QWidget] = {
-            "share": self.share, "directory": self.directory, "server": self.server, "port": self.port,
-            "user": self.user, "password": self.password, "remember": self.remember, "path": self.path,
-            "duration": self.duration, "size": self.file_size, "block": self.block,
-            "outstanding": self.outstanding, "sizes": self.sizes, "counts": self.counts,
+            "share": self.share,
+            "directory": self.directory,
+            "server": self.server,
+            "port": self.port,
+            "user": self.user,
+            "password": self.password,
+            "remember": self.remember,
+            "path": self.path,
+            "duration": self.duration,
+            "size": self.file_size,
+            "block": self.block,
+            "outstanding": self.outstanding,
+            "sizes": self.sizes,
+            "counts": self.counts,
         }
-        labels = {"share": "Share", "directory": "Directory", "server": "SMB server", "port": "SMB port",
-                  "user": "SMB user", "password": "Password", "remember": "", "path": "Or this path",
-                  "duration": "Seconds per run", "size": "File size", "block": "Block size",
-                  "outstanding": "Requests in flight", "sizes": "Buffer sizes", "counts": "File counts"}
+        labels = {
+            "share": "Share",
+            "directory": "Directory",
+            "server": "SMB server",
+            "port": "SMB port",
+            "user": "SMB user",
+            "password": "Password",
+            "remember": "",
+            "path": "Or this path",
+            "duration": "Seconds per run",
+            "size": "File size",
+            "block": "Block size",
+            "outstanding": "Requests in flight",
+            "sizes": "Buffer sizes",
+            "counts": "File counts",
+        }
         for key, widget in self.rows.items():
             widget.setObjectName(widget.objectName() or f"bench_{key}")
             self.form.addRow(labels[key], widget)
@@ -225,8 +249,9 @@ class BenchForm(QWidget):
                     return None
                 if not text.strip():
                     return 256 << 20
-                raise InvalidInput("Only the SMB tests size their file themselves.",
-                                   details="Give a size, e.g. 256MiB.")
+                raise InvalidInput(
+                    "Only the SMB tests size their file themselves.", details="Give a size, e.g. 256MiB."
+                )
             return parse_size(text)
 
         share = self.share.currentText().strip()
@@ -237,10 +262,18 @@ class BenchForm(QWidget):
         if test == "disk" and not share and not self.directory.text().strip():
             raise InvalidInput("Where should the disk test run? Choose a share or give a directory.")
         return RunRequest(
-            test=test, runs=self.runs.value(), warmup=self.warmup.value(), note=self.note.text().strip(),
-            share=share, directory=self.directory.text().strip(), server=self.server.text().strip(),
-            port=self.port.value(), user=self.user.text().strip(), password=self.password.text(),
-            remember=self.remember.isChecked(), path=self.path.text().strip(),
+            test=test,
+            runs=self.runs.value(),
+            warmup=self.warmup.value(),
+            note=self.note.text().strip(),
+            share=share,
+            directory=self.directory.text().strip(),
+            server=self.server.text().strip(),
+            port=self.port.value(),
+            user=self.user.text().strip(),
+            password=self.password.text(),
+            remember=self.remember.isChecked(),
+            path=self.path.text().strip(),
             seconds=self.duration.value(),
             size=file_size(self.file_size.text()) if test in ROWS["size"] else 256 << 20,
             block=parse_size(self.block.text()) if test in ROWS["block"] else 4 << 20,
@@ -270,38 +303,57 @@ def build_benchmark(request: RunRequest, transport: Any, context: Any, cancel: C
         from sambatune.bench.net import NetBenchmark, NetOptions
 
         direction = "upload" if test == "net-upload" else "download"
-        net = NetOptions(direction=direction, seconds=request.seconds,
-                         sample_interval=request.sample_interval)
+        net = NetOptions(
+            direction=direction, seconds=request.seconds, sample_interval=request.sample_interval
+        )
         if test != "sockbuf":
             return NetBenchmark(transport, method, net, **common)
         from sambatune.bench.sockbuf import DEFAULT_SIZES, SockbufBenchmark, SockbufOptions
 
-        return SockbufBenchmark(transport, method, SockbufOptions(
-            sizes=request.sizes or DEFAULT_SIZES, net=net), **common)
+        return SockbufBenchmark(
+            transport, method, SockbufOptions(sizes=request.sizes or DEFAULT_SIZES, net=net), **common
+        )
     if test == "disk":
         from sambatune.bench.disk import DiskBenchmark, DiskOptions
 
         directory = request.directory or context.share_path(request.share)
-        return DiskBenchmark(transport, method, DiskOptions(
-            directory=directory, size=request.size or 256 << 20, block_size=request.block,
-            sample_interval=request.sample_interval * 2), **common)
+        return DiskBenchmark(
+            transport,
+            method,
+            DiskOptions(
+                directory=directory,
+                size=request.size or 256 << 20,
+                block_size=request.block,
+                sample_interval=request.sample_interval * 2,
+            ),
+            **common,
+        )
     login: dict[str, Any] = {"user": request.user or None, "password": _password(request)}
     if test == "smb":
         from sambatune.bench.smb import SmbBenchmark, SmbOptions
 
-        return SmbBenchmark(transport, method, SmbOptions(share=request.share, size=request.size,
-                                                          **login), **common)
+        return SmbBenchmark(
+            transport, method, SmbOptions(share=request.share, size=request.size, **login), **common
+        )
     if test == "dirscale":
         from sambatune.bench.dirscale import DirscaleBenchmark, DirscaleOptions
 
-        return DirscaleBenchmark(transport, method, DirscaleOptions(
-            share=request.share, counts=request.counts, **login), **common)
+        return DirscaleBenchmark(
+            transport, method, DirscaleOptions(share=request.share, counts=request.counts, **login), **common
+        )
     from sambatune.bench.smb_client import SmbClientBenchmark, SmbClientOptions
     from sambatune.bench.smb_wire import SmbLogin
 
-    where: dict[str, Any] = ({"path": request.path} if request.path else
-                             {"server": request.server, "share": request.share, "port": request.port})
-    options = SmbClientOptions(login=SmbLogin(**login), size=request.size, block_size=request.block,
-                               outstanding=request.outstanding, **where)
+    where: dict[str, Any] = (
+        {"path": request.path}
+        if request.path
+        else {"server": request.server, "share": request.share, "port": request.port}
+    )
+    options = SmbClientOptions(
+        login=SmbLogin(**login),
+        size=request.size,
+        block_size=request.block,
+        outstanding=request.outstanding,
+        **where,
+    )
     return SmbClientBenchmark(transport, method, options, **common)
-

@@ -50,8 +50,9 @@ class HistoryView(QWidget):
     #: (sessions, comparisons) after Compare.
     compared = Signal(object, object)
 
-    def __init__(self, run_task: Callable[..., Any], server: Callable[[], str],
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, run_task: Callable[..., Any], server: Callable[[], str], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.run_task = run_task
         self.server = server
@@ -75,13 +76,15 @@ class HistoryView(QWidget):
         self.html_button = QPushButton("HTML report…")
         self.html_button.setObjectName("htmlReportButton")
         self.html_button.clicked.connect(
-            lambda: self._ask_path("HTML", "sambatune-report.html", "HTML files (*.html)"))
+            lambda: self._ask_path("HTML", "sambatune-report.html", "HTML files (*.html)")
+        )
         for button in (self.refresh_button, self.compare_button, self.csv_button, self.html_button):
             bar.addWidget(button)
         layout.addLayout(bar)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        self.table = read_only_table(HEADERS, "sessionTable",
-                                     select=QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table = read_only_table(
+            HEADERS, "sessionTable", select=QAbstractItemView.SelectionMode.ExtendedSelection
+        )
         self.table.itemSelectionChanged.connect(self._selection_changed)
         splitter.addWidget(self.table)
         lower = QWidget()
@@ -126,8 +129,15 @@ class HistoryView(QWidget):
         self.summaries = summaries
         self.table.setRowCount(len(summaries))
         for row, summary in enumerate(summaries):
-            values = [str(summary.id), summary.started_at.replace("T", " ").replace("+00:00", ""),
-                      summary.test, summary.primary_series, _mean(summary), str(summary.runs), summary.note]
+            values = [
+                str(summary.id),
+                summary.started_at.replace("T", " ").replace("+00:00", ""),
+                summary.test,
+                summary.primary_series,
+                _mean(summary),
+                str(summary.runs),
+                summary.note,
+            ]
             for column, text in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(text))
         if not summaries:
@@ -187,17 +197,19 @@ class HistoryView(QWidget):
             highest = max([highest, *ys])
             color = COLORS[index % len(COLORS)]
             name = f"session {session.id}" + (f" – {session.note}" if session.note else "")
-            self.plot.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color,
-                           symbolSize=8)
-            legend.append(f'<span style="color:{color}; font-weight:bold">━━━</span>&nbsp;'
-                          f"{html.escape(name)}")
+            self.plot.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color, symbolSize=8)
+            legend.append(
+                f'<span style="color:{color}; font-weight:bold">━━━</span>&nbsp;{html.escape(name)}'
+            )
             stats = found.stats()
             if stats is not None:
-                line = pg.InfiniteLine(stats.mean / scale, angle=0,
-                                       pen=pg.mkPen(color, style=Qt.PenStyle.DotLine))
+                line = pg.InfiniteLine(
+                    stats.mean / scale, angle=0, pen=pg.mkPen(color, style=Qt.PenStyle.DotLine)
+                )
                 self.plot.addItem(line)
-        most = max((len(s.result.series[series].counted) for s in sessions if series in s.result.series),
-                   default=1)
+        most = max(
+            (len(s.result.series[series].counted) for s in sessions if series in s.result.series), default=1
+        )
         self.plot.getAxis("bottom").setTicks([[(n, str(n)) for n in range(1, most + 1)]])
         # From zero, so a small difference looks small.
         self.plot.setXRange(0.8, most + 0.2, padding=0)
@@ -210,11 +222,15 @@ class HistoryView(QWidget):
     def _comparison_html(found: SessionComparison) -> str:
         c = found.comparison
         color = VERDICT_COLORS.get(c.verdict, "#444")
-        text = (f"<b style='color:{color}'>Session {found.after.id} against {found.before.id}: "
-                f"{c.verdict}.</b> {c.sentence}")
+        text = (
+            f"<b style='color:{color}'>Session {found.after.id} against {found.before.id}: "
+            f"{c.verdict}.</b> {c.sentence}"
+        )
         if c.diff_ci95_low is not None and c.diff_ci95_high is not None and c.unit == "bytes/s":
-            text += (f" The difference is between {_signed_rate(c.diff_ci95_low)} and "
-                     f"{_signed_rate(c.diff_ci95_high)} (95% confidence).")
+            text += (
+                f" The difference is between {_signed_rate(c.diff_ci95_low)} and "
+                f"{_signed_rate(c.diff_ci95_high)} (95% confidence)."
+            )
         if found.changed_lines:
             text += " Changed in smb.conf: <tt>" + "; ".join(found.changed_lines) + "</tt>."
         for warning in found.warnings:
@@ -223,8 +239,7 @@ class HistoryView(QWidget):
 
     # -- exporting -------------------------------------------------------------------
     def _ask_path(self, kind: str, default: str, filter_text: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", suggested(default),
-                                              filter_text)
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", suggested(default), filter_text)
         if path:
             remember(path)
             self.export(kind, Path(path))

@@ -45,9 +45,11 @@ from sambatune.ui.tasks import Task
 
 #: The status line is redrawn at most this often (ms), and counts the time left down.
 STATUS_EVERY_MS = 250
-PURE_PYTHON_HINT = (" SambaTune's own SMB client reads as fast as smbclient and writes up to about "
-                    "2.5 Gbit/s; when it is the limit itself, the result says so. Give a mounted "
-                    "path to measure through this computer's own client instead.")
+PURE_PYTHON_HINT = (
+    " SambaTune's own SMB client reads as fast as smbclient and writes up to about "
+    "2.5 Gbit/s; when it is the limit itself, the result says so. Give a mounted "
+    "path to measure through this computer's own client instead."
+)
 
 if TYPE_CHECKING:  # loaded on a worker thread, when the analysis is read
     from sambatune.bench.results_db import StoredSession
@@ -162,8 +164,9 @@ class BenchmarksPage(QWidget):
         if not self.form.server.text():
             self.form.server.setText(data_address(self.session.transport))
         # Follow the managed smbd's port on every survey, unless the admin typed another.
-        context = BenchContext(data_address(self.session.transport), survey=survey,
-                               smb_conf_path=survey.config_path)
+        context = BenchContext(
+            data_address(self.session.transport), survey=survey, smb_conf_path=survey.config_path
+        )
         if survey.ambiguous:  # no instance chosen yet: the Overview asks for one
             return
         if self._surveyed_port is None or self.form.port.value() == self._surveyed_port:
@@ -213,8 +216,9 @@ class BenchmarksPage(QWidget):
 
             transport = session.require_transport()
             report(Progress(None, "reading smb.conf…"))
-            context = collect_context(transport, config_path=profile.config_path or None,
-                                      survey=session.survey, cancel=cancel)
+            context = collect_context(
+                transport, config_path=profile.config_path or None, survey=session.survey, cancel=cancel
+            )
             bench = build_benchmark(request, transport, context, cancel)
             for event in bench.events():
                 report(event)
@@ -228,8 +232,12 @@ class BenchmarksPage(QWidget):
         self.status.setText(f"Starting: {TESTS[request.test]}…")
         self.status_ticker.start()
         self.task = self.session.run_task(
-            f"Benchmark: {TESTS[request.test]}", work, on_event=self._on_event, on_done=self._done,
-            on_failed=self._failed, on_cancelled=self._cancelled,
+            f"Benchmark: {TESTS[request.test]}",
+            work,
+            on_event=self._on_event,
+            on_done=self._done,
+            on_failed=self._failed,
+            on_cancelled=self._cancelled,
         )
 
     def cancel(self) -> None:
@@ -315,8 +323,7 @@ class BenchmarksPage(QWidget):
         if main is None or main is self.shown_step or main.count < 2:
             return
         labels = {name: result.series[name].label for name in main.series if name in result.series}
-        warmups = [(r.series, r.attempt) for name in labels for r in result.series[name].runs
-                   if r.warmup]
+        warmups = [(r.series, r.attempt) for name in labels for r in result.series[name].runs if r.warmup]
         title = main.title[:1].upper() + main.title[1:]
         records = [r for name in labels for r in result.series[name].runs]
         self.live.show_samples(title, result.samples, labels, warmups, records)

@@ -60,7 +60,6 @@ if TYPE_CHECKING:
     from sambatune.bench.results_db import StoredSession
 
 
-
 def _text(text: str) -> str:
     """Plain text for a rich-text label (a share or a note may hold < or &)."""
     return html.escape(text, quote=False)
@@ -77,10 +76,10 @@ def _fit_height(table: QTableWidget, rows: int) -> None:
     shown = sum(table.rowHeight(r) for r in range(min(rows, table.rowCount())))
     header = table.horizontalHeader().sizeHint().height()
     columns = sum(table.columnWidth(c) for c in range(table.columnCount()))
-    scroll = (table.horizontalScrollBar().sizeHint().height()
-              if columns > table.viewport().width() else 0)
-    table.setFixedHeight(header + max(shown, table.verticalHeader().defaultSectionSize())
-                         + 2 * table.frameWidth() + scroll)
+    scroll = table.horizontalScrollBar().sizeHint().height() if columns > table.viewport().width() else 0
+    table.setFixedHeight(
+        header + max(shown, table.verticalHeader().defaultSectionSize()) + 2 * table.frameWidth() + scroll
+    )
 
 
 class BottleneckPanel(QWidget):
@@ -118,14 +117,16 @@ class BottleneckPanel(QWidget):
         top.addStretch(1)
         self.default_button = QPushButton("Only the newest smb.conf")
         self.default_button.setObjectName("bottleneckDefaultSessions")
-        self.default_button.setToolTip("Tick again only the sessions run with the same smb.conf "
-                                       "as the newest session")
+        self.default_button.setToolTip(
+            "Tick again only the sessions run with the same smb.conf as the newest session"
+        )
         self.default_button.clicked.connect(self.use_default_sessions)
         top.addWidget(self.default_button)
         layout.addLayout(top)
         self.sessions_hint = QLabel(
             "The sessions the figures come from. Sessions run with another smb.conf measured "
-            "the server under other settings: they count only when you tick them.")
+            "the server under other settings: they count only when you tick them."
+        )
         self.sessions_hint.setObjectName("bottleneckSessionsHint")
         self.sessions_hint.setWordWrap(True)
         self.sessions_hint.setMinimumWidth(200)
@@ -211,8 +212,11 @@ class BottleneckPanel(QWidget):
 
     def _fill_sessions(self) -> None:
         facts = self.facts
-        usable = sorted((f for f in facts.values() if f.test in LAYER_TESTS),
-                        key=lambda f: (f.started_at, f.id), reverse=True)
+        usable = sorted(
+            (f for f in facts.values() if f.test in LAYER_TESTS),
+            key=lambda f: (f.started_at, f.id),
+            reverse=True,
+        )
         versions = config_versions(facts.values())
         selected = self._selected()
         self.sessions.blockSignals(True)
@@ -221,15 +225,17 @@ class BottleneckPanel(QWidget):
             for row, item in enumerate(usable):
                 tick = QTableWidgetItem(str(item.id))
                 tick.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
-                tick.setCheckState(Qt.CheckState.Checked if item.id in selected
-                                   else Qt.CheckState.Unchecked)
+                tick.setCheckState(Qt.CheckState.Checked if item.id in selected else Qt.CheckState.Unchecked)
                 tick.setData(Qt.ItemDataRole.UserRole, item.id)
                 tick.setToolTip("Tick to take figures from this session")
                 self.sessions.setItem(row, 0, tick)
-                cells = [TEST_NAMES.get(item.test, item.test),
-                         format_bytes(item.size) if item.size is not None else "–",
-                         versions.get(item.config, NOT_RECORDED),
-                         item.started_at[:16].replace("T", " "), item.note]
+                cells = [
+                    TEST_NAMES.get(item.test, item.test),
+                    format_bytes(item.size) if item.size is not None else "–",
+                    versions.get(item.config, NOT_RECORDED),
+                    item.started_at[:16].replace("T", " "),
+                    item.note,
+                ]
                 for column, text in enumerate(cells, 1):
                     cell = QTableWidgetItem(text)
                     if column == len(cells) and text:
@@ -258,8 +264,7 @@ class BottleneckPanel(QWidget):
     # -- the table and the verdict ------------------------------------------------------------
     def _recompute(self) -> None:
         direction: Any = self.direction.currentData()
-        self.figures = figures_from_results(self.results, direction, facts=self.facts,
-                                            chosen=self.chosen)
+        self.figures = figures_from_results(self.results, direction, facts=self.facts, chosen=self.chosen)
         figures = self.figures
         basis = figures.basis()
         if figures.mixed:
@@ -285,17 +290,25 @@ class BottleneckPanel(QWidget):
             source = layer.source + ("" if layer.counted else " (not counted)")
             limits = layer.limits and known
             mark = "◀ limits" if limits else "slowest so far" if layer.limits else ""
-            cells = [layer.name, _number(layer.ceiling_mb_per_s, 1), _number(layer.ceiling_mbit_per_s),
-                     _number(layer.percent_of_link), figures.describe_source(layer.name), source,
-                     mark]
+            cells = [
+                layer.name,
+                _number(layer.ceiling_mb_per_s, 1),
+                _number(layer.ceiling_mbit_per_s),
+                _number(layer.percent_of_link),
+                figures.describe_source(layer.name),
+                source,
+                mark,
+            ]
             facts = figures.session_of(layer.name)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if 1 <= column <= 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if column == SESSION_COLUMN and facts is not None:
-                    item.setToolTip(f"{facts.describe(figures.versions)}, started "
-                                    f"{facts.started_at}" + (f": {facts.note}" if facts.note else ""))
+                    item.setToolTip(
+                        f"{facts.describe(figures.versions)}, started "
+                        f"{facts.started_at}" + (f": {facts.note}" if facts.note else "")
+                    )
                 if limits:
                     item.setBackground(QBrush(LIMIT_ROW))
                     item.setFont(bold)
@@ -306,8 +319,7 @@ class BottleneckPanel(QWidget):
             text += f"<br>{_text(report.smb_vs_raw_meaning)}"
         left_out = figures.left_out()
         if left_out:
-            text += "".join(f"<br><span style='color:{WARNING}'>{_text(line)}</span>"
-                            for line in left_out)
+            text += "".join(f"<br><span style='color:{WARNING}'>{_text(line)}</span>" for line in left_out)
         if report.advice:
             text += "<ul>" + "".join(f"<li>{_text(a)}</li>" for a in report.advice) + "</ul>"
         self.verdict.setText(text)
@@ -346,8 +358,10 @@ class BottleneckPanel(QWidget):
             demand = parse_bandwidth(text) / 8
             estimate = clients_supported(self.report.expected_bytes_per_s, demand)
         except SambaTuneError as error:
-            self.clients.setText(f"<span style='color:#b3261e'>{_text(error.message)}</span> "
-                                 f"{_text(error.details)}")
+            self.clients.setText(
+                f"<span style='color:#b3261e'>{_text(error.message)}</span> {_text(error.details)}"
+            )
             return
-        self.clients.setText(f"<b style='font-size:14pt'>About {estimate.clients} clients</b><br>"
-                             f"{_text(estimate.assumption)}")
+        self.clients.setText(
+            f"<b style='font-size:14pt'>About {estimate.clients} clients</b><br>{_text(estimate.assumption)}"
+        )

@@ -35,8 +35,9 @@ class BackupsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         top = QHBoxLayout()
-        self.where = QLabel("Backups of this computer's settings, taken before every apply "
-                            "and restore, newest first.")
+        self.where = QLabel(
+            "Backups of this computer's settings, taken before every apply and restore, newest first."
+        )
         self.where.setWordWrap(True)
         top.addWidget(self.where, 1)
         self.refresh_button = QPushButton("Refresh")
@@ -82,15 +83,16 @@ class BackupsView(QWidget):
 
     def show_entries(self, entries: list[dict[str, Any]], folder: str) -> None:
         self.entries = list(reversed(entries))
-        self.where.setText(f"Backups of this computer's settings, taken before every apply and "
-                           f"restore, newest first. They are kept in {folder}.")
+        self.where.setText(
+            f"Backups of this computer's settings, taken before every apply and "
+            f"restore, newest first. They are kept in {folder}."
+        )
         self.table.setRowCount(len(self.entries))
         for row, entry in enumerate(self.entries):
             restored = entry.get("restored_at") or ""
             values = [
                 str(entry.get("created", "")).replace("T", " ").replace("+00:00", ""),
-                short_path(str(entry.get("summary", "")))
-                or KIND_TEXT.get(entry.get("kind", ""), ""),
+                short_path(str(entry.get("summary", ""))) or KIND_TEXT.get(entry.get("kind", ""), ""),
                 str(entry.get("settings", "")),
                 restored.replace("T", " ").replace("+00:00", "") if restored else "no",
             ]

@@ -101,8 +101,10 @@ class PlanInputs(QWidget):
         self.probe = QCheckBox("Probe the path MTU")
         self.probe.setObjectName("probeMtu")
         self.probe.setChecked(True)
-        self.probe.setToolTip("Send don't-fragment packets to the server to find the largest "
-                              "packet that gets there whole (and whether big ones vanish).")
+        self.probe.setToolTip(
+            "Send don't-fragment packets to the server to find the largest "
+            "packet that gets there whole (and whether big ones vanish)."
+        )
         grid.addWidget(self.probe, 0, 4, 1, 4)
 
         grid.addWidget(_caption("Bandwidth:"), 1, 0)
@@ -112,7 +114,8 @@ class PlanInputs(QWidget):
         self.bandwidth_file_button.setObjectName("bandwidthFromFile")
         self.bandwidth_file_button.setToolTip(
             "Take the bandwidth from a network benchmark: iperf3 -J output or a SambaTune "
-            "network result (JSON).")
+            "network result (JSON)."
+        )
         self.bandwidth_file_button.clicked.connect(self._choose_bandwidth_file)
         grid.addWidget(self.bandwidth_file_button, 1, 2, Qt.AlignmentFlag.AlignTop)
         grid.addWidget(_caption("RTT:"), 1, 3)
@@ -120,8 +123,10 @@ class PlanInputs(QWidget):
         grid.addWidget(self.rtt, 1, 4)
         grid.addWidget(_caption("MTU:"), 1, 5)
         self.mtu = CheckedField("planMtu", "", "auto")
-        self.mtu.edit.setToolTip("Leave empty to let the path-MTU probe decide; enter e.g. 9000 "
-                                 "to plan jumbo frames (every hop must carry them).")
+        self.mtu.edit.setToolTip(
+            "Leave empty to let the path-MTU probe decide; enter e.g. 9000 "
+            "to plan jumbo frames (every hop must carry them)."
+        )
         self.mtu.setMaximumWidth(110)
         grid.addWidget(self.mtu, 1, 6)
         self.plan_button = QPushButton("Make plan")
@@ -163,17 +168,21 @@ class PlanInputs(QWidget):
             self.probe.setChecked(False)
             self.probe.setEnabled(False)
             self.probe.setText("Probe the path MTU (needs a remote server)")
-            self.hint.setText("The Samba server here is this computer: enter the RTT of the link "
-                              "to plan for. Empty bandwidth: the interface's link speed.")
+            self.hint.setText(
+                "The Samba server here is this computer: enter the RTT of the link "
+                "to plan for. Empty bandwidth: the interface's link speed."
+            )
         else:
             self.rtt.edit.setPlaceholderText("measured")
             if not self.probe.isEnabled():
                 self.probe.setChecked(True)
             self.probe.setEnabled(True)
             self.probe.setText(f"Probe the path MTU to {target.label}")
-            self.hint.setText(f"Empty RTT: measured to {target.label} ({target.host}) with TCP "
-                              "connects. Empty bandwidth: the link speed. Empty MTU: the probe "
-                              "decides.")
+            self.hint.setText(
+                f"Empty RTT: measured to {target.label} ({target.host}) with TCP "
+                "connects. Empty bandwidth: the link speed. Empty MTU: the probe "
+                "decides."
+            )
 
     def set_measured(self, text: str) -> None:
         self.measured.setText(text)
@@ -193,8 +202,8 @@ class PlanInputs(QWidget):
 
     def _choose_bandwidth_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Bandwidth from a benchmark result", suggested(),
-            "JSON results (*.json);;All files (*)")
+            self, "Bandwidth from a benchmark result", suggested(), "JSON results (*.json);;All files (*)"
+        )
         if path:
             remember(path)
             self.bandwidth_file_chosen.emit(Path(path))
@@ -228,8 +237,7 @@ class PlanInputs(QWidget):
                 self.rtt.show_error(error.message)
                 ok = False
         elif target is None:
-            self.rtt.show_error("Enter the round-trip time: there is no remote server to "
-                                "measure it to.")
+            self.rtt.show_error("Enter the round-trip time: there is no remote server to measure it to.")
             ok = False
         else:
             self.rtt.clear_error()

@@ -37,9 +37,12 @@ NOW_COLUMN = 2
 
 
 def os_short_name(os_info: OsInfo) -> str:
-    """"Windows 10", "Linux", "macOS": the version matters on Windows, the distro does not."""
-    return os_info.name if os_info.is_windows else {"linux": "Linux", "macos": "macOS"}.get(
-        os_info.family, os_info.name)
+    """ "Windows 10", "Linux", "macOS": the version matters on Windows, the distro does not."""
+    return (
+        os_info.name
+        if os_info.is_windows
+        else {"linux": "Linux", "macos": "macOS"}.get(os_info.family, os_info.name)
+    )
 
 
 def badge(honoured: bool) -> QLabel:
@@ -49,7 +52,8 @@ def badge(honoured: bool) -> QLabel:
     label.setAlignment(Qt.AlignmentFlag.AlignCenter)
     label.setStyleSheet(
         (HONOURED_STYLE if honoured else IGNORED_STYLE)
-        + "border-radius:7px; padding:0px 7px; font-weight:600;")
+        + "border-radius:7px; padding:0px 7px; font-weight:600;"
+    )
     label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
     return label
 
@@ -121,8 +125,9 @@ class PlanView(QWidget):
         self.details = QTextBrowser()
         self.details.setObjectName("changeDetails")
         self.details.setOpenExternalLinks(True)
-        self.details.setPlaceholderText("Select a row to see why, what it is and exactly what "
-                                        "would be written.")
+        self.details.setPlaceholderText(
+            "Select a row to see why, what it is and exactly what would be written."
+        )
         splitter.addWidget(self.details)
         # The plan's warnings and notes scroll in a pane of their own: an old Windows
         # has half a page of them, which as a label squeezed the table to five rows.
@@ -157,9 +162,13 @@ class PlanView(QWidget):
                 planned_text(change),
                 TAKES_EFFECT[change.restart] if change.changes_something else "",
             ]
-            tips = [change.what, change.honoured_note, change.current.display(),
-                    display_value(change.target) if change.changes_something else "",
-                    change.restart_note]
+            tips = [
+                change.what,
+                change.honoured_note,
+                change.current.display(),
+                display_value(change.target) if change.changes_something else "",
+                change.restart_note,
+            ]
             for column, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if tips[column]:
@@ -231,36 +240,38 @@ class PlanView(QWidget):
 def details_html(change: PlannedChange, plan: ClientPlan) -> str:
     """Everything about one plan item, for people: why, what, where it is honoured, exactly."""
     e = html.escape
-    verdict = ("<span style='color:#1e4620; font-weight:600'>honoured</span>" if change.honoured
-               else "<span style='color:#5f2120; font-weight:600'>ignored</span>")
+    verdict = (
+        "<span style='color:#1e4620; font-weight:600'>honoured</span>"
+        if change.honoured
+        else "<span style='color:#5f2120; font-weight:600'>ignored</span>"
+    )
     parts = [f"<h3 style='margin:0'>{e(change.title)}</h3>"]
     if change.ref is not None and change.ref.label().lower() not in change.title.lower():
-        parts.append(f"<p style='margin-top:2px'><code>{e(short_path(change.ref.label()))}"
-                     "</code></p>")
+        parts.append(f"<p style='margin-top:2px'><code>{e(short_path(change.ref.label()))}</code></p>")
     action = {
         "set": f"Change to <b>{e(display_value(change.recommended))}</b>",
         "delete": "Remove the value",
         "keep": "Keep as it is",
         "none": "Shown for its label only; SambaTune does not change it",
     }[change.action]
-    now = ("not read (planning for another system)"
-           if not plan.os.detected and change.current.state == "unknown"
-           else change.current.display())
+    now = (
+        "not read (planning for another system)"
+        if not plan.os.detected and change.current.state == "unknown"
+        else change.current.display()
+    )
     parts.append(f"<p><b>Plan:</b> {action}. <b>Now:</b> {e(now)}</p>")
     parts.append(f"<p><b>Why:</b> {e(change.reason)}</p>")
-    parts.append(f"<p><b>On {e(os_short_name(plan.os))} this is {verdict}:</b> "
-                 f"{e(change.honoured_note)}</p>")
+    parts.append(f"<p><b>On {e(os_short_name(plan.os))} this is {verdict}:</b> {e(change.honoured_note)}</p>")
     parts.append(f"<p><b>What it is:</b> {e(change.what)}</p>")
     if change.operations:
-        commands = "<br>".join(e(short_path(op)).replace("\n", "<br>")
-                               for op in change.operations)
-        parts.append(f"<p><b>Exactly:</b></p><pre style='background:#f4f4f4; padding:4px'>"
-                     f"{commands}</pre>")
+        commands = "<br>".join(e(short_path(op)).replace("\n", "<br>") for op in change.operations)
+        parts.append(f"<p><b>Exactly:</b></p><pre style='background:#f4f4f4; padding:4px'>{commands}</pre>")
     if change.alternative:
         parts.append(f"<p><b>The same by hand:</b> <code>{e(change.alternative)}</code></p>")
     if change.changes_something:
-        parts.append(f"<p><b>Takes effect:</b> {e(TAKES_EFFECT[change.restart])}. "
-                     f"{e(change.restart_note)}</p>")
+        parts.append(
+            f"<p><b>Takes effect:</b> {e(TAKES_EFFECT[change.restart])}. {e(change.restart_note)}</p>"
+        )
     if change.sources:
         links = ", ".join(_source_link(s) for s in change.sources)
         parts.append(f"<p style='color:#666'><small>Sources: {links}</small></p>")

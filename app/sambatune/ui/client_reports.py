@@ -84,8 +84,11 @@ def result_text(result: ApplyResult) -> str:
     lines = [result.message, ""]
     for step in result.steps:
         lines.append(f"[{STATUS_TEXT.get(step.status, step.status)}] {short_path(step.setting)}")
-        wanted = step.wanted if isinstance(step.wanted, str) and not _is_text_file(
-            step.wanted) else display_value(step.wanted)
+        wanted = (
+            step.wanted
+            if isinstance(step.wanted, str) and not _is_text_file(step.wanted)
+            else display_value(step.wanted)
+        )
         if step.status == "planned":
             lines.append(f"    to: {wanted}")
         else:
@@ -98,9 +101,12 @@ def result_text(result: ApplyResult) -> str:
         if step.message:
             lines.append(f"    {step.message}")
     if result.backup_preview:
-        lines += ["", "Before writing, the values above are saved as a backup in "
-                  f"{result.backup_preview.get('folder')}, so Restore can put them back "
-                  "exactly (absent ones as absent)."]
+        lines += [
+            "",
+            "Before writing, the values above are saved as a backup in "
+            f"{result.backup_preview.get('folder')}, so Restore can put them back "
+            "exactly (absent ones as absent).",
+        ]
     if result.backup_folder:
         lines += ["", f"Backup: {result.backup_id} in {result.backup_folder}"]
     for warning in result.warnings:
@@ -110,13 +116,15 @@ def result_text(result: ApplyResult) -> str:
 
 def backup_text(backup: Backup, files: dict[str, str]) -> str:
     """What a backup puts back, for people, then its restore files verbatim."""
-    lines = [f"Backup {backup.id}, taken {backup.created} on {backup.os.name} "
-             f"({KIND_TEXT.get(backup.kind, backup.kind)}).",
-             backup.summary, "",
-             "Restoring it puts back:"]
+    lines = [
+        f"Backup {backup.id}, taken {backup.created} on {backup.os.name} "
+        f"({KIND_TEXT.get(backup.kind, backup.kind)}).",
+        backup.summary,
+        "",
+        "Restoring it puts back:",
+    ]
     for entry in backup.entries:
-        prior = ("absent (removed again)" if entry.prior.state == "absent"
-                 else entry.prior.display())
+        prior = "absent (removed again)" if entry.prior.state == "absent" else entry.prior.display()
         lines.append(f"  {short_path(entry.ref.label())} = {prior}")
         if entry.caveat:
             lines.append(f"    note: {entry.caveat}")

@@ -56,34 +56,46 @@ class SystemView(QWidget):
         splitter.setStretchFactor(1, 3)
         layout.addWidget(splitter, 1)
 
-    def show_snapshot(self, snapshot: ClientSnapshot, towards: NetworkInterface | None,
-                      server_label: str | None, rights: str) -> None:
+    def show_snapshot(
+        self,
+        snapshot: ClientSnapshot,
+        towards: NetworkInterface | None,
+        server_label: str | None,
+        rights: str,
+    ) -> None:
         os_info = snapshot.system.os
         e = html.escape
         if os_info.detected:
             title = f"<b>{e(os_info.name)}</b> ({e(os_info.version)})"
-            admin = ("<span style='color:#1e4620'>● administrator rights</span>" if snapshot.admin
-                     else "<span style='color:#8a5300'>● no administrator rights</span>")
+            admin = (
+                "<span style='color:#1e4620'>● administrator rights</span>"
+                if snapshot.admin
+                else "<span style='color:#8a5300'>● no administrator rights</span>"
+            )
             rights_line = "" if snapshot.admin else f"<br><small>{e(rights)}</small>"
         else:
-            title = (f"<b>Planning for {e(os_info.name)}</b>: another system, not this "
-                     "computer. Its values cannot be read from here; the interface below is an "
-                     "example.")
+            title = (
+                f"<b>Planning for {e(os_info.name)}</b>: another system, not this "
+                "computer. Its values cannot be read from here; the interface below is an "
+                "example."
+            )
             admin, rights_line = "", ""
         summary = e(os_info.summary)
         self.heading.setText(f"{title} &nbsp; {admin}<br>{summary}{rights_line}")
 
         # Loopback only when it is the way to the server (a server on this very computer).
-        shown = [n for n in snapshot.interfaces
-                 if not n.is_loopback or (towards is not None and n.name == towards.name)]
+        shown = [
+            n
+            for n in snapshot.interfaces
+            if not n.is_loopback or (towards is not None and n.name == towards.name)
+        ]
         shown = shown or snapshot.interfaces
         self.nics.setRowCount(len(shown))
         bold = QFont()
         bold.setBold(True)
         for row, nic in enumerate(shown):
             is_towards = towards is not None and nic.name == towards.name and not nic.example
-            name = nic.name + (f"  → towards {server_label}" if is_towards and server_label
-                               else "")
+            name = nic.name + (f"  → towards {server_label}" if is_towards and server_label else "")
             values = [
                 name,
                 str(nic.mtu) if nic.mtu else "?",

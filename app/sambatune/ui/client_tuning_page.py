@@ -1,4 +1,4 @@
-""""Tune this computer": plan the admin's own TCP window and MTU towards one server, see
+""" "Tune this computer": plan the admin's own TCP window and MTU towards one server, see
 why, dry-run, apply with a backup first, and restore.
 
 The page lives in each server's workspace because everything it measures (RTT, path
@@ -137,8 +137,7 @@ class ClientTuningPage(QWidget):
         self.target_provider = target
         self.system_factory = system_factory or _default_factory
         # The default store makes its folder: that happens in a worker, not here.
-        self.store_factory: Callable[[], BackupStore] = (
-            (lambda: store) if store is not None else BackupStore)
+        self.store_factory: Callable[[], BackupStore] = (lambda: store) if store is not None else BackupStore
         self.system: ClientSystem | None = None
         self.snapshot: ClientSnapshot | None = None
         self.elevation: str | None = None
@@ -205,8 +204,9 @@ class ClientTuningPage(QWidget):
         self.output.setReadOnly(True)
         self.output.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.output.setFont(_monospace())
-        self.output.setPlaceholderText("Dry run shows here exactly what would be written or "
-                                       "run; after Apply or Restore, what was done.")
+        self.output.setPlaceholderText(
+            "Dry run shows here exactly what would be written or run; after Apply or Restore, what was done."
+        )
         changes.addWidget(self.output)
         changes.setSizes([170, 370])
         self.tabs.addTab(changes, "Changes and dry run")
@@ -235,14 +235,14 @@ class ClientTuningPage(QWidget):
         bottom.addWidget(self.save_button)
         self.save_reg_button = QPushButton("Save .reg file…")
         self.save_reg_button.setObjectName("saveRegButton")
-        self.save_reg_button.setToolTip("The registry part of the plan, to import on that "
-                                        "Windows machine (regedit or 'reg import').")
+        self.save_reg_button.setToolTip(
+            "The registry part of the plan, to import on that Windows machine (regedit or 'reg import')."
+        )
         self.save_reg_button.clicked.connect(self._choose_reg_file)
         bottom.addWidget(self.save_reg_button)
         self.dry_run_button = QPushButton("Dry run")
         self.dry_run_button.setObjectName("dryRunButton")
-        self.dry_run_button.setToolTip("Show exactly what would be written or run; change "
-                                       "nothing.")
+        self.dry_run_button.setToolTip("Show exactly what would be written or run; change nothing.")
         self.dry_run_button.clicked.connect(self.dry_run)
         bottom.addWidget(self.dry_run_button)
         self.apply_button = QPushButton("Apply…")
@@ -284,8 +284,11 @@ class ClientTuningPage(QWidget):
         can, why = self._can_apply()
         self.apply_button.setEnabled(can and not busy)
         self.apply_button.setToolTip(why)
-        self.apply_button.setText("Apply as administrator…" if can and self.snapshot is not None
-                                  and not self.snapshot.admin else "Apply…")
+        self.apply_button.setText(
+            "Apply as administrator…"
+            if can and self.snapshot is not None and not self.snapshot.admin
+            else "Apply…"
+        )
 
     def _can_apply(self) -> tuple[bool, str]:
         from sambatune.client.elevation import rights_advice
@@ -293,8 +296,7 @@ class ClientTuningPage(QWidget):
         if self.plan is None:
             return False, "Make a plan first."
         if self.forced:
-            return False, ("This plan is for another system; save it (or its .reg file) and "
-                           "apply it there.")
+            return False, ("This plan is for another system; save it (or its .reg file) and apply it there.")
         if not self.plan.actionable():
             return False, "Nothing to change."
         if self.plan_applied:
@@ -314,9 +316,15 @@ class ClientTuningPage(QWidget):
         self.notice.setStyleSheet(NOTICE_STYLES[kind] + "border-radius:4px; padding:4px 6px;")
         self.notice.setVisible(bool(text))
 
-    def _start(self, name: str, work: Callable[[Callable[[Any], None], CancelToken], Any], *,
-               on_done: Callable[[Any], None], on_event: Callable[[Any], None] | None = None,
-               on_failed: Callable[[SambaTuneError], None] | None = None) -> None:
+    def _start(
+        self,
+        name: str,
+        work: Callable[[Callable[[Any], None], CancelToken], Any],
+        *,
+        on_done: Callable[[Any], None],
+        on_event: Callable[[Any], None] | None = None,
+        on_failed: Callable[[SambaTuneError], None] | None = None,
+    ) -> None:
         self.progress.setRange(0, 0)
         self.progress_label.setText(f"{name}…")
         self.progress_holder.show()
@@ -336,8 +344,14 @@ class ClientTuningPage(QWidget):
             self._set_notice("info", f"{name}: cancelled; nothing more was done.")
 
         self.task = self.runner.start(
-            work, name=name, on_event=on_event or self._progress, on_done=on_done,
-            on_failed=failed, on_cancelled=cancelled, on_finished=finished)
+            work,
+            name=name,
+            on_event=on_event or self._progress,
+            on_done=on_done,
+            on_failed=failed,
+            on_cancelled=cancelled,
+            on_finished=finished,
+        )
         self._update_buttons()
 
     def _progress(self, event: Progress) -> None:
@@ -374,19 +388,21 @@ class ClientTuningPage(QWidget):
         self.system, self.snapshot, self.elevation = read.system, read.snapshot, read.elevation
         system = read.system
         target = self.target_provider()
-        self.system_view.show_snapshot(read.snapshot, read.towards,
-                                       target.label if target else None,
-                                       rights_advice(read.elevation))
+        self.system_view.show_snapshot(
+            read.snapshot, read.towards, target.label if target else None, rights_advice(read.elevation)
+        )
         if self.inputs.profile_key() is None:
             self.inputs.set_this_computer(system.os.name)
-        self.tabs.setTabText(self.tabs.indexOf(self.system_view),
-                             "This computer" if not self.forced
-                             else f"{os_short_name(system.os)} profile")
+        self.tabs.setTabText(
+            self.tabs.indexOf(self.system_view),
+            "This computer" if not self.forced else f"{os_short_name(system.os)} profile",
+        )
         if self.forced:
             self.banner.setText(
                 f"Planning for {system.os.name}: another system, not this computer. Nothing is "
                 "read or changed here; the interface is an example. Save the plan (or its .reg "
-                "file) and apply it on that machine.")
+                "file) and apply it on that machine."
+            )
             self.banner.show()
         else:
             self.banner.hide()
@@ -446,17 +462,23 @@ class ClientTuningPage(QWidget):
         measured = plan.measurements
         window = plan.window
         if window is not None:
-            self.calculator.set_inputs(bandwidth_input_text(window.bandwidth_bps),
-                                       rtt_input_text(window.rtt_seconds))
+            self.calculator.set_inputs(
+                bandwidth_input_text(window.bandwidth_bps), rtt_input_text(window.rtt_seconds)
+            )
         if measured.get("rtt_source") != "entered":
-            self.inputs.set_measured(f"Measured RTT: {format_rtt(measured['rtt_seconds'])} "
-                                     f"({measured['rtt_source']}).")
+            self.inputs.set_measured(
+                f"Measured RTT: {format_rtt(measured['rtt_seconds'])} ({measured['rtt_source']})."
+            )
         else:
             self.inputs.set_measured("")
         changes = plan.actionable()
         if not changes:
-            self._set_notice("success", "Nothing to change: this computer already suits this "
-                             "link." if not self.forced else "Nothing to change.")
+            self._set_notice(
+                "success",
+                "Nothing to change: this computer already suits this link."
+                if not self.forced
+                else "Nothing to change.",
+            )
         else:
             restart = plan.restart_needed()
             heavy = [c for c in changes if c.restart == restart]
@@ -481,9 +503,9 @@ class ClientTuningPage(QWidget):
                 f"<b>{e(format_bits(window.bandwidth_bps))} × {e(format_rtt(window.rtt_seconds))}"
                 f" → a {window.required_window:,}-byte receive window, window scale factor "
                 f"{window.scale_shift}.</b> Without scaling (65,535 bytes) one connection gets "
-                f"at most {e(format_bits(window.unscaled_throughput_bps))}.")
-        facts = [f"bandwidth {measured.get('bandwidth_source')}",
-                 f"RTT {measured.get('rtt_source')}"]
+                f"at most {e(format_bits(window.unscaled_throughput_bps))}."
+            )
+        facts = [f"bandwidth {measured.get('bandwidth_source')}", f"RTT {measured.get('rtt_source')}"]
         probe = (plan.mtu or {}).get("probe")
         if probe and probe.get("note"):
             facts.append(f"path MTU: {probe['note']}")
@@ -492,9 +514,11 @@ class ClientTuningPage(QWidget):
         ignored = sum(1 for c in plan.changes if not c.honoured)
         counts = f"<b>{changes}</b> of {len(plan.changes)} settings change"
         if ignored:
-            counts += (f"; {ignored} {'is' if ignored == 1 else 'are'} ignored on "
-                       f"{e(os_short_name(plan.os))} and listed so nobody sets "
-                       f"{'it' if ignored == 1 else 'them'} in vain")
+            counts += (
+                f"; {ignored} {'is' if ignored == 1 else 'are'} ignored on "
+                f"{e(os_short_name(plan.os))} and listed so nobody sets "
+                f"{'it' if ignored == 1 else 'them'} in vain"
+            )
         lines.append(counts + ".")
         return "<br>".join(lines)
 
@@ -509,13 +533,15 @@ class ClientTuningPage(QWidget):
             bps, where = bandwidth_from_result(data)
             return bps, f"{where} in {path.name}"
 
-        self._start("Reading the benchmark result", work,
-                    on_done=lambda result: self.inputs.set_benchmark(*result),
-                    on_failed=lambda error: self.inputs.bandwidth.show_error(error.message))
+        self._start(
+            "Reading the benchmark result",
+            work,
+            on_done=lambda result: self.inputs.set_benchmark(*result),
+            on_failed=lambda error: self.inputs.bandwidth.show_error(error.message),
+        )
 
     # -- dry run, apply ---------------------------------------------------------------
-    def _apply_work(self, dry_run: bool) -> Callable[[Callable[[Any], None], CancelToken],
-                                                      ApplyResult]:
+    def _apply_work(self, dry_run: bool) -> Callable[[Callable[[Any], None], CancelToken], ApplyResult]:
         system, plan, store_factory = self.system, self.plan, self.store_factory
         assert system is not None and plan is not None
 
@@ -548,15 +574,18 @@ class ClientTuningPage(QWidget):
         changes = self.plan.actionable()
         restart = self.plan.restart_needed()
         box = QMessageBox(
-            QMessageBox.Icon.Question, "Apply to this computer",
+            QMessageBox.Icon.Question,
+            "Apply to this computer",
             f"Change {len(changes)} setting(s) on this computer?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setObjectName("confirmApplyBox")
         box.setInformativeText(
             "SambaTune reads every value again, saves a backup that puts back exactly what "
             "is there now (absent values included), writes the new values and reads them "
-            "back. If one fails, everything already changed is put back. "
-            + RESTART_SENTENCE[restart])
+            "back. If one fails, everything already changed is put back. " + RESTART_SENTENCE[restart]
+        )
         box.setDetailedText(plan_diff_text(self.plan))
         box.button(QMessageBox.StandardButton.Yes).setText("Back up and apply")
 
@@ -585,10 +614,11 @@ class ClientTuningPage(QWidget):
         self.last_result = result
         text = result_text(result)
         regfile = self.plan.reg_file() if self.plan is not None and self.forced else None
-        if result.dry_run and regfile is not None and any(
-                s.status == "planned" for s in result.steps):
-            text += ("\n\nThe registry part as a .reg file for that machine (Save .reg file…):"
-                     "\n\n" + regfile.text().replace("\r\n", "\n"))
+        if result.dry_run and regfile is not None and any(s.status == "planned" for s in result.steps):
+            text += (
+                "\n\nThe registry part as a .reg file for that machine (Save .reg file…):"
+                "\n\n" + regfile.text().replace("\r\n", "\n")
+            )
         self.output.setPlainText(text)
         self.tabs.setCurrentWidget(self.changes_tab)
         if not result.ok:
@@ -596,11 +626,13 @@ class ClientTuningPage(QWidget):
             self.failed.emit(SambaTuneError(result.message, details=result_text(result)))
         elif result.dry_run:
             effect = TAKES_EFFECT[result.restart_needed]
-            self._set_notice("info", "Dry run: nothing was written." + (
-                f" Applied, the changes would take effect {effect}." if result.steps else ""))
+            self._set_notice(
+                "info",
+                "Dry run: nothing was written."
+                + (f" Applied, the changes would take effect {effect}." if result.steps else ""),
+            )
         else:
-            self._set_notice("success" if result.restart_needed == "none" else "warning",
-                             result.message)
+            self._set_notice("success" if result.restart_needed == "none" else "warning", result.message)
         if not result.dry_run:
             self._refresh_after_change()
         self._update_buttons()
@@ -615,16 +647,17 @@ class ClientTuningPage(QWidget):
         def work(report: Callable[[Any], None], cancel: CancelToken) -> _SystemRead:
             return read_system(system, target.host if target else None)
 
-        self.runner.start(work, name="Reading this computer again", on_done=self._system_read,
-                          on_failed=self.failed.emit)
+        self.runner.start(
+            work, name="Reading this computer again", on_done=self._system_read, on_failed=self.failed.emit
+        )
 
     # -- saving ----------------------------------------------------------------------
     def _choose_plan_file(self) -> None:
         if self.plan is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save the plan",
-                                              suggested(f"plan-{self.plan.id}.json"),
-                                              "SambaTune plans (*.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save the plan", suggested(f"plan-{self.plan.id}.json"), "SambaTune plans (*.json)"
+        )
         if path:
             remember(path)
             self.save_plan(Path(path))
@@ -632,9 +665,12 @@ class ClientTuningPage(QWidget):
     def _choose_reg_file(self) -> None:
         if self.plan is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save the registry changes",
-                                              suggested(f"sambatune-{self.plan.id}.reg"),
-                                              "Registry files (*.reg)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Save the registry changes",
+            suggested(f"sambatune-{self.plan.id}.reg"),
+            "Registry files (*.reg)",
+        )
         if path:
             remember(path)
             self.save_reg(Path(path))
@@ -648,8 +684,13 @@ class ClientTuningPage(QWidget):
             path.write_text(json.dumps(plan.to_json(), indent=2) + "\n", encoding="utf-8")
             return path
 
-        self._start("Saving the plan", work, on_done=lambda saved: self._set_notice(
-            "success", f"Plan saved to {saved}. Apply it with: sambatune client apply {saved}"))
+        self._start(
+            "Saving the plan",
+            work,
+            on_done=lambda saved: self._set_notice(
+                "success", f"Plan saved to {saved}. Apply it with: sambatune client apply {saved}"
+            ),
+        )
 
     def save_reg(self, path: Path) -> None:
         regfile = self.plan.reg_file() if self.plan is not None else None
@@ -660,22 +701,30 @@ class ClientTuningPage(QWidget):
             path.write_bytes(regfile.encode())
             return path
 
-        self._start("Saving the .reg file", work, on_done=lambda saved: self._set_notice(
-            "success", f"Registry changes saved to {saved}. On that machine: back up first "
-            "(SambaTune does when it applies the plan), then import it."))
+        self._start(
+            "Saving the .reg file",
+            work,
+            on_done=lambda saved: self._set_notice(
+                "success",
+                f"Registry changes saved to {saved}. On that machine: back up first "
+                "(SambaTune does when it applies the plan), then import it.",
+            ),
+        )
 
     # -- backups and restore ----------------------------------------------------------
     def load_backups(self) -> None:
         store_factory = self.store_factory
 
-        def work(report: Callable[[Any], None], cancel: CancelToken) -> tuple[
-                list[dict[str, Any]], str]:
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> tuple[list[dict[str, Any]], str]:
             store = store_factory()
             return store.list(), str(store.root)
 
-        self.runner.start(work, name="Listing backups",
-                          on_done=lambda listed: self.backups.show_entries(*listed),
-                          on_failed=self.failed.emit)
+        self.runner.start(
+            work,
+            name="Listing backups",
+            on_done=lambda listed: self.backups.show_entries(*listed),
+            on_failed=self.failed.emit,
+        )
 
     def _load_backup_details(self, backup_id: str) -> None:
         store_factory = self.store_factory
@@ -688,27 +737,35 @@ class ClientTuningPage(QWidget):
             for name in backup.files:
                 try:
                     raw = (backup.folder / name).read_bytes()
-                    files[name] = (decode_reg_bytes(raw) if name.endswith(".reg")
-                                   else raw.decode("utf-8", errors="replace"))
+                    files[name] = (
+                        decode_reg_bytes(raw)
+                        if name.endswith(".reg")
+                        else raw.decode("utf-8", errors="replace")
+                    )
                 except (OSError, InvalidInput) as exc:
                     files[name] = f"(cannot read: {exc})"
             return backup_text(backup, files)
 
-        self.runner.start(work, name="Reading a backup",
-                          on_done=lambda text: self.backups.show_details(backup_id, text),
-                          on_failed=self.failed.emit)
+        self.runner.start(
+            work,
+            name="Reading a backup",
+            on_done=lambda text: self.backups.show_details(backup_id, text),
+            on_failed=self.failed.emit,
+        )
 
     def restore(self, backup_id: str, dry_run: bool = False, *, confirmed: bool = False) -> None:
         if self.busy:
             return
         if not dry_run and not confirmed:
             box = QMessageBox(
-                QMessageBox.Icon.Question, "Restore a backup",
+                QMessageBox.Icon.Question,
+                "Restore a backup",
                 f"Put back the settings backup {backup_id} recorded?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                self,
+            )
             box.setObjectName("confirmRestoreBox")
-            box.setInformativeText("What is there now is backed up first, so this restore can "
-                                   "be undone too.")
+            box.setInformativeText("What is there now is backed up first, so this restore can be undone too.")
             box.button(QMessageBox.StandardButton.Yes).setText("Restore")
 
             def answered(button: int) -> None:
@@ -729,8 +786,7 @@ class ClientTuningPage(QWidget):
             system = factory(None)
             if not dry_run and not system.is_admin():
                 return _elevated("restore", store, system, cancel, backup=backup_id)
-            for event in restore_events(system, backup_id, dry_run=dry_run, store=store,
-                                        cancel=cancel):
+            for event in restore_events(system, backup_id, dry_run=dry_run, store=store, cancel=cancel):
                 if isinstance(event, Progress):
                     report(event)
                 elif isinstance(event, ApplyDone):
@@ -746,8 +802,9 @@ class ClientTuningPage(QWidget):
         self._start("Dry run of the restore" if dry_run else "Restoring", work, on_done=done)
 
 
-def _elevated(action: str, store: BackupStore, system: ClientSystem, cancel: CancelToken,
-              **what: Any) -> ApplyResult:
+def _elevated(
+    action: str, store: BackupStore, system: ClientSystem, cancel: CancelToken, **what: Any
+) -> ApplyResult:
     """Run one apply or restore in the one-shot helper with administrator rights."""
     from sambatune.client.elevation import (
         ElevatedRequest,
@@ -758,10 +815,13 @@ def _elevated(action: str, store: BackupStore, system: ClientSystem, cancel: Can
     from sambatune.client.system import NeedsAdmin
 
     if graphical_elevation() is None:
-        raise NeedsAdmin("Changing these settings needs administrator rights.",
-                         details=rights_advice(None))
+        raise NeedsAdmin("Changing these settings needs administrator rights.", details=rights_advice(None))
     sysctl_dir = getattr(system, "sysctl_dir", None)
-    request = ElevatedRequest(action, str(store.root), plan=what.get("plan"),
-                              backup=what.get("backup"),
-                              sysctl_dir=str(sysctl_dir) if sysctl_dir is not None else None)
+    request = ElevatedRequest(
+        action,
+        str(store.root),
+        plan=what.get("plan"),
+        backup=what.get("backup"),
+        sysctl_dir=str(sysctl_dir) if sysctl_dir is not None else None,
+    )
     return run_elevated(request, cancel=cancel)

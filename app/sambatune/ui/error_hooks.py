@@ -95,9 +95,7 @@ class ErrorHooks(QObject):
         qInstallMessageHandler(previous_qt)
         self._previous = None
 
-    def excepthook(
-        self, kind: type[BaseException], value: BaseException, tb: TracebackType | None
-    ) -> None:
+    def excepthook(self, kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if issubclass(kind, KeyboardInterrupt):  # Ctrl+C in the terminal that started us
             sys.__excepthook__(kind, value, tb)
             return
@@ -108,8 +106,12 @@ class ErrorHooks(QObject):
         if args.exc_type is SystemExit or args.exc_value is None:
             return
         name = args.thread.name if args.thread is not None else "a thread"
-        log.error("Uncaught %s in %s", args.exc_type.__name__, name,
-                  exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
+        log.error(
+            "Uncaught %s in %s",
+            args.exc_type.__name__,
+            name,
+            exc_info=(args.exc_type, args.exc_value, args.exc_traceback),
+        )
         self._hand_over(uncaught_error(args.exc_value, args.exc_traceback))
 
     def _hand_over(self, error: SambaTuneError) -> None:

@@ -17,8 +17,9 @@ def suggested(file_name: str = "") -> str:
     """A path for a dialog: ``file_name`` in the folder used last (or Documents)."""
     folder = str(QSettings().value(_KEY, "") or "")
     if not folder or not Path(folder).is_dir():
-        folder = QStandardPaths.writableLocation(
-            QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(
+            Path.home()
+        )
     return str(Path(folder) / file_name) if file_name else folder
 
 

@@ -54,9 +54,10 @@ class HistoryPage(QWidget):
         layout.addLayout(top)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.table = read_only_table(
-            ["Backed up at (UTC)", "What happened", "Backed up before this change", "Size",
-             "By"], "backupTable",
-            select=QAbstractItemView.SelectionMode.SingleSelection)
+            ["Backed up at (UTC)", "What happened", "Backed up before this change", "Size", "By"],
+            "backupTable",
+            select=QAbstractItemView.SelectionMode.SingleSelection,
+        )
         self.table.itemSelectionChanged.connect(self._selection_changed)
         splitter.addWidget(self.table)
         below = QWidget()
@@ -109,14 +110,21 @@ class HistoryPage(QWidget):
         if result[0] != self.path:
             self._contents.clear()  # another smb.conf (a backup's bytes never change)
         self.path, self.live, self.backups, self.runs = result
-        self.where.setText(f"Backups of {self.path}, newest first: each is the file as it was "
-                           "before a change SambaTune applied or tried to. Restoring one goes "
-                           "through the same checks as any change.")
+        self.where.setText(
+            f"Backups of {self.path}, newest first: each is the file as it was "
+            "before a change SambaTune applied or tried to. Restoring one goes "
+            "through the same checks as any change."
+        )
         self.table.setRowCount(len(self.backups))
         for row, backup in enumerate(self.backups):
             happened = what_happened(self.runs.get(backup.id))
-            values = [_when(backup), happened.short, backup.summary,
-                      format_bytes(backup.size), backup.applied_by]
+            values = [
+                _when(backup),
+                happened.short,
+                backup.summary,
+                format_bytes(backup.size),
+                backup.applied_by,
+            ]
             for column, value in enumerate(values):
                 item = QTableWidgetItem(value)
                 item.setToolTip(happened.long)
@@ -133,8 +141,9 @@ class HistoryPage(QWidget):
             self.table.selectRow(ids.index(chosen.id))
         if not self.backups:
             self.diff_title.setText("")
-            self.diff.setPlainText("No backups yet: they appear after the first change applied "
-                                   "with SambaTune.")
+            self.diff.setPlainText(
+                "No backups yet: they appear after the first change applied with SambaTune."
+            )
 
     def _selection_changed(self) -> None:
         backup = self.selected()
@@ -166,11 +175,14 @@ class HistoryPage(QWidget):
     def _show_diff(self, backup: Backup) -> None:
         from sambatune.conf.apply import unified_diff
 
-        self.diff_title.setText(f"What restoring the backup of {_when(backup)} would change "
-                                "in the live file (− taken out, + put back):")
+        self.diff_title.setText(
+            f"What restoring the backup of {_when(backup)} would change "
+            "in the live file (− taken out, + put back):"
+        )
         self.diff.show_diff(
-            unified_diff(self.live, self._contents[backup.id], self.path, "live",
-                         f"backup of {backup.created}"),
+            unified_diff(
+                self.live, self._contents[backup.id], self.path, "live", f"backup of {backup.created}"
+            ),
             "(this backup is identical to the live file)",
         )
 
@@ -185,9 +197,14 @@ class HistoryPage(QWidget):
         if backup is None or backup.id not in self._contents:
             return
         self.dialog = ApplyDialog(
-            self.session, path=self.path, original=self.live, candidate=self._contents[backup.id],
-            summary=f"restored the backup of {_when(backup)} UTC", title="Restore a backup",
-            what="a restore from smb.conf history", parent=self.window(),
+            self.session,
+            path=self.path,
+            original=self.live,
+            candidate=self._contents[backup.id],
+            summary=f"restored the backup of {_when(backup)} UTC",
+            title="Restore a backup",
+            what="a restore from smb.conf history",
+            parent=self.window(),
         )
         self.dialog.finished_outcome.connect(lambda _outcome: self.refresh())
         self.dialog.open()
@@ -197,8 +214,9 @@ Loaded = tuple[str, bytes, list[Backup], dict[str, AppliedVersion]]
 #: The table's column saying what became of each change.
 OUTCOME = 1
 
-NOT_APPLIED = ("The backup was made before SambaTune tried the change and holds the file as "
-               "SambaTune expected it then.")
+NOT_APPLIED = (
+    "The backup was made before SambaTune tried the change and holds the file as SambaTune expected it then."
+)
 
 
 def recorded_runs(server: str, path: str) -> dict[str, AppliedVersion]:
@@ -230,40 +248,53 @@ def what_happened(run: AppliedVersion | None) -> Happened:
     A backup is made before the swap, so a run refused at the swap (someone else had
     changed the file) or rolled back leaves one too: it is an attempt, not a version."""
     if run is None:
-        return Happened("No record here", "This computer has no record of the change: it "
-                        "was applied from elsewhere, or before SambaTune kept one.", True)
+        return Happened(
+            "No record here",
+            "This computer has no record of the change: it "
+            "was applied from elsewhere, or before SambaTune kept one.",
+            True,
+        )
     outcome, live = run.outcome, run.live
     if outcome == ApplyStatus.APPLIED:
         return Happened("Applied", "Applied and checked.", True)
     if outcome == ApplyStatus.REFUSED:
-        return Happened("Refused: someone else had changed the file",
-                        "Not applied: the live file had changed since it was read, so "
-                        "SambaTune did not overwrite it. " + NOT_APPLIED, False)
+        return Happened(
+            "Refused: someone else had changed the file",
+            "Not applied: the live file had changed since it was read, so "
+            "SambaTune did not overwrite it. " + NOT_APPLIED,
+            False,
+        )
     if outcome == ApplyStatus.ROLLED_BACK:
-        return Happened("Rolled back", "Not applied: it failed its checks and the previous "
-                        "file was put back.", False)
+        return Happened(
+            "Rolled back", "Not applied: it failed its checks and the previous file was put back.", False
+        )
     if outcome == ApplyStatus.FAILED:
         if live == LiveState.NEW:
-            return Happened("Failed, but live", "It failed after the swap and putting the "
-                            "previous file back failed too: the change is live, unchecked.",
-                            True)
+            return Happened(
+                "Failed, but live",
+                "It failed after the swap and putting the "
+                "previous file back failed too: the change is live, unchecked.",
+                True,
+            )
         if live == LiveState.OLD:
-            return Happened("Failed, not applied", "It failed before the swap: the live "
-                            "file stayed as it was.", False)
-        return Happened("Failed", "It failed, and the live file was changed by someone "
-                        "else meanwhile.", False)
+            return Happened(
+                "Failed, not applied", "It failed before the swap: the live file stayed as it was.", False
+            )
+        return Happened(
+            "Failed", "It failed, and the live file was changed by someone else meanwhile.", False
+        )
     if outcome == JournalStatus.INTERRUPTED:
         if live == LiveState.NEW:
-            return Happened("Interrupted, live", "The run was cut off; the change had gone "
-                            "live.", True)
+            return Happened("Interrupted, live", "The run was cut off; the change had gone live.", True)
         if live == LiveState.OLD:
-            return Happened("Interrupted, not applied", "The run was cut off before the "
-                            "swap.", False)
-        return Happened("Interrupted", "The run was cut off; the live file has changed "
-                        "since.", False)
+            return Happened("Interrupted, not applied", "The run was cut off before the swap.", False)
+        return Happened("Interrupted", "The run was cut off; the live file has changed since.", False)
     if outcome == JournalStatus.IN_PROGRESS:
-        return Happened("Under way or cut off", "The run is under way, or was cut off; the "
-                        "next apply settles what became of it.", False)
+        return Happened(
+            "Under way or cut off",
+            "The run is under way, or was cut off; the next apply settles what became of it.",
+            False,
+        )
     # A word a newer SambaTune wrote: shown as it is.
     return Happened(outcome, outcome, False)
 

@@ -74,8 +74,12 @@ class _Line:
         self.curve.setData(self.x[: self.count], self.y[: self.count])
 
 
-def configure(plot: pg.PlotWidget, y_label: str = "MB/s", x_label: str = "seconds into the run",
-              legend_offset: tuple[int, int] | None = (10, 10)) -> None:
+def configure(
+    plot: pg.PlotWidget,
+    y_label: str = "MB/s",
+    x_label: str = "seconds into the run",
+    legend_offset: tuple[int, int] | None = (10, 10),
+) -> None:
     """The look every SambaTune plot shares; ``legend_offset=None``: no legend in the plot."""
     plot.setBackground("w")
     plot.showGrid(x=True, y=True, alpha=0.25)
@@ -86,8 +90,12 @@ def configure(plot: pg.PlotWidget, y_label: str = "MB/s", x_label: str = "second
         # Axes (with their grid) repaint from a pixmap until their range changes.
         plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     if legend_offset is not None:
-        plot.addLegend(offset=legend_offset, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 210),
-                       pen=pg.mkPen("#cccccc"))
+        plot.addLegend(
+            offset=legend_offset,
+            labelTextSize="8pt",
+            brush=pg.mkBrush(255, 255, 255, 210),
+            pen=pg.mkPen("#cccccc"),
+        )
 
 
 class LivePlot(QWidget):
@@ -147,8 +155,14 @@ class LivePlot(QWidget):
         """A run ended: one too short for two samples gets its average drawn instead."""
         self.throttle.push(record)
 
-    def show_samples(self, title: str, samples: Iterable[Sample], labels: Mapping[str, str],
-                     warmups: Iterable[tuple[str, int]], records: Iterable[RunRecord] = ()) -> None:
+    def show_samples(
+        self,
+        title: str,
+        samples: Iterable[Sample],
+        labels: Mapping[str, str],
+        warmups: Iterable[tuple[str, int]],
+        records: Iterable[RunRecord] = (),
+    ) -> None:
         """Draw runs again from their samples: after the SMB test, its SMB runs, which the
         ceilings' curves replaced while they were measured."""
         self.clear(title)
@@ -193,8 +207,7 @@ class LivePlot(QWidget):
         self._set_ranges(x_high, y_high * (1 + HEADROOM))
         self.flushes += 1
 
-    def _average(self, record: RunRecord, pending: list[tuple[float, float]]
-                 ) -> list[tuple[float, float]]:
+    def _average(self, record: RunRecord, pending: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """A finished run with fewer than two points: its average from start to end instead."""
         line = self.lines.get((record.series, record.attempt))
         drawn = line.count if line is not None else 0
@@ -228,8 +241,10 @@ class LivePlot(QWidget):
     def _show_legend(self) -> None:
         """One group per series: its label, then a coloured sample and name per run."""
         groups: dict[str, list[str]] = {}
-        colors = [WARMUP_COLOR if key in self.warmup else COLORS[index % len(COLORS)]
-                  for index, key in enumerate(self.lines)]
+        colors = [
+            WARMUP_COLOR if key in self.warmup else COLORS[index % len(COLORS)]
+            for index, key in enumerate(self.lines)
+        ]
         for (series, attempt), color in zip(self.lines, colors, strict=True):
             warm = (series, attempt) in self.warmup
             sample = "╌╌╌" if warm else "━━━"
@@ -237,7 +252,10 @@ class LivePlot(QWidget):
             earlier_warmups = sum(1 for s, a in self.warmup if s == series and a < attempt)
             name = f"warm-up {attempt}" if warm else f"run {attempt - earlier_warmups}"
             groups.setdefault(series, []).append(
-                f'<span style="color:{color}; font-weight:bold">{sample}</span>&nbsp;{name}')
-        parts = [f"{html.escape(self.labels.get(series, series))}: " + "&nbsp;&nbsp; ".join(entries)
-                 for series, entries in groups.items()]
+                f'<span style="color:{color}; font-weight:bold">{sample}</span>&nbsp;{name}'
+            )
+        parts = [
+            f"{html.escape(self.labels.get(series, series))}: " + "&nbsp;&nbsp; ".join(entries)
+            for series, entries in groups.items()
+        ]
         self.legend.setText("<br>".join(parts))

@@ -33,8 +33,10 @@ def default_size(available: QSize) -> QSize:
     """The default size, shrunk to fit a small screen (a 1366x768 laptop, or 1920x1080 at
     150%, which leaves 1280x720 for windows): the window manager's title bar and the
     panel need room too."""
-    return QSize(min(DEFAULT_SIZE.width(), int(available.width() * 0.96)),
-                 min(DEFAULT_SIZE.height(), int(available.height() * 0.92)))
+    return QSize(
+        min(DEFAULT_SIZE.width(), int(available.width() * 0.96)),
+        min(DEFAULT_SIZE.height(), int(available.height() * 0.92)),
+    )
 
 
 class MainWindow(QMainWindow):
@@ -127,7 +129,8 @@ class MainWindow(QMainWindow):
         folder = log_dir()
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
             self.message_bar.show_message(
-                "info", f"The log folder is {folder} (no file manager could open it).")
+                "info", f"The log folder is {folder} (no file manager could open it)."
+            )
 
     def show_about(self) -> None:
         from sambatune import __version__
@@ -147,8 +150,9 @@ class MainWindow(QMainWindow):
     def ask_open_conf_file(self) -> None:
         from PySide6.QtWidgets import QFileDialog
 
-        dialog = QFileDialog(self, "Open smb.conf file", "/etc/samba",
-                             "Samba configuration (*.conf smb.conf*);;All files (*)")
+        dialog = QFileDialog(
+            self, "Open smb.conf file", "/etc/samba", "Samba configuration (*.conf smb.conf*);;All files (*)"
+        )
         dialog.setObjectName("openConfDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(self.open_conf_file)
@@ -245,9 +249,11 @@ class MainWindow(QMainWindow):
         if profile is None or profile.is_local:
             return
         box = QMessageBox(
-            QMessageBox.Icon.Question, "Remove server",
+            QMessageBox.Icon.Question,
+            "Remove server",
             f"Remove “{profile.name}” from the list? Its saved results stay in the database.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
         )
         box.setObjectName("removeServerBox")
 
@@ -272,8 +278,11 @@ class MainWindow(QMainWindow):
         try:
             self.store.save(self.profiles)
         except (OSError, SambaTuneError) as error:
-            self.show_error(error if isinstance(error, SambaTuneError)
-                            else SambaTuneError(f"Could not save the server list: {error}"))
+            self.show_error(
+                error
+                if isinstance(error, SambaTuneError)
+                else SambaTuneError(f"Could not save the server list: {error}")
+            )
 
     def _refresh_list(self) -> None:
         states = {pid: s.state for pid, s in self.sessions.items()}
@@ -290,8 +299,7 @@ class MainWindow(QMainWindow):
 
     def running_work(self) -> list[tuple[str, str]]:
         """Measurements, wizard steps and applies under way: (what, what stopping costs)."""
-        return [item for workspace in self.workspaces.values()
-                for item in workspace.running_work()]
+        return [item for workspace in self.workspaces.values() for item in workspace.running_work()]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         unsaved = self.unsaved_pages()
@@ -299,20 +307,26 @@ class MainWindow(QMainWindow):
         if (unsaved or running) and not self._quit_confirmed:
             event.ignore()
             names = ", ".join(page.source.title for page in unsaved[:3])
-            lost = (f"{len(unsaved)} smb.conf file(s) have unsaved changes ({names})."
-                    if unsaved else "")
+            lost = f"{len(unsaved)} smb.conf file(s) have unsaved changes ({names})." if unsaved else ""
             if running:
                 title = "Work is still running"
                 costs = " ".join(dict.fromkeys(cost for _what, cost in running))
-                text = ("Still running:\n" + "".join(f"• {what}\n" for what, _ in running)
-                        + f"\nQuitting stops {'it' if len(running) == 1 else 'them'}. {costs}"
-                        + (f"\n\nAlso, {lost[:1].lower()}{lost[1:]}" if lost else "")
-                        + "\n\nQuit anyway?")
+                text = (
+                    "Still running:\n"
+                    + "".join(f"• {what}\n" for what, _ in running)
+                    + f"\nQuitting stops {'it' if len(running) == 1 else 'them'}. {costs}"
+                    + (f"\n\nAlso, {lost[:1].lower()}{lost[1:]}" if lost else "")
+                    + "\n\nQuit anyway?"
+                )
             else:
                 title, text = "Unsaved changes", f"{lost} Quit and lose them?"
             box = QMessageBox(
-                QMessageBox.Icon.Warning, title, text,
-                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, self)
+                QMessageBox.Icon.Warning,
+                title,
+                text,
+                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                self,
+            )
             box.setObjectName("quitRunningBox" if running else "quitUnsavedBox")
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             if running:

@@ -31,9 +31,11 @@ from sambatune.units import format_bits, format_bytes
 
 SEVERITY_COLORS = {PROBLEM: "#b3261e", WARNING: "#8a5300", "info": "#0d5c9e"}
 # Qt's own icons: emoji render as empty boxes where the font lacks them.
-SEVERITY_ICONS = {PROBLEM: QStyle.StandardPixmap.SP_MessageBoxCritical,
-                  WARNING: QStyle.StandardPixmap.SP_MessageBoxWarning,
-                  "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
+SEVERITY_ICONS = {
+    PROBLEM: QStyle.StandardPixmap.SP_MessageBoxCritical,
+    WARNING: QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
 PROBLEM_ROW = QColor("#fdecea")
 WARNING_ROW = QColor("#fff4e5")
 
@@ -42,8 +44,7 @@ def _badge(text: str, good: bool) -> QLabel:
     label = QLabel(text)
     color, background = ("#1e4620", "#d7f0d8") if good else ("#611a15", "#f9d6d4")
     label.setStyleSheet(
-        f"color:{color}; background:{background}; border-radius:8px; padding:1px 8px;"
-        "font-weight:600;"
+        f"color:{color}; background:{background}; border-radius:8px; padding:1px 8px;font-weight:600;"
     )
     label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
     return label
@@ -82,8 +83,9 @@ def _fit_height(table: QTableWidget) -> None:
     table.setFixedHeight(height)
 
 
-def _set_row(table: QTableWidget, row: int, values: list[str], tint: QColor | None = None,
-             tooltip: str = "") -> None:
+def _set_row(
+    table: QTableWidget, row: int, values: list[str], tint: QColor | None = None, tooltip: str = ""
+) -> None:
     for column, text in enumerate(values):
         item = QTableWidgetItem(text)
         if tint is not None:
@@ -191,12 +193,13 @@ class OverviewPage(QWidget):
             row = QHBoxLayout()
             icon = QLabel()
             size = icon.fontMetrics().height()
-            icon.setPixmap(self.style().standardIcon(
-                SEVERITY_ICONS.get(note.severity, SEVERITY_ICONS["info"])).pixmap(size, size))
-            row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
-            label = QLabel(
-                f"<span style='color:{color}'><b>{note.subject}</b></span>&nbsp; {note.message}"
+            icon.setPixmap(
+                self.style()
+                .standardIcon(SEVERITY_ICONS.get(note.severity, SEVERITY_ICONS["info"]))
+                .pixmap(size, size)
             )
+            row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+            label = QLabel(f"<span style='color:{color}'><b>{note.subject}</b></span>&nbsp; {note.message}")
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             row.addWidget(label, 1)
@@ -218,15 +221,16 @@ class OverviewPage(QWidget):
             version_row.addWidget(_badge("choose an smbd below", False))
         else:
             version_row.addWidget(
-                _badge("smbd running" if samba.get("running") else "smbd NOT running",
-                       bool(samba.get("running"))))
+                _badge(
+                    "smbd running" if samba.get("running") else "smbd NOT running", bool(samba.get("running"))
+                )
+            )
         version_row.addStretch(1)
         form.addRow("Version", version)
         if survey.ambiguous:
             form.addRow("smb.conf", _value("not chosen: several smbd run with different files"))
         else:
-            form.addRow("smb.conf", _value(f"{samba.get('config_path')}  "
-                                           f"({samba.get('config_source')})"))
+            form.addRow("smb.conf", _value(f"{samba.get('config_path')}  ({samba.get('config_source')})"))
         testparm = samba.get("testparm") or {}
         if testparm:
             ok = testparm.get("exit_code") == 0
@@ -237,12 +241,14 @@ class OverviewPage(QWidget):
             ports = sorted({p["port"] for p in serving.get("listening") or []})
             if ports:
                 form.addRow("Listening", _value(", ".join(f"TCP {p}" for p in ports)))
-            form.addRow("Processes", _value(f"{serving.get('processes', '?')} (parent pid "
-                                            f"{serving.get('pid')})"))
+            form.addRow(
+                "Processes", _value(f"{serving.get('processes', '?')} (parent pid {serving.get('pid')})")
+            )
         others = len(survey.instances) - (serving is not None)
         if others and not survey.ambiguous:
-            form.addRow("Other smbd", _value(f"{others} more instance(s) with other config "
-                                             "files (listed below)"))
+            form.addRow(
+                "Other smbd", _value(f"{others} more instance(s) with other config files (listed below)")
+            )
         globals_ = samba.get("globals") or {}
         protocol = globals_.get("server max protocol") or "default (SMB3_11)"
         form.addRow("Max protocol", _value(protocol))
@@ -257,7 +263,8 @@ class OverviewPage(QWidget):
         explain = QLabel(
             "Several smbd run here, each with its own smb.conf, ports and databases. "
             "SambaTune edits, reloads, measures and checks one of them: "
-            + ("choose it." if survey.ambiguous else "the one marked “managed”."))
+            + ("choose it." if survey.ambiguous else "the one marked “managed”.")
+        )
         explain.setWordWrap(True)
         layout.addWidget(explain)
         table = _table(["", "smb.conf", "Listening", "Parent pid", ""])
@@ -272,14 +279,21 @@ class OverviewPage(QWidget):
             managed = bool(instance.get("managed"))
             ports = sorted({p["port"] for p in instance.get("listening") or []})
             dirs = instance.get("dirs") or {}
-            tooltip = "\n".join([" ".join(instance.get("argv") or []),
-                                  *(f"{name}: {value}" for name, value in dirs.items())])
-            _set_row(table, row, [
-                "managed" if managed else "",
-                str(instance.get("config") or "?"),
-                ", ".join(f"TCP {p}" for p in ports) or "no TCP port",
-                str(instance.get("pid")),
-            ], None, tooltip)
+            tooltip = "\n".join(
+                [" ".join(instance.get("argv") or []), *(f"{name}: {value}" for name, value in dirs.items())]
+            )
+            _set_row(
+                table,
+                row,
+                [
+                    "managed" if managed else "",
+                    str(instance.get("config") or "?"),
+                    ", ".join(f"TCP {p}" for p in ports) or "no TCP port",
+                    str(instance.get("pid")),
+                ],
+                None,
+                tooltip,
+            )
             if not managed and instance.get("config"):
                 choose = QPushButton("Manage this one")
                 choose.setObjectName(f"manageInstance{row}")
@@ -306,8 +320,10 @@ class OverviewPage(QWidget):
         form.addRow("CPU", _value(f"{cpu.get('available')} × {cpu.get('model')}"))
         form.addRow(
             "Memory",
-            _value(f"{format_bytes(memory.get('total_bytes'))} "
-                   f"({format_bytes(memory.get('available_bytes'))} available)"),
+            _value(
+                f"{format_bytes(memory.get('total_bytes'))} "
+                f"({format_bytes(memory.get('available_bytes'))} available)"
+            ),
         )
         if load:
             busy = load.get("1min", 0) > (cpu.get("available") or 1)
@@ -337,14 +353,21 @@ class OverviewPage(QWidget):
             if is_physical and nic.get("duplex") == "half":
                 tint, tooltip = PROBLEM_ROW, "Half duplex: probably a duplex mismatch."
             kind = " (loopback)" if nic.get("loopback") else (" (virtual)" if nic.get("virtual") else "")
-            _set_row(table, row, [
-                f"{nic.get('name')}{kind}",
-                nic.get("state", "?"),
-                speed_text + (f", {nic['duplex']} duplex" if nic.get("duplex") in ("full", "half") else ""),
-                str(nic.get("mtu")),
-                ", ".join(nic.get("addresses") or []) or "—",
-                nic.get("driver") or "",
-            ], tint, tooltip)
+            _set_row(
+                table,
+                row,
+                [
+                    f"{nic.get('name')}{kind}",
+                    nic.get("state", "?"),
+                    speed_text
+                    + (f", {nic['duplex']} duplex" if nic.get("duplex") in ("full", "half") else ""),
+                    str(nic.get("mtu")),
+                    ", ".join(nic.get("addresses") or []) or "—",
+                    nic.get("driver") or "",
+                ],
+                tint,
+                tooltip,
+            )
         _fit_height(table)
         layout.addWidget(table)
         return box
@@ -381,13 +404,18 @@ class OverviewPage(QWidget):
                 access.append("guests")
             if share.get("printable"):
                 access.append("printer")
-            _set_row(table, row, [
-                share.get("name", ""),
-                share.get("path", "") or "—",
-                f"{fs.get('fstype', '')} on {fs.get('mount_point', '')}" if fs.get("fstype") else "—",
-                free_text,
-                ", ".join(access),
-            ], tint)
+            _set_row(
+                table,
+                row,
+                [
+                    share.get("name", ""),
+                    share.get("path", "") or "—",
+                    f"{fs.get('fstype', '')} on {fs.get('mount_point', '')}" if fs.get("fstype") else "—",
+                    free_text,
+                    ", ".join(access),
+                ],
+                tint,
+            )
         _fit_height(table)
         layout.addWidget(table)
         return box
@@ -404,8 +432,10 @@ class OverviewPage(QWidget):
 
         form.addRow("Receive buffer (tcp_rmem)", _value(triple("net.ipv4.tcp_rmem")))
         form.addRow("Send buffer (tcp_wmem)", _value(triple("net.ipv4.tcp_wmem")))
-        for key, label in (("net.core.rmem_max", "Largest receive buffer an app may set"),
-                           ("net.core.wmem_max", "Largest send buffer an app may set")):
+        for key, label in (
+            ("net.core.rmem_max", "Largest receive buffer an app may set"),
+            ("net.core.wmem_max", "Largest send buffer an app may set"),
+        ):
             if tcp.get(key, "").isdigit():
                 form.addRow(label, _value(format_bytes(int(tcp[key]))))
         scaling = tcp.get("net.ipv4.tcp_window_scaling")

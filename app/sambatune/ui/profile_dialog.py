@@ -112,9 +112,7 @@ class ProfileDialog(QDialog):
     def _browse_key(self) -> None:
         import os
 
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Private key", os.path.expanduser("~/.ssh")
-        )
+        path, _ = QFileDialog.getOpenFileName(self, "Private key", os.path.expanduser("~/.ssh"))
         if path:
             self.identity.setText(path)
 

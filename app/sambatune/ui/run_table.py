@@ -27,16 +27,29 @@ def _number(value: float | int | None, digits: int = 0) -> str:
 def run_cells(record: RunRecord, number: int | None) -> list[str]:
     label = f"warm-up {record.attempt}" if number is None else str(number)
     if record.unit == BYTES:
-        return [label, _number(record.bytes), f"{record.seconds:.3f}", _number(record.bytes_per_s),
-                format_bits(record.bits_per_s), _number(record.percent_of_link, 1)]
-    return [label, f"{_number(record.operations)} ops", f"{record.seconds:.3f}",
-            format_operations_rate(record.operations_per_s, missing="–"), "", ""]
+        return [
+            label,
+            _number(record.bytes),
+            f"{record.seconds:.3f}",
+            _number(record.bytes_per_s),
+            format_bits(record.bits_per_s),
+            _number(record.percent_of_link, 1),
+        ]
+    return [
+        label,
+        f"{_number(record.operations)} ops",
+        f"{record.seconds:.3f}",
+        format_operations_rate(record.operations_per_s, missing="–"),
+        "",
+        "",
+    ]
 
 
 def summary_text(series: SeriesResult) -> str:
     stats = series.stats()
     if stats is None:
         return f"<b>{series.label}</b>: no counted runs yet."
+
     def shown(value: float) -> str:
         return format_figure(value, series.unit)
 

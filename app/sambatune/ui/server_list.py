@@ -77,8 +77,7 @@ class ServerList(QWidget):
         self.remove_button.setEnabled(editable)
         self.selected.emit(profile_id)
 
-    def set_profiles(self, profiles: list[ServerProfile],
-                     states: Mapping[str, SessionState]) -> None:
+    def set_profiles(self, profiles: list[ServerProfile], states: Mapping[str, SessionState]) -> None:
         current = self.current_id()
         self.list.blockSignals(True)
         self.list.clear()

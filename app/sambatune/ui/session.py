@@ -76,7 +76,9 @@ class ServerSession(QObject):
                         report(f"Surveying the server: {event.data.get('message', '')}…")
 
                 survey = run_survey(
-                    transport, config_path=profile.config_path or None, cancel=cancel,
+                    transport,
+                    config_path=profile.config_path or None,
+                    cancel=cancel,
                     on_event=on_agent,
                 )
             except BaseException:
@@ -106,8 +108,12 @@ class ServerSession(QObject):
 
         self._set_state(SessionState.CONNECTING)
         self._connect_task = self.runner.start(
-            work, name=f"Connecting to {profile.name}",
-            on_event=self.progress.emit, on_done=done, on_failed=failed, on_cancelled=cancelled,
+            work,
+            name=f"Connecting to {profile.name}",
+            on_event=self.progress.emit,
+            on_done=done,
+            on_failed=failed,
+            on_cancelled=cancelled,
         )
 
     def cancel_connect(self) -> None:
@@ -162,7 +168,8 @@ class ServerSession(QObject):
             raise InvalidInput(
                 f"Several smbd run on {self.profile.target_label} with different smb.conf "
                 f"files ({', '.join(self.survey.config_candidates)}). Choose the one "
-                "SambaTune manages on the Overview page.")
+                "SambaTune manages on the Overview page."
+            )
         if self.survey is not None and self.survey.config_path:
             return self.survey.config_path
         return "/etc/samba/smb.conf"
@@ -185,12 +192,11 @@ class ServerSession(QObject):
                 if attempt > 3 or self.prompts is None:
                     raise
             cancel.raise_if_cancelled()
-            secret = self.prompts.ask_secret(
-                SecretRequest("sudo", self.profile.target_label, attempt)
-            )
+            secret = self.prompts.ask_secret(SecretRequest("sudo", self.profile.target_label, attempt))
             if secret is None:
-                raise SudoFailed(f"Root rights are needed on {self.profile.target_label} "
-                                 "and no sudo password was given.")
+                raise SudoFailed(
+                    f"Root rights are needed on {self.profile.target_label} and no sudo password was given."
+                )
             transport.set_sudo_password(secret)
             attempt += 1
 
@@ -229,7 +235,11 @@ class ServerSession(QObject):
     ) -> Task:
         """Run ``work(report, cancel)`` off the GUI thread; errors go to the message bar."""
         return self.runner.start(
-            work, name=name, on_event=on_event, on_done=on_done,
-            on_failed=on_failed or self.failed.emit, on_cancelled=on_cancelled,
+            work,
+            name=name,
+            on_event=on_event,
+            on_done=on_done,
+            on_failed=on_failed or self.failed.emit,
+            on_cancelled=on_cancelled,
             on_finished=on_finished,
         )

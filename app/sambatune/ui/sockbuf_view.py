@@ -22,7 +22,7 @@ class SizeAxis(pg.AxisItem):
     """Ticks at the measured sizes (log2 scale), labelled 4 KiB, 64 KiB, 1 MiB..."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        return [format_bytes(2 ** v, 0) for v in values]
+        return [format_bytes(2**v, 0) for v in values]
 
 
 class SockbufView(QWidget):
@@ -43,8 +43,11 @@ class SockbufView(QWidget):
 
     def show_result(self, result: BenchResult, session_label: str = "") -> None:
         curve: list[dict[str, Any]] = result.extra.get("curve") or []
-        self.points = [(float(p["requested_bytes"]), float(p["mean_bytes_per_s"])) for p in curve
-                       if p.get("requested_bytes") and p.get("mean_bytes_per_s")]
+        self.points = [
+            (float(p["requested_bytes"]), float(p["mean_bytes_per_s"]))
+            for p in curve
+            if p.get("requested_bytes") and p.get("mean_bytes_per_s")
+        ]
         tuned = [p for p in curve if p.get("requested_bytes") is None and p.get("mean_bytes_per_s")]
         self.autotuned = float(tuned[0]["mean_bytes_per_s"]) if tuned else None
         self.plot.clear()
@@ -52,16 +55,25 @@ class SockbufView(QWidget):
         if self.points:
             xs = [math.log2(size) for size, _ in self.points]
             ys = [rate / 1e6 for _, rate in self.points]
-            self.plot.plot(xs, ys, pen=pg.mkPen("#0072b2", width=2), symbol="o", symbolSize=9,
-                           symbolBrush="#0072b2", name="buffer size set (as socket options would)")
+            self.plot.plot(
+                xs,
+                ys,
+                pen=pg.mkPen("#0072b2", width=2),
+                symbol="o",
+                symbolSize=9,
+                symbolBrush="#0072b2",
+                name="buffer size set (as socket options would)",
+            )
             axis = self.plot.getAxis("bottom")
-            axis.setTicks([[(x, format_bytes(2 ** x, 0)) for x in xs]])
+            axis.setTicks([[(x, format_bytes(2**x, 0)) for x in xs]])
         if self.autotuned is not None:
             line = pg.InfiniteLine(
-                self.autotuned / 1e6, angle=0,
+                self.autotuned / 1e6,
+                angle=0,
                 label=f"autotuned (no size set): {format_rate(self.autotuned)}",
                 labelOpts={"position": 0.55, "color": "#007a55", "fill": (255, 255, 255, 220)},
-                pen=pg.mkPen("#009e73", width=2, style=Qt.PenStyle.DashLine))
+                pen=pg.mkPen("#009e73", width=2, style=Qt.PenStyle.DashLine),
+            )
             self.plot.addItem(line)
         self.caption.setText(self._caption())
 
@@ -73,9 +85,13 @@ class SockbufView(QWidget):
         if self.autotuned is not None:
             share = self.autotuned / best_rate if best_rate else 0
             if share >= 0.97:
-                text += (f" Autotuning reaches {format_rate(self.autotuned)} ({share:.0%} of the best fixed "
-                         "size) without any setting: leave SO_SNDBUF/SO_RCVBUF out of 'socket options'.")
+                text += (
+                    f" Autotuning reaches {format_rate(self.autotuned)} ({share:.0%} of the best fixed "
+                    "size) without any setting: leave SO_SNDBUF/SO_RCVBUF out of 'socket options'."
+                )
             else:
-                text += (f" Autotuning reaches {format_rate(self.autotuned)} ({share:.0%} of it): check the "
-                         "kernel's tcp_rmem/tcp_wmem maximums before fixing a size in smb.conf.")
+                text += (
+                    f" Autotuning reaches {format_rate(self.autotuned)} ({share:.0%} of it): check the "
+                    "kernel's tcp_rmem/tcp_wmem maximums before fixing a size in smb.conf."
+                )
         return text

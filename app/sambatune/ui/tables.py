@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget
 SelectionMode = QAbstractItemView.SelectionMode
 
 
-def read_only_table(headers: Sequence[str], name: str = "", *,
-                    select: SelectionMode | None = None) -> QTableWidget:
+def read_only_table(
+    headers: Sequence[str], name: str = "", *, select: SelectionMode | None = None
+) -> QTableWidget:
     """A table of results: column headers, no row numbers, nothing editable, columns as wide
     as their contents with the last one taking the rest. ``select``: rows are picked whole,
     in this mode; None leaves Qt's default (cells, one at a time)."""

@@ -200,8 +200,9 @@ class TaskRunner(QObject):
 class Throttle(QObject):
     """Coalesce a fast event stream into at most one GUI update per interval."""
 
-    def __init__(self, interval_ms: int, flush: Callable[[list[Any]], None],
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, interval_ms: int, flush: Callable[[list[Any]], None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._pending: list[Any] = []
         self._flush = flush

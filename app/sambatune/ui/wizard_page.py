@@ -101,8 +101,13 @@ class WizardPage(QWidget):
         self.measure_view = MeasureView()
         self.verdict_view = VerdictView()
         self.finish_view = FinishView()
-        for view in (self.start_view, self.findings_view, self.measure_view, self.verdict_view,
-                     self.finish_view):
+        for view in (
+            self.start_view,
+            self.findings_view,
+            self.measure_view,
+            self.verdict_view,
+            self.finish_view,
+        ):
             self.stack.addWidget(view)
         right.addWidget(self.stack, 1)
         bar = QHBoxLayout()
@@ -110,9 +115,11 @@ class WizardPage(QWidget):
         # server that changed) must not block the page until the app restarts.
         self.discard_button = QPushButton("Discard this wizard…")
         self.discard_button.setObjectName("wizardDiscard")
-        self.discard_button.setToolTip("End this wizard here. smb.conf on the server stays as "
-                                       "it is now; the wizard's record is kept, marked "
-                                       "discarded.")
+        self.discard_button.setToolTip(
+            "End this wizard here. smb.conf on the server stays as "
+            "it is now; the wizard's record is kept, marked "
+            "discarded."
+        )
         self.discard_button.clicked.connect(self.ask_discard)
         bar.addWidget(self.discard_button)
         self.progress = QProgressBar()
@@ -150,14 +157,15 @@ class WizardPage(QWidget):
         self.primary.clicked.connect(lambda: self._primary_action and self._primary_action())
         self.secondary.clicked.connect(lambda: self._secondary_action and self._secondary_action())
         self.findings_view.list.currentRowChanged.connect(lambda _row: self._update_choose_button())
-        self.start_view.unfinished.currentRowChanged.connect(
-            lambda _row: self._update_discard_button())
+        self.start_view.unfinished.currentRowChanged.connect(lambda _row: self._update_discard_button())
         self.show_start()
 
     # -- what is shown --------------------------------------------------------------------
     def _buttons(self, primary: tuple[str, Any] | None, secondary: tuple[str, Any] | None = None) -> None:
-        for button, spec, slot in ((self.primary, primary, "_primary_action"),
-                                   (self.secondary, secondary, "_secondary_action")):
+        for button, spec, slot in (
+            (self.primary, primary, "_primary_action"),
+            (self.secondary, secondary, "_secondary_action"),
+        ):
             button.setVisible(spec is not None)
             if spec is not None:
                 button.setText(spec[0])
@@ -171,7 +179,7 @@ class WizardPage(QWidget):
         self._update_discard_button()
 
     def _update_discard_button(self) -> None:
-        """"Discard this wizard…" for the open one; on the start page, for the selected
+        """ "Discard this wizard…" for the open one; on the start page, for the selected
         unfinished one. While a step runs, Cancel comes first."""
         wizard = self.wizard
         if wizard is not None:
@@ -183,9 +191,11 @@ class WizardPage(QWidget):
         self.discard_button.setVisible(shown)
         self.discard_button.setEnabled(self.task is None)
         self.discard_button.setToolTip(
-            "Cancel the running step first." if self.task is not None else
-            "End the wizard here. smb.conf on the server stays as it is now; the wizard's "
-            "record is kept, marked discarded.")
+            "Cancel the running step first."
+            if self.task is not None
+            else "End the wizard here. smb.conf on the server stays as it is now; the wizard's "
+            "record is kept, marked discarded."
+        )
 
     def _page(self, name: str, view: QWidget) -> None:
         self.title.setText(PAGE_TITLES[name])
@@ -210,9 +220,16 @@ class WizardPage(QWidget):
         if self.wizard is not None:
             self.steps.addItem(QListWidgetItem(""))
             tried = self.wizard.round
-            self.steps.addItem(QListWidgetItem(
-                f"Wizard {self.wizard.id}: " + ("no change tried yet" if not tried else
-                                                f"{tried} change{'s' if tried > 1 else ''} tried")))
+            self.steps.addItem(
+                QListWidgetItem(
+                    f"Wizard {self.wizard.id}: "
+                    + (
+                        "no change tried yet"
+                        if not tried
+                        else f"{tried} change{'s' if tried > 1 else ''} tried"
+                    )
+                )
+            )
 
     def show_start(self) -> None:
         self.wizard = None
@@ -256,11 +273,13 @@ class WizardPage(QWidget):
             self.measure_view.begin(
                 "The wizard stopped in the middle of this change. Continue: it looks at the live "
                 "smb.conf and carries on from the last finished step.",
-                chosen.data["diff"] if chosen else None)
+                chosen.data["diff"] if chosen else None,
+            )
             applied = wizard.record.last(APPLY)
             if stage != APPLY and applied is not None:
                 self.measure_view.applied_earlier(
-                    f"Applied safely before the interruption: {applied.data.get('message')}")
+                    f"Applied safely before the interruption: {applied.data.get('message')}"
+                )
             self._buttons((f"Continue: {STEP_TITLES[stage].lower()}", self.apply_and_measure))
         elif stage == DECIDE:
             self._run("Reading the measurements", self._load_verdict_runs, done=self._show_verdict)
@@ -273,19 +292,25 @@ class WizardPage(QWidget):
         self._page("findings", self.findings_view)
         count = len(wizard.applicable())
         if wizard.stage == BASELINE:
-            hint = (f"The wizard found {len(wizard.findings)} things worth knowing; {count} of them "
-                    "(marked ●) propose a change to smb.conf it can apply. Read them through. "
-                    "Before changing anything, measure how fast the server is now: that baseline "
-                    "is what every change is compared with.")
+            hint = (
+                f"The wizard found {len(wizard.findings)} things worth knowing; {count} of them "
+                "(marked ●) propose a change to smb.conf it can apply. Read them through. "
+                "Before changing anything, measure how fast the server is now: that baseline "
+                "is what every change is compared with."
+            )
             self._buttons(("Measure the baseline", self.measure_baseline))
         else:
-            hint = ("Choose ONE change (marked ●) and apply it. The wizard shows the edit, applies "
-                    "it safely, and measures again with the same test. Findings marked ○ are for "
-                    "you to act on by hand or tell you what to measure."
-                    if count else
-                    "Nothing left that the wizard can change in smb.conf. Finish to get the report.")
-            self._buttons(("Apply this change and measure", self.apply_and_measure),
-                          ("Finish and write the report", self.finish))
+            hint = (
+                "Choose ONE change (marked ●) and apply it. The wizard shows the edit, applies "
+                "it safely, and measures again with the same test. Findings marked ○ are for "
+                "you to act on by hand or tell you what to measure."
+                if count
+                else "Nothing left that the wizard can change in smb.conf. Finish to get the report."
+            )
+            self._buttons(
+                ("Apply this change and measure", self.apply_and_measure),
+                ("Finish and write the report", self.finish),
+            )
             self._update_choose_button()
         self.findings_view.show_findings(wizard.findings, hint)
         judged = wizard.record.last(FINDINGS)
@@ -318,9 +343,13 @@ class WizardPage(QWidget):
             verdict = steps.get(VERDICT)
             decided = steps.get(DECIDE)
             decision = str(decided.data.get("decision")) if decided else ""
-            rounds.append((steps[CHOOSE].data["summary"],
-                           str(verdict.data["overall"]) if verdict else "not measured",
-                           {"keep": "kept", "revert": "reverted"}.get(decision, "not applied")))
+            rounds.append(
+                (
+                    steps[CHOOSE].data["summary"],
+                    str(verdict.data["overall"]) if verdict else "not measured",
+                    {"keep": "kept", "revert": "reverted"}.get(decision, "not applied"),
+                )
+            )
         self._page("finish", self.finish_view)
         self.finish_view.show_finish(finished.data, rounds)
         self._buttons(("Save the report…", self.save_report), ("Start a new wizard", self._new))
@@ -355,12 +384,17 @@ class WizardPage(QWidget):
 
         def ended() -> None:
             if changes_conf and wizard is not None and wizard.record.config_path:
-                self.session.live_config_changed.emit(wizard.record.config_path,
-                                                      "the tuning wizard")
+                self.session.live_config_changed.emit(wizard.record.config_path, "the tuning wizard")
 
-        self.task = self.session.run_task(name, work, on_event=self._on_event, on_done=finished,
-                                          on_failed=self._failed, on_cancelled=self._cancelled,
-                                          on_finished=ended)
+        self.task = self.session.run_task(
+            name,
+            work,
+            on_event=self._on_event,
+            on_done=finished,
+            on_failed=self._failed,
+            on_cancelled=self._cancelled,
+            on_finished=ended,
+        )
         self._update_discard_button()
 
     def _end(self) -> None:
@@ -381,9 +415,11 @@ class WizardPage(QWidget):
         self.session.failed.emit(error)
         # The test settings belong to the wizard: a baseline they cannot measure (a share
         # that does not exist, a wrong password) needs a new wizard.
-        hint = (" Measure again, or discard this wizard and start one with other test "
-                "settings." if self.wizard is not None and self.wizard.stage == BASELINE
-                else "")
+        hint = (
+            " Measure again, or discard this wizard and start one with other test settings."
+            if self.wizard is not None and self.wizard.stage == BASELINE
+            else ""
+        )
         self._after_interruption(f"Stopped: {error.message}{hint}")
 
     def _cancelled(self) -> None:
@@ -452,9 +488,13 @@ class WizardPage(QWidget):
 
         def work(report: Any, cancel: CancelToken) -> TuningWizard:
             transport, sudo = self._transport_and_root(cancel)
-            wizard = TuningWizard.start(WizardStore(), transport, spec,
-                                        config_path=profile.config_path or session.config_path(),
-                                        sudo=sudo)
+            wizard = TuningWizard.start(
+                WizardStore(),
+                transport,
+                spec,
+                config_path=profile.config_path or session.config_path(),
+                sudo=sudo,
+            )
             self._look_with(wizard, transport, report, cancel)
             return wizard
 
@@ -464,8 +504,10 @@ class WizardPage(QWidget):
         self.wizard = wizard
         self.show_stage()
         if resumed and self.task is None:
-            self.status.setText(f"Wizard {wizard.id} resumed after its last finished step: "
-                                f"{STEP_TITLES[wizard.record.steps[-1].step].lower()}.")
+            self.status.setText(
+                f"Wizard {wizard.id} resumed after its last finished step: "
+                f"{STEP_TITLES[wizard.record.steps[-1].step].lower()}."
+            )
 
     def resume(self) -> None:
         wizard_id = self.start_view.selected_wizard()
@@ -480,8 +522,9 @@ class WizardPage(QWidget):
                 self._look_with(wizard, transport, report, cancel)
             return wizard
 
-        self._run(f"Resuming wizard {wizard_id}", work,
-                  done=lambda wizard: self._started(wizard, resumed=True))
+        self._run(
+            f"Resuming wizard {wizard_id}", work, done=lambda wizard: self._started(wizard, resumed=True)
+        )
 
     def _look(self, report: Any, cancel: CancelToken) -> TuningWizard:
         wizard = self.wizard
@@ -504,11 +547,12 @@ class WizardPage(QWidget):
         self._page("baseline", self.measure_view)
         self.measure_view.begin(
             f"The test: {wizard.record.measure.describe()}. Nothing is changed on the server "
-            "while it measures.", None)
+            "while it measures.",
+            None,
+        )
 
         def work(report: Any, cancel: CancelToken) -> Any:
-            return wizard.measure_baseline(self.session.require_transport(), cancel=cancel,
-                                           on_event=report)
+            return wizard.measure_baseline(self.session.require_transport(), cancel=cancel, on_event=report)
 
         self._run("Measuring the baseline", work, done=lambda _result: self._baseline_done())
 
@@ -530,22 +574,22 @@ class WizardPage(QWidget):
             finding = pending.data["finding"] if pending is not None else None
         activation = (finding or {}).get("activation") or {}
         if activation.get("activation") == Activation.RESTART:
-            self._ask_restart(activation, lambda: self._apply_and_measure(index,
-                                                                          allow_restart=True))
+            self._ask_restart(activation, lambda: self._apply_and_measure(index, allow_restart=True))
             return
         self._apply_and_measure(index, allow_restart=False)
 
     def _ask_restart(self, activation: dict[str, Any], then: Any) -> None:
         """A restart disconnects every client: the admin says yes to it, each time."""
-        box = QMessageBox(QMessageBox.Icon.Warning, "Restart smbd?",
-                          activation_sentence(activation) + "\n\nApply the "
-                          "change and restart smbd now?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                          self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Restart smbd?",
+            activation_sentence(activation) + "\n\nApply the change and restart smbd now?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setObjectName("restartQuestion")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.finished.connect(lambda button: then() if button == QMessageBox.StandardButton.Yes
-                             else None)
+        box.finished.connect(lambda button: then() if button == QMessageBox.StandardButton.Yes else None)
         box.open()
 
     def _apply_and_measure(self, index: int | None, *, allow_restart: bool) -> None:
@@ -556,7 +600,8 @@ class WizardPage(QWidget):
         self.measure_view.begin(
             "The change goes through the safe steps listed below; then the same test runs again. "
             "If any safe step fails, the previous smb.conf is put back automatically.",
-            pending.data["diff"] if pending else "")
+            pending.data["diff"] if pending else "",
+        )
 
         def work(report: Any, cancel: CancelToken) -> Any:
             transport = self.session.require_transport()
@@ -566,11 +611,12 @@ class WizardPage(QWidget):
                 report(("diff", chosen.data["diff"]))
             if wizard.stage == APPLY:
                 self._transport_and_root(cancel)
-                applied = wizard.apply(transport, cancel=cancel, on_event=report,
-                                       allow_restart=allow_restart)
+                applied = wizard.apply(transport, cancel=cancel, on_event=report, allow_restart=allow_restart)
                 if not applied.data["ok"]:
-                    raise SambaTuneError(f"The change was not applied: {applied.data['message']}",
-                                         details="smb.conf is unchanged; choose another change.")
+                    raise SambaTuneError(
+                        f"The change was not applied: {applied.data['message']}",
+                        details="smb.conf is unchanged; choose another change.",
+                    )
             if wizard.stage == MEASURE:
                 report("Measuring again with the same test…")
                 wizard.measure_again(transport, cancel=cancel, on_event=report)
@@ -578,8 +624,7 @@ class WizardPage(QWidget):
                 wizard.compare()
             return self._load_verdict_runs(report, cancel)
 
-        self._run("Applying the change and measuring again", work, done=self._show_verdict,
-                  changes_conf=True)
+        self._run("Applying the change and measuring again", work, done=self._show_verdict, changes_conf=True)
 
     def _load_verdict_runs(self, report: Any, cancel: CancelToken) -> VerdictRuns:
         wizard = self.wizard
@@ -587,33 +632,37 @@ class WizardPage(QWidget):
         database = wizard.store.database
         before = database.load(int(wizard.verdict["before_session"])).result.series
         after = database.load(int(wizard.verdict["after_session"])).result.series
-        return {name: (before[name].values(), after[name].values())
-                for name in after if name in before}
+        return {name: (before[name].values(), after[name].values()) for name in after if name in before}
 
     def decide(self, keep: bool) -> None:
         wizard = self.wizard
         assert wizard is not None
         if not keep:
             self._page("change", self.measure_view)
-            self.measure_view.begin("Putting the previous smb.conf back through the same safe steps.",
-                                    None)
+            self.measure_view.begin("Putting the previous smb.conf back through the same safe steps.", None)
 
         def work(report: Any, cancel: CancelToken) -> TuningWizard:
             transport, _sudo = self._transport_and_root(cancel)
             decided = wizard.decide(transport, keep, cancel=cancel, on_event=report)
             if not keep and not decided.data.get("identical"):
-                raise SambaTuneError("The revert finished, but smb.conf is not byte for byte the "
-                                     "previous version.", details="Compare them in smb.conf history.")
+                raise SambaTuneError(
+                    "The revert finished, but smb.conf is not byte for byte the previous version.",
+                    details="Compare them in smb.conf history.",
+                )
             self._look_with(wizard, transport, report, cancel)
             return wizard
 
         def done(_wizard: TuningWizard) -> None:
             self.show_stage()
-            self.status.setText("Kept. The measurement after it is the new baseline." if keep else
-                                "Reverted: smb.conf is byte for byte what it was before the change.")
+            self.status.setText(
+                "Kept. The measurement after it is the new baseline."
+                if keep
+                else "Reverted: smb.conf is byte for byte what it was before the change."
+            )
 
-        self._run("Keeping the change" if keep else "Reverting the change", work, done=done,
-                  changes_conf=not keep)
+        self._run(
+            "Keeping the change" if keep else "Reverting the change", work, done=done, changes_conf=not keep
+        )
 
     # -- discarding ---------------------------------------------------------------------------
     def ask_discard(self) -> None:
@@ -627,34 +676,37 @@ class WizardPage(QWidget):
         pending = wizard.pending_change if wizard is not None else None
         applied = wizard is not None and wizard.stage != APPLY and pending is not None
         kept = wizard is not None and any(
-            r.get(DECIDE) is not None and r[DECIDE].data.get("decision") == "keep"
-            for r in wizard.rounds())
-        stays = "smb.conf on the server stays exactly as it is now, live: discarding does " \
-                "not touch it."
+            r.get(DECIDE) is not None and r[DECIDE].data.get("decision") == "keep" for r in wizard.rounds()
+        )
+        stays = "smb.conf on the server stays exactly as it is now, live: discarding does not touch it."
         if applied and pending is not None:
-            stays += (f" That includes the change “{pending.data.get('summary')}”, which the "
-                      "wizard applied and you have not kept or reverted; to undo it, restore "
-                      "the backup made before it in smb.conf history.")
+            stays += (
+                f" That includes the change “{pending.data.get('summary')}”, which the "
+                "wizard applied and you have not kept or reverted; to undo it, restore "
+                "the backup made before it in smb.conf history."
+            )
         elif kept:
             stays += " The changes you kept stay."
         box = QMessageBox(
-            QMessageBox.Icon.Warning, "Discard the wizard?",
+            QMessageBox.Icon.Warning,
+            "Discard the wizard?",
             f"Discard wizard {wizard_id}?\n\n{stays}\n\nThe wizard's steps and measurements "
             "stay in the results database, marked discarded; it is no longer listed under "
             "unfinished wizards and cannot be continued.",
-            QMessageBox.StandardButton.Cancel, self)
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setObjectName("discardWizardQuestion")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        discard = box.addButton(f"Discard wizard {wizard_id}",
-                                QMessageBox.ButtonRole.DestructiveRole)
+        discard = box.addButton(f"Discard wizard {wizard_id}", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.finished.connect(lambda _result: self._discard(wizard_id)
-                             if box.clickedButton() is discard else None)
+        box.finished.connect(
+            lambda _result: self._discard(wizard_id) if box.clickedButton() is discard else None
+        )
         box.open()
 
     def _discard(self, wizard_id: int) -> None:
-        open_wizard = self.wizard if self.wizard is not None and self.wizard.id == wizard_id \
-            else None
+        open_wizard = self.wizard if self.wizard is not None and self.wizard.id == wizard_id else None
 
         def work(report: Any, cancel: CancelToken) -> Any:
             wizard = open_wizard or TuningWizard.resume(WizardStore(), wizard_id)
@@ -681,8 +733,11 @@ class WizardPage(QWidget):
         assert wizard is not None
         if path is None:
             path, _filter = QFileDialog.getSaveFileName(
-                self, "Save the wizard's report", suggested(f"sambatune-wizard-{wizard.id}.html"),
-                "HTML report (*.html)")
+                self,
+                "Save the wizard's report",
+                suggested(f"sambatune-wizard-{wizard.id}.html"),
+                "HTML report (*.html)",
+            )
             if not path:
                 return
             remember(path)

@@ -62,15 +62,23 @@ TEST_TEXT = (
     "smaller differences visible."
 )
 #: The mark before each safe-apply step; any other state is a failure.
-STEP_MARKS = {StepState.RUNNING: "…", StepState.DONE: "✓", StepState.WARNING: "!",
-              StepState.SKIPPED: "–"}
+STEP_MARKS = {StepState.RUNNING: "…", StepState.DONE: "✓", StepState.WARNING: "!", StepState.SKIPPED: "–"}
 #: What the two directions of the wizard's test are, in words.
 SERIES_NAMES = {"get": "Read (server → client)", "put": "Write (client → server)"}
 SEVERITY_COLORS = {"problem": "#b3261e", "warning": "#8a5300", "suggestion": "#1e5a8c", "info": "#555"}
-SEVERITY_WORDS = {"problem": "Problem", "warning": "Warning", "suggestion": "Suggestion",
-                  "info": "For information"}
-VERDICT_COLORS = {"better": "#1e7d32", "worse": "#b3261e", "mixed": "#8a5300",
-                  "no real difference": "#1e5a8c", "too few runs": "#555"}
+SEVERITY_WORDS = {
+    "problem": "Problem",
+    "warning": "Warning",
+    "suggestion": "Suggestion",
+    "info": "For information",
+}
+VERDICT_COLORS = {
+    "better": "#1e7d32",
+    "worse": "#b3261e",
+    "mixed": "#8a5300",
+    "no real difference": "#1e5a8c",
+    "too few runs": "#555",
+}
 VERDICT_HEADLINES = {
     "better": "Faster: the change made a real difference",
     "worse": "Slower: the change made things worse",
@@ -143,8 +151,12 @@ class StartView(QWidget):
         self.unfinished.setObjectName("wizardUnfinished")
         self.unfinished.setMaximumHeight(110)
         box.addWidget(self.unfinished)
-        box.addWidget(_hint("A wizard that was interrupted (the app closed, the connection "
-                            "dropped) carries on from its last finished step."))
+        box.addWidget(
+            _hint(
+                "A wizard that was interrupted (the app closed, the connection "
+                "dropped) carries on from its last finished step."
+            )
+        )
         right.addWidget(unfinished)
         right.addStretch(1)
         layout.addLayout(right, 2)
@@ -154,15 +166,22 @@ class StartView(QWidget):
 
     def spec(self) -> MeasureSpec:
         user = self.user.text().strip() or None
-        return MeasureSpec(share=self.share.currentText().strip(), size=self.file_size.value() << 20,
-                           runs=self.runs.value(), warmup=self.warmup.value(), user=user,
-                           password=self.password.text() if user else None)
+        return MeasureSpec(
+            share=self.share.currentText().strip(),
+            size=self.file_size.value() << 20,
+            runs=self.runs.value(),
+            warmup=self.warmup.value(),
+            user=user,
+            password=self.password.text() if user else None,
+        )
 
     def show_unfinished(self, wizards: list[WizardSummary]) -> None:
         self.unfinished.clear()
         for wizard in wizards:
-            item = QListWidgetItem(f"Wizard {wizard.id}, started {wizard.created_at[:16].replace('T', ' ')}"
-                                   f" — last finished step: {wizard.last_step or 'none'}")
+            item = QListWidgetItem(
+                f"Wizard {wizard.id}, started {wizard.created_at[:16].replace('T', ' ')}"
+                f" — last finished step: {wizard.last_step or 'none'}"
+            )
             item.setData(Qt.ItemDataRole.UserRole, wizard.id)
             self.unfinished.addItem(item)
         if wizards:
@@ -181,20 +200,25 @@ def finding_html(finding: dict[str, Any]) -> str:
     elif change.get("kind") == "smb.conf":
         edits = [change, *(change.get("also") or [])]
         proposal = "; ".join(
-            f"[{e['section']}] {e['parameter']} = {e['value']}" if e["action"] == "set"
-            else f"[{e['section']}] remove “{e['parameter']}” (back to the default)" for e in edits)
+            f"[{e['section']}] {e['parameter']} = {e['value']}"
+            if e["action"] == "set"
+            else f"[{e['section']}] remove “{e['parameter']}” (back to the default)"
+            for e in edits
+        )
     else:
         proposal = f"{change.get('description')} (not in smb.conf: the wizard cannot apply this one)"
     evidence = "".join(f"<li>{escape(e['text'])}</li>" for e in finding["evidence"])
-    return (f"<p style='color:{color}'><b>{SEVERITY_WORDS.get(finding['severity'], '')}</b> · "
-            f"{escape(finding['subject'])}</p><h3>{escape(finding['title'])}</h3>"
-            f"<p><b>What the wizard saw:</b></p><ul>{evidence}</ul>"
-            f"<p><b>Proposed change:</b> {escape(proposal)}</p>"
-            f"<p><b>What to expect:</b> {escape(finding['expected_effect'])}</p>"
-            f"<p style='color:#555'><i>Where that expectation comes from:</i> "
-            f"{escape(finding['effect_source'])}</p>"
-            f"<p><b>Risk:</b> {escape(finding['risk'])} "
-            f"<b>{escape(activation_sentence(finding.get('activation')))}</b></p>")
+    return (
+        f"<p style='color:{color}'><b>{SEVERITY_WORDS.get(finding['severity'], '')}</b> · "
+        f"{escape(finding['subject'])}</p><h3>{escape(finding['title'])}</h3>"
+        f"<p><b>What the wizard saw:</b></p><ul>{evidence}</ul>"
+        f"<p><b>Proposed change:</b> {escape(proposal)}</p>"
+        f"<p><b>What to expect:</b> {escape(finding['expected_effect'])}</p>"
+        f"<p style='color:#555'><i>Where that expectation comes from:</i> "
+        f"{escape(finding['effect_source'])}</p>"
+        f"<p><b>Risk:</b> {escape(finding['risk'])} "
+        f"<b>{escape(activation_sentence(finding.get('activation')))}</b></p>"
+    )
 
 
 class FindingsView(QWidget):
@@ -229,8 +253,9 @@ class FindingsView(QWidget):
             change = finding.get("change") or {}
             applicable = change.get("kind") == "smb.conf"
             mark = "●" if applicable else "○"
-            item = QListWidgetItem(f"{mark} {SEVERITY_WORDS.get(finding['severity'], '')}: "
-                                   f"{finding['title']}")
+            item = QListWidgetItem(
+                f"{mark} {SEVERITY_WORDS.get(finding['severity'], '')}: {finding['title']}"
+            )
             item.setForeground(QBrush(QColor(SEVERITY_COLORS.get(finding["severity"], "#555"))))
             if not applicable:
                 item.setToolTip("Not an smb.conf change: the wizard cannot apply this one.")
@@ -335,8 +360,7 @@ class VerdictView(QWidget):
         self.advice = _hint("")
         self.advice.setObjectName("verdictAdvice")
         layout.addWidget(self.advice)
-        self.table = read_only_table(["Direction", "Before", "After", "Change", "Verdict"],
-                                     "verdictTable")
+        self.table = read_only_table(["Direction", "Before", "After", "Change", "Verdict"], "verdictTable")
         layout.addWidget(self.table)
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setObjectName("verdictPlots")
@@ -348,23 +372,33 @@ class VerdictView(QWidget):
         layout.addWidget(self.sentences)
         layout.addWidget(_hint(VERDICT_MEANING))
 
-    def show_verdict(self, verdict: dict[str, Any], change: str,
-                     runs: dict[str, tuple[list[float], list[float]]]) -> None:
+    def show_verdict(
+        self, verdict: dict[str, Any], change: str, runs: dict[str, tuple[list[float], list[float]]]
+    ) -> None:
         overall = str(verdict["overall"])
         color = VERDICT_COLORS.get(overall, "#555")
-        self.headline.setText(f"<span style='font-size:15pt; font-weight:600; color:{color}'>"
-                              f"{escape(VERDICT_HEADLINES.get(overall, overall))}</span><br>"
-                              f"<span>after: {escape(change)}</span>")
-        advice = {"keep": "Recommended: keep it.", "revert": "Recommended: revert it.",
-                  "either": "Your call:"}[verdict["recommendation"]]
+        self.headline.setText(
+            f"<span style='font-size:15pt; font-weight:600; color:{color}'>"
+            f"{escape(VERDICT_HEADLINES.get(overall, overall))}</span><br>"
+            f"<span>after: {escape(change)}</span>"
+        )
+        advice = {
+            "keep": "Recommended: keep it.",
+            "revert": "Recommended: revert it.",
+            "either": "Your call:",
+        }[verdict["recommendation"]]
         self.advice.setText(f"<b>{advice}</b> {escape(verdict['explanation'])}")
         rows = verdict["series"]
         self.table.setRowCount(len(rows))
         for row, item in enumerate(rows):
             relative = item.get("relative_change")
-            cells = [SERIES_NAMES.get(item["series"], item["label"]),
-                     format_rate(item["mean_before"]), format_rate(item["mean_after"]),
-                     _relative(relative), item["verdict"]]
+            cells = [
+                SERIES_NAMES.get(item["series"], item["label"]),
+                format_rate(item["mean_before"]),
+                format_rate(item["mean_after"]),
+                _relative(relative),
+                item["verdict"],
+            ]
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 if column in (1, 2, 3):
@@ -372,9 +406,13 @@ class VerdictView(QWidget):
                 self.table.setItem(row, column, cell)
         header = self.table.horizontalHeader().height()
         self.table.setFixedHeight(header + sum(self.table.rowHeight(r) for r in range(len(rows))) + 4)
-        self.sentences.setText("<br>".join(
-            f"<b>{escape(SERIES_NAMES.get(item['series'], item['label']))}:</b> "
-            f"{escape(item['sentence'])}" for item in rows))
+        self.sentences.setText(
+            "<br>".join(
+                f"<b>{escape(SERIES_NAMES.get(item['series'], item['label']))}:</b> "
+                f"{escape(item['sentence'])}"
+                for item in rows
+            )
+        )
         self.plots.clear()
         # One plot per direction: reads and writes differ too much to share an axis.
         for name, (before, after) in runs.items():
@@ -383,9 +421,15 @@ class VerdictView(QWidget):
             plot.setLabel("left", "MB/s")
             plot.addLegend(offset=(-8, 8))
             for values, color, when in ((before, "#8a8a8a", "before"), (after, "#0072b2", "after")):
-                plot.plot(list(range(1, len(values) + 1)), [v / 1e6 for v in values],
-                          pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color,
-                          symbolSize=7, name=when)
+                plot.plot(
+                    list(range(1, len(values) + 1)),
+                    [v / 1e6 for v in values],
+                    pen=pg.mkPen(color, width=2),
+                    symbol="o",
+                    symbolBrush=color,
+                    symbolSize=7,
+                    name=when,
+                )
             # Headroom above the highest run keeps the legend (top right) off the lines.
             plot.setYRange(0, max([*before, *after, 1.0]) / 1e6 * 1.4)
             runs_shown = max(len(before), len(after))
@@ -414,14 +458,20 @@ class FinishView(QWidget):
         layout.addWidget(self.diff, 1)
 
     def show_finish(self, data: dict[str, Any], rounds: list[tuple[str, str, str]]) -> None:
-        lines = "".join(f"<li>{escape(change)}: {escape(verdict)}, <b>{escape(decision)}</b></li>"
-                        for change, verdict, decision in rounds)
+        lines = "".join(
+            f"<li>{escape(change)}: {escape(verdict)}, <b>{escape(decision)}</b></li>"
+            for change, verdict, decision in rounds
+        )
         tried = f"<p>Changes tried:</p><ul>{lines}</ul>" if rounds else "<p>No change was tried.</p>"
-        state = ("smb.conf is byte for byte what it was before the wizard."
-                 if data.get("identical_to_original") else
-                 "smb.conf differs from before the wizard by the kept changes below.")
-        self.summary.setText(f"<p><b>The wizard is finished.</b> {state}</p>{tried}"
-                             "<p>Save the report to keep every step, every run and the plots in "
-                             "one file you can open in any browser.</p>")
+        state = (
+            "smb.conf is byte for byte what it was before the wizard."
+            if data.get("identical_to_original")
+            else "smb.conf differs from before the wizard by the kept changes below."
+        )
+        self.summary.setText(
+            f"<p><b>The wizard is finished.</b> {state}</p>{tried}"
+            "<p>Save the report to keep every step, every run and the plots in "
+            "one file you can open in any browser.</p>"
+        )
         self.diff.setPlainText(data.get("diff") or "(no difference)")
         self.diff.setVisible(not data.get("identical_to_original"))

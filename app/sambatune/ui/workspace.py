@@ -79,7 +79,8 @@ class ConnectPanel(QWidget):
         self.title.setText(profile.name)
         self.where.setText(
             "Survey and tune the Samba server on this computer, and this computer as a client."
-            if profile.is_local else f"SSH to {profile.describe()}"
+            if profile.is_local
+            else f"SSH to {profile.describe()}"
         )
 
     def _state_changed(self, state: str) -> None:
@@ -202,8 +203,10 @@ class ServerWorkspace(QWidget):
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.history and self.session.transport is not None:
             self.history.refresh()
-        if self.tabs.widget(index) is self.editor and self.session.transport is not None and (
-            not self.editor.loaded and self.editor.task is None
+        if (
+            self.tabs.widget(index) is self.editor
+            and self.session.transport is not None
+            and (not self.editor.loaded and self.editor.task is None)
         ):
             self.editor.open()
 
@@ -237,24 +240,35 @@ class ServerWorkspace(QWidget):
         work: list[tuple[str, str]] = []
         if self.pages_built:
             if self.benchmarks.task is not None:
-                work.append((f"{where}: {self.benchmarks.task.name}",
-                             "The measurement under way is lost."))
+                work.append((f"{where}: {self.benchmarks.task.name}", "The measurement under way is lost."))
             step = self.wizard.running_step
             if step is not None:
-                work.append((f"{where}: tuning wizard, {step[:1].lower()}{step[1:]}",
-                             "The wizard's step under way is lost; its finished steps are "
-                             "kept and it can be resumed."))
+                work.append(
+                    (
+                        f"{where}: tuning wizard, {step[:1].lower()}{step[1:]}",
+                        "The wizard's step under way is lost; its finished steps are "
+                        "kept and it can be resumed.",
+                    )
+                )
             client = self.client_tuning.task
             if client is not None and client.name in ("Planning", "Applying", "Restoring"):
                 # It measures the path, or changes this computer's settings.
-                work.append((f"Tune this computer: {client.name.lower()}",
-                             "The measurement under way is lost." if client.name == "Planning"
-                             else "Stopping puts back the settings already changed."))
+                work.append(
+                    (
+                        f"Tune this computer: {client.name.lower()}",
+                        "The measurement under way is lost."
+                        if client.name == "Planning"
+                        else "Stopping puts back the settings already changed.",
+                    )
+                )
         dialogs = [self.editor.apply_dialog] + ([self.history.dialog] if self.pages_built else [])
         if any(d is not None and d.task is not None for d in dialogs):
-            work.append((f"{where}: applying smb.conf",
-                         "An apply stops before the swap; past it, it finishes or puts the "
-                         "old file back first."))
+            work.append(
+                (
+                    f"{where}: applying smb.conf",
+                    "An apply stops before the swap; past it, it finishes or puts the old file back first.",
+                )
+            )
         return work
 
     def _live_config_changed(self, path: str, what: str) -> None:
@@ -264,8 +278,10 @@ class ServerWorkspace(QWidget):
 
     def profile_edited(self, old_config_path: str) -> None:
         """The server's settings were edited: a new smb.conf path is surveyed at once."""
-        if (self.session.state == SessionState.CONNECTED
-                and self.session.profile.config_path != old_config_path):
+        if (
+            self.session.state == SessionState.CONNECTED
+            and self.session.profile.config_path != old_config_path
+        ):
             self.session.refresh_survey()
 
     def _survey_changed(self, survey: Survey | None) -> None:
@@ -273,8 +289,12 @@ class ServerWorkspace(QWidget):
             self.overview.show_survey(survey)
             # One source of truth: the editor follows the managed file when it changed.
             self._follow_config_path()
-            if (self.tabs.currentWidget() is self.editor and not self.editor.loaded
-                    and self.editor.task is None and self.session.transport is not None):
+            if (
+                self.tabs.currentWidget() is self.editor
+                and not self.editor.loaded
+                and self.editor.task is None
+                and self.session.transport is not None
+            ):
                 self.editor.open()
             if self.pages_built:  # otherwise build_pages passes it on
                 self.benchmarks.show_survey(survey)
@@ -301,5 +321,6 @@ class ServerWorkspace(QWidget):
             if self.tabs.currentWidget() is editor and self.session.transport is not None:
                 editor.open()
 
-        editor.confirm_close(switch, why=f"SambaTune now manages {path} on this server, not "
-                             f"{editor.source.path}.")
+        editor.confirm_close(
+            switch, why=f"SambaTune now manages {path} on this server, not {editor.source.path}."
+        )

@@ -22,15 +22,17 @@ def change_from_json(data: dict[str, Any]) -> ConfigChange:
     if data.get("kind") != ConfigChange.kind:
         raise InvalidInput("Only smb.conf changes can be applied by the wizard.")
     return ConfigChange(
-        section=str(data["section"]), parameter=str(data["parameter"]),
-        action=str(data["action"]), value=data.get("value"),
-        also=tuple(change_from_json({"kind": ConfigChange.kind, **edit})
-                   for edit in data.get("also") or ()),
+        section=str(data["section"]),
+        parameter=str(data["parameter"]),
+        action=str(data["action"]),
+        value=data.get("value"),
+        also=tuple(change_from_json({"kind": ConfigChange.kind, **edit}) for edit in data.get("also") or ()),
     )
 
 
-def apply_change(live: bytes, change: ConfigChange, path: str,
-                 catalog: ParameterCatalog | None = None) -> bytes:
+def apply_change(
+    live: bytes, change: ConfigChange, path: str, catalog: ParameterCatalog | None = None
+) -> bytes:
     """The file ``live`` with ``change`` (and the edits that belong to it) made."""
     document = SmbConfDocument(live, path)
     for edit in (change, *change.also):
@@ -43,15 +45,15 @@ def apply_change(live: bytes, change: ConfigChange, path: str,
     if candidate == live:
         raise InvalidInput(
             f"{path} already has this change ({change.describe()}).",
-            details="The setting may come from an included file, which the wizard does not edit.")
+            details="The setting may come from an included file, which the wizard does not edit.",
+        )
     return candidate
 
 
 _ORDER = {Activation.RELOAD: 0, Activation.NEW_CONNECTIONS: 1, Activation.RESTART: 2}
 
 
-def change_activation(change: dict[str, Any], config: ConfigView,
-                      sessions: int | None) -> dict[str, Any]:
+def change_activation(change: dict[str, Any], config: ConfigView, sessions: int | None) -> dict[str, Any]:
     """When smbd would apply a finding's change, and how many sessions are open now.
 
     The strictest of its edits decides: one edit that needs a restart makes the whole
@@ -75,14 +77,21 @@ def activation_sentence(activation: dict[str, Any] | None) -> str:
     if not activation:
         return ""
     sessions = activation.get("sessions")
-    open_now = ("no session is open now" if sessions == 0 else
-                f"{sessions} session(s) are open now" if sessions is not None else
-                "how many sessions are open is not known")
+    open_now = (
+        "no session is open now"
+        if sessions == 0
+        else f"{sessions} session(s) are open now"
+        if sessions is not None
+        else "how many sessions are open is not known"
+    )
     how = activation.get("activation")
     if how == Activation.RESTART.value:
-        return (f"Needs a restart of smbd, which disconnects every client ({open_now}): "
-                f"{activation.get('why')}.")
+        return (
+            f"Needs a restart of smbd, which disconnects every client ({open_now}): {activation.get('why')}."
+        )
     if how == Activation.NEW_CONNECTIONS.value:
-        return (f"A reload applies it to clients that connect afterwards; connected ones "
-                f"keep the old value until they reconnect ({open_now}).")
+        return (
+            f"A reload applies it to clients that connect afterwards; connected ones "
+            f"keep the old value until they reconnect ({open_now})."
+        )
     return f"A reload applies it; nobody is disconnected ({open_now})."

@@ -98,13 +98,27 @@ class TuningWizard:
 
     # -- starting and resuming --------------------------------------------------------
     @classmethod
-    def start(cls, store: WizardStore, transport: Transport, spec: MeasureSpec, *,
-              config_path: str | None = None, sudo: bool = False) -> TuningWizard:
+    def start(
+        cls,
+        store: WizardStore,
+        transport: Transport,
+        spec: MeasureSpec,
+        *,
+        config_path: str | None = None,
+        sudo: bool = False,
+    ) -> TuningWizard:
         """A new wizard for the server behind ``transport``; its first step (connect) is done."""
         record = store.create(transport.label, config_path, spec)
         wizard = cls(store, record)
-        wizard._add(CONNECT, {"target": transport.label, "local": transport.is_local,
-                              "sudo": sudo, "config_path": config_path})
+        wizard._add(
+            CONNECT,
+            {
+                "target": transport.label,
+                "local": transport.is_local,
+                "sudo": sudo,
+                "config_path": config_path,
+            },
+        )
         return wizard
 
     @classmethod
@@ -131,9 +145,18 @@ class TuningWizard:
             return CHOOSE if self.baseline_session is not None else BASELINE
         if last.step == APPLY and not last.data.get("ok"):
             return CHOOSE
-        return {CONNECT: SURVEY, SURVEY: FINDINGS, BASELINE: CHOOSE, CHOOSE: APPLY,
-                APPLY: MEASURE, MEASURE: VERDICT, VERDICT: DECIDE, DECIDE: FINDINGS,
-                FINISH: DONE, DISCARD: DONE}[last.step]
+        return {
+            CONNECT: SURVEY,
+            SURVEY: FINDINGS,
+            BASELINE: CHOOSE,
+            CHOOSE: APPLY,
+            APPLY: MEASURE,
+            MEASURE: VERDICT,
+            VERDICT: DECIDE,
+            DECIDE: FINDINGS,
+            FINISH: DONE,
+            DISCARD: DONE,
+        }[last.step]
 
     @property
     def finished(self) -> bool:
@@ -213,8 +236,7 @@ class TuningWizard:
         return step.data if step else None
 
     def _round_step(self, name: WizardStep, round_: int) -> StepRecord | None:
-        return next((s for s in reversed(self.record.steps)
-                     if s.step == name and s.round == round_), None)
+        return next((s for s in reversed(self.record.steps) if s.step == name and s.round == round_), None)
 
     def rounds(self) -> list[dict[WizardStep, StepRecord]]:
         """The steps of each change, in order: {CHOOSE: ..., APPLY: ..., ...}."""
@@ -222,14 +244,12 @@ class TuningWizard:
         for step in self.record.steps:
             if step.step == CHOOSE:
                 found.append({})
-            if found and step.round == len(found) and step.step in (
-                    CHOOSE, APPLY, MEASURE, VERDICT, DECIDE):
+            if found and step.round == len(found) and step.step in (CHOOSE, APPLY, MEASURE, VERDICT, DECIDE):
                 found[-1][step.step] = step
         return found
 
     # -- bookkeeping -----------------------------------------------------------------
-    def _add(self, step: WizardStep, data: dict[str, Any],
-             smb_conf: bytes | None = None) -> StepRecord:
+    def _add(self, step: WizardStep, data: dict[str, Any], smb_conf: bytes | None = None) -> StepRecord:
         round_ = self.round + (1 if step == CHOOSE else 0)
         return self.store.add_step(self.record, step, round_, data, smb_conf)
 
@@ -240,8 +260,7 @@ class TuningWizard:
 
     def _check_server(self, transport: Transport) -> None:
         if transport.label != self.record.server:
-            raise InvalidInput(f"Wizard {self.id} tunes {self.record.server}, "
-                               f"not {transport.label}.")
+            raise InvalidInput(f"Wizard {self.id} tunes {self.record.server}, not {transport.label}.")
 
     def _live(self, transport: Transport) -> bytes:
         return read_live(transport, self.config_path, sudo=self.sudo).data
@@ -252,11 +271,13 @@ class TuningWizard:
             raise InvalidInput(
                 f"{self.config_path} was changed outside the wizard, so {what} would not "
                 "compare like with like.",
-                details="What differs from what the wizard expects:\n" + diff)
+                details="What differs from what the wizard expects:\n" + diff,
+            )
 
     # -- the steps ----------------------------------------------------------------------
-    def run_survey(self, transport: Transport, *, cancel: CancelToken | None = None,
-                   on_event: OnEvent | None = None) -> Survey:
+    def run_survey(
+        self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
+    ) -> Survey:
         self._expect(SURVEY)
         self._check_server(transport)
 
@@ -264,17 +285,19 @@ class TuningWizard:
             if on_event is not None and event.type == "progress":
                 on_event(Progress(None, f"Surveying: {event.data.get('message', '')}"))
 
-        survey = run_survey(transport, config_path=self.record.config_path, cancel=cancel,
-                            on_event=on_agent)
+        survey = run_survey(transport, config_path=self.record.config_path, cancel=cancel, on_event=on_agent)
         path = self.record.config_path or survey.config_path
         if not path:
-            raise InvalidInput(f"No smb.conf was found on {transport.label}.",
-                               details="Give its path in the server's settings.")
+            raise InvalidInput(
+                f"No smb.conf was found on {transport.label}.",
+                details="Give its path in the server's settings.",
+            )
         self._add(SURVEY, {"survey": survey.to_json(), "config_path": path})
         return survey
 
-    def find_problems(self, transport: Transport, *, cancel: CancelToken | None = None,
-                      on_event: OnEvent | None = None) -> list[dict[str, Any]]:
+    def find_problems(
+        self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
+    ) -> list[dict[str, Any]]:
         """The advisor's findings on the live smb.conf (again after every decided change)."""
         self._expect(FINDINGS)
         self._check_server(transport)
@@ -282,34 +305,50 @@ class TuningWizard:
             on_event(Progress(None, "Reading smb.conf and asking testparm…"))
         live = self._live(transport)
         self._check_live(live, self.expected_live, "the findings")
-        inputs = gather_inputs(transport, config_path=self.config_path, sudo=self.sudo or None,
-                               survey=self.survey, recorded=self.store.database, cancel=cancel)
+        inputs = gather_inputs(
+            transport,
+            config_path=self.config_path,
+            sudo=self.sudo or None,
+            survey=self.survey,
+            recorded=self.store.database,
+            cancel=cancel,
+        )
         measured_in = list(inputs.recorded_sessions)
         advice = advise(inputs)
         findings = [f.to_json() for f in advice.findings]
         clients = self._connected_clients(transport, cancel)
         for finding in findings:
             if finding.get("change") and finding["change"].get("kind") == ConfigChange.kind:
-                finding["activation"] = change_activation(finding["change"], inputs.config,
-                                                          clients)
-        self._add(FINDINGS, {"findings": findings, "judged_as": advice.judged_as,
-                             "samba_version": advice.samba_version, "counts": advice.counts(),
-                             "config_sha256": _sha(live), "measured_in": measured_in},
-                  smb_conf=live)
+                finding["activation"] = change_activation(finding["change"], inputs.config, clients)
+        self._add(
+            FINDINGS,
+            {
+                "findings": findings,
+                "judged_as": advice.judged_as,
+                "samba_version": advice.samba_version,
+                "counts": advice.counts(),
+                "config_sha256": _sha(live),
+                "measured_in": measured_in,
+            },
+            smb_conf=live,
+        )
         return findings
 
-    def measure_baseline(self, transport: Transport, *, cancel: CancelToken | None = None,
-                         on_event: OnEvent | None = None) -> BenchResult:
+    def measure_baseline(
+        self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
+    ) -> BenchResult:
         self._expect(BASELINE)
-        result = self._measure(transport, self.expected_live, f"wizard {self.id}: baseline",
-                               cancel, on_event)
+        result = self._measure(transport, self.expected_live, f"wizard {self.id}: baseline", cancel, on_event)
         self._add(BASELINE, {"session_id": result.session_id, "means": _means(result)})
         return result
 
     def applicable(self) -> list[tuple[int, dict[str, Any]]]:
         """The findings the wizard can apply (an smb.conf change), with their index."""
-        return [(i, f) for i, f in enumerate(self.findings)
-                if f.get("change") and f["change"].get("kind") == ConfigChange.kind]
+        return [
+            (i, f)
+            for i, f in enumerate(self.findings)
+            if f.get("change") and f["change"].get("kind") == ConfigChange.kind
+        ]
 
     def choose(self, transport: Transport, index: int) -> StepRecord:
         """Pick finding ``index`` (of :attr:`findings`); its change becomes the candidate file."""
@@ -320,31 +359,43 @@ class TuningWizard:
             raise InvalidInput(f"There is no finding {index + 1}; there are {len(findings)}.")
         finding = findings[index]
         if not finding.get("change") or finding["change"].get("kind") != ConfigChange.kind:
-            raise InvalidInput(f"'{finding['title']}' proposes no smb.conf change the wizard "
-                               "can apply.", details="Applicable are the findings with a change "
-                               "to smb.conf; the others say what to do by hand or what to measure.")
+            raise InvalidInput(
+                f"'{finding['title']}' proposes no smb.conf change the wizard can apply.",
+                details="Applicable are the findings with a change "
+                "to smb.conf; the others say what to do by hand or what to measure.",
+            )
         change = change_from_json(finding["change"])
         live = self._live(transport)
         self._check_live(live, self.expected_live, "the change")
         candidate = apply_change(live, change, self.config_path, live_catalog(transport))
-        return self._add(CHOOSE, {
-            "finding": finding, "change": change.to_json(), "summary": change.describe(),
-            "diff": unified_diff(live, candidate, self.config_path, "now", "with the change"),
-        }, smb_conf=candidate)
+        return self._add(
+            CHOOSE,
+            {
+                "finding": finding,
+                "change": change.to_json(),
+                "summary": change.describe(),
+                "diff": unified_diff(live, candidate, self.config_path, "now", "with the change"),
+            },
+            smb_conf=candidate,
+        )
 
-    def _connected_clients(self, transport: Transport,
-                           cancel: CancelToken | None) -> int | None:
+    def _connected_clients(self, transport: Transport, cancel: CancelToken | None) -> int | None:
         """How many sessions the managed smbd has now; None when smbstatus cannot say."""
         try:
-            return len(connected_clients(transport, self.config_path, sudo=self.sudo,
-                                         cancel=cancel).sessions)
+            return len(connected_clients(transport, self.config_path, sudo=self.sudo, cancel=cancel).sessions)
         except Cancelled:
             raise
         except SambaTuneError:
             return None
 
-    def apply(self, transport: Transport, *, cancel: CancelToken | None = None,
-              on_event: OnEvent | None = None, allow_restart: bool = False) -> StepRecord:
+    def apply(
+        self,
+        transport: Transport,
+        *,
+        cancel: CancelToken | None = None,
+        on_event: OnEvent | None = None,
+        allow_restart: bool = False,
+    ) -> StepRecord:
         """Apply the chosen change through the safe-apply pipeline (testparm, backup,
         atomic swap, reload, health check, rollback on failure)."""
         self._expect(APPLY)
@@ -355,26 +406,44 @@ class TuningWizard:
         candidate = chosen.smb_conf
         live = self._live(transport)
         if live == candidate and live != before:
-            return self._add(APPLY, {"ok": True, "status": ApplyStatus.APPLIED, "live": LiveState.NEW,
-                                     "message": "The change was already live (applied before the "
-                                                "wizard was interrupted).", "steps": []},
-                             smb_conf=candidate)
+            return self._add(
+                APPLY,
+                {
+                    "ok": True,
+                    "status": ApplyStatus.APPLIED,
+                    "live": LiveState.NEW,
+                    "message": "The change was already live (applied before the wizard was interrupted).",
+                    "steps": [],
+                },
+                smb_conf=candidate,
+            )
         self._check_live(live, before, "the change")
-        outcome = self._swap(transport, before, candidate, chosen.data["summary"], on_event, cancel,
-                             allow_restart=allow_restart)
+        outcome = self._swap(
+            transport,
+            before,
+            candidate,
+            chosen.data["summary"],
+            on_event,
+            cancel,
+            allow_restart=allow_restart,
+        )
         if outcome.status == CANCELLED:
             raise Cancelled(outcome.message)
         if outcome.live is LiveState.UNKNOWN:
-            raise SambaTuneError(outcome.message, details="Reconnect and resume the wizard: it "
-                                 "looks at the live file and carries on from there.")
-        return self._add(APPLY, _outcome_json(outcome),
-                         smb_conf=candidate if outcome.ok else None)
+            raise SambaTuneError(
+                outcome.message,
+                details="Reconnect and resume the wizard: it "
+                "looks at the live file and carries on from there.",
+            )
+        return self._add(APPLY, _outcome_json(outcome), smb_conf=candidate if outcome.ok else None)
 
-    def measure_again(self, transport: Transport, *, cancel: CancelToken | None = None,
-                      on_event: OnEvent | None = None) -> BenchResult:
+    def measure_again(
+        self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
+    ) -> BenchResult:
         self._expect(MEASURE)
-        result = self._measure(transport, self.expected_live,
-                               f"wizard {self.id}: after change {self.round}", cancel, on_event)
+        result = self._measure(
+            transport, self.expected_live, f"wizard {self.id}: after change {self.round}", cancel, on_event
+        )
         self._add(MEASURE, {"session_id": result.session_id, "means": _means(result)})
         return result
 
@@ -386,12 +455,20 @@ class TuningWizard:
         assert after is not None and before is not None
         database = self.store.database
         verdict = judge(database.load(before), database.load(int(after.data["session_id"])))
-        self._add(VERDICT, {**verdict.to_json(), "before_session": before,
-                            "after_session": int(after.data["session_id"])})
+        self._add(
+            VERDICT,
+            {**verdict.to_json(), "before_session": before, "after_session": int(after.data["session_id"])},
+        )
         return verdict
 
-    def decide(self, transport: Transport, keep: bool, *, cancel: CancelToken | None = None,
-               on_event: OnEvent | None = None) -> StepRecord:
+    def decide(
+        self,
+        transport: Transport,
+        keep: bool,
+        *,
+        cancel: CancelToken | None = None,
+        on_event: OnEvent | None = None,
+    ) -> StepRecord:
         """Keep the change, or put the exact previous bytes back through the same pipeline."""
         self._expect(DECIDE)
         self._check_server(transport)
@@ -405,23 +482,42 @@ class TuningWizard:
             return self._add(DECIDE, {"decision": "keep"}, smb_conf=candidate)
         if live == before:
             # The pipeline did not run, so no ApplyStatus: "reverted" is this step's own word.
-            return self._add(DECIDE, {"decision": "revert", "identical": True, "status": "reverted",
-                                      "message": "The previous smb.conf was already back."},
-                             smb_conf=live)
+            return self._add(
+                DECIDE,
+                {
+                    "decision": "revert",
+                    "identical": True,
+                    "status": "reverted",
+                    "message": "The previous smb.conf was already back.",
+                },
+                smb_conf=live,
+            )
         self._check_live(live, candidate, "reverting")
         # Reverting a change that took a restart takes one too: the admin allowed it.
         applied = self.record.last(APPLY)
         restarted = applied is not None and any(
-            step.get("step") == ApplyStep.RESTART for step in applied.data.get("steps") or [])
-        outcome = self._swap(transport, candidate, before, f"revert {chosen.data['summary']}",
-                             on_event, cancel, allow_restart=restarted)
+            step.get("step") == ApplyStep.RESTART for step in applied.data.get("steps") or []
+        )
+        outcome = self._swap(
+            transport,
+            candidate,
+            before,
+            f"revert {chosen.data['summary']}",
+            on_event,
+            cancel,
+            allow_restart=restarted,
+        )
         if not outcome.ok:
-            raise SambaTuneError(f"The change was not reverted: {outcome.message}",
-                                 details="\n".join(f"{s.step}: {s.state} {s.message}"
-                                                   for s in outcome.steps))
+            raise SambaTuneError(
+                f"The change was not reverted: {outcome.message}",
+                details="\n".join(f"{s.step}: {s.state} {s.message}" for s in outcome.steps),
+            )
         after = self._live(transport)
-        return self._add(DECIDE, {"decision": "revert", "identical": after == before,
-                                  **_outcome_json(outcome)}, smb_conf=after)
+        return self._add(
+            DECIDE,
+            {"decision": "revert", "identical": after == before, **_outcome_json(outcome)},
+            smb_conf=after,
+        )
 
     def finish(self, transport: Transport) -> StepRecord:
         """End the wizard: the final smb.conf and its difference from the original."""
@@ -431,15 +527,25 @@ class TuningWizard:
         if self.stage == APPLY:
             self._check_live(live, self.expected_live, "finishing")
         original = self.original
-        kept = [r[CHOOSE].data["summary"] for r in self.rounds()
-                if DECIDE in r and r[DECIDE].data.get("decision") == "keep"]
-        return self._add(FINISH, {
-            "kept": kept,
-            "identical_to_original": original is not None and live == original,
-            "diff": unified_diff(original, live, self.config_path, "before the wizard",
-                                 "after the wizard") if original is not None else "",
-            "final_sha256": _sha(live),
-        }, smb_conf=live)
+        kept = [
+            r[CHOOSE].data["summary"]
+            for r in self.rounds()
+            if DECIDE in r and r[DECIDE].data.get("decision") == "keep"
+        ]
+        return self._add(
+            FINISH,
+            {
+                "kept": kept,
+                "identical_to_original": original is not None and live == original,
+                "diff": unified_diff(
+                    original, live, self.config_path, "before the wizard", "after the wizard"
+                )
+                if original is not None
+                else "",
+                "final_sha256": _sha(live),
+            },
+            smb_conf=live,
+        )
 
     def discard(self, reason: str = "") -> StepRecord:
         """End the wizard where it is, at any step; nothing on the server is touched.
@@ -449,15 +555,23 @@ class TuningWizard:
         if it is not wanted. The wizard is then done, no longer offered to resume.
         """
         if self.finished:
-            raise InvalidInput(f"Wizard {self.id} has ended already "
-                               f"({'discarded' if self.discarded else 'finished'}).")
+            raise InvalidInput(
+                f"Wizard {self.id} has ended already ({'discarded' if self.discarded else 'finished'})."
+            )
         stage = self.stage
-        data: dict[str, Any] = {"reason": reason.strip() or "discarded", "stage": stage,
-                                "changes_tried": self.round}
+        data: dict[str, Any] = {
+            "reason": reason.strip() or "discarded",
+            "stage": stage,
+            "changes_tried": self.round,
+        }
         applied = self.record.last(APPLY)
         chosen = self.record.last(CHOOSE)
-        if (stage in (MEASURE, VERDICT, DECIDE) and chosen is not None and applied is not None
-                and applied.data.get("ok")):
+        if (
+            stage in (MEASURE, VERDICT, DECIDE)
+            and chosen is not None
+            and applied is not None
+            and applied.data.get("ok")
+        ):
             data["left_live"] = chosen.data.get("summary")
         return self._add(DISCARD, data)
 
@@ -478,25 +592,55 @@ class TuningWizard:
         assert before is not None
         return before
 
-    def _measure(self, transport: Transport, expected: bytes | None, note: str,
-                 cancel: CancelToken | None, on_event: OnEvent | None) -> BenchResult:
+    def _measure(
+        self,
+        transport: Transport,
+        expected: bytes | None,
+        note: str,
+        cancel: CancelToken | None,
+        on_event: OnEvent | None,
+    ) -> BenchResult:
         self._check_server(transport)
         self._check_live(self._live(transport), expected, "measuring now")
-        return measure(transport, self.record.measure, config_path=self.config_path,
-                       survey=self.survey, note=note, database=self.store.database,
-                       cancel=cancel, on_event=on_event)
+        return measure(
+            transport,
+            self.record.measure,
+            config_path=self.config_path,
+            survey=self.survey,
+            note=note,
+            database=self.store.database,
+            cancel=cancel,
+            on_event=on_event,
+        )
 
-    def _swap(self, transport: Transport, previous: bytes, candidate: bytes, what: str,
-              on_event: OnEvent | None, cancel: CancelToken | None, *,
-              allow_restart: bool = False) -> ApplyOutcome:
+    def _swap(
+        self,
+        transport: Transport,
+        previous: bytes,
+        candidate: bytes,
+        what: str,
+        on_event: OnEvent | None,
+        cancel: CancelToken | None,
+        *,
+        allow_restart: bool = False,
+    ) -> ApplyOutcome:
         """Replace ``previous`` by ``candidate`` through the safe-apply pipeline and keep
         the version in the applied-config record, as the editor's Apply does."""
         summary = f"SambaTune wizard {self.id}, change {self.round}: {what}"
         return apply_config(
-            transport, ApplyRequest(self.config_path, previous, candidate, summary=summary,
-                                    sudo=self.sudo, allow_restart=allow_restart),
-            on_event=on_event, cancel=cancel,
-            journal=AppliedVersions().journal(transport.label, self.config_path))
+            transport,
+            ApplyRequest(
+                self.config_path,
+                previous,
+                candidate,
+                summary=summary,
+                sudo=self.sudo,
+                allow_restart=allow_restart,
+            ),
+            on_event=on_event,
+            cancel=cancel,
+            journal=AppliedVersions().journal(transport.label, self.config_path),
+        )
 
 
 def _means(result: BenchResult) -> dict[str, float | None]:
@@ -508,6 +652,12 @@ def _means(result: BenchResult) -> dict[str, float | None]:
 
 
 def _outcome_json(outcome: ApplyOutcome) -> dict[str, Any]:
-    return {"ok": outcome.ok, "status": outcome.status, "live": outcome.live,
-            "message": outcome.message, "backup_id": outcome.backup.id if outcome.backup else None,
-            "steps": [s.to_json() for s in outcome.steps], "warnings": outcome.warnings}
+    return {
+        "ok": outcome.ok,
+        "status": outcome.status,
+        "live": outcome.live,
+        "message": outcome.message,
+        "backup_id": outcome.backup.id if outcome.backup else None,
+        "steps": [s.to_json() for s in outcome.steps],
+        "warnings": outcome.warnings,
+    }

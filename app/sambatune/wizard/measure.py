@@ -46,7 +46,8 @@ class MeasureSpec:
         if self.runs < 2:
             raise InvalidInput(
                 f"The wizard needs at least 2 counted runs per measurement, not {self.runs}.",
-                "A before/after comparison needs the run-to-run spread, which one run cannot show.")
+                "A before/after comparison needs the run-to-run spread, which one run cannot show.",
+            )
         Method(runs=self.runs, warmup=self.warmup)
         SmbOptions(share=self.share, size=self.size, operations=self.operations)
 
@@ -59,19 +60,33 @@ class MeasureSpec:
 
     def describe(self) -> str:
         who = f"as {self.user}" if self.user else "as guest"
-        return (f"smbclient on the server copies a {format_bytes(self.size)} file into [{self.share}] "
-                f"and back ({who}): {self.warmup} warm-up and {self.runs} counted runs")
+        return (
+            f"smbclient on the server copies a {format_bytes(self.size)} file into [{self.share}] "
+            f"and back ({who}): {self.warmup} warm-up and {self.runs} counted runs"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the password, which is asked again when a wizard resumes."""
-        return {"test": "smb", "share": self.share, "size": self.size, "runs": self.runs,
-                "warmup": self.warmup, "operations": list(self.operations), "user": self.user}
+        return {
+            "test": "smb",
+            "share": self.share,
+            "size": self.size,
+            "runs": self.runs,
+            "warmup": self.warmup,
+            "operations": list(self.operations),
+            "user": self.user,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MeasureSpec:
-        return cls(share=str(data["share"]), size=int(data["size"]), runs=int(data["runs"]),
-                   warmup=int(data["warmup"]), operations=tuple(data["operations"]),
-                   user=data.get("user") or None)
+        return cls(
+            share=str(data["share"]),
+            size=int(data["size"]),
+            runs=int(data["runs"]),
+            warmup=int(data["warmup"]),
+            operations=tuple(data["operations"]),
+            user=data.get("user") or None,
+        )
 
 
 def measure(
@@ -90,10 +105,17 @@ def measure(
     if spec.needs_password:
         raise InvalidInput(f"The password of {spec.user} for [{spec.share}] is needed to measure.")
     context = collect_context(transport, config_path=config_path, survey=survey, cancel=cancel)
-    options = SmbOptions(share=spec.share, size=spec.size, operations=spec.operations,
-                         user=spec.user, password=spec.password, ceilings=False)
-    benchmark = SmbBenchmark(transport, Method(runs=spec.runs, warmup=spec.warmup), options,
-                             context=context, cancel=cancel)
+    options = SmbOptions(
+        share=spec.share,
+        size=spec.size,
+        operations=spec.operations,
+        user=spec.user,
+        password=spec.password,
+        ceilings=False,
+    )
+    benchmark = SmbBenchmark(
+        transport, Method(runs=spec.runs, warmup=spec.warmup), options, context=context, cancel=cancel
+    )
     result = benchmark.run(on_event)
     database.save(result, context, note=note)
     return result

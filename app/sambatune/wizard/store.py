@@ -55,9 +55,14 @@ class StepRecord:
     smb_conf: bytes | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"position": self.position, "step": self.step, "round": self.round,
-                "finished_at": self.finished_at, "data": self.data,
-                "smb_conf_size": len(self.smb_conf) if self.smb_conf is not None else None}
+        return {
+            "position": self.position,
+            "step": self.step,
+            "round": self.round,
+            "finished_at": self.finished_at,
+            "data": self.data,
+            "smb_conf_size": len(self.smb_conf) if self.smb_conf is not None else None,
+        }
 
 
 @dataclass
@@ -75,10 +80,16 @@ class WizardRecord:
         return next((s for s in reversed(self.steps) if s.step == step), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"wizard_id": self.id, "server": self.server, "config_path": self.config_path,
-                "created_at": self.created_at, "updated_at": self.updated_at,
-                "finished_at": self.finished_at, "measure": self.measure.to_json(),
-                "steps": [s.to_json() for s in self.steps]}
+        return {
+            "wizard_id": self.id,
+            "server": self.server,
+            "config_path": self.config_path,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "finished_at": self.finished_at,
+            "measure": self.measure.to_json(),
+            "steps": [s.to_json() for s in self.steps],
+        }
 
 
 @dataclass(frozen=True)
@@ -93,9 +104,14 @@ class WizardSummary:
     last_step: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"wizard_id": self.id, "server": self.server, "created_at": self.created_at,
-                "updated_at": self.updated_at, "finished_at": self.finished_at,
-                "last_step": self.last_step}
+        return {
+            "wizard_id": self.id,
+            "server": self.server,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "finished_at": self.finished_at,
+            "last_step": self.last_step,
+        }
 
 
 class WizardStore:
@@ -105,15 +121,24 @@ class WizardStore:
     def create(self, server: str, config_path: str | None, measure: MeasureSpec) -> WizardRecord:
         when = now_iso()
         with self.database.connection() as db:
-            wizard_id = int(db.execute(
-                "INSERT INTO wizards (server, config_path, created_at, updated_at, measure) "
-                "VALUES (?,?,?,?,?)",
-                (server, config_path, when, when, json.dumps(measure.to_json(), sort_keys=True)),
-            ).lastrowid or 0)
+            wizard_id = int(
+                db.execute(
+                    "INSERT INTO wizards (server, config_path, created_at, updated_at, measure) "
+                    "VALUES (?,?,?,?,?)",
+                    (server, config_path, when, when, json.dumps(measure.to_json(), sort_keys=True)),
+                ).lastrowid
+                or 0
+            )
         return WizardRecord(wizard_id, server, config_path, when, when, None, measure)
 
-    def add_step(self, record: WizardRecord, step: WizardStep, round_: int, data: dict[str, Any],
-                 smb_conf: bytes | None = None) -> StepRecord:
+    def add_step(
+        self,
+        record: WizardRecord,
+        step: WizardStep,
+        round_: int,
+        data: dict[str, Any],
+        smb_conf: bytes | None = None,
+    ) -> StepRecord:
         """Write a finished step and append it to ``record``."""
         when = now_iso()
         position = len(record.steps) + 1
@@ -123,12 +148,21 @@ class WizardStore:
             db.execute(
                 "INSERT INTO wizard_steps (wizard_id, position, step, round, finished_at, data, "
                 "smb_conf) VALUES (?,?,?,?,?,?,?)",
-                (record.id, position, step, round_, when,
-                 json.dumps(data, sort_keys=True, default=str), smb_conf),
+                (
+                    record.id,
+                    position,
+                    step,
+                    round_,
+                    when,
+                    json.dumps(data, sort_keys=True, default=str),
+                    smb_conf,
+                ),
             )
-            db.execute("UPDATE wizards SET updated_at = ?, finished_at = COALESCE(?, finished_at),"
-                       " config_path = COALESCE(config_path, ?) WHERE id = ?",
-                       (when, finished, data.get("config_path"), record.id))
+            db.execute(
+                "UPDATE wizards SET updated_at = ?, finished_at = COALESCE(?, finished_at),"
+                " config_path = COALESCE(config_path, ?) WHERE id = ?",
+                (when, finished, data.get("config_path"), record.id),
+            )
         saved = StepRecord(position, step, round_, when, data, smb_conf)
         record.steps.append(saved)
         record.updated_at = when
@@ -140,28 +174,48 @@ class WizardStore:
         with self.database.connection() as db:
             row = db.execute(
                 "SELECT server, config_path, created_at, updated_at, finished_at, measure "
-                "FROM wizards WHERE id = ?", (wizard_id,),
+                "FROM wizards WHERE id = ?",
+                (wizard_id,),
             ).fetchone()
             if row is None:
-                raise InvalidInput(f"There is no wizard {wizard_id} in the results.",
-                                   details="List them with: sambatune wizard status")
+                raise InvalidInput(
+                    f"There is no wizard {wizard_id} in the results.",
+                    details="List them with: sambatune wizard status",
+                )
             steps = [
-                StepRecord(position, _known_step(wizard_id, step), round_, when, json.loads(data),
-                           bytes(conf) if conf is not None else None)
+                StepRecord(
+                    position,
+                    _known_step(wizard_id, step),
+                    round_,
+                    when,
+                    json.loads(data),
+                    bytes(conf) if conf is not None else None,
+                )
                 for position, step, round_, when, data, conf in db.execute(
                     "SELECT position, step, round, finished_at, data, smb_conf FROM wizard_steps "
-                    "WHERE wizard_id = ? ORDER BY position", (wizard_id,),
+                    "WHERE wizard_id = ? ORDER BY position",
+                    (wizard_id,),
                 )
             ]
         server, config_path, created, updated, finished, measure = row
-        return WizardRecord(wizard_id, server, config_path, created, updated, finished,
-                            MeasureSpec.from_json(json.loads(measure)), steps)
+        return WizardRecord(
+            wizard_id,
+            server,
+            config_path,
+            created,
+            updated,
+            finished,
+            MeasureSpec.from_json(json.loads(measure)),
+            steps,
+        )
 
     def summaries(self, *, server: str | None = None, unfinished: bool = False) -> list[WizardSummary]:
         """Wizards, newest first; ``unfinished``: only those that can be resumed."""
-        query = ("SELECT id, server, created_at, updated_at, finished_at, (SELECT step FROM "
-                 "wizard_steps WHERE wizard_id = wizards.id ORDER BY position DESC LIMIT 1) "
-                 "FROM wizards WHERE 1=1")
+        query = (
+            "SELECT id, server, created_at, updated_at, finished_at, (SELECT step FROM "
+            "wizard_steps WHERE wizard_id = wizards.id ORDER BY position DESC LIMIT 1) "
+            "FROM wizards WHERE 1=1"
+        )
         args: list[Any] = []
         if server:
             query += " AND server = ?"
@@ -178,6 +232,7 @@ def _known_step(wizard_id: int, name: str) -> WizardStep:
         return WizardStep(name)
     except ValueError:
         # Resuming would have to guess what the step did and what comes after it.
-        raise InvalidInput(f"Wizard {wizard_id} has a step '{name}' this version of SambaTune "
-                           "does not know.", details="It was probably recorded by a newer "
-                           "SambaTune; open it with that one.") from None
+        raise InvalidInput(
+            f"Wizard {wizard_id} has a step '{name}' this version of SambaTune does not know.",
+            details="It was probably recorded by a newer SambaTune; open it with that one.",
+        ) from None

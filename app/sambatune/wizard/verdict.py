@@ -19,14 +19,17 @@ Recommendation = Literal["keep", "revert", "either"]
 RECOMMENDATIONS: dict[str, tuple[Recommendation, str]] = {
     "better": ("keep", "The change made this test measurably faster and nothing slower: keep it."),
     "worse": ("revert", "The change made this test measurably slower: revert it."),
-    "mixed": ("revert",
-              "The change made one direction faster and the other slower. Unless your users "
-              "mostly do the faster one, revert it."),
+    "mixed": (
+        "revert",
+        "The change made one direction faster and the other slower. Unless your users "
+        "mostly do the faster one, revert it.",
+    ),
     "no real difference": (
         "either",
         "With this test the change made no difference beyond the normal run-to-run spread. "
         "Keep it if the finding's other reasons matter to you (for example less disk used by "
-        "logs, or safer data); otherwise revert it to stay where you were."),
+        "logs, or safer data); otherwise revert it to stay where you were.",
+    ),
     "too few runs": ("either", "There were too few runs to tell; measure with more runs."),
 }
 
@@ -44,12 +47,19 @@ class Verdict:
             "recommendation": self.recommendation,
             "explanation": self.explanation,
             "series": [
-                {"series": c.series, "label": c.after.result.series[c.series].label,
-                 "verdict": c.comparison.verdict, "sentence": c.comparison.sentence,
-                 "mean_before": c.comparison.mean_before, "mean_after": c.comparison.mean_after,
-                 "relative_change": c.comparison.relative_change,
-                 "p_value": c.comparison.p_value, "significant": c.comparison.significant,
-                 "warnings": c.warnings, "changed_lines": c.changed_lines}
+                {
+                    "series": c.series,
+                    "label": c.after.result.series[c.series].label,
+                    "verdict": c.comparison.verdict,
+                    "sentence": c.comparison.sentence,
+                    "mean_before": c.comparison.mean_before,
+                    "mean_after": c.comparison.mean_after,
+                    "relative_change": c.comparison.relative_change,
+                    "p_value": c.comparison.p_value,
+                    "significant": c.comparison.significant,
+                    "warnings": c.warnings,
+                    "changed_lines": c.changed_lines,
+                }
                 for c in self.comparisons
             ],
         }

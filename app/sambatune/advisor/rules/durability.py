@@ -19,8 +19,10 @@ def _strict_sync(inputs: AdvisorInput, section: str) -> tuple[bool, Evidence]:
     value = inputs.config.value(section, "strict sync")
     if as_bool(value) is None:
         on = inputs.at_least(STRICT_SYNC_BY_DEFAULT)
-        return on, Evidence("version", f"strict sync is {'yes' if on else 'no'} by default on "
-                            f"{inputs.version_label()} (yes since 4.7)")
+        return on, Evidence(
+            "version",
+            f"strict sync is {'yes' if on else 'no'} by default on {inputs.version_label()} (yes since 4.7)",
+        )
     origin = inputs.config.where_set(section, "strict sync")
     note = "" if origin in (None, section) else f"from [{origin}]"
     if origin is None:
@@ -74,7 +76,7 @@ def sync_always(inputs: AdvisorInput) -> Iterator[Finding]:
                 "write must survive a crash and the application cannot ask for it."
             ),
             applies_to_version="sync always only acts while strict sync is on; strict sync "
-                               "has defaulted to yes since 4.7.",
+            "has defaulted to yes since 4.7.",
             parameters=("sync always", "strict sync"),
             sources=inputs.sources("sync always", "strict sync"),
         )

@@ -33,10 +33,18 @@ LARGE_DIRECTORY = 10_000
 #: Lookup time growing at least half as fast as the file count means smbd scans.
 SCAN_GROWTH = 0.5
 
-RECIPE = (("case sensitive", "yes"), ("default case", "lower"), ("preserve case", "no"),
-          ("short preserve case", "no"))
-RECIPE_DEFAULTS = {"case sensitive": "auto", "default case": "lower", "preserve case": "yes",
-                   "short preserve case": "yes"}
+RECIPE = (
+    ("case sensitive", "yes"),
+    ("default case", "lower"),
+    ("preserve case", "no"),
+    ("short preserve case", "no"),
+)
+RECIPE_DEFAULTS = {
+    "case sensitive": "auto",
+    "default case": "lower",
+    "preserve case": "yes",
+    "short preserve case": "yes",
+}
 _RENAME_FIRST = (
     "Files whose names contain capitals become invisible to clients on that share: rename "
     "every file and directory there to lower case first, and point only programs that can "
@@ -59,22 +67,28 @@ def wide_links_on(inputs: AdvisorInput) -> Iterator[Finding]:
             evidence.append(Evidence.setting(GLOBAL, "allow insecure wide links", insecure))
         if ignored:
             severity, title = INFO, "wide links = yes is silently ignored here"
-            effect = ("No change: with SMB1 unix extensions on and insecure wide links not "
-                      "allowed, smbd already keeps links inside the share.")
+            effect = (
+                "No change: with SMB1 unix extensions on and insecure wide links not "
+                "allowed, smbd already keeps links inside the share."
+            )
             effect_source = "How smbd combines the three parameters."
             risk = "None."
         else:
             severity = WARNING
             title = "Clients can follow symbolic links out of the share (wide links = yes)"
-            effect = ("No measurable speed change, and any user who can create a symlink can no "
-                      "longer reach files outside the share through it.")
+            effect = (
+                "No measurable speed change, and any user who can create a symlink can no "
+                "longer reach files outside the share through it."
+            )
             effect_source = (
                 "SambaTune measurement on Samba 4.17.12, loopback: 200 lookups took the same "
                 "time with wide links on or off. The old claims that turning them off slows "
                 "every open (the 1999 book, later notes on 4.7) did not reproduce."
             )
-            risk = ("Links that point outside the share stop working for clients; expose those "
-                    "trees with a bind mount inside the share instead.")
+            risk = (
+                "Links that point outside the share stop working for clients; expose those "
+                "trees with a bind mount inside the share instead."
+            )
         yield Finding(
             id="wide-links-on",
             severity=severity,
@@ -103,12 +117,17 @@ def hide_veto_patterns(inputs: AdvisorInput) -> Iterator[Finding]:
             count = len(name_list(value))
             if count < MANY_PATTERNS:
                 continue
-            evidence = [Evidence(
-                "config", f"{name} in [{section}] lists {count} patterns", section, name, value)]
+            evidence = [
+                Evidence("config", f"{name} in [{section}] lists {count} patterns", section, name, value)
+            ]
             if metadata is not None:
-                evidence.append(Evidence(
-                    "measurement", f"metadata benchmark: {metadata.ops_per_second:,.0f} "
-                    f"operations/s{' (' + metadata.source + ')' if metadata.source else ''}"))
+                evidence.append(
+                    Evidence(
+                        "measurement",
+                        f"metadata benchmark: {metadata.ops_per_second:,.0f} "
+                        f"operations/s{' (' + metadata.source + ')' if metadata.source else ''}",
+                    )
+                )
             yield Finding(
                 id="hide-veto-patterns",
                 severity=WARNING if count >= TOO_MANY_PATTERNS else SUGGESTION,
@@ -128,8 +147,10 @@ def hide_veto_patterns(inputs: AdvisorInput) -> Iterator[Finding]:
                     "to 2x (veto files) slower, 500 about 5x. The 1999 book's warning holds, "
                     "scaled by the number of patterns."
                 ),
-                risk=("Shortening the list changes what clients see (hide files) or may open "
-                      "(veto files): merge patterns rather than drop ones that still matter."),
+                risk=(
+                    "Shortening the list changes what clients see (hide files) or may open "
+                    "(veto files): merge patterns rather than drop ones that still matter."
+                ),
                 parameters=(name,),
                 sources=inputs.sources(name),
             )
@@ -138,7 +159,8 @@ def hide_veto_patterns(inputs: AdvisorInput) -> Iterator[Finding]:
 def _recipe_change(share: str, inputs: AdvisorInput) -> ConfigChange | None:
     """The recipe's settings this share still lacks, as one change (None: all in place)."""
     edits = [
-        ConfigChange(share, name, "set", wanted) for name, wanted in RECIPE
+        ConfigChange(share, name, "set", wanted)
+        for name, wanted in RECIPE
         if not same_value(inputs.config.value(share, name) or RECIPE_DEFAULTS[name], wanted)
     ]
     if not edits:
@@ -156,8 +178,10 @@ def _by_share(points: tuple[DirscalePoint, ...]) -> dict[str, list[DirscalePoint
 
 def _point_text(point: DirscalePoint) -> str:
     mode = "case sensitive" if point.case_sensitive else "case-insensitive"
-    return (f"{point.files:,} files on [{point.share}] ({mode}): opening took "
-            f"{format_seconds(point.open_seconds)}, listing {format_seconds(point.list_seconds)}")
+    return (
+        f"{point.files:,} files on [{point.share}] ({mode}): opening took "
+        f"{format_seconds(point.open_seconds)}, listing {format_seconds(point.list_seconds)}"
+    )
 
 
 @rule("large-directories-case", "filenames")
@@ -195,14 +219,18 @@ def large_directories_case(inputs: AdvisorInput) -> Iterator[Finding]:
         yield Finding(
             id="large-directories-case",
             severity=SUGGESTION,
-            title=f"Lookups on [{share}] slow down as directories grow: use the large-directory "
-                  "recipe",
+            title=f"Lookups on [{share}] slow down as directories grow: use the large-directory recipe",
             subject=share,
-            evidence=(Evidence("measurement", _point_text(small)),
-                      Evidence("measurement", _point_text(big)),
-                      Evidence("measurement", f"opening time grew {growth:.0%} as fast as the "
-                               "file count: smbd scans the directory for names it cannot find "
-                               "by their exact spelling")),
+            evidence=(
+                Evidence("measurement", _point_text(small)),
+                Evidence("measurement", _point_text(big)),
+                Evidence(
+                    "measurement",
+                    f"opening time grew {growth:.0%} as fast as the "
+                    "file count: smbd scans the directory for names it cannot find "
+                    "by their exact spelling",
+                ),
+            ),
             change=change,
             expected_effect=(
                 "With case-sensitive names forced to lower case, smbd answers every lookup "
@@ -230,11 +258,18 @@ def case_sensitive_incomplete(inputs: AdvisorInput) -> Iterator[Finding]:
             severity=WARNING,
             title=f"[{section}] is case sensitive but keeps the case clients send",
             subject=section,
-            evidence=(Evidence.setting(section, "case sensitive", value),
-                      *(Evidence.setting(section, e.parameter,
-                                         inputs.config.value(section, e.parameter)
-                                         or RECIPE_DEFAULTS[e.parameter], note="in effect")
-                        for e in missing)),
+            evidence=(
+                Evidence.setting(section, "case sensitive", value),
+                *(
+                    Evidence.setting(
+                        section,
+                        e.parameter,
+                        inputs.config.value(section, e.parameter) or RECIPE_DEFAULTS[e.parameter],
+                        note="in effect",
+                    )
+                    for e in missing
+                ),
+            ),
             change=change,
             expected_effect=(
                 "Names are stored in lower case whatever the client sends, so a client asking "
@@ -242,7 +277,7 @@ def case_sensitive_incomplete(inputs: AdvisorInput) -> Iterator[Finding]:
                 "lookups of a case-sensitive share stay."
             ),
             effect_source="The large-directory recipe (Samba wiki); lookups are as fast with "
-                          "or without these three lines.",
+            "or without these three lines.",
             risk=_RENAME_FIRST,
             parameters=tuple(name for name, _ in RECIPE),
             sources=inputs.sources("case sensitive", "default case", "preserve case"),

@@ -35,8 +35,11 @@ def aio_size_not_default(inputs: AdvisorInput) -> Iterator[Finding]:
             size = as_bytes(value)
             if size is None or size == 1:
                 continue
-            title = (f"Asynchronous {what} are off on [{section}] ({name} = 0)" if size == 0
-                     else f"{name} = {value} keeps {what} below {value} bytes synchronous")
+            title = (
+                f"Asynchronous {what} are off on [{section}] ({name} = 0)"
+                if size == 0
+                else f"{name} = {value} keeps {what} below {value} bytes synchronous"
+            )
             yield Finding(
                 id="aio-size-not-default",
                 severity=SUGGESTION,
@@ -74,8 +77,7 @@ def _crypto_reason(inputs: AdvisorInput, section: str) -> Evidence | None:
     if signed and signed[0] == "required":
         return Evidence.setting(GLOBAL, "server signing", signed[1])
     if is_domain_controller(inputs):
-        return Evidence("config", "this server is an AD domain controller, which requires "
-                        "signing")
+        return Evidence("config", "this server is an AD domain controller, which requires signing")
     return None
 
 
@@ -95,9 +97,9 @@ def sendfile_no_effect(inputs: AdvisorInput) -> Iterator[Finding]:
             evidence=(Evidence.setting(section, "use sendfile", value), reason),
             change=back_to_default(inputs, section, "use sendfile", "no"),
             expected_effect="No speed change: smbd must sign or encrypt the data itself, so it "
-                            "cannot hand the file straight to the socket.",
+            "cannot hand the file straight to the socket.",
             effect_source="How smbd serves SMB2 reads: sendfile is skipped for signed, "
-                          "encrypted and compound requests.",
+            "encrypted and compound requests.",
             risk="None.",
             parameters=("use sendfile", "server signing", "server smb encrypt"),
             sources=inputs.sources("use sendfile"),
@@ -123,12 +125,15 @@ def sendfile_worth_trying(inputs: AdvisorInput) -> Iterator[Finding]:
         title="Reads leave room below the hardware's limit: try sendfile",
         subject=GLOBAL,
         evidence=(
-            Evidence("measurement", f"SMB reads: {format_rate(smb.mean_bytes_per_second)}, "
-                     f"{share:.0%} of the {limit.kind} limit"
-                     + (f" ({smb.source})" if smb.source else "")),
+            Evidence(
+                "measurement",
+                f"SMB reads: {format_rate(smb.mean_bytes_per_second)}, "
+                f"{share:.0%} of the {limit.kind} limit" + (f" ({smb.source})" if smb.source else ""),
+            ),
             Evidence("measurement", inputs.layer_evidence(limit)),
-            Evidence.setting(GLOBAL, "use sendfile", inputs.config.global_value("use sendfile")
-                             or "no", note="in effect"),
+            Evidence.setting(
+                GLOBAL, "use sendfile", inputs.config.global_value("use sendfile") or "no", note="in effect"
+            ),
         ),
         change=ConfigChange(GLOBAL, "use sendfile", "set", "yes"),
         expected_effect=(
@@ -141,7 +146,7 @@ def sendfile_worth_trying(inputs: AdvisorInput) -> Iterator[Finding]:
             "they improve. On Samba 4.17.12 loopback a 256 MiB read was within noise."
         ),
         risk="Rarely a file system or network driver handles sendfile badly; if copies fail or "
-             "look wrong afterwards, remove it again.",
+        "look wrong afterwards, remove it again.",
         parameters=("use sendfile",),
         sources=inputs.sources("use sendfile"),
     )
@@ -165,17 +170,18 @@ def strict_allocate_slow_filesystem(inputs: AdvisorInput) -> Iterator[Finding]:
             severity=WARNING,
             title="strict allocate on a file system that allocates by writing zeros",
             subject=origin,
-            evidence=(Evidence.setting(origin, "strict allocate", value),
-                      *(Evidence("survey", f"[{share}] lives on {fstype}")
-                        for share, fstype in shares)),
+            evidence=(
+                Evidence.setting(origin, "strict allocate", value),
+                *(Evidence("survey", f"[{share}] lives on {fstype}") for share, fstype in shares),
+            ),
             change=back_to_default(inputs, origin, "strict allocate", "no"),
             expected_effect=(
                 "Large writes stop waiting while the file system fills the new space with "
                 "zeros up front, so big copies start at once and clients stop timing out."
             ),
             effect_source="File system behaviour (no unwritten extents on these); not measured "
-                          "here, where the shares are on ext4: measure a large copy before and "
-                          "after.",
+            "here, where the shares are on ext4: measure a large copy before and "
+            "after.",
             risk="A copy that does not fit now fails partway through instead of at the start.",
             parameters=("strict allocate",),
             sources=inputs.sources("strict allocate"),

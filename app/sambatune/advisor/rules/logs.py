@@ -50,8 +50,7 @@ def _log_level(inputs: AdvisorInput) -> str | None:
     for section, value in inputs.config.set_in("log level"):
         if section == GLOBAL:
             return value
-    return inputs.config.explicit_value(GLOBAL, "log level") or inputs.config.global_value(
-        "log level")
+    return inputs.config.explicit_value(GLOBAL, "log level") or inputs.config.global_value("log level")
 
 
 @rule("log-level-high", "logging")
@@ -72,8 +71,11 @@ def log_level_high(inputs: AdvisorInput) -> Iterator[Finding]:
         severity = SUGGESTION
         proposed = " ".join([str(base or 0), *quiet])
         title = "Debug logging is still on for " + ", ".join(sorted(loud))
-    dropped = f" The per-class levels {', '.join(f'{n}:{lv}' for n, lv in loud.items())} go too." \
-        if loud and (base or 0) >= COSTLY_LEVEL else ""
+    dropped = (
+        f" The per-class levels {', '.join(f'{n}:{lv}' for n, lv in loud.items())} go too."
+        if loud and (base or 0) >= COSTLY_LEVEL
+        else ""
+    )
     yield Finding(
         id="log-level-high",
         severity=severity,

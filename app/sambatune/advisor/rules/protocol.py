@@ -44,13 +44,16 @@ def smb1_on(inputs: AdvisorInput) -> Iterator[Finding]:
     if not smb1_enabled(inputs):
         return
     found = inputs.config.first_value(GLOBAL, "server min protocol", "min protocol")
-    explicit = [(s, v) for name in ("server min protocol", "min protocol")
-                for s, v in inputs.config.set_in(name) if s == GLOBAL]
+    explicit = [
+        (s, v)
+        for name in ("server min protocol", "min protocol")
+        for s, v in inputs.config.set_in(name)
+        if s == GLOBAL
+    ]
     if inputs.at_least(SMB1_OFF_BY_DEFAULT):
         if not explicit:
             return
-        evidence = Evidence.setting(GLOBAL, found[0] if found else "server min protocol",
-                                    explicit[0][1])
+        evidence = Evidence.setting(GLOBAL, found[0] if found else "server min protocol", explicit[0][1])
         change = ConfigChange(GLOBAL, found[0] if found else "server min protocol", "unset")
     else:
         evidence = Evidence("version", smb1_reason(inputs))
@@ -68,7 +71,7 @@ def smb1_on(inputs: AdvisorInput) -> Iterator[Finding]:
             "parameters stop mattering."
         ),
         effect_source="Protocol design; not measured here: measure an old client before and "
-                      "after if one remains.",
+        "after if one remains.",
         risk=(
             "Devices that speak only SMB1 (old scanners, Windows XP, some backup appliances) "
             "can no longer connect. `smbstatus` shows the protocol of each session: check "
@@ -96,16 +99,19 @@ def protocol_max_below_smb3(inputs: AdvisorInput) -> Iterator[Finding]:
         evidence=(Evidence.setting(GLOBAL, name, value),),
         change=ConfigChange(GLOBAL, name, "unset"),
         expected_effect=(
-            ("Clients leave SMB1's small requests behind for SMB2/3, which carry up to 8 MiB "
-             "per request and many requests in flight. " if smb1_only else "")
+            (
+                "Clients leave SMB1's small requests behind for SMB2/3, which carry up to 8 MiB "
+                "per request and many requests in flight. "
+                if smb1_only
+                else ""
+            )
             + "SMB3 brings multichannel, the cheap AES-GMAC signing and encryption when a "
             "share needs it; capping below it takes those away."
         ),
         effect_source="Protocol features; not measured here: measure before and after.",
-        risk="Only a client with a broken SMB3 implementation would suffer; such clients are "
-             "rare today.",
+        risk="Only a client with a broken SMB3 implementation would suffer; such clients are rare today.",
         applies_to_version="Leave it out of smb.conf: 4.15 also dropped the SMB2_22, SMB2_24 "
-                           "and SMB3_10 values, which now break the whole file.",
+        "and SMB3_10 values, which now break the whole file.",
         parameters=("server max protocol",),
         sources=inputs.sources("server max protocol"),
     )
@@ -118,17 +124,23 @@ def multichannel_off(inputs: AdvisorInput) -> Iterator[Finding]:
         return
     nics = inputs.server.active_physical_nics
     several = len(nics) >= 2 or any((n.speed_mbit or 0) >= RSS_CLASS_MBIT for n in nics)
-    nic_evidence = Evidence("survey", f"{len(nics)} active network interface(s): "
-                            + (", ".join(f"{n.name} {n.speed_mbit or '?'} Mbit/s" for n in nics)
-                               or "none seen"))
+    nic_evidence = Evidence(
+        "survey",
+        f"{len(nics)} active network interface(s): "
+        + (", ".join(f"{n.name} {n.speed_mbit or '?'} Mbit/s" for n in nics) or "none seen"),
+    )
     explicit = inputs.config.explicit_value(GLOBAL, name)
     system = (inputs.server.os_system or "linux").lower()
-    effect = ("Clients with several NICs, or one RSS-capable NIC, open several connections "
-              "and spread a transfer across them, so throughput can grow with the links; on a "
-              "single plain link nothing changes.")
-    source = ("Samba release notes (4.4 added it, 4.15 made it stable); not measured here "
-              "(loopback is one link): measure from a client with multichannel before and "
-              "after.")
+    effect = (
+        "Clients with several NICs, or one RSS-capable NIC, open several connections "
+        "and spread a transfer across them, so throughput can grow with the links; on a "
+        "single plain link nothing changes."
+    )
+    source = (
+        "Samba release notes (4.4 added it, 4.15 made it stable); not measured here "
+        "(loopback is one link): measure from a client with multichannel before and "
+        "after."
+    )
     if inputs.at_least(MULTICHANNEL_BY_DEFAULT):
         if as_bool(explicit) is not False or system not in MULTICHANNEL_SYSTEMS:
             return
@@ -144,7 +156,7 @@ def multichannel_off(inputs: AdvisorInput) -> Iterator[Finding]:
             effect_source=source,
             risk="None known on 4.15 and later.",
             applies_to_version=f"{inputs.version_label()}: stable and on by default on Linux "
-                               "and FreeBSD since 4.15.",
+            "and FreeBSD since 4.15.",
             parameters=(name,),
             sources=inputs.sources(name),
         )
@@ -155,14 +167,16 @@ def multichannel_off(inputs: AdvisorInput) -> Iterator[Finding]:
             severity=WARNING,
             title="Multichannel is on, but experimental in this Samba version",
             subject=GLOBAL,
-            evidence=(Evidence.setting(GLOBAL, name, explicit),
-                      Evidence("version", f"{inputs.version_label()} predates 4.15")),
+            evidence=(
+                Evidence.setting(GLOBAL, name, explicit),
+                Evidence("version", f"{inputs.version_label()} predates 4.15"),
+            ),
             change=ConfigChange(GLOBAL, name, "unset"),
             expected_effect="Clients fall back to one connection per session, which is what "
-                            "this version was tested with.",
+            "this version was tested with.",
             effect_source="Samba release notes: experimental from 4.4 until 4.15.",
             risk="Clients with several links lose the extra throughput; upgrading to 4.15 or "
-                 "later gives it back safely.",
+            "later gives it back safely.",
             applies_to_version="Experimental before 4.15.",
             parameters=(name,),
             sources=inputs.sources(name),
@@ -173,8 +187,7 @@ def multichannel_off(inputs: AdvisorInput) -> Iterator[Finding]:
             severity=INFO,
             title="This Samba version cannot use the server's several links safely",
             subject=GLOBAL,
-            evidence=(Evidence("version", f"{inputs.version_label()} predates 4.15"),
-                      nic_evidence),
+            evidence=(Evidence("version", f"{inputs.version_label()} predates 4.15"), nic_evidence),
             change=None,
             expected_effect="After an upgrade to 4.15 or later, " + effect[0].lower() + effect[1:],
             effect_source=source,
@@ -204,9 +217,11 @@ def signing_required_cost(inputs: AdvisorInput) -> Iterator[Finding]:
             "it is larger. Clients that sign on their own keep signing."
         ),
         effect_source="Not measured: our loopback test was too noisy for a figure. Measure "
-                      "with and without on your own clients.",
-        risk=("Signing stops anyone on the network path from altering requests; keep it where "
-              "that matters. Current Windows releases may insist on it from their side anyway."),
+        "with and without on your own clients.",
+        risk=(
+            "Signing stops anyone on the network path from altering requests; keep it where "
+            "that matters. Current Windows releases may insist on it from their side anyway."
+        ),
         parameters=("server signing", "server smb3 signing algorithms"),
         sources=inputs.sources("server signing"),
     )
@@ -223,7 +238,7 @@ def encryption_required_cost(inputs: AdvisorInput) -> Iterator[Finding]:
                 id="encryption-required-cost",
                 severity=INFO,
                 title=f"Traffic on {'every share' if section == GLOBAL else f'[{section}]'} is "
-                      f"encrypted ({name} = {value})",
+                f"encrypted ({name} = {value})",
                 subject=section,
                 evidence=(Evidence.setting(section, name, value),),
                 change=back_to_default(inputs, section, name, "default"),
@@ -237,7 +252,7 @@ def encryption_required_cost(inputs: AdvisorInput) -> Iterator[Finding]:
                     "unencrypted (noisy, shared machine). Measure your own before and after."
                 ),
                 risk="The data crosses the network readable by anyone on the path: keep "
-                     "encryption wherever the network is not trusted.",
+                "encryption wherever the network is not trusted.",
                 parameters=("server smb encrypt", "server smb3 encryption algorithms"),
                 sources=inputs.sources("server smb encrypt"),
             )

@@ -19,26 +19,30 @@ def removed_parameter(inputs: AdvisorInput) -> Iterator[Finding]:
             if removal is None or not inputs.at_least(removal.removed_in):
                 continue
             gone = version_text(removal.removed_in)
-            replacement = (f" The parameter that does this job today is `{removal.replacement}`."
-                           if removal.replacement else "")
+            replacement = (
+                f" The parameter that does this job today is `{removal.replacement}`."
+                if removal.replacement
+                else ""
+            )
             yield Finding(
                 id="removed-parameter",
                 severity=INFO,
                 title=f"{removal.name} does nothing on this server: removed in Samba {gone}",
                 subject=section,
-                evidence=(Evidence.setting(section, name, value),
-                          Evidence("version", f"{inputs.version_label()}; "
-                                   f"{removal.name} went in {gone}")),
+                evidence=(
+                    Evidence.setting(section, name, value),
+                    Evidence("version", f"{inputs.version_label()}; {removal.name} went in {gone}"),
+                ),
                 change=ConfigChange(section, name, "unset"),
                 expected_effect=(
                     "No speed change: smbd ignores the line (testparm reports it as an unknown "
                     "parameter). Whatever it once tuned is handled by Samba itself now. "
-                    + removal.note + replacement
+                    + removal.note
+                    + replacement
                 ),
                 effect_source=f"Samba's own history: {removal.source}.",
                 risk="None: the line has no effect on this version.",
-                applies_to_version=(f"Removed in {gone}; this server runs "
-                                    f"{inputs.version_label()}."),
+                applies_to_version=(f"Removed in {gone}; this server runs {inputs.version_label()}."),
                 parameters=(removal.name,),
                 sources=inputs.sources(removal.name),
             )
@@ -55,22 +59,28 @@ def getwd_cache_set(inputs: AdvisorInput) -> Iterator[Finding]:
         yield Finding(
             id="getwd-cache-set",
             severity=INFO if on else SUGGESTION,
-            title=("getwd cache = yes repeats the default" if on
-                   else "getwd cache is off: smbd looks up the working directory the slow way"),
+            title=(
+                "getwd cache = yes repeats the default"
+                if on
+                else "getwd cache is off: smbd looks up the working directory the slow way"
+            ),
             subject=section,
             evidence=(Evidence.setting(section, "getwd cache", value),),
             change=ConfigChange(section, "getwd cache", "unset"),
             expected_effect=(
-                "No change: the cache is on by default." if on else
-                "smbd remembers its current directory again instead of working it out anew; a "
+                "No change: the cache is on by default."
+                if on
+                else "smbd remembers its current directory again instead of working it out anew; a "
                 "small saving on path-heavy work."
             ),
             effect_source=(
                 "Using Samba (1999) and Speed.txt (2000) recommended it with wide links off; it "
                 "has been the default ever since. Not re-measured."
             ),
-            risk=(f"None. Samba removed the parameter in {gone}, where the line becomes an "
-                  "unknown parameter, so dropping it now avoids a warning later."),
+            risk=(
+                f"None. Samba removed the parameter in {gone}, where the line becomes an "
+                "unknown parameter, so dropping it now avoids a warning later."
+            ),
             applies_to_version=f"{inputs.version_label()} still has it (removed in {gone}).",
             parameters=("getwd cache",),
             sources=inputs.sources("getwd cache"),

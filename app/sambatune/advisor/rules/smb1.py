@@ -34,8 +34,7 @@ def smb1_parameter_without_smb1(inputs: AdvisorInput) -> Iterator[Finding]:
                 severity=INFO,
                 title=f"{name} has no effect: this server does not speak SMB1",
                 subject=section,
-                evidence=(Evidence.setting(section, name, value),
-                          Evidence("version", smb1_reason(inputs))),
+                evidence=(Evidence.setting(section, name, value), Evidence("version", smb1_reason(inputs))),
                 change=ConfigChange(section, name, "unset"),
                 expected_effect=(
                     "No speed change: the parameter only shapes SMB1 sessions, and SMB2/3 "
@@ -63,8 +62,7 @@ def smb1_max_xmit_small(inputs: AdvisorInput) -> Iterator[Finding]:
             severity=WARNING if size < MAX_XMIT_FLOOR else SUGGESTION,
             title=f"max xmit = {value} splits SMB1 requests into small pieces",
             subject=section,
-            evidence=(Evidence.setting(section, "max xmit", value),
-                      Evidence("version", smb1_reason(inputs))),
+            evidence=(Evidence.setting(section, "max xmit", value), Evidence("version", smb1_reason(inputs))),
             change=ConfigChange(section, "max xmit", "unset"),
             expected_effect=(
                 f"SMB1 clients negotiate buffers of up to {MAX_XMIT_DEFAULT:,} bytes (the "
@@ -76,8 +74,10 @@ def smb1_max_xmit_small(inputs: AdvisorInput) -> Iterator[Finding]:
                 "most clients; still so for SMB1. Not re-measured: measure an SMB1 client "
                 "before and after."
             ),
-            risk=("Only a very slow client of the 1990s, which Speed.txt lowered it for, could "
-                  "prefer small buffers."),
+            risk=(
+                "Only a very slow client of the 1990s, which Speed.txt lowered it for, could "
+                "prefer small buffers."
+            ),
             applies_to_version=smb1_reason(inputs),
             parameters=("max xmit",),
             sources=inputs.sources("max xmit"),

@@ -14,8 +14,7 @@ from sambatune.units import format_bits, format_bytes
 DEFAULT = "TCP_NODELAY"
 BUFFER_FLAGS = ("SO_SNDBUF", "SO_RCVBUF")
 #: Flags that do nothing useful for smbd today (see the socket options explanation).
-CLASSIC_FLAGS = ("IPTOS_LOWDELAY", "IPTOS_THROUGHPUT", "SO_KEEPALIVE", "SO_SNDLOWAT",
-                 "SO_RCVLOWAT")
+CLASSIC_FLAGS = ("IPTOS_LOWDELAY", "IPTOS_THROUGHPUT", "SO_KEEPALIVE", "SO_SNDLOWAT", "SO_RCVLOWAT")
 #: A LAN round trip, to show what a fixed buffer allows when no RTT was measured.
 EXAMPLE_RTT = 0.001
 
@@ -64,14 +63,22 @@ def fixed_buffers(inputs: AdvisorInput) -> Iterator[Finding]:
     if smallest:
         rtt = path.rtt_seconds if path else EXAMPLE_RTT
         cap = format_bits(smallest * 8 / rtt)
-        where = (f"at the measured round trip of {rtt * 1000:g} ms" if path
-                 else f"at a {rtt * 1000:g} ms LAN round trip")
-        ceiling = (f"With {format_bytes(smallest)} buffers a connection can have at most about "
-                   f"that much data in flight, so it moves at most {cap} {where}. ")
+        where = (
+            f"at the measured round trip of {rtt * 1000:g} ms"
+            if path
+            else f"at a {rtt * 1000:g} ms LAN round trip"
+        )
+        ceiling = (
+            f"With {format_bytes(smallest)} buffers a connection can have at most about "
+            f"that much data in flight, so it moves at most {cap} {where}. "
+        )
     else:
         ceiling = ""
-    tuned = [f"{name} = {server.tcp[name]}" for name in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
-             if name in server.tcp]
+    tuned = [
+        f"{name} = {server.tcp[name]}"
+        for name in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
+        if name in server.tcp
+    ]
     if tuned:
         evidence.append(Evidence("survey", "the kernel's auto-tuning ranges: " + "; ".join(tuned)))
     linux = server.is_linux or server.os_system is None
@@ -99,10 +106,15 @@ def fixed_buffers(inputs: AdvisorInput) -> Iterator[Finding]:
             "(net.ipv4.tcp_rmem / tcp_wmem), not from smb.conf."
         ),
         applies_to_version=(
-            ("Linux auto-tunes socket buffers unless a program fixes them; any Samba version "
-             "hands these flags straight to setsockopt().") if linux else
-            (f"{server.os_system} also sizes buffers by itself on current releases; a fixed size "
-             "overrides that, so the line is at best useless there.")
+            (
+                "Linux auto-tunes socket buffers unless a program fixes them; any Samba version "
+                "hands these flags straight to setsockopt()."
+            )
+            if linux
+            else (
+                f"{server.os_system} also sizes buffers by itself on current releases; a fixed size "
+                "overrides that, so the line is at best useless there."
+            )
         ),
         parameters=("socket options",),
         sources=inputs.sources("socket options"),
@@ -124,8 +136,11 @@ def without_nodelay(inputs: AdvisorInput) -> Iterator[Finding]:
         severity=WARNING,
         title="socket options replaced the default TCP_NODELAY",
         subject=GLOBAL,
-        evidence=(Evidence.setting(GLOBAL, "socket options", value,
-                                   note="the default TCP_NODELAY is not in the list"),),
+        evidence=(
+            Evidence.setting(
+                GLOBAL, "socket options", value, note="the default TCP_NODELAY is not in the list"
+            ),
+        ),
         change=_change_to(_without(items, ())),
         expected_effect=(
             "Small replies leave at once again instead of waiting for Nagle's algorithm to "
@@ -162,8 +177,11 @@ def classic_flags(inputs: AdvisorInput) -> Iterator[Finding]:
         severity=INFO,
         title="socket options repeats flags that no longer do anything",
         subject=GLOBAL,
-        evidence=(Evidence.setting(GLOBAL, "socket options", value,
-                                   note="flags from old tuning guides: " + " ".join(old)),),
+        evidence=(
+            Evidence.setting(
+                GLOBAL, "socket options", value, note="flags from old tuning guides: " + " ".join(old)
+            ),
+        ),
         change=_change_to(_without(items, CLASSIC_FLAGS)),
         expected_effect=(
             "No speed change: TCP_NODELAY is already the default, smbd turns on SO_KEEPALIVE by "

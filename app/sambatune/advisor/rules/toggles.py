@@ -26,11 +26,17 @@ def _lines(inputs: AdvisorInput, entry: Toggle, parameter: str) -> list[tuple[st
     return inputs.config.set_in(parameter)
 
 
-def _finding(data: RuleData, entry: Toggle, inputs: AdvisorInput, parameter: str,
-             section: str, value: str) -> Finding:
-    fields = {"section": section, "where": where(section), "parameter": parameter,
-              "value": value, "version_label": inputs.version_label(),
-              "smb1_reason": smb1_reason(inputs)}
+def _finding(
+    data: RuleData, entry: Toggle, inputs: AdvisorInput, parameter: str, section: str, value: str
+) -> Finding:
+    fields = {
+        "section": section,
+        "where": where(section),
+        "parameter": parameter,
+        "value": value,
+        "version_label": inputs.version_label(),
+        "smb1_reason": smb1_reason(inputs),
+    }
     evidence = [Evidence.setting(section, parameter, value)]
     for extra in entry.extra_evidence:
         if extra.version is not None:
@@ -46,8 +52,11 @@ def _finding(data: RuleData, entry: Toggle, inputs: AdvisorInput, parameter: str
         title=data.render(entry.title, fields),
         subject=section,
         evidence=tuple(evidence),
-        change=(back_to_default(inputs, section, parameter, entry.to_default)
-                if entry.to_default is not None else None),
+        change=(
+            back_to_default(inputs, section, parameter, entry.to_default)
+            if entry.to_default is not None
+            else None
+        ),
         expected_effect=data.render(entry.expected_effect, fields),
         effect_source=data.render(entry.effect_source, fields),
         risk=data.render(entry.risk, fields),

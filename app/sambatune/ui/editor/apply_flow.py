@@ -40,11 +40,14 @@ class ServerApplyFlow(QObject):
             return
         first = errors[0]
         box = QMessageBox(
-            QMessageBox.Icon.Warning, "Samba may refuse this file",
+            QMessageBox.Icon.Warning,
+            "Samba may refuse this file",
             f"SambaTune found {len(errors)} problem(s) that make Samba refuse the file, "
             f"for example line {first.line}: {first.message}\n\ntestparm on the server has the "
             "final word and nothing is installed if it refuses. Continue to the review?",
-            QMessageBox.StandardButton.Cancel, page)
+            QMessageBox.StandardButton.Cancel,
+            page,
+        )
         box.setObjectName("lintErrorsBox")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         go_on = box.addButton("Review and apply", QMessageBox.ButtonRole.AcceptRole)
@@ -71,21 +74,32 @@ class ServerApplyFlow(QObject):
             from sambatune.conf.effective import effective_view
 
             assert catalog is not None
-            return describe_changes(effective_view(SmbConfDocument(original), catalog),
-                                    effective_view(SmbConfDocument(candidate), catalog))
+            return describe_changes(
+                effective_view(SmbConfDocument(original), catalog),
+                effective_view(SmbConfDocument(candidate), catalog),
+            )
 
-        page.start_task(work, name="Describing the change",
-                    on_done=lambda summary: self._review(original, candidate, summary),
-                    on_failed=lambda _error: self._review(original, candidate, ""),
-                    on_finished=page.update_buttons)
+        page.start_task(
+            work,
+            name="Describing the change",
+            on_done=lambda summary: self._review(original, candidate, summary),
+            on_failed=lambda _error: self._review(original, candidate, ""),
+            on_finished=page.update_buttons,
+        )
 
     def _review(self, original: bytes, candidate: bytes, summary: str) -> None:
         from sambatune.ui.apply_dialog import ApplyDialog
 
         page = self.page
-        dialog = ApplyDialog(page.session, path=page.source.path, original=original,
-                             candidate=candidate, summary=summary,
-                             what="an apply from the editor", parent=page.window())
+        dialog = ApplyDialog(
+            page.session,
+            path=page.source.path,
+            original=original,
+            candidate=candidate,
+            summary=summary,
+            what="an apply from the editor",
+            parent=page.window(),
+        )
         self.dialog = dialog
         dialog.finished_outcome.connect(lambda outcome: self._applied(outcome, candidate))
         dialog.open()

@@ -112,15 +112,17 @@ class ConfBuffer(QObject):
         lines = _block_texts(first, last_number)
         if old_count < 0 or first_number + old_count > self.text.line_count:
             # A report that does not add up: compare every line instead.
-            self.text.replace(1, self.text.line_count,
-                              _block_texts(qdocument.firstBlock(), count - 1),
-                              restoring=self._restoring)
+            self.text.replace(
+                1,
+                self.text.line_count,
+                _block_texts(qdocument.firstBlock(), count - 1),
+                restoring=self._restoring,
+            )
             first_number, lines = 0, _block_texts(qdocument.firstBlock(), count - 1)
         else:
             self.text.replace(first_number + 1, old_count, lines, restoring=self._restoring)
         display_line = self.text.display_line
-        if any(text != display_line(first_number + offset + 1)
-               for offset, text in enumerate(lines)):
+        if any(text != display_line(first_number + offset + 1) for offset, text in enumerate(lines)):
             # The bytes read back differently from what was typed (a stand-in for a lone
             # CR left at the end of a line now reads as a CRLF ending): show what the
             # file says, as part of the same undo step, once Qt is done with this change.

@@ -67,12 +67,11 @@ class ConfCompletion(QObject):
 
     # -- when to offer ----------------------------------------------------------------------
     def after_key(self, event: QKeyEvent) -> None:
-        forced = (event.key() == Qt.Key.Key_Space
-                  and bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier))
+        forced = event.key() == Qt.Key.Key_Space and bool(
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        )
         typed = event.text()
-        if not forced and not (typed and typed.isprintable()) and (
-            event.key() != Qt.Key.Key_Backspace
-        ):
+        if not forced and not (typed and typed.isprintable()) and (event.key() != Qt.Key.Key_Backspace):
             if event.key() not in (Qt.Key.Key_Shift, Qt.Key.Key_Control, Qt.Key.Key_Alt):
                 self.hide()
             return
@@ -92,8 +91,9 @@ class ConfCompletion(QObject):
         stripped = before.lstrip(" \t")
         document = editor.buffer.text.document
         number = block.blockNumber() + 1
-        if (stripped[:1] in ("#", ";", "[") or (
-                number <= document.line_count and document.kind(number) == CONTINUATION)):
+        if stripped[:1] in ("#", ";", "[") or (
+            number <= document.line_count and document.kind(number) == CONTINUATION
+        ):
             self.hide()
             return
         if "=" in before:
@@ -111,8 +111,7 @@ class ConfCompletion(QObject):
             self.hide()
             return
         ranked = _ranked(choices, prefix)
-        if not ranked or (len(ranked) == 1 and not forced
-                          and ranked[0][0].lower() == prefix.lower()):
+        if not ranked or (len(ranked) == 1 and not forced and ranked[0][0].lower() == prefix.lower()):
             self.hide()
             return
         self._word_start = column - len(prefix)
@@ -140,8 +139,10 @@ class ConfCompletion(QObject):
         parameter = lookup.parameter
         choices = ["yes", "no"] if lookup.inverse else value_choices(parameter)
         default = (parameter.default or "").lower()
-        return [(value, f"{value}   (default)" if value.lower() == default and not lookup.inverse
-                 else value, "") for value in choices]
+        return [
+            (value, f"{value}   (default)" if value.lower() == default and not lookup.inverse else value, "")
+            for value in choices
+        ]
 
     def hide(self) -> None:
         if self.popup_visible:
@@ -159,7 +160,7 @@ class ConfCompletion(QObject):
         end = cursor.position()
         cursor.setPosition(block.position() + self._word_start)
         cursor.setPosition(end, cursor.MoveMode.KeepAnchor)
-        rest = block.text()[end - block.position():]
+        rest = block.text()[end - block.position() :]
         text = completion
         follow_with_values = False
         if self.mode == NAME and "=" not in rest:

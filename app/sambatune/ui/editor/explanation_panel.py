@@ -89,18 +89,23 @@ class ExplanationPanel(QWidget):
         self.browser.setHtml(
             "<p class='muted'>Put the cursor on a parameter to see what it does, its default on "
             "this server's Samba version, and whether old tuning advice about it still "
-            "holds.</p>")
+            "holds.</p>"
+        )
 
     def show_section(self, name: str, settings: int | None = None) -> None:
         self.parameter = self.written = None
         self.man_button.setEnabled(False)
         self.man_status.hide()
         if name.strip().lower() in ("global", "globals"):
-            body = ("Server-wide settings. Share-level parameters set here are the defaults "
-                    "of every share defined <i>below</i> them.")
+            body = (
+                "Server-wide settings. Share-level parameters set here are the defaults "
+                "of every share defined <i>below</i> them."
+            )
         else:
-            body = (f"The share <b>{html.escape(name)}</b>. What it sets here overrides the "
-                    "[global] defaults for this share only.")
+            body = (
+                f"The share <b>{html.escape(name)}</b>. What it sets here overrides the "
+                "[global] defaults for this share only."
+            )
         count = "" if settings is None else f"<p class='muted'>{settings} setting(s).</p>"
         self.browser.setHtml(f"<h2>[{html.escape(name)}]</h2><p>{body}</p>{count}")
 
@@ -121,16 +126,19 @@ class ExplanationPanel(QWidget):
             return
         self.man_button.setEnabled(True)
         if text is None:
-            self.man_status.setText(f"There is no smb.conf(5) entry for '{name}' (or no man "
-                                    "page installed).")
+            self.man_status.setText(f"There is no smb.conf(5) entry for '{name}' (or no man page installed).")
             self.man_status.show()
             return
         self.man_status.hide()
         current = self.browser.toHtml()
         paragraphs = "".join(f"<p>{html.escape(part)}</p>" for part in text.split("\n\n")[1:])
-        self.browser.setHtml(current.replace("</body>", "") + (
-            "<a name='man'></a><h4>The man page, smb.conf(5)</h4>"
-            f"<div class='muted'>{paragraphs}</div></body>"))
+        self.browser.setHtml(
+            current.replace("</body>", "")
+            + (
+                "<a name='man'></a><h4>The man page, smb.conf(5)</h4>"
+                f"<div class='muted'>{paragraphs}</div></body>"
+            )
+        )
         # It goes below the explanation, out of sight: bring it into view.
         self.browser.scrollToAnchor("man")
 
@@ -154,9 +162,12 @@ class ExplanationPanel(QWidget):
     # -- the explanation as HTML --------------------------------------------------------------
     def _html(self, facts: Explanation) -> str:
         color, background = STATUS_STYLES.get(facts.status, STATUS_STYLES["unknown"])
-        status_words = {"current": "current", "deprecated": "deprecated",
-                        "removed": f"removed in {facts.removed_in}" if facts.removed_in
-                        else "removed", "unknown": "unknown"}[facts.status]
+        status_words = {
+            "current": "current",
+            "deprecated": "deprecated",
+            "removed": f"removed in {facts.removed_in}" if facts.removed_in else "removed",
+            "unknown": "unknown",
+        }[facts.status]
         parts = [
             f"<h2>{html.escape(facts.name)}</h2>",
             f"<p><span style='color:{color}; background:{background};'>&nbsp;{status_words}"
@@ -165,36 +176,59 @@ class ExplanationPanel(QWidget):
         ]
         rows = []
         if facts.synonym_of:
-            rows.append(("Written as", f"{html.escape(facts.asked)} — a synonym"
-                         + (", with the opposite meaning" if facts.inverse else "")))
+            rows.append(
+                (
+                    "Written as",
+                    f"{html.escape(facts.asked)} — a synonym"
+                    + (", with the opposite meaning" if facts.inverse else ""),
+                )
+            )
         if facts.type:
             rows.append(("Type", html.escape(facts.type)))
         if facts.scope:
-            rows.append(("Where", "[global] only" if facts.scope == "global"
-                         else "a share, or [global] as every share's default"))
+            rows.append(
+                (
+                    "Where",
+                    "[global] only"
+                    if facts.scope == "global"
+                    else "a share, or [global] as every share's default",
+                )
+            )
         if facts.default is not None:
             rows.append(("Default", f"<code>{html.escape(facts.default) or '(empty)'}</code>"))
         if facts.values:
-            rows.append(("Values", ", ".join(f"<code>{html.escape(v)}</code>"
-                                             for v in facts.values)))
+            rows.append(("Values", ", ".join(f"<code>{html.escape(v)}</code>" for v in facts.values)))
         if facts.synonyms:
-            rows.append(("Synonyms", ", ".join(
-                html.escape(s["name"]) + (" (inverted)" if s["inverse"] else "")
-                for s in facts.synonyms)))
+            rows.append(
+                (
+                    "Synonyms",
+                    ", ".join(
+                        html.escape(s["name"]) + (" (inverted)" if s["inverse"] else "")
+                        for s in facts.synonyms
+                    ),
+                )
+            )
         if facts.replacement:
             rows.append(("Use instead", html.escape(facts.replacement)))
         if rows:
-            parts.append("<table>" + "".join(
-                f"<tr><td class='muted'>{label}</td><td>{value}</td></tr>" for label, value in rows
-            ) + "</table>")
+            parts.append(
+                "<table>"
+                + "".join(f"<tr><td class='muted'>{label}</td><td>{value}</td></tr>" for label, value in rows)
+                + "</table>"
+            )
         if facts.removal_note:
             parts.append(f"<p>{_text(facts.removal_note)}</p>")
         if facts.suggestions:
-            parts.append("<p>Did you mean " + ", ".join(
-                f"<b>{html.escape(s)}</b>" for s in facts.suggestions) + "?</p>")
-        for title, body in (("What it does", facts.summary),
-                            ("Performance", facts.performance),
-                            ("When to change it", facts.when_to_change)):
+            parts.append(
+                "<p>Did you mean "
+                + ", ".join(f"<b>{html.escape(s)}</b>" for s in facts.suggestions)
+                + "?</p>"
+            )
+        for title, body in (
+            ("What it does", facts.summary),
+            ("Performance", facts.performance),
+            ("When to change it", facts.when_to_change),
+        ):
             if body:
                 parts.append(f"<h4>{title}</h4><p>{_text(body)}</p>")
         if facts.advice_on_this_version:
@@ -202,22 +236,27 @@ class ExplanationPanel(QWidget):
         if facts.classic_advice:
             parts.append("<h4>Classic advice, judged today</h4>")
             for item in facts.classic_advice:
-                verdict_color, verdict = VERDICT_STYLES.get(
-                    item["verdict"], ("#57606a", item["verdict"]))
+                verdict_color, verdict = VERDICT_STYLES.get(item["verdict"], ("#57606a", item["verdict"]))
                 parts.append(
                     f"<p><b style='color:{verdict_color}'>{html.escape(verdict)}</b>: "
                     f"“{_text(item['claim'])}” <span class='muted'>({html.escape(item['source'])})"
-                    f"</span><br>{_text(item['today'])}</p>")
+                    f"</span><br>{_text(item['today'])}</p>"
+                )
         if facts.history or facts.later_history:
             parts.append("<h4>History</h4><ul style='margin-top:0'>")
-            parts += [f"<li>{html.escape(h['version'])}: {_text(h['change'])}</li>"
-                      for h in facts.history]
-            parts += [f"<li class='muted'>{html.escape(h['version'])} (newer than this server): "
-                      f"{_text(h['change'])}</li>" for h in facts.later_history]
+            parts += [f"<li>{html.escape(h['version'])}: {_text(h['change'])}</li>" for h in facts.history]
+            parts += [
+                f"<li class='muted'>{html.escape(h['version'])} (newer than this server): "
+                f"{_text(h['change'])}</li>"
+                for h in facts.later_history
+            ]
             parts.append("</ul>")
         if facts.sources:
-            parts.append("<p class='muted' style='font-size:small'>Sources: "
-                         + "; ".join(html.escape(s) for s in facts.sources) + "</p>")
+            parts.append(
+                "<p class='muted' style='font-size:small'>Sources: "
+                + "; ".join(html.escape(s) for s in facts.sources)
+                + "</p>"
+            )
         if not facts.explained and facts.status != "unknown":
             parts.append("<p class='muted'>The man page entry (button below) says more.</p>")
         return "".join(parts)

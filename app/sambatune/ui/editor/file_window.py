@@ -17,14 +17,19 @@ from sambatune.ui.tasks import TaskRunner
 
 
 class ConfFileWindow(QMainWindow):
-    def __init__(self, source: ConfSource, *, runner: TaskRunner | None = None,
-                 read_only: bool = False, parent_page: Any = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        source: ConfSource,
+        *,
+        runner: TaskRunner | None = None,
+        read_only: bool = False,
+        parent_page: Any = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("confFileWindow")
         self.resize(1180, 780)
-        self.runner = runner or (parent_page.runner if parent_page is not None
-                                 else TaskRunner(self))
+        self.runner = runner or (parent_page.runner if parent_page is not None else TaskRunner(self))
         self._own_runner = runner is None and parent_page is None
         self.page = ConfEditorPage(source, self.runner, read_only=read_only)
         if parent_page is not None:

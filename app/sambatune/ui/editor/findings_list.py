@@ -53,12 +53,18 @@ class FindingsModel(QAbstractTableModel):
     def row(self, number: int) -> Row:
         if number < len(self.testparm):
             line, message = self.testparm[number]
-            return Row("error", str(line) if line else "", line or 0,
-                       f"testparm on the server: {message}", message)
+            return Row(
+                "error", str(line) if line else "", line or 0, f"testparm on the server: {message}", message
+            )
         finding = self.findings[number - len(self.testparm)]
         where = f"{finding.file}:{finding.line}" if finding.file else str(finding.line)
-        return Row(finding.severity, where, 0 if finding.file else finding.line,
-                   finding.message, f"{finding.code}: {finding.message}")
+        return Row(
+            finding.severity,
+            where,
+            0 if finding.file else finding.line,
+            finding.message,
+            f"{finding.code}: {finding.message}",
+        )
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.testparm) + len(self.findings)
@@ -66,8 +72,9 @@ class FindingsModel(QAbstractTableModel):
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[section]
         return None
@@ -151,15 +158,25 @@ class FindingsList(QWidget):
         for finding in self.findings:
             counts[finding.severity] = counts.get(finding.severity, 0) + 1
         words = []
-        for severity, singular, plural in (("error", "error", "errors"),
-                                           ("warning", "warning", "warnings"),
-                                           ("info", "note", "notes")):
+        for severity, singular, plural in (
+            ("error", "error", "errors"),
+            ("warning", "warning", "warnings"),
+            ("info", "note", "notes"),
+        ):
             if counts[severity]:
                 words.append(f"{counts[severity]} {singular if counts[severity] == 1 else plural}")
-        self.summary.setText(" · ".join(words) if words else "No findings: Samba reads this "
-                             "file the way it looks.")
-        color = ("#cf222e" if counts["error"] else "#9a6700" if counts["warning"]
-                 else "#1a7f37" if not words else "#57606a")
+        self.summary.setText(
+            " · ".join(words) if words else "No findings: Samba reads this file the way it looks."
+        )
+        color = (
+            "#cf222e"
+            if counts["error"]
+            else "#9a6700"
+            if counts["warning"]
+            else "#1a7f37"
+            if not words
+            else "#57606a"
+        )
         self.summary.setStyleSheet(f"color: {color}; font-weight: 600;")
 
     def _clicked(self, index: QModelIndex) -> None:

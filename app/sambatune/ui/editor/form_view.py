@@ -158,8 +158,14 @@ class FormView(QWidget):
 
     def set_read_only(self, read_only: bool) -> None:
         self.read_only = read_only
-        for widget in (self.new_share, self.add_share_button, self.remove_share_button,
-                       self.new_name, self.new_value, self.add_button):
+        for widget in (
+            self.new_share,
+            self.add_share_button,
+            self.remove_share_button,
+            self.new_name,
+            self.new_value,
+            self.add_button,
+        ):
             widget.setEnabled(not read_only)
 
     def show_view(self, view: EffectiveConfig, label: str) -> None:
@@ -208,13 +214,15 @@ class FormView(QWidget):
             return
         is_global = section.is_global
         self.remove_share_button.setEnabled(not is_global and not self.read_only)
-        settings = sorted(section.own_settings().values(), key=lambda s: (s.file != self.label,
-                                                                          s.file, s.line))
+        settings = sorted(
+            section.own_settings().values(), key=lambda s: (s.file != self.label, s.file, s.line)
+        )
         self.title.setText(
-            "<b>[global]</b> — server-wide settings, and defaults for every share defined "
-            "below them." if is_global else
-            f"<b>[{section.name}]</b> — what this share sets itself; everything else comes "
-            "from [global] or Samba's defaults.")
+            "<b>[global]</b> — server-wide settings, and defaults for every share defined below them."
+            if is_global
+            else f"<b>[{section.name}]</b> — what this share sets itself; everything else comes "
+            "from [global] or Samba's defaults."
+        )
         table.setRowCount(len(settings))
         for row, setting in enumerate(settings):
             self._fill_row(row, section, setting)
@@ -247,14 +255,15 @@ class FormView(QWidget):
         if editable:
             remove = QToolButton()
             remove.setText("✕")
-            remove.setToolTip(f"Remove {setting.written_name} from this section (Samba's "
-                              "default applies again)")
-            remove.clicked.connect(
-                lambda _checked=False, name=setting.written_name: self._remove(name))
+            remove.setToolTip(
+                f"Remove {setting.written_name} from this section (Samba's default applies again)"
+            )
+            remove.clicked.connect(lambda _checked=False, name=setting.written_name: self._remove(name))
             table.setCellWidget(row, REMOVE, remove)
 
-    def _editor(self, section: str, setting: Setting, parameter: Parameter | None,
-                inverse: bool, editable: bool) -> QWidget:
+    def _editor(
+        self, section: str, setting: Setting, parameter: Parameter | None, inverse: bool, editable: bool
+    ) -> QWidget:
         written = setting.written_value
         name = setting.written_name
         kind = parameter.type if parameter is not None else "string"
@@ -285,17 +294,20 @@ class FormView(QWidget):
                 shown = written
             combo.setCurrentText(shown)
             combo.setEnabled(editable)
-            combo.activated.connect(lambda _index: commit(
-                combo.currentText() if enum_form(parameter, written) != combo.currentText()
-                else written))
+            combo.activated.connect(
+                lambda _index: commit(
+                    combo.currentText() if enum_form(parameter, written) != combo.currentText() else written
+                )
+            )
             return combo
         if kind == "integer" and integer_is_clean(written):
             spin = QSpinBox()
             spin.setRange(-INT_MAX - 1, INT_MAX)
             spin.setValue(parse_integer(written))
             spin.setEnabled(editable)
-            spin.editingFinished.connect(lambda: commit(
-                str(spin.value()) if spin.value() != parse_integer(written) else written))
+            spin.editingFinished.connect(
+                lambda: commit(str(spin.value()) if spin.value() != parse_integer(written) else written)
+            )
             return spin
         field = QLineEdit(written)
         field.setEnabled(editable)
@@ -336,12 +348,12 @@ class FormView(QWidget):
         catalog = self.catalog
         self.status.setText("")
         self.edit_requested.emit(
-            lambda document: edits.set_parameter(document, section, name, value, catalog))
+            lambda document: edits.set_parameter(document, section, name, value, catalog)
+        )
 
     def _remove(self, name: str) -> None:
         section, catalog = self.section_name, self.catalog
-        self.edit_requested.emit(
-            lambda document: edits.unset_parameter(document, section, name, catalog))
+        self.edit_requested.emit(lambda document: edits.unset_parameter(document, section, name, catalog))
 
     def _add_parameter(self) -> None:
         name = self.new_name.text().strip()

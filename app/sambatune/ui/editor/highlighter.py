@@ -22,8 +22,12 @@ from sambatune.conf.document import (
 )
 from sambatune.ui.editor.buffer import ConfBuffer
 
-_KIND_STATE = {kind: number for number, kind in enumerate(
-    ("blank", COMMENT, SECTION, PARAMETER, CONTINUATION, TEXT, BAD_SECTION, EMPTY_NAME))}
+_KIND_STATE = {
+    kind: number
+    for number, kind in enumerate(
+        ("blank", COMMENT, SECTION, PARAMETER, CONTINUATION, TEXT, BAD_SECTION, EMPTY_NAME)
+    )
+}
 
 
 def _format(color: str, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -72,8 +76,10 @@ class ConfHighlighter(QSyntaxHighlighter):
         def span(found: tuple[int, int] | None) -> tuple[int, int] | None:
             if found is None or not flags:
                 return found
-            return (editor_text.display_offset(number, found[0]),
-                    editor_text.display_offset(number, found[1]))
+            return (
+                editor_text.display_offset(number, found[0]),
+                editor_text.display_offset(number, found[1]),
+            )
 
         name, value = span(line.name_span), span(line.value_span)
         if kind == SECTION and name is not None:

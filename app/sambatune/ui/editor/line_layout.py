@@ -40,8 +40,12 @@ class LineLayout(QPlainTextDocumentLayout):
             end = block.position() + block.length()
             # The typed text holds no line break (the position after it is still this
             # line), and the highlighter's range lies inside the same line.
-            if (block.isValid() and document.findBlock(edit[0] + edit[1]) == block
-                    and block.position() <= start and start + added <= end):
+            if (
+                block.isValid()
+                and document.findBlock(edit[0] + edit[1]) == block
+                and block.position() <= start
+                and start + added <= end
+            ):
                 super().documentChanged(block.position(), 0, block.length())
                 return
         super().documentChanged(start, removed, added)

@@ -43,8 +43,7 @@ class LintResult(NamedTuple):
 
     def settings_in(self, section: str) -> int | None:
         """How many settings ``section`` makes itself; None for no such section."""
-        return self.section_settings.get("global" if is_global_section(section)
-                                         else section_key(section))
+        return self.section_settings.get("global" if is_global_section(section) else section_key(section))
 
 
 class LintRunner(QObject):
@@ -129,13 +128,18 @@ class LintRunner(QObject):
             markers: dict[int, list[Marker]] = {}
             for finding in summary.findings:
                 if finding.file is None:
-                    markers.setdefault(finding.line, []).append(
-                        Marker(finding.severity, finding.message))
-            return LintResult(generation, summary.findings, view, markers, summary.includes,
-                              summary.section_settings)
+                    markers.setdefault(finding.line, []).append(Marker(finding.severity, finding.message))
+            return LintResult(
+                generation, summary.findings, view, markers, summary.includes, summary.section_settings
+            )
 
-        self._task = self.runner.start(work, name="Checking smb.conf", on_done=self._done,
-                                       on_failed=self._failed, on_finished=self._finished)
+        self._task = self.runner.start(
+            work,
+            name="Checking smb.conf",
+            on_done=self._done,
+            on_failed=self._failed,
+            on_finished=self._finished,
+        )
 
     def _done(self, result: LintResult) -> None:
         # A result for older text is dropped: the change that made it old has already

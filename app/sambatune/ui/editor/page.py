@@ -49,8 +49,11 @@ from sambatune.ui.editor.text_edit import ConfTextEdit
 from sambatune.ui.tasks import Task, TaskRunner
 
 TEXT_VIEW, FORM_VIEW = 0, 1
-ORIGINS = {"live": "from its testparm", "cache": "from its testparm, cached",
-           "bundled": "bundled with SambaTune"}
+ORIGINS = {
+    "live": "from its testparm",
+    "cache": "from its testparm, cached",
+    "bundled": "bundled with SambaTune",
+}
 
 
 def _fit_path(path: str, room: int, width: Any) -> str:
@@ -76,8 +79,15 @@ class ConfEditorPage(QWidget):
     #: The title (file name and dirty mark) changed.
     title_changed = Signal(str)
 
-    def __init__(self, source: ConfSource, runner: TaskRunner, *, session: Any = None,
-                 read_only: bool = False, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        source: ConfSource,
+        runner: TaskRunner,
+        *,
+        session: Any = None,
+        read_only: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("confEditorPage")
         self.source = source
@@ -139,8 +149,9 @@ class ConfEditorPage(QWidget):
         top.addWidget(self.save_as_button)
         self.apply_button = QPushButton("Apply to server…")
         self.apply_button.setObjectName("applyToServerButton")
-        self.apply_button.setToolTip("Review the changes, then validate, back up, swap, reload "
-                                     "and check, with automatic rollback")
+        self.apply_button.setToolTip(
+            "Review the changes, then validate, back up, swap, reload and check, with automatic rollback"
+        )
         self.apply_button.clicked.connect(self.apply_to_server)
         top.addWidget(self.apply_button)
         layout.addLayout(top)
@@ -178,8 +189,9 @@ class ConfEditorPage(QWidget):
         self.stack.addWidget(self.editor)
         self.stack.addWidget(self.form)
         self.panel = ExplanationPanel()
-        self.panel.set_man_page_owner("this computer's" if self.source.where == "this computer"
-                                      else "the server's")
+        self.panel.set_man_page_owner(
+            "this computer's" if self.source.where == "this computer" else "the server's"
+        )
         self.find_bar = FindBar(self.editor)
         self.find_bar.hide()
         editor_column = QWidget()
@@ -211,8 +223,7 @@ class ConfEditorPage(QWidget):
 
         self.lint = LintRunner(self.buffer, self.runner, self)
         self.apply_flow = ServerApplyFlow(self)
-        self.lint.read_include = self.source.include_reader if not self.read_only else (
-            lambda: None)
+        self.lint.read_include = self.source.include_reader if not self.read_only else (lambda: None)
         self._include_reader: Any = None
         self._make_actions()
         self.update_buttons()
@@ -228,14 +239,15 @@ class ConfEditorPage(QWidget):
             return made
 
         self.find_action = action("Find…", QKeySequence.StandardKey.Find, self.open_find)
-        self.find_next_action = action("Find next", QKeySequence.StandardKey.FindNext,
-                                       self.find_bar.find_next)
-        self.find_previous_action = action("Find previous", QKeySequence.StandardKey.FindPrevious,
-                                           self.find_bar.find_previous)
+        self.find_next_action = action(
+            "Find next", QKeySequence.StandardKey.FindNext, self.find_bar.find_next
+        )
+        self.find_previous_action = action(
+            "Find previous", QKeySequence.StandardKey.FindPrevious, self.find_bar.find_previous
+        )
         self.goto_action = action("Go to line…", QKeySequence("Ctrl+G"), self.ask_go_to_line)
         self.save_action = action("Save", QKeySequence.StandardKey.Save, self.save)
-        self.save_as_action = action("Save as…", QKeySequence.StandardKey.SaveAs,
-                                     self.ask_save_as)
+        self.save_as_action = action("Save as…", QKeySequence.StandardKey.SaveAs, self.ask_save_as)
         # The text view and form fields handle Ctrl+Z themselves; elsewhere on the page
         # (the form's table, checkboxes) these undo the document.
         self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, self.buffer.undo)
@@ -279,7 +291,8 @@ class ConfEditorPage(QWidget):
         mark_html = "  <span style='color:#9a6700'>● unsaved changes</span>" if self.dirty else ""
         self.title.setText(
             f"<b>{html.escape(path)}</b> <span style='color:#57606a'>on "
-            f"{html.escape(source.where)}{html.escape(read_only)}</span>{mark_html}")
+            f"{html.escape(source.where)}{html.escape(read_only)}</span>{mark_html}"
+        )
         self.title.setToolTip(f"{source.title} on {source.where}")
         self.title_changed.emit(self.tab_title())
 
@@ -296,8 +309,9 @@ class ConfEditorPage(QWidget):
         self.apply_button.setVisible(source.can_apply and not self.read_only)
         # While the live file is read again after a change elsewhere, Apply would start
         # from bytes that may be gone.
-        self.apply_button.setEnabled(ready and self.session is not None
-                                     and self._live_check is None and self.follow_box is None)
+        self.apply_button.setEnabled(
+            ready and self.session is not None and self._live_check is None and self.follow_box is None
+        )
         self.reload_button.setEnabled(not isinstance(source, IncludedFile))
 
     def _dirty_changed(self, dirty: bool) -> None:
@@ -312,9 +326,11 @@ class ConfEditorPage(QWidget):
         cursor = self.editor.textCursor()
         text = self.buffer.text
         document = text.document
-        parts = [f"Line {cursor.blockNumber() + 1}, column {cursor.positionInBlock() + 1}",
-                 f"{text.line_count:,} lines",
-                 "CRLF" if text.default_eol == "\r\n" else "LF"]
+        parts = [
+            f"Line {cursor.blockNumber() + 1}, column {cursor.positionInBlock() + 1}",
+            f"{text.line_count:,} lines",
+            "CRLF" if text.default_eol == "\r\n" else "LF",
+        ]
         if not document.final_newline and document.line_count:
             parts.append("no newline at the end")
         if not document.utf8:
@@ -322,8 +338,10 @@ class ConfEditorPage(QWidget):
         if self.catalog is not None:
             origin = ORIGINS.get(self.catalog.origin, self.catalog.origin)
             where = "this computer" if self.source.where == "this computer" else "the server"
-            parts.append(f"parameters of Samba {self.catalog.version_label} "
-                         f"({origin if self.catalog.origin == 'bundled' else where + ', ' + origin})")
+            parts.append(
+                f"parameters of Samba {self.catalog.version_label} "
+                f"({origin if self.catalog.origin == 'bundled' else where + ', ' + origin})"
+            )
         self.status.setText(" · ".join(parts))
 
     # -- background work ------------------------------------------------------------------------
@@ -348,9 +366,13 @@ class ConfEditorPage(QWidget):
         def work(report: Any, cancel: CancelToken) -> Opened:
             return source.open(cancel)
 
-        self.task = self.start_task(work, name=f"Opening {source.title}", on_done=self._opened,
-                                on_failed=self._open_failed,
-                                on_cancelled=lambda: self._show_loading(None))
+        self.task = self.start_task(
+            work,
+            name=f"Opening {source.title}",
+            on_done=self._opened,
+            on_failed=self._open_failed,
+            on_cancelled=lambda: self._show_loading(None),
+        )
 
     def _show_loading(self, text: str | None) -> None:
         self.loading.setVisible(text is not None)
@@ -431,8 +453,13 @@ class ConfEditorPage(QWidget):
         what = self._live_changed_by
         # Still opening: _opened comes back here. Already reading: finished() does.
         # Asking about the last change: the answer does.
-        if what is None or self.task is not None or self._live_check is not None \
-                or self.follow_box is not None or not self.loaded:
+        if (
+            what is None
+            or self.task is not None
+            or self._live_check is not None
+            or self.follow_box is not None
+            or not self.loaded
+        ):
             return
         self._live_changed_by = None
         source = self.source
@@ -457,9 +484,12 @@ class ConfEditorPage(QWidget):
                 self._check_live()
 
         self._live_check = self.start_task(
-            work, name=f"Reading {source.title} again",
+            work,
+            name=f"Reading {source.title} again",
             on_done=lambda result: self._live_read(*result, what=what),
-            on_failed=self.failed.emit, on_finished=finished)
+            on_failed=self.failed.emit,
+            on_finished=finished,
+        )
         self.update_buttons()
 
     def _live_read(self, live: bytes, mine: bytes, merged: bytes | None, *, what: str) -> None:
@@ -467,8 +497,7 @@ class ConfEditorPage(QWidget):
             return  # the editor already starts from the live file (its own apply, a refusal)
         if not self.dirty:
             self._show_live(live)
-            self.status.setText(f"Reloaded: {what} changed {self.source.title}; this is the "
-                                "live file now.")
+            self.status.setText(f"Reloaded: {what} changed {self.source.title}; this is the live file now.")
             return
         if self.buffer.render() != mine:  # typed on while the file was read: merge again
             from sambatune.merge import merge3
@@ -477,18 +506,25 @@ class ConfEditorPage(QWidget):
             merged = merge3(self.buffer.baseline, mine, live)
         who = f"{what[:1].upper()}{what[1:]}"
         if merged is not None:
-            keeping = ("Keep my edits: they are put on the live file (they touch other lines "
-                       "than that change); Apply's review shows just them.")
+            keeping = (
+                "Keep my edits: they are put on the live file (they touch other lines "
+                "than that change); Apply's review shows just them."
+            )
         else:
-            keeping = ("Keep my edits: your edits touch lines that change touched too, so "
-                       "your text stays as it is; Apply compares it with the live file, and "
-                       "its review shows what your text would undo of that change.")
+            keeping = (
+                "Keep my edits: your edits touch lines that change touched too, so "
+                "your text stays as it is; Apply compares it with the live file, and "
+                "its review shows what your text would undo of that change."
+            )
         box = QMessageBox(
-            QMessageBox.Icon.Question, "smb.conf changed on the server",
+            QMessageBox.Icon.Question,
+            "smb.conf changed on the server",
             f"{who} changed {self.source.title} on {self.source.where}. Your unsaved edits "
             f"were made on the version before it.\n\n{keeping}\n\n"
             "Load the live file: your edits are dropped.",
-            QMessageBox.StandardButton.NoButton, self)
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
         box.setObjectName("liveChangedBox")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         keep = box.addButton("Keep my edits", QMessageBox.ButtonRole.AcceptRole)
@@ -501,18 +537,18 @@ class ConfEditorPage(QWidget):
             self.follow_box = None
             if box.clickedButton() is load:
                 self._show_live(live)
-                self.status.setText(f"Loaded the live file ({what} changed it); your edits "
-                                    "were dropped.")
+                self.status.setText(f"Loaded the live file ({what} changed it); your edits were dropped.")
             elif merged is not None and self.buffer.render() == mine:
                 self._show_live(merged)
                 self.buffer.mark_saved(live)  # what the server has; the edits stay unsaved
-                self.status.setText(f"Your edits are kept, on the live file as {what} left "
-                                    "it.")
+                self.status.setText(f"Your edits are kept, on the live file as {what} left it.")
             else:
                 self.buffer.mark_saved(live)
                 self.clear_testparm_errors()
-                self.status.setText(f"Your edits are kept as you wrote them. {who} changed the "
-                                    "live file: Apply compares with it now.")
+                self.status.setText(
+                    f"Your edits are kept as you wrote them. {who} changed the "
+                    "live file: Apply compares with it now."
+                )
             self._update_title()
             self.update_buttons()
             if self._live_changed_by is not None:  # changed again while asking
@@ -540,9 +576,13 @@ class ConfEditorPage(QWidget):
             self.open()
 
     def _ask_discard(self, question: str, then: Any) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes", question,
-                          QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-                          self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Unsaved changes",
+            question,
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setObjectName("discardChangesBox")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
@@ -560,9 +600,12 @@ class ConfEditorPage(QWidget):
         if not self.dirty:
             then()
             return
-        what = ("apply them to the server" if self.source.can_apply else "save them")
-        self._ask_discard(f"{why + ' ' if why else ''}{self.source.title} has unsaved changes. "
-                          f"Discard them? (Cancel, then {what} to keep them.)", then)
+        what = "apply them to the server" if self.source.can_apply else "save them"
+        self._ask_discard(
+            f"{why + ' ' if why else ''}{self.source.title} has unsaved changes. "
+            f"Discard them? (Cancel, then {what} to keep them.)",
+            then,
+        )
 
     # -- the catalog ---------------------------------------------------------------------------
     def set_catalog(self, catalog: ParameterCatalog) -> None:
@@ -619,8 +662,9 @@ class ConfEditorPage(QWidget):
             self.panel.show_parameter(entry.name)
         elif entry.kind == SECTION:
             result = self.lint.current
-            self.panel.show_section(entry.name,
-                                    result.settings_in(entry.name) if result is not None else None)
+            self.panel.show_section(
+                entry.name, result.settings_in(entry.name) if result is not None else None
+            )
         else:
             self.panel.show_nothing()
 
@@ -645,11 +689,11 @@ class ConfEditorPage(QWidget):
             if link.status == "followed" and link.document is not None:
                 parts.append(f"<a href='{number}'>{path}</a>")
             else:
-                parts.append(f"{path} <span style='color:#9a6700'>({html.escape(link.status)})"
-                             "</span>")
+                parts.append(f"{path} <span style='color:#9a6700'>({html.escape(link.status)})</span>")
         self._include_links = links
-        self.includes.setText("Includes: " + " · ".join(parts) +
-                              " <span style='color:#57606a'>— click to open read-only</span>")
+        self.includes.setText(
+            "Includes: " + " · ".join(parts) + " <span style='color:#57606a'>— click to open read-only</span>"
+        )
         self.includes.show()
 
     def _open_include(self, target: str) -> None:
@@ -658,8 +702,9 @@ class ConfEditorPage(QWidget):
         link = self._include_links[int(target)]
         if link.document is None or self.catalog is None:
             return
-        source = IncludedFile(link.path, link.document.render(), self.source.where, self.catalog,
-                              self.source.man_page_entry)
+        source = IncludedFile(
+            link.path, link.document.render(), self.source.where, self.catalog, self.source.man_page_entry
+        )
         window = ConfFileWindow(source, read_only=True, parent_page=self)
         self.windows.append(window)
         window.show()
@@ -766,8 +811,7 @@ class ConfEditorPage(QWidget):
                 self._save_to(queued[0])
 
         self._saving = True
-        self.start_task(work, name="Saving", on_done=done, on_failed=self.failed.emit,
-                        on_finished=finished)
+        self.start_task(work, name="Saving", on_done=done, on_failed=self.failed.emit, on_finished=finished)
 
     # -- applying (server configs) ---------------------------------------------------------------
     def apply_to_server(self) -> None:
@@ -790,7 +834,9 @@ class ConfEditorPage(QWidget):
         def work(report: Any, cancel: CancelToken) -> str | None:
             return source.man_page_entry(name)
 
-        self.start_task(work, name="Reading the man page",
-                          on_done=lambda text: self.panel.show_man_page(name, text),
-                          on_failed=lambda error: self.panel.show_man_page_failed(
-                              name, error.message))
+        self.start_task(
+            work,
+            name="Reading the man page",
+            on_done=lambda text: self.panel.show_man_page(name, text),
+            on_failed=lambda error: self.panel.show_man_page_failed(name, error.message),
+        )

@@ -161,8 +161,14 @@ class IncludedFile:
     can_save = False
     can_apply = False
 
-    def __init__(self, path: str, data: bytes, where: str, catalog: ParameterCatalog,
-                 man_page_entry: Callable[[str], str | None]) -> None:
+    def __init__(
+        self,
+        path: str,
+        data: bytes,
+        where: str,
+        catalog: ParameterCatalog,
+        man_page_entry: Callable[[str], str | None],
+    ) -> None:
         self.path = path
         self.data = data
         self._where = where

@@ -49,8 +49,7 @@ GUTTER_BACKGROUND = "#f6f8fa"
 GUTTER_TEXT = "#8c959f"
 MARKER_WIDTH = 16
 MIN_HINT_ROOM = 80  # pixels; less and a hint would be a few letters and an ellipsis
-_POPUP_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape, Qt.Key.Key_Tab,
-               Qt.Key.Key_Backtab)
+_POPUP_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape, Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
 
 
 class Marker(NamedTuple):
@@ -146,8 +145,9 @@ class ConfTextEdit(QPlainTextEdit):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         contents = self.contentsRect()
-        self.gutter.setGeometry(QRect(contents.left(), contents.top(), self.gutter_width(),
-                                      contents.height()))
+        self.gutter.setGeometry(
+            QRect(contents.left(), contents.top(), self.gutter_width(), contents.height())
+        )
 
     def line_at(self, y: int) -> int:
         """The 1-based line drawn at viewport height ``y`` (0 below the last line)."""
@@ -171,8 +171,7 @@ class ConfTextEdit(QPlainTextEdit):
         block = self.firstVisibleBlock()
         offset = self.contentOffset()
         height = self.viewport().height()
-        low, high = (0.0, float(height)) if rect is None else (float(rect.top()),
-                                                               float(rect.bottom()))
+        low, high = (0.0, float(height)) if rect is None else (float(rect.top()), float(rect.bottom()))
         top = self.blockBoundingGeometry(block).translated(offset).top() if block.isValid() else 0
         while block.isValid():
             bottom = top + self.blockBoundingRect(block).height()
@@ -247,8 +246,7 @@ class ConfTextEdit(QPlainTextEdit):
             line_height = bottom - top
             painter.setPen(strong if number == current else plain)
             label = str(number + 1)
-            painter.drawStaticText(QPointF(right - digit * len(label), top),
-                                   self._static(label))
+            painter.drawStaticText(QPointF(right - digit * len(label), top), self._static(label))
             severity = self._worst(number + 1)
             if severity is not None:
                 _paint_marker(painter, severity, 3.0, top + (line_height - 10) / 2, 10.0)
@@ -309,8 +307,7 @@ class ConfTextEdit(QPlainTextEdit):
             painter.setPen(hint_pen)
             painter.drawStaticText(QPointF(x, top + layout.position().y()), self._static(hint))
 
-    def _underline(self, painter: QPainter, block: QTextBlock, left: float, y: float,
-                   severity: str) -> None:
+    def _underline(self, painter: QPainter, block: QTextBlock, left: float, y: float, severity: str) -> None:
         text = block.text()
         start = len(text) - len(text.lstrip(BLANKS))
         end = len(text.rstrip(BLANKS))
@@ -392,9 +389,11 @@ class ConfTextEdit(QPlainTextEdit):
         if event.matches(QKeySequence.StandardKey.Redo):
             self.buffer.redo()
             return
-        if (event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-                and not self.isReadOnly()):
+        if (
+            event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            and not self.isReadOnly()
+        ):
             self._new_line()
         else:
             super().keyPressEvent(event)
@@ -468,8 +467,9 @@ def _paint_marker(painter: QPainter, severity: str, x: float, y: float, size: fl
     elif severity == "warning":
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(color)
-        painter.drawPolygon(QPolygonF([QPointF(x + size / 2, y), QPointF(x + size, y + size),
-                                       QPointF(x, y + size)]))
+        painter.drawPolygon(
+            QPolygonF([QPointF(x + size / 2, y), QPointF(x + size, y + size), QPointF(x, y + size)])
+        )
     else:
         painter.setPen(QPen(color, 1.6))
         painter.setBrush(Qt.BrushStyle.NoBrush)
