@@ -22,6 +22,8 @@ from sambatune.advisor.measurements import (
 )
 from sambatune.advisor.rules import RULE_IDS, rule_by_id
 from sambatune.advisor.server_facts import Nic, ServerFacts
+from sambatune.remote.client_audit import AdvertisedInterface, ClientAudit
+from sambatune.remote.smb_sessions import SmbSession
 
 V410 = (4, 10, 18)
 V412 = (4, 12, 0)
@@ -45,10 +47,11 @@ def make_inputs(
     tcp: dict[str, str] | None = None,
     filesystems: dict[str, str] | None = None,
     measurements: Measurements | None = None,
+    clients: ClientAudit | None = None,
 ) -> AdvisorInput:
     return AdvisorInput(
         ConfigView(explicit or {}, effective or {}, "/etc/samba/smb.conf"),
-        ServerFacts(version, os, nics, tcp or {}, filesystems or {}, "test server"),
+        ServerFacts(version, os, nics, tcp or {}, filesystems or {}, "test server", clients),
         measurements or Measurements(),
     )
 
@@ -99,7 +102,105 @@ def throughput(**kinds: float) -> Measurements:
     )
 
 
+def session(
+    dialect: str = "SMB3_11",
+    *,
+    user: str = "alice",
+    signing: str = "AES-128-GMAC",
+    encryption: str = "",
+    channels: int | None = 1,
+    address: str = "ipv4:10.0.0.9:50986",
+) -> SmbSession:
+    return SmbSession(
+        4242,
+        user,
+        address.split(":")[1],
+        dialect,
+        address,
+        signing,
+        "full" if signing else "none",
+        encryption,
+        "full" if encryption else "none",
+        channels,
+    )
+
+
+def audit(
+    *sessions: SmbSession,
+    multichannel: bool = True,
+    signing: str = "default",
+    interfaces: tuple[AdvertisedInterface, ...] = (),
+) -> ClientAudit:
+    return ClientAudit(list(sessions), "smbstatus --json", multichannel, signing, list(interfaces))
+
+
+TWO_LINKS = (
+    AdvertisedInterface("eth0", ("10.0.0.5/24",), 10000),
+    AdvertisedInterface("eth1", ("10.0.1.5/24",), 10000),
+)
+TWO_LINKS_ONE_SUBNET = (
+    AdvertisedInterface("eth0", ("10.0.0.5/24",), 10000),
+    AdvertisedInterface("eth1", ("10.0.0.6/24",), 10000),
+)
+
 CASES = [
+    # who is connected and how
+    Case("clients-smb1", "an NT1 session", dict(clients=audit(session("NT1", signing=""))), "warning", None),
+    Case("clients-smb1", "SMB3 only", dict(clients=audit(session())), None),
+    Case("clients-smb1", "no audit", dict(), None),
+    Case(
+        "clients-unsigned",
+        "signed-in, nothing signed",
+        dict(clients=audit(session(signing=""))),
+        "suggestion",
+        None,
+    ),
+    Case(
+        "clients-unsigned",
+        "required yet unsigned",
+        dict(clients=audit(session(signing=""), signing="mandatory")),
+        "warning",
+        None,
+    ),
+    Case(
+        "clients-unsigned",
+        "encrypted counts",
+        dict(clients=audit(session(signing="", encryption="AES-128-GCM"))),
+        None,
+    ),
+    Case(
+        "clients-unsigned", "guest cannot sign", dict(clients=audit(session(user="nobody", signing=""))), None
+    ),
+    Case("clients-smb2", "SMB2_10", dict(clients=audit(session("SMB2_10"))), "info", None),
+    Case("clients-smb2", "SMB3_00", dict(clients=audit(session("SMB3_00"))), None),
+    Case(
+        "clients-single-channel",
+        "two links, one channel",
+        dict(clients=audit(session(), interfaces=TWO_LINKS_ONE_SUBNET)),
+        "info",
+        None,
+    ),
+    Case(
+        "clients-single-channel",
+        "two channels",
+        dict(clients=audit(session(channels=2), interfaces=TWO_LINKS)),
+        None,
+    ),
+    Case(
+        "clients-single-channel", "one link", dict(clients=audit(session(), interfaces=TWO_LINKS[:1])), None
+    ),
+    Case(
+        "clients-single-channel",
+        "multichannel off",
+        dict(clients=audit(session(), multichannel=False, interfaces=TWO_LINKS)),
+        None,
+    ),
+    Case(
+        "clients-single-channel",
+        "channels unknown",
+        dict(clients=audit(session(channels=None), interfaces=TWO_LINKS)),
+        None,
+    ),
     # logging
     Case(
         "log-level-high",
@@ -907,6 +1008,16 @@ def test_every_rule_has_a_case_that_fires_and_one_that_does_not() -> None:
     assert set(RULE_IDS) == fires, f"no firing case for {sorted(set(RULE_IDS) - fires)}"
     assert set(RULE_IDS) == silent, f"no silent case for {sorted(set(RULE_IDS) - silent)}"
     assert len(set(RULE_IDS)) == len(RULE_IDS), "rule ids must be unique"
+
+
+def test_single_channel_says_when_the_client_reaches_only_one_interface() -> None:
+    """10.0.0.9 shares a subnet with eth0 only: the other link is not directly reachable."""
+    apart = run("clients-single-channel", clients=audit(session(), interfaces=TWO_LINKS))
+    together = run("clients-single-channel", clients=audit(session(), interfaces=TWO_LINKS_ONE_SUBNET))
+    assert "subnet with only one of the advertised interfaces" in apart[0].expected_effect
+    assert "subnet" not in together[0].expected_effect
+    assert "eth0 (10000 Mbit/s)" in together[0].evidence[-1].text
+    assert any("Microsoft" in s for s in together[0].sources)
 
 
 def test_severities_are_the_four_known_ones() -> None:

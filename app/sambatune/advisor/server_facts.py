@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sambatune.remote.client_audit import ClientAudit
 from sambatune.remote.survey import Survey
 
 
@@ -46,6 +47,8 @@ class ServerFacts:
     #: Share name (lower case) -> file system type of its path, where the survey saw it.
     share_filesystems: Mapping[str, str] = field(default_factory=dict)
     label: str = ""
+    #: Who was connected to the managed smbd at survey time, and how; None when not read.
+    client_audit: ClientAudit | None = None
 
     @classmethod
     def from_survey(cls, survey: Survey) -> ServerFacts:
@@ -61,6 +64,7 @@ class ServerFacts:
             tcp={str(k): str(v) for k, v in (survey.data.get("tcp") or {}).items()},
             share_filesystems=filesystems,
             label=survey.target,
+            client_audit=survey.client_audit,
         )
 
     @property

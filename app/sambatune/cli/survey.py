@@ -73,6 +73,22 @@ def format_survey(data: dict[str, Any]) -> str:
         fs = share.get("filesystem") or {}
         free = f", {format_bytes(fs.get('free_bytes'))} free" if fs.get("exists") else ""
         lines.append(f"  Share    [{share['name']}] {share['path']}{free}")
+    audit = data.get("client_audit")
+    if audit:
+        multichannel = {True: "on", False: "off"}.get(audit.get("multichannel"), "unknown")
+        offered = ", ".join(i["name"] for i in audit.get("interfaces") or []) or "none"
+        lines.append(f"  Clients  multichannel {multichannel}, offered on {offered}")
+        for session in audit.get("sessions") or []:
+            flags = f"  [{', '.join(session['flags'])}]" if session.get("flags") else ""
+            channels = session.get("channels")
+            lines.append(
+                f"  Session  {session.get('machine')} as {session.get('user')}: {session.get('dialect')}, "
+                f"signing {session.get('signing') or 'none'}, "
+                f"encryption {session.get('encryption') or 'none'}, "
+                f"{channels if channels is not None else '?'} channel(s){flags}"
+            )
+        for note in audit.get("notes") or []:
+            lines.append(f"  Clients  {note}")
     for note in data.get("notes") or []:
         lines.append(f"  {note['severity'].upper():8} {note['subject']}: {note['message']}")
     return "\n".join(lines)

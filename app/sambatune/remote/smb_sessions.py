@@ -1,9 +1,24 @@
-"""Who is connected to an smbd right now: what a restart would cut off.
+"""Who is connected to an smbd right now, and how: what a restart would cut off, and
+what the client audit (:mod:`sambatune.remote.client_audit`) judges.
 
 Read from ``smbstatus --json`` (Samba 4.16 and later); older Samba prints only text,
 which is parsed instead (``smbstatus -b`` for sessions, ``-L`` for open files). Run with
 the instance's own smb.conf, since the session tables live in its lock directory, and
 as root where the apply runs as root: other users see only their own sessions.
+
+What smbstatus prints per session (4.17, checked against a real smbd): user, group,
+``remote_machine`` (name or address), ``hostname`` (``ipv4:ADDR:PORT``), the dialect,
+and ``encryption``/``signing`` as ``{"cipher", "degree"}``, degree ``none``,
+``partial`` (some packets: for signing, a client that does not sign still has its
+session setup signed), ``full`` (all) or, in later releases, ``anonymous``. An
+encryption the client asked for and the server did not require shows as ``partial``
+(seen with smbclient --client-protection=encrypt). The
+text table of ``-b`` carries the same, a partial degree written ``partial(CIPHER)``.
+Neither says whether signing was *required*: that is the server's ``server signing``
+and the client's own policy. Neither counts channels either (TrueNAS' fork adds
+``num_channels``, read when present), so the channels are the TCP connections the
+session's smbd process holds on the SMB ports (``ss``): Samba hands every channel of a
+session to the one process that owns it.
 """
 
 from __future__ import annotations
@@ -17,6 +32,11 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed
 from sambatune.remote.transport import Transport
 
+#: Dialect names smbstatus prints for SMB1 (the NT1 family and older).
+SMB1_DIALECTS = ("NT1", "LANMAN", "CORE", "COREPLUS", "SMB1")
+#: What smbstatus prints for "no cipher".
+NO_CIPHER = "-"
+
 
 @dataclass(frozen=True)
 class SmbSession:
@@ -24,6 +44,54 @@ class SmbSession:
     user: str
     machine: str
     dialect: str = ""
+    #: The client's address and port, ``ipv4:192.0.2.7:50986`` as smbstatus prints it.
+    address: str = ""
+    #: The signing algorithm ("AES-128-GMAC") or "" when nothing is signed.
+    signing: str = ""
+    #: none | partial | full | anonymous (smbstatus' degree); "" when not printed.
+    signing_degree: str = ""
+    #: The encryption cipher ("AES-128-GCM") or "" when nothing is encrypted.
+    encryption: str = ""
+    encryption_degree: str = ""
+    #: TCP connections (SMB3 channels) of this session; None when they could not be counted.
+    channels: int | None = None
+
+    @property
+    def smb1(self) -> bool:
+        return self.dialect.upper().startswith(SMB1_DIALECTS)
+
+    @property
+    def smb2(self) -> bool:
+        """SMB 2.0.2 or 2.1: no multichannel, no AES signing, no encryption."""
+        return self.dialect.upper().startswith("SMB2")
+
+    @property
+    def unsigned(self) -> bool:
+        """Nothing protects this session's requests: neither signed nor encrypted
+        (encryption also authenticates every packet). A *partial* signing degree counts
+        as unsigned: Samba 4.17 prints it for a client that turned signing off, whose
+        session setup alone was signed (seen with smbclient --client-protection=off)."""
+        return not self.encryption and (not self.signing or self.signing_degree == "partial")
+
+    @property
+    def flags(self) -> list[str]:
+        """What the audit marks, in words."""
+        marks = []
+        if self.smb1:
+            marks.append("SMB1")
+        elif self.smb2:
+            marks.append("SMB 2.x")
+        if self.unsigned:
+            marks.append("unsigned")
+        return marks
+
+    def to_json(self) -> dict[str, Any]:
+        return {**vars(self), "flags": self.flags}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SmbSession:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclass(frozen=True)
@@ -56,7 +124,7 @@ class ConnectedClients:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "sessions": [vars(s) for s in self.sessions],
+            "sessions": [s.to_json() for s in self.sessions],
             "machines": self.machines,
             "open_files": [vars(f) for f in self.open_files],
             "source": self.source,
@@ -88,15 +156,25 @@ def connected_clients(
 
 def parse_json(text: str) -> ConnectedClients:
     data = json.loads(text)
-    sessions = [
-        SmbSession(
-            pid=_int(s.get("server_id", {}).get("pid")),
-            user=str(s.get("username") or ""),
-            machine=str(s.get("remote_machine") or s.get("hostname") or ""),
-            dialect=str(s.get("session_dialect") or ""),
+    sessions = []
+    for entry in (data.get("sessions") or {}).values():
+        signing, signing_degree = _crypto(entry.get("signing"))
+        encryption, encryption_degree = _crypto(entry.get("encryption"))
+        channels = entry.get("num_channels")
+        sessions.append(
+            SmbSession(
+                pid=_int(entry.get("server_id", {}).get("pid")),
+                user=str(entry.get("username") or ""),
+                machine=str(entry.get("remote_machine") or entry.get("hostname") or ""),
+                dialect=str(entry.get("session_dialect") or ""),
+                address=str(entry.get("hostname") or ""),
+                signing=signing,
+                signing_degree=signing_degree,
+                encryption=encryption,
+                encryption_degree=encryption_degree,
+                channels=_int(channels) if channels is not None else None,
+            )
         )
-        for s in (data.get("sessions") or {}).values()
-    ]
     files = []
     for entry in (data.get("open_files") or {}).values():
         for one in (entry.get("opens") or {}).values():
@@ -110,6 +188,26 @@ def parse_json(text: str) -> ConnectedClients:
     return ConnectedClients(sessions, files)
 
 
+def _crypto(value: Any) -> tuple[str, str]:
+    """``{"cipher": "AES-128-GMAC", "degree": "full"}`` -> ("AES-128-GMAC", "full");
+    the cipher "-" (nothing) becomes ""."""
+    if not isinstance(value, dict):
+        return "", ""
+    cipher = str(value.get("cipher") or "")
+    return ("" if cipher == NO_CIPHER else cipher), str(value.get("degree") or "")
+
+
+def _text_crypto(value: str) -> tuple[str, str]:
+    """The text table's ``-``, ``AES-128-GMAC`` or ``partial(AES-128-GCM)`` (also
+    ``anonymous(...)`` in later releases) as (cipher, degree)."""
+    if not value or value == NO_CIPHER:
+        return "", "none" if value else ""
+    match = re.fullmatch(r"(\w+)\((.*)\)", value)
+    if match:
+        return match.group(2), match.group(1)
+    return value, "full"
+
+
 def _int(value: Any) -> int:
     try:
         return int(value)
@@ -117,19 +215,71 @@ def _int(value: Any) -> int:
         return 0
 
 
-# "730     nobody       nogroup      127.0.0.1 (ipv4:127.0.0.1:50986)   SMB3_11  -  -"
-_SESSION_LINE = re.compile(r"^(\d+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+\([^)]*\))?\s*(\S*)")
+# "730  nobody  nogroup  127.0.0.1 (ipv4:127.0.0.1:50986)  SMB3_11  partial(AES-128-GCM)  AES-128-GMAC"
+# Samba before 4.12 has no Encryption and Signing columns; the groups are then empty.
+_SESSION_LINE = re.compile(r"^(\d+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+\(([^)]*)\))?\s*(\S*)\s*(\S*)\s*(\S*)")
 
 
 def parse_sessions_text(text: str) -> list[SmbSession]:
-    """Rows of plain ``smbstatus -b``: PID, user, group, machine, then the dialect."""
+    """Rows of plain ``smbstatus -b``: PID, user, group, machine (address), the dialect,
+    then encryption and signing where the release prints them. A user or group name
+    with a space cannot be told apart from the next column there."""
     found = []
     for line in text.splitlines():
         match = _SESSION_LINE.match(line.strip())
         if match:
-            pid, user, _group, machine, dialect = match.groups()
-            found.append(SmbSession(int(pid), user, machine, dialect))
+            pid, user, _group, machine, address, dialect, encrypted, signed = match.groups()
+            encryption, encryption_degree = _text_crypto(encrypted)
+            signing, signing_degree = _text_crypto(signed)
+            found.append(
+                SmbSession(
+                    int(pid),
+                    user,
+                    machine,
+                    dialect,
+                    address=address or "",
+                    signing=signing,
+                    signing_degree=signing_degree,
+                    encryption=encryption,
+                    encryption_degree=encryption_degree,
+                )
+            )
     return found
+
+
+# "0  0  127.0.0.1:445  127.0.0.1:37598 users:(("smbd",pid=26041,fd=28))"
+_SOCKET_OWNER = re.compile(r"pid=(\d+)")
+
+
+def count_channels(
+    transport: Transport,
+    ports: list[int],
+    *,
+    sudo: bool = False,
+    cancel: CancelToken | None = None,
+) -> dict[int, int] | None:
+    """Established TCP connections on the SMB ``ports`` per smbd process id, from
+    ``ss``: one per channel, since Samba passes a session's every channel to the
+    process that owns it. None when ``ss`` is missing or does not name the owners
+    (other users' sockets need root)."""
+    if not ports:
+        return None
+    ports_filter = " or ".join(f"sport = :{port}" for port in ports)
+    result = transport.run(
+        ["ss", "-Htnp", "state", "established", f"( {ports_filter} )"],
+        sudo=sudo,
+        timeout=30,
+        cancel=cancel,
+    )
+    if not result.ok:
+        return None
+    counts: dict[int, int] = {}
+    for line in result.text.splitlines():
+        match = _SOCKET_OWNER.search(line)
+        if match:
+            pid = int(match.group(1))
+            counts[pid] = counts.get(pid, 0) + 1
+    return counts
 
 
 def parse_locks_text(text: str) -> list[OpenFile]:

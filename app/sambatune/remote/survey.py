@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.cancellation import CancelToken
+from sambatune.errors import Cancelled, SambaTuneError, SudoFailed
 from sambatune.remote.agents import AgentEvent, run_agent
+from sambatune.remote.client_audit import ClientAudit, audit_clients
 from sambatune.remote.transport import Transport
 
 PROBLEM = "problem"
@@ -76,6 +78,12 @@ class Survey:
             if instance.get("managed"):
                 return instance
         return None
+
+    @property
+    def client_audit(self) -> ClientAudit | None:
+        """Who is connected to the managed smbd, and how (None when no smbd ran for it)."""
+        data = self.data.get("client_audit")
+        return ClientAudit.from_json(data) if isinstance(data, dict) else None
 
     @property
     def ambiguous(self) -> bool:
@@ -148,12 +156,38 @@ def run_survey(
 ) -> Survey:
     params = {"config_path": config_path} if config_path else {}
     result = run_agent(transport, "sysinfo", params, cancel=cancel, on_event=on_event)
-    return Survey(
+    survey = Survey(
         target=transport.label,
         data=result.data,
         agent=result.hello,
         collected_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
+    audit = _client_audit(transport, survey, cancel)
+    if audit is not None:
+        survey.data["client_audit"] = audit.to_json()
+    return survey
+
+
+def _client_audit(transport: Transport, survey: Survey, cancel: CancelToken | None) -> ClientAudit | None:
+    """Who is connected to the managed smbd, and how; None when no smbd runs for it.
+    Root (directly or by sudo that needs no password or has one) sees every session;
+    without it the audit lists this account's own and says so, rather than fail the
+    survey."""
+    path = survey.config_path
+    if not path or survey.managed_instance is None:
+        return None
+    try:
+        transport.check_sudo()
+        as_root = True
+    except SudoFailed:
+        as_root = False
+    try:
+        return audit_clients(transport, path, survey.nics, sudo=as_root, cancel=cancel)
+    except Cancelled:
+        raise
+    except SambaTuneError as exc:
+        # The survey stands without the audit: say why it is missing instead of failing.
+        return ClientAudit(complete=False, notes=[f"The client audit failed: {exc}"])
 
 
 def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:

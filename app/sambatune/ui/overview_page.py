@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sambatune.remote.client_audit import ClientAudit
 from sambatune.remote.survey import PROBLEM, WARNING, Survey
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits, format_bytes
@@ -147,6 +148,9 @@ class OverviewPage(QWidget):
         if len(survey.instances) > 1 or survey.ambiguous:
             self._add(self._instances_card(survey))
         self._add(self._network_card(data))
+        audit = survey.client_audit
+        if audit is not None:
+            self._add(self._clients_card(audit))
         self._add(self._shares_card(survey))
         self._add(self._tcp_card(data.get("tcp") or {}))
 
@@ -367,6 +371,55 @@ class OverviewPage(QWidget):
                 ],
                 tint,
                 tooltip,
+            )
+        _fit_height(table)
+        layout.addWidget(table)
+        return box
+
+    def _clients_card(self, audit: ClientAudit) -> QWidget:
+        box = QGroupBox("Connected clients")
+        layout = QVBoxLayout(box)
+        multichannel = {True: "on", False: "off", None: "unknown"}[audit.multichannel]
+        offered = ", ".join(
+            f"{i.name} ({format_bits(i.speed_mbit * 1e6) if i.speed_mbit else 'speed unknown'}"
+            f"{', RSS' if i.capability == 'RSS' else ''})"
+            for i in audit.interfaces
+        )
+        summary = _value(
+            f"Multichannel {multichannel}; interfaces offered to clients: {offered or 'none'}. "
+            f"Server signing: {audit.server_signing or 'unknown'}. From {audit.source or 'smbstatus'}."
+        )
+        summary.setObjectName("clientSummary")
+        layout.addWidget(summary)
+        for note in audit.notes:
+            layout.addWidget(_value(note))
+        if not audit.sessions:
+            layout.addWidget(QLabel("No client is connected."))
+            return box
+        table = _table(["Client", "User", "Dialect", "Signing", "Encryption", "Channels", "Flagged"])
+        table.setObjectName("clientTable")
+        table.setRowCount(len(audit.sessions))
+        for row, session in enumerate(audit.sessions):
+            flags = session.flags
+            tint = PROBLEM_ROW if session.smb1 else (WARNING_ROW if flags else None)
+
+            def crypto(cipher: str, degree: str) -> str:
+                return f"{cipher} ({degree})" if cipher and degree not in ("", "full") else (cipher or "none")
+
+            _set_row(
+                table,
+                row,
+                [
+                    f"{session.machine} ({session.address})" if session.address else session.machine,
+                    session.user,
+                    session.dialect or "unknown",
+                    crypto(session.signing, session.signing_degree),
+                    crypto(session.encryption, session.encryption_degree),
+                    str(session.channels) if session.channels is not None else "unknown",
+                    ", ".join(flags) or "—",
+                ],
+                tint,
+                "; ".join(flags),
             )
         _fit_height(table)
         layout.addWidget(table)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sambatune.advisor.rule import Rule
 from sambatune.advisor.rules import (
+    clients,
     durability,
     filenames,
     io,
@@ -61,6 +62,11 @@ RULES: tuple[Rule, ...] = (
     protocol.signing_required_cost,
     protocol.encryption_required_cost,
     toggle("hostname-lookups-on"),
+    # who is connected and how (the survey's client audit)
+    clients.smb1_clients,
+    clients.unsigned_clients,
+    clients.smb2_clients,
+    clients.single_channel,
     # SMB1-only and removed parameters
     smb1.smb1_parameter_without_smb1,
     toggle("smb1-raw-disabled"),
