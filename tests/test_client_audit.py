@@ -168,6 +168,18 @@ def test_the_advisor_judges_the_real_sessions(fresh_smbd: SmbServer, held: HeldC
     assert rule_by_id("clients-single-channel")(inputs) == []
 
 
+def test_advise_reports_the_connected_clients(fresh_smbd: SmbServer, held: HeldClients) -> None:
+    """End to end: `sambatune advise` surveys, audits and judges in one run."""
+    done = sambatune_cli("advise", "--config-path", str(fresh_smbd.config), "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    findings = {f["id"]: f for f in json.loads(done.stdout)["findings"]}
+    assert {"clients-smb2", "clients-unsigned"} <= set(findings)
+    assert "clients-smb1" not in findings and "clients-single-channel" not in findings
+    unsigned = findings["clients-unsigned"]
+    assert unsigned["change"] is None and unsigned["sources"]
+    assert any("partial" in e["text"] or "signing none" in e["text"] for e in unsigned["evidence"])
+
+
 def test_the_overview_shows_who_is_connected(qtbot: QtBot, fresh_smbd: SmbServer, held: HeldClients) -> None:
     from PySide6.QtWidgets import QLabel, QTableWidget
 
@@ -185,6 +197,8 @@ def test_the_overview_shows_who_is_connected(qtbot: QtBot, fresh_smbd: SmbServer
     rows = [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(4)]  # type: ignore[union-attr]
     assert sorted(r[6] for r in rows) == ["SMB 2.x, unsigned", "unsigned", "—", "—"]
     assert any(r[4] in ("AES-128-GCM (partial)", "AES-128-GCM") for r in rows)
+    unsigned = next(r for r in rows if r[6] == "unsigned")
+    assert unsigned[3] == "AES-128-GMAC (setup only)"
     summary = page.body.findChild(QLabel, "clientSummary")
     assert summary is not None and "Multichannel on" in summary.text()
 

@@ -413,7 +413,8 @@ class OverviewPage(QWidget):
                     f"{session.machine} ({session.address})" if session.address else session.machine,
                     session.user,
                     session.dialect or "unknown",
-                    crypto(session.signing, session.signing_degree),
+                    # A partial signing degree is a session whose setup alone was signed.
+                    crypto(session.signing, session.signing_degree).replace("(partial)", "(setup only)"),
                     crypto(session.encryption, session.encryption_degree),
                     str(session.channels) if session.channels is not None else "unknown",
                     ", ".join(flags) or "—",

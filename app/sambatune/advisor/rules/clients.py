@@ -48,11 +48,19 @@ def _who(session: SmbSession) -> str:
     return f"{session.machine or '?'} ({session.address or 'address unknown'}) as {session.user or '?'}"
 
 
+def _signing(session: SmbSession) -> str:
+    if not session.signing:
+        return "none"
+    if session.signing_degree == "partial":
+        return f"{session.signing} on the session setup only (partial)"
+    return session.signing
+
+
 def _session_evidence(sessions: list[SmbSession], what: str) -> tuple[Evidence, ...]:
     shown = [
         Evidence(
             SURVEY,
-            f"{_who(s)}: {s.dialect or 'dialect unknown'}, signing {s.signing or 'none'}, "
+            f"{_who(s)}: {s.dialect or 'dialect unknown'}, signing {_signing(s)}, "
             f"encryption {s.encryption or 'none'}"
             + (f", {s.channels} channel(s)" if s.channels is not None else ""),
         )
