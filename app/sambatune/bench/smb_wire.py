@@ -410,3 +410,181 @@ def _answered(sent: Any, cancel: CancelToken) -> bool:
 
 def _explained(exc: BaseException, message: str) -> SambaTuneError:
     return SambaTuneError(message, details=f"{type(exc).__name__}: {exc}")
+
+
+# -- many small files (bench/small_files.py) ---------------------------------------------
+# Each call below is one file operation as a client program makes it, a request at a time
+# (create, then write, then close): the small-file benchmark times each such call, and
+# keeps several in flight by calling from several threads on one connection, which
+# smbprotocol allows (it hands out message ids under a lock and matches answers by id).
+
+
+def _access(*names: str) -> int:
+    """An access mask from smbprotocol's names: a file's, or a directory's (listing)."""
+    from smbprotocol.open import DirectoryAccessMask, FilePipePrinterAccessMask
+
+    mask = 0
+    for name in names:
+        kind = DirectoryAccessMask if name == "FILE_LIST_DIRECTORY" else FilePipePrinterAccessMask
+        mask |= getattr(kind, name)
+    return mask
+
+
+class SmallFileOps:
+    """The small-file operations on one :class:`SmbProbeConnection`, names relative to the share."""
+
+    def __init__(self, probe: SmbProbeConnection) -> None:
+        self.probe = probe
+
+    def _create(self, name: str, access: int, disposition: int, options: int) -> Any:
+        from smbprotocol.open import FileAttributes, ImpersonationLevel, Open, ShareAccess
+
+        handle = Open(self.probe.tree, name)
+        handle.create(
+            ImpersonationLevel.Impersonation,
+            access,
+            FileAttributes.FILE_ATTRIBUTE_NORMAL,
+            ShareAccess.FILE_SHARE_READ | ShareAccess.FILE_SHARE_WRITE | ShareAccess.FILE_SHARE_DELETE,
+            disposition,
+            options,
+        )
+        return handle
+
+    def make_directory(self, name: str) -> None:
+        """Create ``name`` as a new directory; fails if anything is there already."""
+        from smbprotocol.open import CreateDisposition, CreateOptions
+
+        self._create(
+            name,
+            _access("FILE_READ_ATTRIBUTES"),
+            CreateDisposition.FILE_CREATE,
+            CreateOptions.FILE_DIRECTORY_FILE,
+        ).close()
+
+    def create_and_write(self, name: str, data: bytes) -> None:
+        """A new file (never an existing one replaced), written whole, closed."""
+        from smbprotocol.open import CreateDisposition, CreateOptions
+
+        handle = self._create(
+            name,
+            _access("GENERIC_WRITE"),
+            CreateDisposition.FILE_CREATE,
+            CreateOptions.FILE_NON_DIRECTORY_FILE,
+        )
+        try:
+            if data:
+                handle.write(data, 0)
+        finally:
+            handle.close()
+
+    def stat(self, name: str) -> int:
+        """The file's size, as a client's stat gets it: open for attributes, close."""
+        from smbprotocol.open import CreateDisposition, CreateOptions
+
+        handle = self._create(
+            name,
+            _access("FILE_READ_ATTRIBUTES"),
+            CreateDisposition.FILE_OPEN,
+            CreateOptions.FILE_NON_DIRECTORY_FILE,
+        )
+        size = int(handle.end_of_file)
+        handle.close()
+        return size
+
+    def read_whole(self, name: str, size: int) -> int:
+        """Open, read ``size`` bytes (one request: small files), close; the bytes read."""
+        from smbprotocol.open import CreateDisposition, CreateOptions
+
+        handle = self._create(
+            name, _access("GENERIC_READ"), CreateDisposition.FILE_OPEN, CreateOptions.FILE_NON_DIRECTORY_FILE
+        )
+        try:
+            return len(handle.read(0, size)) if size else 0
+        finally:
+            handle.close()
+
+    def rename(self, name: str, new_name: str) -> None:
+        """Rename ``name`` to ``new_name`` (both from the share's root), never over a file."""
+        from smbprotocol.file_info import FileRenameInformation
+        from smbprotocol.open import CreateDisposition, CreateOptions, SMB2SetInfoRequest, SMB2SetInfoResponse
+
+        handle = self._create(
+            name, _access("DELETE"), CreateDisposition.FILE_OPEN, CreateOptions.FILE_NON_DIRECTORY_FILE
+        )
+        try:
+            info = FileRenameInformation()
+            info["replace_if_exists"] = False
+            info["file_name"] = new_name
+            request = SMB2SetInfoRequest()
+            request["info_type"] = info.INFO_TYPE
+            request["file_info_class"] = info.INFO_CLASS
+            request["file_id"] = handle.file_id
+            request["buffer"] = info
+            probe = self.probe
+            sent = probe.connection.send(request, probe.session.session_id, probe.tree.tree_connect_id)
+            SMB2SetInfoResponse().unpack(probe.connection.receive(sent)["data"].get_value())
+        finally:
+            handle.close()
+
+    def list_directory(self, name: str) -> list[str]:
+        """The names in directory ``name`` (without . and ..), as many requests as it takes."""
+        from smbprotocol.exceptions import NoMoreFiles
+        from smbprotocol.file_info import FileInformationClass
+        from smbprotocol.open import CreateDisposition, CreateOptions
+
+        handle = self._create(
+            name,
+            _access("FILE_LIST_DIRECTORY", "FILE_READ_ATTRIBUTES"),
+            CreateDisposition.FILE_OPEN,
+            CreateOptions.FILE_DIRECTORY_FILE,
+        )
+        names: list[str] = []
+        try:
+            while True:
+                try:
+                    entries = handle.query_directory("*", FileInformationClass.FILE_NAMES_INFORMATION)
+                except NoMoreFiles:
+                    break
+                for entry in entries:
+                    text = entry["file_name"].get_value().decode("utf-16-le")
+                    if text not in (".", ".."):
+                        names.append(text)
+        finally:
+            handle.close()
+        return names
+
+    def delete(self, name: str) -> None:
+        self.probe.delete(name)
+
+    def remove_directory(self, name: str) -> None:
+        from smbprotocol.open import CreateDisposition, CreateOptions
+
+        self._create(
+            name,
+            _access("DELETE", "FILE_READ_ATTRIBUTES"),
+            CreateDisposition.FILE_OPEN,
+            CreateOptions.FILE_DIRECTORY_FILE | CreateOptions.FILE_DELETE_ON_CLOSE,
+        ).close()
+
+    def remove_tree(self, name: str) -> None:
+        """Delete the files in directory ``name``, then the directory; gone already is fine."""
+        from smbprotocol.exceptions import ObjectNameNotFound, ObjectPathNotFound
+
+        try:
+            names = self.list_directory(name)
+        except (ObjectNameNotFound, ObjectPathNotFound):
+            return
+        for entry in names:
+            with contextlib.suppress(ObjectNameNotFound):
+                self.delete(f"{name}\\{entry}")
+        self.remove_directory(name)
+
+    def exists(self, name: str) -> bool:
+        from smbprotocol.exceptions import ObjectNameNotFound, ObjectPathNotFound
+        from smbprotocol.open import CreateDisposition
+
+        try:
+            self._create(name, _access("FILE_READ_ATTRIBUTES"), CreateDisposition.FILE_OPEN, 0).close()
+        except (ObjectNameNotFound, ObjectPathNotFound):
+            return False
+        return True

@@ -6,6 +6,7 @@
     sambatune bench dirscale --host files1 --share data --files 1000,10000,100000
     sambatune bench sockbuf --host files1 --duration 2 --runs 3
     sambatune bench smb-client --server files1 --share data --json   (from this computer)
+    sambatune bench files --server files1 --share data --count 2000 --json   (small files, from here)
 
 Every session is stored in the results database (``sambatune results ...``).
 """
@@ -132,6 +133,10 @@ def register(subparsers: Any) -> None:
     from sambatune.cli.bench_smb_client import add_parser as add_smb_client
 
     add_smb_client(tests)
+
+    from sambatune.cli.bench_small_files import add_parser as add_small_files
+
+    add_small_files(tests)
 
 
 def _test_parser(

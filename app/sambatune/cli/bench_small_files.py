@@ -1,0 +1,107 @@
+"""``sambatune bench files``: many small files on a share from this computer.
+
+    sambatune bench files --server files1 --share data --json
+    sambatune bench files --server files1 --share data --count 10k --size 16KiB --outstanding 8
+    sambatune bench files --path /mnt/data            # the system's own SMB client
+
+Create+write, stat, open-read-close, rename, list and delete of N files, K at a time;
+per operation the rate and the p50 and p99 latency. The login options are those of
+``bench smb-client`` (guest by default; a password from stdin or the keyring).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sambatune.cli.output import add_json_flag
+
+
+def add_parser(tests: Any) -> None:
+    text = (
+        "many small files from this computer: create+write, stat, read, rename, list and delete "
+        "N files with SambaTune's own SMB client, or through a mounted path"
+    )
+    parser: argparse.ArgumentParser = tests.add_parser("files", help=text, description=text)
+    where = parser.add_argument_group("where")
+    where.add_argument("--server", help="the SMB server's name or address")
+    where.add_argument("--share", help="the share to make the test directory in")
+    where.add_argument("--port", type=int, default=445, help="SMB port (default 445)")
+    where.add_argument(
+        "--path",
+        help="instead of --server/--share: a directory on the share as "
+        "this computer mounted it (mount point, or UNC path on Windows)",
+    )
+    login = parser.add_argument_group("login (default: guest)")
+    login.add_argument("--user", help="the SMB user")
+    login.add_argument("--domain", help="the user's domain or workgroup")
+    login.add_argument(
+        "--password-stdin", action="store_true", help="read the password from the first line of stdin"
+    )
+    test = parser.add_argument_group("test")
+    test.add_argument(
+        "--count", default="2000", metavar="N", help="files (default 2000, at most 100k; e.g. 500, 10k)"
+    )
+    test.add_argument(
+        "--size", default="4KiB", metavar="BYTES", help="bytes per file (default 4KiB, at most 64KiB)"
+    )
+    test.add_argument(
+        "--outstanding",
+        type=int,
+        default=1,
+        metavar="K",
+        help="operations in flight at once, like robocopy /MT:K (default 1: one file at a "
+        "time, as smbclient's mput does)",
+    )
+    method = parser.add_argument_group("method")
+    method.add_argument(
+        "--runs", type=int, default=1, help="counted runs (default 1: N files already give the percentiles)"
+    )
+    method.add_argument("--warmup", type=int, default=0, help="warm-up runs first (default 0)")
+    method.add_argument("--note", default="", help="a note stored with the session")
+    add_json_flag(parser)
+    parser.set_defaults(handler=handle, bench_name="files")
+
+
+def handle(args: argparse.Namespace) -> int:
+    from sambatune.bench.results_db import ResultsDatabase
+    from sambatune.bench.runner import Method
+    from sambatune.bench.small_files import SmallFilesBenchmark, SmallFilesOptions, format_operations
+    from sambatune.bench.smb_wire import SmbLogin
+    from sambatune.cancellation import CancelToken
+    from sambatune.cli.bench import _count
+    from sambatune.cli.bench_smb_client import _password
+    from sambatune.cli.bench_tables import BenchProgress, format_result
+    from sambatune.cli.output import print_json
+    from sambatune.client.quantities import parse_size
+
+    # The same login as 'bench smb-client' (stdin, else the keyring's): one place for it.
+    password = _password(args)
+    options = SmallFilesOptions(
+        server=args.server,
+        share=args.share,
+        port=args.port,
+        path=args.path,
+        login=SmbLogin(user=args.user, password=password, domain=args.domain),
+        count=_count(args.count.strip()),
+        size=parse_size(args.size),
+        outstanding=args.outstanding,
+    )
+    cancel = CancelToken()
+    bench = SmallFilesBenchmark(None, Method(runs=args.runs, warmup=args.warmup), options, cancel=cancel)
+    progress = BenchProgress()
+    try:
+        result = bench.run(progress.on_event)
+    except KeyboardInterrupt:
+        cancel.cancel()
+        raise
+    finally:
+        progress.done()
+    ResultsDatabase().save(result, note=args.note)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(format_result(result))
+        print()
+        print("\n".join(format_operations(result.extra.get("operations", []))))
+    return 0

@@ -1,0 +1,332 @@
+"""Many small files from this computer (``bench files``), against a real smbd."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sambatune.bench.events import BenchEvent, Progress, Step
+from sambatune.bench.records import OPERATIONS
+from sambatune.bench.results_db import ResultsDatabase
+from sambatune.bench.runner import Method
+from sambatune.bench.small_files import (
+    DIRECTORY_PREFIX,
+    LISTINGS,
+    OPERATION_NAMES,
+    SmallFilesBenchmark,
+    SmallFilesOptions,
+    percentile,
+)
+from sambatune.bench.smb_wire import PROBE_PREFIX
+from sambatune.cancellation import CancelToken
+from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+from testbed.smbd import SmbServer
+
+COUNT = 120
+SIZE = 3000
+
+
+def probe_files(directory: Path) -> list[Path]:
+    return [p for p in directory.iterdir() if p.name.startswith(PROBE_PREFIX)]
+
+
+def options(server: SmbServer, **changes: object) -> SmallFilesOptions:
+    values: dict[str, object] = {
+        "server": "127.0.0.1",
+        "share": server.share,
+        "port": server.port,
+        "count": COUNT,
+        "size": SIZE,
+        "outstanding": 3,
+    }
+    values.update(changes)
+    return SmallFilesOptions(**values)  # type: ignore[arg-type]
+
+
+def share_contents(share: Path) -> dict[str, int]:
+    """The one test directory on the share: its files' names and sizes."""
+    (directory,) = probe_files(share)
+    assert directory.name.startswith(DIRECTORY_PREFIX) and directory.is_dir()
+    return {p.name: p.stat().st_size for p in directory.iterdir()}
+
+
+@pytest.mark.parametrize("client", ["smbprotocol", "os-path"])
+def test_every_operation_on_every_file_and_nothing_left(smbd: SmbServer, client: str) -> None:
+    contents: dict[str, dict[str, int]] = {}
+
+    def on_event(event: BenchEvent) -> None:
+        if isinstance(event, Step):
+            contents.setdefault(event.series[0], share_contents(smbd.share_path))
+
+    chosen = (
+        options(smbd)
+        if client == "smbprotocol"
+        else SmallFilesOptions(path=str(smbd.share_path), count=COUNT, size=SIZE, outstanding=3)
+    )
+    result = SmallFilesBenchmark(None, Method(runs=1, warmup=1), chosen).run(on_event)
+    # What the share held as each step began: the operations before it really happened.
+    assert contents["create"] == {}
+    created = contents["stat"]
+    assert len(created) == COUNT and set(created.values()) == {SIZE}
+    assert contents["rename"] == created
+    renamed = contents["list"]
+    assert len(renamed) == COUNT and all(n.startswith("renamed-") for n in renamed)
+    assert contents["delete"] == renamed
+    assert probe_files(smbd.share_path) == []
+
+    assert result.test == "small-files" and result.primary == "create"
+    assert result.parameters["client"] == client and result.parameters["count"] == COUNT
+    for name in OPERATION_NAMES:
+        series = result.series[name]
+        assert series.unit == OPERATIONS
+        assert [r.warmup for r in series.runs] == [True, False]
+        expected = LISTINGS if name == "list" else COUNT
+        assert all(r.operations == expected and r.seconds > 0 for r in series.runs)
+        details = series.counted[0].details
+        assert 0 < details["p50_seconds"] <= details["p99_seconds"] <= details["max_seconds"]
+    rows = {row["operation"]: row for row in result.extra["operations"]}
+    assert list(rows) == list(OPERATION_NAMES)
+    for name, row in rows.items():
+        # Counted runs only: the warm-up's operations are not in the figures.
+        assert row["count"] == (LISTINGS if name == "list" else COUNT)
+        assert row["operations_per_s"] > 0 and row["p50_seconds"] <= row["p99_seconds"]
+        assert result.extra["latency"][name]["samples"] == row["count"]
+
+
+def test_stored_like_every_other_session(smbd: SmbServer) -> None:
+    result = SmallFilesBenchmark(None, Method(runs=1, warmup=0), options(smbd, count=20)).run()
+    session = ResultsDatabase().load(ResultsDatabase().save(result))
+    assert session.result.test == "small-files"
+    assert session.result.series["create"].counted[0].operations == 20
+    assert session.result.series["delete"].unit == OPERATIONS
+
+
+def test_cancel_mid_create_stops_within_a_second_and_cleans_up(smbd: SmbServer) -> None:
+    cancel = CancelToken()
+    cancelled_at: list[float] = []
+
+    def on_event(event: BenchEvent) -> None:
+        if isinstance(event, Progress) and event.message.startswith("create: ") and not cancelled_at:
+            done = int(event.message.split()[1].replace(",", ""))
+            if done >= 50:
+                cancelled_at.append(time.monotonic())
+                cancel.cancel()
+
+    bench = SmallFilesBenchmark(
+        None, Method(runs=1, warmup=0), options(smbd, count=20_000, outstanding=4), cancel=cancel
+    )
+    with pytest.raises(Cancelled):
+        bench.run(on_event)
+    took = time.monotonic() - cancelled_at[0]
+    # Stopping takes a call's time; removing the hundred files made so far comes on top.
+    assert took < 1.5, f"the cancel took {took:.2f} s"
+    assert probe_files(smbd.share_path) == []
+    assert not [t for t in threading.enumerate() if t.name == "sambatune-small-files"]
+
+
+def test_a_cut_connection_fails_clearly_and_leaves_nothing(smbd: SmbServer) -> None:
+    bench = SmallFilesBenchmark(None, Method(runs=1, warmup=0), options(smbd, count=400))
+
+    def on_event(event: BenchEvent) -> None:
+        # The TCP connection dies under the reads: cleaning up needs a new one.
+        if isinstance(event, Step) and event.series == ("read",) and bench._probe is not None:
+            bench._probe.connection.transport._sock.shutdown(socket.SHUT_RDWR)
+
+    with pytest.raises(SambaTuneError) as failed:
+        bench.run(on_event)
+    assert not isinstance(failed.value, Cancelled)
+    assert failed.value.message.startswith("open a file, read it whole, close it: failed")
+    assert probe_files(smbd.share_path) == []
+
+
+def test_options_refuse_nonsense(smbd: SmbServer) -> None:
+    for bad in ({"count": 0}, {"count": 100_001}, {"size": 65537}, {"size": -1}, {"outstanding": 0}):
+        with pytest.raises(InvalidInput):
+            options(smbd, **bad)
+    with pytest.raises(InvalidInput, match="not both"):
+        SmallFilesOptions(server="h", share="s", path="/mnt")
+    with pytest.raises(InvalidInput, match="Which share"):
+        SmallFilesOptions()
+    with pytest.raises(InvalidInput, match="not a directory"):
+        SmallFilesBenchmark(
+            None, Method(runs=1, warmup=0), SmallFilesOptions(path="/nonexistent/share")
+        ).run()
+    with pytest.raises(InvalidInput, match="refused the share 'nosuch'"):
+        SmallFilesBenchmark(None, Method(runs=1, warmup=0), options(smbd, share="nosuch")).run()
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.0 and percentile(values, 99) == 99.0
+    assert percentile([7.0], 99) == 7.0 and percentile([], 50) is None
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sambatune", "bench", "files", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+    )
+
+
+def test_cli_json_per_operation(smbd: SmbServer) -> None:
+    done = cli(
+        "--server", "127.0.0.1", "--share", smbd.share, "--port", str(smbd.port),
+        "--count", "60", "--size", "1KiB", "--outstanding", "2", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["ok"] and data["test"] == "small-files"
+    assert data["parameters"]["count"] == 60 and data["parameters"]["size"] == 1024
+    assert data["parameters"]["outstanding"] == 2
+    rows = data["operations"]
+    assert [r["operation"] for r in rows] == list(OPERATION_NAMES)
+    for row in rows:
+        assert set(row) >= {"count", "operations_per_s", "p50_seconds", "p99_seconds"}
+        assert row["count"] == (LISTINGS if row["operation"] == "list" else 60)
+    assert data["summary"]["mean_operations_per_s"] > 0
+    assert ResultsDatabase().sessions(test="small-files")[0].id == data["session_id"]
+    assert probe_files(smbd.share_path) == []
+
+
+def test_cli_text_table_and_bad_input(smbd: SmbServer) -> None:
+    done = cli("--path", str(smbd.share_path), "--count", "30")
+    assert done.returncode == 0, done.stderr
+    assert "Operation" in done.stdout and "p99 (ms)" in done.stdout and "rename" in done.stdout
+    for bad, message in (
+        (["--count", "lots"], "is not a file count"),
+        (["--count", "200k"], "between 1 and 100,000"),
+        (["--size", "1MiB"], "small-file test"),
+        (["--outstanding", "0"], "in flight"),
+        ([], "Which share"),
+    ):
+        wrong = cli("--path", str(smbd.share_path), *bad) if bad else cli()
+        assert wrong.returncode == 1 and message in wrong.stderr, (bad, wrong.stderr)
+        assert "Traceback" not in wrong.stderr
+
+
+def test_ctrl_c_removes_everything(smbd: SmbServer) -> None:
+    argv = [
+        sys.executable, "-m", "sambatune", "bench", "files", "--server", "127.0.0.1",
+        "--share", smbd.share, "--port", str(smbd.port), "--count", "50k", "--outstanding", "4",
+    ]  # fmt: skip
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # files are being made
+            found = probe_files(smbd.share_path)
+            if found and len(list(found[0].iterdir())) >= 100:
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert probe_files(smbd.share_path) == []
+
+
+class FreezingProxy:
+    """A TCP relay to smbd whose open connections can be frozen: the requests still reach
+    the server, its answers no longer come back (a server or a network that hangs)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.frozen: list[threading.Event] = []
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.target_port))
+            frozen = threading.Event()
+            self.frozen.append(frozen)
+            self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, None), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, frozen), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket, frozen: threading.Event | None) -> None:
+        try:
+            while data := source.recv(65536):
+                while frozen is not None and frozen.is_set():
+                    time.sleep(0.01)
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def freeze(self) -> None:
+        """Freeze the connections open now; new ones pass (the clean-up's)."""
+        for frozen in self.frozen:
+            frozen.set()
+
+    def close(self) -> None:
+        self.listener.close()
+        for end in self.sockets:
+            with contextlib.suppress(OSError):
+                end.close()
+
+
+def test_cancel_while_the_server_hangs_stops_within_a_second(smbd: SmbServer) -> None:
+    proxy = FreezingProxy(smbd.port)
+    cancel = CancelToken()
+    frozen_at: list[float] = []
+    cancelled_at: list[float] = []
+
+    def on_event(event: BenchEvent) -> None:
+        if isinstance(event, Step) and event.series == ("stat",):
+            proxy.freeze()
+            frozen_at.append(time.monotonic())
+        elif frozen_at and not cancelled_at and time.monotonic() - frozen_at[0] > 0.3:
+            cancelled_at.append(time.monotonic())
+            cancel.cancel()
+
+    bench = SmallFilesBenchmark(
+        None,
+        Method(runs=1, warmup=0),
+        options(smbd, port=proxy.port, count=100, outstanding=4),
+        cancel=cancel,
+    )
+    try:
+        with pytest.raises(Cancelled):
+            bench.run(on_event)
+        took = time.monotonic() - cancelled_at[0]
+    finally:
+        proxy.close()
+    # Half a second for the calls in flight, then the connection is closed under them;
+    # the hundred files go over a new connection.
+    assert took < 1.5, f"the cancel took {took:.2f} s"
+    assert probe_files(smbd.share_path) == []
+    assert not [t for t in threading.enumerate() if t.name == "sambatune-small-files"]
+
+
+def test_a_read_only_share_is_said_plainly(fresh_smbd: SmbServer) -> None:
+    fresh_smbd.stop()
+    fresh_smbd.start(fresh_smbd.config.read_text().replace("read only = no", "read only = yes"))
+    with pytest.raises(SambaTuneError, match="Could not make the test directory") as failed:
+        SmallFilesBenchmark(None, Method(runs=1, warmup=0), options(fresh_smbd)).run()
+    assert "AccessDenied" in failed.value.details, failed.value.details
+    assert probe_files(fresh_smbd.share_path) == []
