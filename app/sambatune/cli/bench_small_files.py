@@ -101,7 +101,15 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(format_result(result))
-        print()
-        print("\n".join(format_operations(result.extra.get("operations", []))))
+        table = "\n".join(format_operations(result.extra.get("operations", [])))
+        if args.runs + args.warmup > 1:
+            print(format_result(result) + "\n\n" + table)
+        else:
+            # One run: the per-run tables would repeat the summary (with a warning per
+            # operation that one run shows no spread); the N calls give the percentiles.
+            print(f"{result.test} test on {result.target}, session {result.session_id} ({result.started_at})")
+            print(f"{options.count:,} files of {options.size:,} bytes, {options.outstanding} in flight\n")
+            print(table)
+            for note in result.notes:
+                print(f"Note: {note}")
     return 0
