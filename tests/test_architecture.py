@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # the package supports 3.10 (pyproject's requires-python), whose stdlib has no tomllib
@@ -48,6 +50,7 @@ def test_every_package_is_listed_in_pyproject() -> None:
     assert not missing, f"add these to [tool.setuptools] packages: {sorted(missing)}"
 
 
+@pytest.mark.slow  # collects the whole suite in a child pytest
 def test_the_fast_tier_leaves_out_what_needs_the_test_bed() -> None:
     """`make check` selects by markers (tests/conftest.py sets `testbed` from the fixtures
     a test uses): a test of the test bed that slipped into the fast tier would fail there

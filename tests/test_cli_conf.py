@@ -15,6 +15,9 @@ from cli_process import sambatune_cli
 from sambatune.remote.connection import ConnectionOptions
 from testbed.smbd import SmbServer
 
+# Each test runs the CLI as a process of its own: a second or more each.
+pytestmark = pytest.mark.slow
+
 SAMPLE = """\
 # sample
 workgroup = W

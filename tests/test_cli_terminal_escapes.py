@@ -23,6 +23,9 @@ from sambatune.cli.output import (
 )
 from testbed.smbd import SmbServer
 
+# Each test runs the CLI as a process of its own: a second or more each.
+pytestmark = pytest.mark.slow
+
 # Retitle the window, clear the screen, write the clipboard (OSC 52), move the cursor,
 # an 8-bit CSI (U+009B), DEL, a backspace that would hide what came before.
 HOSTILE = "hi \x1b]0;owned\x07 \x1b[2J\x1b[H \x1b]52;c;ZXZpbA==\x07 \x9b31m \x7f \x08\x08spoofed"
