@@ -6,6 +6,8 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
+from sambatune.remote.connection import ConnectionOptions
+
 
 def sambatune_cli(
     *args: str, stdin: str | None = None, env: Mapping[str, str] | None = None, timeout: float = 300
@@ -22,3 +24,19 @@ def sambatune_cli(
     )
     assert "Traceback" not in done.stderr, done.stderr
     return done
+
+
+def ssh_args(options: ConnectionOptions) -> list[str]:
+    """The CLI's options that reach the server ``options`` describes."""
+    return [
+        "--host",
+        str(options.host),
+        "--port",
+        str(options.port),
+        "--user",
+        str(options.user),
+        "--identity",
+        str(options.identity_file),
+        "--known-hosts",
+        str(options.known_hosts),
+    ]

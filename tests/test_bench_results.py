@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from cli_process import ssh_args
 from sambatune.appdirs import data_dir
 from sambatune.bench.comparison import compare_sessions, config_changes
 from sambatune.bench.context import BenchContext
@@ -22,7 +23,6 @@ from sambatune.bench.records import BenchResult, RunRecord
 from sambatune.bench.results_db import SCHEMA_VERSION, ResultsDatabase
 from sambatune.bench.runner import Method, Recorder
 from sambatune.errors import InvalidInput, SambaTuneError
-from sambatune.remote.connection import ConnectionOptions
 from testbed.smbd import SmbServer
 
 CONFIG = b"[global]\n  workgroup = X\n  socket options = SO_RCVBUF=8192\n\xff odd byte\n"
@@ -200,21 +200,6 @@ def sambatune(*args: str, stdin: str | None = None, check: bool = True) -> subpr
             f"sambatune {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
         )
     return done
-
-
-def ssh_args(options: ConnectionOptions) -> list[str]:
-    return [
-        "--host",
-        str(options.host),
-        "--port",
-        str(options.port),
-        "--user",
-        str(options.user),
-        "--identity",
-        str(options.identity_file),
-        "--known-hosts",
-        str(options.known_hosts),
-    ]
 
 
 def check_summary_shape(data: dict[str, Any], *, with_bytes: bool = True) -> None:

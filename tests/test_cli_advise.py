@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cli_process import sambatune_cli
+from cli_process import sambatune_cli, ssh_args
 from sambatune.advisor.gather import explicit_from_file, gather_inputs
 from sambatune.remote.connection import ConnectionOptions
 from sambatune.remote.local import LocalTransport
@@ -17,21 +17,6 @@ from testbed.smbd import SmbServer
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
 from testbed.troubled import with_problems
-
-
-def ssh_args(options: ConnectionOptions) -> list[str]:
-    return [
-        "--host",
-        str(options.host),
-        "--port",
-        str(options.port),
-        "--user",
-        str(options.user),
-        "--identity",
-        str(options.identity_file),
-        "--known-hosts",
-        str(options.known_hosts),
-    ]
 
 
 def by_id(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cli_process import sambatune_cli
+from cli_process import sambatune_cli, ssh_args
 from sambatune.errors import InvalidInput
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
@@ -35,21 +35,6 @@ def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
     transport = open_target(ssh_options, NoPrompts())
     yield transport
     transport.close()
-
-
-def ssh_args(options: ConnectionOptions) -> list[str]:
-    return [
-        "--host",
-        str(options.host),
-        "--port",
-        str(options.port),
-        "--user",
-        str(options.user),
-        "--identity",
-        str(options.identity_file),
-        "--known-hosts",
-        str(options.known_hosts),
-    ]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

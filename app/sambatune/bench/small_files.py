@@ -34,7 +34,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -42,8 +42,8 @@ from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent, Progress, Step
 from sambatune.bench.records import OPERATIONS
 from sambatune.bench.runner import Benchmark, Method, Recorder
-from sambatune.bench.smb_client import CLIENT_BUSY_SHARE, OS_PATH, SMBPROTOCOL
-from sambatune.bench.smb_wire import PROBE_PREFIX, SmallFileOps, SmbLogin, SmbProbeConnection
+from sambatune.bench.smb_client import CLIENT_BUSY_SHARE, OS_PATH, SMBPROTOCOL, ShareTarget
+from sambatune.bench.smb_wire import PROBE_PREFIX, SmallFileOps, SmbProbeConnection
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
 from sambatune.remote.local import LocalTransport
@@ -79,25 +79,14 @@ POLL = 0.1
 
 
 @dataclass(frozen=True)
-class SmallFilesOptions:
-    server: str | None = None
-    share: str | None = None
-    port: int = 445
-    login: SmbLogin = field(default_factory=SmbLogin)
-    #: A directory on the share as this computer sees it (mount point or UNC path).
-    path: str | None = None
+class SmallFilesOptions(ShareTarget):
     count: int = DEFAULT_COUNT
     size: int = DEFAULT_SIZE
     #: Operations in flight at once (threads).
     outstanding: int = 1
 
     def __post_init__(self) -> None:
-        if self.path and (self.server or self.share):
-            raise InvalidInput("Give either a server and share, or a path, not both.")
-        if not self.path and not (self.server and self.share):
-            raise InvalidInput("Which share? Give the server and the share (or a mounted path).")
-        if not 0 < self.port < 65536:
-            raise InvalidInput(f"{self.port} is not a TCP port.")
+        super().__post_init__()
         if not 1 <= self.count <= MAX_COUNT:
             raise InvalidInput(f"The file count must be between 1 and {MAX_COUNT:,} (not {self.count:,}).")
         if not 0 <= self.size <= MAX_SIZE:
@@ -109,27 +98,9 @@ class SmallFilesOptions:
         if not 1 <= self.outstanding <= MAX_OUTSTANDING:
             raise InvalidInput(f"Between 1 and {MAX_OUTSTANDING} operations can be in flight.")
 
-    @property
-    def client(self) -> str:
-        return OS_PATH if self.path else SMBPROTOCOL
-
-    @property
-    def where(self) -> str:
-        if self.path:
-            return self.path
-        port = "" if self.port == 445 else f":{self.port}"
-        return f"//{self.server}{port}/{self.share}"
-
     def to_json(self) -> dict[str, Any]:
         return {
-            "client": self.client,
-            "server": self.server,
-            "share": self.share,
-            "port": self.port,
-            "path": self.path,
-            "user": self.login.user,
-            "guest": self.login.guest,
-            "domain": self.login.domain,
+            **self.target_json(),
             "count": self.count,
             "size": self.size,
             "outstanding": self.outstanding,

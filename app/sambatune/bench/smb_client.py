@@ -60,22 +60,16 @@ Work = Callable[[OnProgress, int], Transfer]
 
 
 @dataclass(frozen=True)
-class SmbClientOptions:
+class ShareTarget:
+    """Where a test from this computer runs: a share through SambaTune's own client, or a
+    directory of a share this computer mounted (plain file I/O)."""
+
     server: str | None = None
     share: str | None = None
     port: int = 445
     login: SmbLogin = field(default_factory=SmbLogin)
     #: A directory on the share as this computer sees it (mount point or UNC path).
     path: str | None = None
-    #: The test file's size; None: sized from a short probe so the runs fit ``target_seconds``.
-    size: int | None = None
-    #: Bytes per request (capped at what the server negotiated) or per OS write/read.
-    block_size: int = 4 << 20
-    #: Requests in flight at once (SambaTune's client only).
-    outstanding: int = 4
-    operations: tuple[str, ...] = (WRITE, READ)
-    sample_interval: float = 0.1
-    target_seconds: float = 60.0
 
     def __post_init__(self) -> None:
         if self.path and (self.server or self.share):
@@ -84,13 +78,6 @@ class SmbClientOptions:
             raise InvalidInput("Which share? Give the server and the share (or a mounted path).")
         if not 0 < self.port < 65536:
             raise InvalidInput(f"{self.port} is not a TCP port.")
-        if (self.size is not None and self.size <= 0) or self.block_size <= 0:
-            raise InvalidInput("The test file and the block size must be larger than 0 bytes.")
-        if not 1 <= self.outstanding <= 64:
-            raise InvalidInput("Between 1 and 64 requests can be in flight.")
-        unknown = [o for o in self.operations if o not in (WRITE, READ)]
-        if unknown or not self.operations:
-            raise InvalidInput(f"The operations are write and read (not {unknown}).")
 
     @property
     def client(self) -> str:
@@ -103,7 +90,7 @@ class SmbClientOptions:
         port = "" if self.port == 445 else f":{self.port}"
         return f"//{self.server}{port}/{self.share}"
 
-    def to_json(self) -> dict[str, Any]:
+    def target_json(self) -> dict[str, Any]:
         return {
             "client": self.client,
             "server": self.server,
@@ -113,6 +100,34 @@ class SmbClientOptions:
             "user": self.login.user,
             "guest": self.login.guest,
             "domain": self.login.domain,
+        }
+
+
+@dataclass(frozen=True)
+class SmbClientOptions(ShareTarget):
+    #: The test file's size; None: sized from a short probe so the runs fit ``target_seconds``.
+    size: int | None = None
+    #: Bytes per request (capped at what the server negotiated) or per OS write/read.
+    block_size: int = 4 << 20
+    #: Requests in flight at once (SambaTune's client only).
+    outstanding: int = 4
+    operations: tuple[str, ...] = (WRITE, READ)
+    sample_interval: float = 0.1
+    target_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if (self.size is not None and self.size <= 0) or self.block_size <= 0:
+            raise InvalidInput("The test file and the block size must be larger than 0 bytes.")
+        if not 1 <= self.outstanding <= 64:
+            raise InvalidInput("Between 1 and 64 requests can be in flight.")
+        unknown = [o for o in self.operations if o not in (WRITE, READ)]
+        if unknown or not self.operations:
+            raise InvalidInput(f"The operations are write and read (not {unknown}).")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.target_json(),
             "size": self.size,
             "block_size": self.block_size,
             "outstanding": self.outstanding if self.client == SMBPROTOCOL else 1,

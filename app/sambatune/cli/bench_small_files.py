@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from sambatune.cli.bench_smb_client import add_share_target_options
 from sambatune.cli.output import add_json_flag
 
 
@@ -23,21 +24,7 @@ def add_parser(tests: Any) -> None:
         "N files with SambaTune's own SMB client, or through a mounted path"
     )
     parser: argparse.ArgumentParser = tests.add_parser("files", help=text, description=text)
-    where = parser.add_argument_group("where")
-    where.add_argument("--server", help="the SMB server's name or address")
-    where.add_argument("--share", help="the share to make the test directory in")
-    where.add_argument("--port", type=int, default=445, help="SMB port (default 445)")
-    where.add_argument(
-        "--path",
-        help="instead of --server/--share: a directory on the share as "
-        "this computer mounted it (mount point, or UNC path on Windows)",
-    )
-    login = parser.add_argument_group("login (default: guest)")
-    login.add_argument("--user", help="the SMB user")
-    login.add_argument("--domain", help="the user's domain or workgroup")
-    login.add_argument(
-        "--password-stdin", action="store_true", help="read the password from the first line of stdin"
-    )
+    add_share_target_options(parser, "the share to make the test directory in")
     test = parser.add_argument_group("test")
     test.add_argument(
         "--count", default="2000", metavar="N", help="files (default 2000, at most 100k; e.g. 500, 10k)"

@@ -20,15 +20,12 @@ from sambatune.cli.output import add_json_flag
 SECRET_KIND = "smb"
 
 
-def add_parser(tests: Any) -> None:
-    text = (
-        "SMB from this computer: write and read a test file on a share with SambaTune's "
-        "own SMB client (several requests in flight), or through a mounted path"
-    )
-    parser: argparse.ArgumentParser = tests.add_parser("smb-client", help=text, description=text)
+def add_share_target_options(parser: argparse.ArgumentParser, share_help: str) -> Any:
+    """Where a test from this computer runs and how it logs in (bench.smb_client.ShareTarget);
+    returns the login group for the options a test adds to it."""
     where = parser.add_argument_group("where")
     where.add_argument("--server", help="the SMB server's name or address")
-    where.add_argument("--share", help="the share to write the test file to")
+    where.add_argument("--share", help=share_help)
     where.add_argument("--port", type=int, default=445, help="SMB port (default 445)")
     where.add_argument(
         "--path",
@@ -41,6 +38,16 @@ def add_parser(tests: Any) -> None:
     login.add_argument(
         "--password-stdin", action="store_true", help="read the password from the first line of stdin"
     )
+    return login
+
+
+def add_parser(tests: Any) -> None:
+    text = (
+        "SMB from this computer: write and read a test file on a share with SambaTune's "
+        "own SMB client (several requests in flight), or through a mounted path"
+    )
+    parser: argparse.ArgumentParser = tests.add_parser("smb-client", help=text, description=text)
+    login = add_share_target_options(parser, "the share to write the test file to")
     login.add_argument(
         "--remember-password",
         action="store_true",
