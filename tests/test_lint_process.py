@@ -15,7 +15,7 @@ import pytest
 from sambatune.cancellation import CancelToken
 from sambatune.conf.catalog import ParameterCatalog, load_bundled
 from sambatune.conf.document import SmbConfDocument
-from sambatune.conf.effective import EffectiveConfig, effective_view
+from sambatune.conf.effective import EffectiveConfig, IncludeStatus, effective_view
 from sambatune.conf.includes import IncludeResult, LocalIncludes
 from sambatune.conf.lint import Finding, lint
 from sambatune.conf.lint_process import LintProcess
@@ -185,3 +185,37 @@ def test_an_error_inside_the_child_comes_back_as_a_message(process: LintProcess)
     assert process.check(b"[global]\n", None, catalog, None).findings == lint(
         SmbConfDocument.parse(b"[global]\n"), catalog
     )
+
+
+def test_close_never_waits_for_a_check_that_is_reading_an_include(process: LintProcess) -> None:
+    """The editor closes on the GUI thread while a check may wait on a slow server for an
+    included file: closing returns at once, and the check ends cancelled when the read does."""
+    catalog = load_bundled()
+    reading, release = threading.Event(), threading.Event()
+
+    def slow(path: str) -> tuple[IncludeStatus, str]:
+        reading.set()
+        release.wait(10)
+        return "missing", ""
+
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            process.check(b"[global]\n   include = /srv/slow.conf\n", None, catalog, slow)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert reading.wait(10)
+    child = process._process
+    started = time.monotonic()
+    process.close()
+    assert time.monotonic() - started < 0.5
+    release.set()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
+    assert child is not None and child.poll() is not None

@@ -190,7 +190,9 @@ class LintProcess:
         process = self._process
         if process is not None and process.poll() is None:
             process.kill()
-        if self._lock.acquire(timeout=5):
+        # Never wait for a check here: one may be inside an include read over SSH. If a
+        # check holds the lock, the killed child fails its read and it discards the child.
+        if self._lock.acquire(blocking=False):
             try:
                 self._discard()
             finally:
