@@ -443,3 +443,26 @@ def test_the_check_runs_in_a_child_that_ends_with_the_editor(qtbot: QtBot, sampl
     assert not page.lint.want_view
     window.close()
     qtbot.waitUntil(lambda: child.poll() is not None, timeout=5000)
+
+
+def test_a_check_of_the_file_before_a_reload_never_passes_for_the_new_one(qtbot: QtBot, sample: Path) -> None:
+    """A document counts its edits from 0, so a reloaded file (a restore, the live file
+    followed) reaches the same numbers again: the old file's check, with its errors, must
+    not be taken for the new text's (the apply would warn about errors that are not there)."""
+    window = _open(qtbot, sample)
+    page = window.page
+    page.editor.moveCursor(QTextCursor.MoveOperation.End)
+    QTest.keyClick(page.editor, Qt.Key.Key_Return)
+    QTest.keyClicks(page.editor, "[broken")
+    _checked(qtbot, page)
+    stale = page.lint.current
+    assert stale is not None and any(f.severity == "error" for f in stale.findings)
+    page.lint.stop()  # no more checks: only the old result is left
+    page.buffer.load(SAMPLE.encode(), str(sample))
+    page.editor.moveCursor(QTextCursor.MoveOperation.End)
+    for _ in range(stale.generation[1] + 3):
+        QTest.keyClicks(page.editor, "#")
+        assert page.lint.current is None
+    # The reload started the page's own background work again: let it end with the window.
+    window.close()
+    qtbot.waitUntil(lambda: not any(task.running for task in page._tasks), timeout=20000)

@@ -40,6 +40,7 @@ class ConfBuffer(QObject):
         self._dirty = False
         self._loading = False
         self._restoring = False
+        self._loads = 0
         self._block_count = self.qdocument.blockCount()
         # Connected before any highlighter: the conf document must follow a change
         # before the highlighter asks it about the changed lines.
@@ -52,9 +53,14 @@ class ConfBuffer(QObject):
         return self.text.document
 
     @property
-    def generation(self) -> int:
-        """Changes whenever the conf document does (lint results are matched against it)."""
-        return self.text.document.generation
+    def generation(self) -> tuple[int, int]:
+        """Changes whenever the conf document does (lint results are matched against it).
+
+        A document counts its own edits from 0, so a file loaded again (a restore, the live
+        file followed) would repeat the numbers of the one before: a check of the old text
+        could then pass for the new one. The count of loads tells them apart.
+        """
+        return self._loads, self.text.document.generation
 
     @property
     def dirty(self) -> bool:
@@ -66,6 +72,7 @@ class ConfBuffer(QObject):
     # -- loading and saving -------------------------------------------------------------------
     def load(self, data: bytes, path: str | None) -> None:
         """Show ``data``: a fresh start (no undo history, not dirty)."""
+        self._loads += 1
         self.text = EditorText(data, path)
         self.baseline = data
         self._loading = True

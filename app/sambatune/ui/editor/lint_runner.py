@@ -31,7 +31,8 @@ DELAY_MS = 300
 
 
 class LintResult(NamedTuple):
-    generation: int
+    #: The buffer's generation the check was of (loads, edits).
+    generation: tuple[int, int]
     findings: list[Finding]
     #: The effective view, when it was wanted (the form view is showing).
     view: EffectiveConfig | None
