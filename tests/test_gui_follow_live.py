@@ -90,8 +90,10 @@ def _type_at_end(page: ConfEditorPage, lines: list[str]) -> None:
 def _apply_from_editor(qtbot: QtBot, page: ConfEditorPage) -> ApplyDialog:
     qtbot.waitUntil(lambda: page.lint.current is not None and page.apply_button.isEnabled(), timeout=20_000)
     page.apply_button.click()
+    # The review follows a background description of the change: on a loaded CI machine
+    # that can take more than the 10 s this waited once, so wait as long as the rest does.
     qtbot.waitUntil(
-        lambda: isinstance(page.apply_dialog, ApplyDialog) and page.apply_dialog.isVisible(), timeout=10_000
+        lambda: isinstance(page.apply_dialog, ApplyDialog) and page.apply_dialog.isVisible(), timeout=SLOW
     )
     dialog = page.apply_dialog
     assert isinstance(dialog, ApplyDialog)
