@@ -54,22 +54,15 @@ def handle(args: argparse.Namespace) -> int:
     from sambatune.bench.results_db import ResultsDatabase
     from sambatune.bench.runner import Method
     from sambatune.bench.small_files import SmallFilesBenchmark, SmallFilesOptions, format_operations
-    from sambatune.bench.smb_wire import SmbLogin
     from sambatune.cancellation import CancelToken
     from sambatune.cli.bench import _count
-    from sambatune.cli.bench_smb_client import _password
+    from sambatune.cli.bench_smb_client import share_target_fields
     from sambatune.cli.bench_tables import BenchProgress, format_result
     from sambatune.cli.output import print_json
     from sambatune.client.quantities import parse_size
 
-    # The same login as 'bench smb-client' (stdin, else the keyring's): one place for it.
-    password = _password(args)
     options = SmallFilesOptions(
-        server=args.server,
-        share=args.share,
-        port=args.port,
-        path=args.path,
-        login=SmbLogin(user=args.user, password=password, domain=args.domain),
+        **share_target_fields(args),
         count=_count(args.count.strip()),
         size=parse_size(args.size),
         outstanding=args.outstanding,

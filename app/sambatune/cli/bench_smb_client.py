@@ -104,24 +104,33 @@ def _password(args: argparse.Namespace) -> str | None:
     return stored
 
 
+def share_target_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The ShareTarget part of a test's options, from add_share_target_options' flags
+    (the password from stdin, else the keyring's)."""
+    from sambatune.bench.smb_wire import SmbLogin
+
+    return {
+        "server": args.server,
+        "share": args.share,
+        "port": args.port,
+        "path": args.path,
+        "login": SmbLogin(user=args.user, password=_password(args), domain=args.domain),
+    }
+
+
 def handle(args: argparse.Namespace) -> int:
     from sambatune.bench.results_db import ResultsDatabase
     from sambatune.bench.runner import Method
     from sambatune.bench.smb_client import SmbClientBenchmark, SmbClientOptions
-    from sambatune.bench.smb_wire import SmbLogin
     from sambatune.cancellation import CancelToken
     from sambatune.cli.bench_tables import BenchProgress, format_result
     from sambatune.cli.output import print_json
     from sambatune.client.quantities import parse_size
     from sambatune.remote.secrets import save_secret
 
-    password = _password(args)
+    target = share_target_fields(args)
     options = SmbClientOptions(
-        server=args.server,
-        share=args.share,
-        port=args.port,
-        path=args.path,
-        login=SmbLogin(user=args.user, password=password, domain=args.domain),
+        **target,
         size=None if args.size.strip().lower() == "auto" else parse_size(args.size),
         block_size=parse_size(args.block_size),
         outstanding=args.outstanding,
@@ -138,8 +147,8 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     ResultsDatabase().save(result, note=args.note)
-    if args.remember_password and args.user and password is not None:
-        save_secret(SECRET_KIND, secret_target(args), password)
+    if args.remember_password and args.user and target["login"].password is not None:
+        save_secret(SECRET_KIND, secret_target(args), target["login"].password)
     if args.json:
         print_json(result.to_json())
     else:
