@@ -18,7 +18,7 @@ from sambatune.bench.events import RunFinished, Sample, Step
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.bench.runner import Method
 from sambatune.bench.sizing import adapted_size
-from sambatune.bench.smb_bulk_read import AES_CMAC, AES_GMAC, HMAC_SHA256, Signer
+from sambatune.bench.smb_bulk import AES_CMAC, AES_GMAC, HMAC_SHA256, Signer
 from sambatune.bench.smb_client import (
     LARGEST_SIZE,
     PROBE_SIZE,
@@ -157,6 +157,79 @@ def test_the_probes_read_path_delivers_the_files_bytes(smbd: SmbServer) -> None:
         (smbd.share_path / name).unlink()
 
 
+def written_blocks(path: Path, size: int, block: int) -> bytes:
+    """The block the probe repeated through the file (every request sends the same one),
+    after checking the file holds exactly ``size`` bytes of it at the right offsets."""
+    data = path.read_bytes()
+    assert len(data) == size
+    first = data[:block]
+    assert first != bytes(len(first))
+    for offset in range(0, size, block):
+        piece = data[offset : offset + block]
+        assert piece == first[: len(piece)], f"wrong bytes at offset {offset}"
+    return first
+
+
+def test_the_probes_write_path_puts_every_byte_in_place(smbd: SmbServer) -> None:
+    # Odd sizes: a last request shorter than the block, blocks not a multiple of 64 KiB.
+    size = (11 << 20) + 4321
+    with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as connection:
+        name = connection.new_name()
+        try:
+            for block, outstanding in ((1 << 20, 4), ((3 << 20) + 7, 3), (65536, 1)):
+                transfer = connection.write_file(name, size, block, outstanding, CancelToken())
+                assert transfer.bytes == size and transfer.seconds > 0
+                written_blocks(smbd.share_path / name, size, block)
+            # A second write over the file replaces it whole (the probe opens it with overwrite).
+            connection.write_file(name, 5000, 4096, 2, CancelToken(), flush=False)
+            written_blocks(smbd.share_path / name, 5000, 4096)
+        finally:
+            connection.remove(name)
+    assert not probe_files(smbd.share_path)
+
+
+def test_cancel_mid_write_leaves_the_session_usable(smbd: SmbServer) -> None:
+    with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as connection:
+        name = connection.new_name()
+        cancel = CancelToken()
+        seen: list[int] = []
+
+        def on_progress(moved: int, seconds: float) -> None:
+            seen.append(moved)
+            cancel.cancel()
+
+        try:
+            with pytest.raises(Cancelled):
+                connection.write_file(name, 32 << 20, 1 << 20, 4, cancel, on_progress)
+            assert seen and seen[-1] < 32 << 20
+            # The answers still in flight were collected: the next write is whole and right.
+            assert connection.usable
+            connection.write_file(name, 3 << 20, 1 << 20, 4, CancelToken())
+            written_blocks(smbd.share_path / name, 3 << 20, 1 << 20)
+        finally:
+            connection.remove(name)
+    assert not probe_files(smbd.share_path)
+
+
+def test_a_write_the_server_refuses_fails_clearly(smbd: SmbServer) -> None:
+    from sambatune.bench.smb_bulk import BulkFile
+
+    with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as connection:
+        name = connection.new_name()
+        try:
+            # A file opened for reading only: the server answers ACCESS_DENIED to a WRITE.
+            (smbd.share_path / name).write_bytes(b"x")
+            handle = connection._open(name, write=False)
+            bulk = BulkFile(connection.connection, connection.session, connection.tree, handle.file_id)
+            with pytest.raises(SambaTuneError, match="refused a write of 65536 bytes"):
+                bulk.write(memoryview(bytes(65536)), 65536, 1, CancelToken())
+            handle.close()
+            # The session survives the refusal.
+            assert connection.write_file(name, 1 << 20, 1 << 20, 1, CancelToken()).bytes == 1 << 20
+        finally:
+            connection.remove(name)
+
+
 def test_cancel_mid_read_leaves_the_session_usable(smbd: SmbServer) -> None:
     size = 16 << 20
     name, digest = random_file(smbd.share_path, size)
@@ -211,6 +284,24 @@ def test_signed_session_reads_check_every_signature(smb_user: tuple[SmbServer, s
     ) as connection:
         assert connection.facts()["signing"] is True and not connection.encrypted
         assert read_back(connection, name, size, 1 << 20, 4) == digest
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test smbd's passdb")
+def test_signed_session_writes_are_signed_and_land_whole(smb_user: tuple[SmbServer, str, str]) -> None:
+    # smbd drops a request whose signature is wrong on a signed session, so a whole file
+    # on disk proves every WRITE was signed right (the answers' signatures are checked here).
+    server, user, password = smb_user
+    size = (7 << 20) + 555
+    with SmbProbeConnection(
+        "127.0.0.1", server.share, server.port, SmbLogin(user=user, password=password)
+    ) as connection:
+        assert connection.facts()["signing"] is True and not connection.encrypted
+        name = connection.new_name()
+        try:
+            assert connection.write_file(name, size, 1 << 20, 4, CancelToken()).bytes == size
+            written_blocks(server.share_path / name, size, 1 << 20)
+        finally:
+            connection.remove(name)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test smbd's passdb")

@@ -95,7 +95,7 @@ class SmbProbeConnection:
         from smbprotocol.session import Session
         from smbprotocol.tree import TreeConnect
 
-        from sambatune.bench.smb_bulk_read import probe_connection_class
+        from sambatune.bench.smb_bulk import probe_connection_class
 
         where = f"{self.server}:{self.port}"
         connection = probe_connection_class()(
@@ -238,25 +238,40 @@ class SmbProbeConnection:
         outstanding: int,
         cancel: CancelToken,
         on_progress: OnProgress | None = None,
+        *,
+        flush: bool = True,
     ) -> Transfer:
-        """Write ``size`` bytes in ``block``-sized requests, then FLUSH (smbd fsyncs)."""
+        """Write ``size`` bytes in ``block``-sized requests, then FLUSH (smbd fsyncs) unless
+        ``flush`` is False (as ``smbclient put`` leaves it to the server)."""
+        from sambatune.bench.smb_bulk import BulkFile
+
         block = min(block, int(self.connection.max_write_size))
         handle = self._open(name, write=True)
         data = memoryview(os.urandom(block))
         try:
+            if self.encrypted:
 
-            def request(offset: int, length: int) -> tuple[Any, Any]:
-                message, receive = handle.write(
-                    data[:length].tobytes() if length < block else data, offset, send=False
+                def request(offset: int, length: int) -> tuple[Any, Any]:
+                    message, receive = handle.write(
+                        data[:length].tobytes() if length < block else data, offset, send=False
+                    )
+                    return message, receive
+
+                transfer = self._pipeline(size, block, outstanding, request, cancel, on_progress)
+            else:
+                self.ensure_credits(_charge(block) * outstanding + 1)
+                cpu = time.process_time()
+                started = time.perf_counter()
+                moved = BulkFile(self.connection, self.session, self.tree, handle.file_id).write(
+                    data, size, outstanding, cancel, on_progress
                 )
-                return message, receive
-
-            transfer = self._pipeline(size, block, outstanding, request, cancel, on_progress)
-            started = time.perf_counter()
-            cpu = time.process_time()
-            handle.flush()
-            transfer.seconds += time.perf_counter() - started
-            transfer.cpu_seconds += time.process_time() - cpu
+                transfer = Transfer(moved, time.perf_counter() - started, time.process_time() - cpu)
+            if flush:
+                started = time.perf_counter()
+                cpu = time.process_time()
+                handle.flush()
+                transfer.seconds += time.perf_counter() - started
+                transfer.cpu_seconds += time.process_time() - cpu
             return transfer
         finally:
             with contextlib.suppress(Exception):
@@ -273,7 +288,7 @@ class SmbProbeConnection:
         into: memoryview | None = None,
     ) -> Transfer:
         """Read the first ``size`` bytes of ``name``; into ``into`` when given, else only counted."""
-        from sambatune.bench.smb_bulk_read import BulkReader
+        from sambatune.bench.smb_bulk import BulkFile
 
         block = min(block, int(self.connection.max_read_size))
         if into is not None and len(into) < size:
@@ -290,7 +305,7 @@ class SmbProbeConnection:
                     on_progress,
                     into,
                 )
-            reader = BulkReader(self.connection, self.session, self.tree, handle.file_id)
+            reader = BulkFile(self.connection, self.session, self.tree, handle.file_id)
             self.ensure_credits(_charge(block) * outstanding + 1)
             cpu = time.process_time()
             started = time.perf_counter()
@@ -359,7 +374,7 @@ class SmbProbeConnection:
     def _drain(self, pending: list[tuple[Any, Any]]) -> None:
         """Collect the answers still in flight, briefly (the connection stays usable for the
         cleanup); a slow server's are dropped with the connection, whose socket is closed."""
-        from sambatune.bench.smb_bulk_read import DRAIN_SECONDS
+        from sambatune.bench.smb_bulk import DRAIN_SECONDS
 
         deadline = time.monotonic() + DRAIN_SECONDS
         for sent, receive in pending:
@@ -400,7 +415,7 @@ class SmbProbeConnection:
 
 def _answered(sent: Any, cancel: CancelToken) -> bool:
     """Wait for the answer to ``sent``; False as soon as ``cancel`` is set."""
-    from sambatune.bench.smb_bulk_read import CANCEL_POLL
+    from sambatune.bench.smb_bulk import CANCEL_POLL
 
     while not sent.response_event.wait(CANCEL_POLL):
         if cancel.cancelled:

@@ -65,7 +65,7 @@ def check_smb_client() -> Check:
     try:
         import spnego
 
-        from sambatune.bench.smb_bulk_read import (
+        from sambatune.bench.smb_bulk import (
             AES_CMAC,
             AES_GMAC,
             HMAC_SHA256,

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -34,10 +35,19 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
 from sambatune.remote.survey import Survey
 from sambatune.ui import run_heap
-from sambatune.ui.bench_form import EXPLANATIONS, SECRET_KIND, TESTS, BenchForm, RunRequest, build_benchmark
+from sambatune.ui.bench_form import (
+    EXPLANATIONS,
+    SECRET_KIND,
+    TESTS,
+    BenchForm,
+    RunRequest,
+    build_benchmark,
+    small_files_options,
+)
 from sambatune.ui.bench_history import HistoryView
 from sambatune.ui.bottleneck_panel import BottleneckPanel
 from sambatune.ui.live_plot import LivePlot
+from sambatune.ui.operations_table import OperationsTable, plan_caption
 from sambatune.ui.run_table import RunTable
 from sambatune.ui.session import ServerSession
 from sambatune.ui.sockbuf_view import SockbufView
@@ -45,9 +55,12 @@ from sambatune.ui.tasks import Task
 
 #: The status line is redrawn at most this often (ms), and counts the time left down.
 STATUS_EVERY_MS = 250
+#: Tests whose runs count operations per call, with no throughput curve to draw: the Run
+#: tab shows their per-operation table where the live plot would be.
+OPERATION_TESTS = {"small-files"}
 PURE_PYTHON_HINT = (
-    " SambaTune's own SMB client reads as fast as smbclient and writes up to about "
-    "2.5 Gbit/s; when it is the limit itself, the result says so. Give a mounted "
+    " SambaTune's own SMB client reads and writes as fast as smbclient; when it is "
+    "the limit itself, the result says so. Give a mounted "
     "path to measure through this computer's own client instead."
 )
 
@@ -122,7 +135,12 @@ class BenchmarksPage(QWidget):
         live_layout.setContentsMargins(0, 0, 0, 0)
         live_split = QSplitter(Qt.Orientation.Vertical)
         self.live = LivePlot()
-        live_split.addWidget(self.live)
+        self.operations = OperationsTable()
+        # One of the two at a time: the curves, or the small-file test's per-operation table.
+        self.figures = QStackedWidget()
+        self.figures.addWidget(self.live)
+        self.figures.addWidget(self.operations)
+        live_split.addWidget(self.figures)
         self.runs = RunTable()
         live_split.addWidget(self.runs)
         live_split.setSizes([330, 260])
@@ -199,6 +217,13 @@ class BenchmarksPage(QWidget):
             return
         timed = request.test.startswith("net-")
         self.live.clear(TESTS[request.test], request.seconds if timed else None)
+        operations = request.test in OPERATION_TESTS
+        if operations:
+            where = small_files_options(request, {}).where
+            self.operations.clear(plan_caption(request.count, request.size or 0, request.outstanding, where))
+        self.figures.setCurrentWidget(self.operations if operations else self.live)
+        # A single run per operation: the run table would only repeat the operations table.
+        self.runs.setVisible(not operations or request.runs + request.warmup > 1)
         self.runs.clear()
         self.notes.setText("")
         self.run_numbers.clear()
@@ -264,10 +289,12 @@ class BenchmarksPage(QWidget):
             self._show_status()
         elif isinstance(event, RunStarted):
             self.live.run_started(event.series, event.attempt, event.warmup, event.label)
+            self.operations.run_started(event.series, event.warmup)
             self._show_status()
         elif isinstance(event, RunFinished):
             record = event.record
             self.live.run_finished(record)
+            self.operations.run_finished(record)
             number = None
             if not record.warmup:
                 number = self.run_numbers[record.series] = self.run_numbers.get(record.series, 0) + 1
@@ -305,12 +332,20 @@ class BenchmarksPage(QWidget):
         self.progress.setValue(1000)
         self._show_main_step(result)
         self.runs.show_series(list(result.series.values()))
+        if result.test in OPERATION_TESTS:
+            self.operations.show_result(result)
+            if all(len(series.counted) < 2 for series in result.series.values()):
+                # One run per operation: the table above has its figures, and six notes
+                # that one run shows no spread would say nothing about its N calls.
+                self.runs.summary.setText("")
         summary = result.summary.stats()
         mean = ""
         if summary is not None:
             from sambatune.units import format_figure
 
-            mean = f": mean {format_figure(summary.mean, result.summary.unit)}"
+            figure = format_figure(summary.mean, result.summary.unit)
+            # Of several operations, say which one the figure is.
+            mean = f": {result.primary} {figure}" if result.test in OPERATION_TESTS else f": mean {figure}"
         self.status.setText(f"Done, saved as session {result.session_id}{mean}.")
         if result.test == "sockbuf":
             self.sockbuf.show_result(result, f" (session {result.session_id})")

@@ -1,18 +1,21 @@
-"""The probe's lean SMB2 READ path: answers land straight in a buffer, never copied in Python.
+"""The probe's lean SMB2 READ and WRITE paths: bulk data never copied in Python.
 
 Profiling smbprotocol's own read (cProfile, 512 MiB from a loopback smbd) showed the
 client spending its time copying: every answer is received in pieces into fresh bytes
 objects, joined, copied into a header structure, sliced into a READ structure and
 copied once more, and each ``recv`` of up to 8 MiB allocates (and the kernel zeroes) a
-new 8 MiB buffer. smbclient copies each byte once, from the socket into its buffer.
+new 8 MiB buffer. Its writes copy the same way on the way out (the data is packed into
+a structure, joined with the header, signed over a fresh copy). smbclient copies each
+byte once, between the socket and its buffer.
 
 This module keeps smbprotocol for everything but the bulk data: negotiate, logon, tree
-connect, create, close and writes still go through it. Only READ requests of the probe
-are packed here (64-byte header and 49-byte request, ``struct``), and their answers are
+connect, create, flush and close still go through it. Only READ and WRITE requests of
+the probe are packed here (64-byte header and a 48/49-byte request, ``struct``): a
+WRITE's data goes to the socket straight from the caller's buffer, and the answers are
 taken off the socket by :class:`FramedTcp`, the connection's transport: it reads each
-frame's header first and, when the message id is one of ours, receives the data with
-``recv_into`` into the caller's buffer (or one scratch buffer when the bytes are only
-counted). Every other frame goes to smbprotocol's worker unchanged.
+frame's header first and, when the message id is one of ours, receives a READ's data
+with ``recv_into`` into the caller's buffer (or one scratch buffer when the bytes are
+only counted). Every other frame goes to smbprotocol's worker unchanged.
 
 Signed sessions stay signed: requests are signed and every answer's signature is checked
 with an incremental MAC over the same memory (HMAC-SHA256, AES-CMAC or AES-GMAC, as
@@ -42,7 +45,13 @@ HEADER = struct.Struct("<4sHHIHHIIQIIQ16s")
 READ_REQUEST = struct.Struct("<HBBIQ16sIIIHHB")
 #: StructureSize, DataOffset, Reserved, DataLength, DataRemaining, Reserved2.
 READ_RESPONSE = struct.Struct("<HBBIII")
+#: StructureSize, DataOffset, Length, Offset, FileId, Channel, RemainingBytes,
+#: WriteChannelInfoOffset, WriteChannelInfoLength, Flags; the data follows.
+WRITE_REQUEST = struct.Struct("<HHIQ16sIIHHI")
+#: StructureSize, Reserved, Count, Remaining, WriteChannelInfoOffset/Length.
+WRITE_RESPONSE = struct.Struct("<HHIIHH")
 SMB2_READ = 0x0008
+SMB2_WRITE = 0x0009
 FLAG_SERVER_TO_REDIR = 0x1
 FLAG_SIGNED = 0x8
 FLAG_DFS = 0x10000000
@@ -123,14 +132,18 @@ class Signer:
 
 
 class _Slot:
-    """One READ in flight: where its bytes go and how it ended."""
+    """One READ or WRITE in flight: where a read's bytes go and how it ended."""
 
-    __slots__ = ("arrived", "done", "error", "length", "received", "signer", "target")
+    __slots__ = ("arrived", "done", "error", "length", "received", "signer", "target", "write")
 
-    def __init__(self, length: int, target: memoryview, signer: Signer | None) -> None:
+    def __init__(
+        self, length: int, target: memoryview, signer: Signer | None, *, write: bool = False
+    ) -> None:
         self.length = length
         self.target = target
         self.signer = signer
+        #: A WRITE: its answer only says how many bytes the server took.
+        self.write = write
         self.done = threading.Event()
         self.received = 0
         #: Data bytes in so far, while the answer arrives (a slow server's progress).
@@ -139,7 +152,8 @@ class _Slot:
 
 
 class FramedTcp(Tcp):
-    """smbprotocol's TCP transport, with the probe's READ answers received in place.
+    """smbprotocol's TCP transport, with the probe's READ answers received in place
+    (and its WRITE answers taken here too, so their credits and errors reach the probe).
 
     ``recv`` runs only in smbprotocol's worker thread. It returns every frame that is not
     a probe READ answer, exactly as the plain transport would; a probe answer is consumed
@@ -163,14 +177,20 @@ class FramedTcp(Tcp):
         with self._slots_lock:
             self._slots.pop(message_id, None)
 
-    def send_raw(self, frame: bytes) -> None:
+    def send_raw(self, frame: bytes, data: memoryview | None = None) -> None:
+        """Send one frame; a WRITE's ``data`` follows its header straight from the caller's
+        buffer (the frame's length prefix counts it)."""
         with self._sock_lock:
             if not self.connected:
                 raise ConnectionFailed("The SMB connection was closed.")
             try:
                 self._sock.sendall(frame)
+                if data is not None:
+                    self._sock.sendall(data)
             except OSError as exc:
-                raise ConnectionFailed("The SMB connection broke during the read.", details=str(exc)) from exc
+                raise ConnectionFailed(
+                    "The SMB connection broke during the transfer.", details=str(exc)
+                ) from exc
 
     # -- the worker's side -------------------------------------------------------------
     def recv(self, timeout: float) -> bytes:
@@ -214,19 +234,31 @@ class FramedTcp(Tcp):
                 return b""
 
     def _answer(self, slot: _Slot, message_id: int, head: memoryview, body_length: int) -> bool:
-        """Receive one answer to a probe READ; False when the socket closed meanwhile."""
+        """Receive one answer to a probe READ or WRITE; False when the socket closed meanwhile."""
         (_, _, _, status, _, credits, flags, _, _, _, _, _, signature) = HEADER.unpack_from(head)
         self._grant(credits)
         if status == STATUS_PENDING:
             # An interim answer: the real one follows with the same message id.
             return self._fill(memoryview(bytearray(body_length)))
         pieces: list[memoryview | bytes] = []
-        if status != STATUS_SUCCESS or body_length < READ_RESPONSE.size:
+        error: BaseException | None = None
+        if slot.write:
             body = memoryview(bytearray(body_length))
             if not self._fill(body):
                 return False
             pieces.append(body)
-            error: BaseException | None = _status_error(status, slot.length)
+            if status != STATUS_SUCCESS or body_length < WRITE_RESPONSE.size:
+                error = SambaTuneError(
+                    f"The SMB server refused a write of {slot.length} bytes (status 0x{status:08x})."
+                )
+            else:
+                slot.received = WRITE_RESPONSE.unpack_from(body)[2]
+        elif status != STATUS_SUCCESS or body_length < READ_RESPONSE.size:
+            body = memoryview(bytearray(body_length))
+            if not self._fill(body):
+                return False
+            pieces.append(body)
+            error = _status_error(status, slot.length)
         else:
             fixed = memoryview(self._fixed)
             if not self._fill(fixed):
@@ -239,7 +271,6 @@ class FramedTcp(Tcp):
                 if not self._fill(pad):
                     return False
                 pieces.append(pad)
-            error = None
             if data_length > slot.length or gap + READ_RESPONSE.size + data_length > body_length:
                 error = SambaTuneError("The SMB server answered a read with more bytes than asked for.")
                 data_length = 0
@@ -266,7 +297,7 @@ class FramedTcp(Tcp):
                     unsigned, *pieces, message_id=message_id, response=bool(flags & FLAG_SERVER_TO_REDIR)
                 )
                 if expected != signature:
-                    error = SambaTuneError("An SMB read answer failed its signature check.")
+                    error = SambaTuneError("An SMB answer failed its signature check.")
         self.forget(message_id)
         slot.error = error
         slot.done.set()
@@ -314,13 +345,13 @@ def _status_error(status: int, length: int) -> SambaTuneError:
     return SambaTuneError(f"The SMB server refused a read of {length} bytes (status 0x{status:08x}).")
 
 
-class BulkReader:
-    """Reads one open file with several READ requests in flight, through :class:`FramedTcp`."""
+class BulkFile:
+    """Reads or writes one open file with several requests in flight, through :class:`FramedTcp`."""
 
     def __init__(self, connection: Any, session: Any, tree: Any, file_id: bytes) -> None:
         transport = connection.transport
         if not isinstance(transport, FramedTcp):
-            raise SambaTuneError("The lean read path needs the probe's own transport.")
+            raise SambaTuneError("The lean transfer path needs the probe's own transport.")
         self.connection = connection
         self.transport = transport
         self.session_id = int(session.session_id)
@@ -346,9 +377,46 @@ class BulkReader:
         (:attr:`FramedTcp.connected` turns False), so a cancel never waits for a slow
         server to send megabytes nobody wants.
         """
+        scratch = memoryview(bytearray(block)) if into is None else None
+
+        def send(offset: int, length: int) -> tuple[int, _Slot]:
+            target = scratch if into is None else into[offset : offset + length]
+            assert target is not None
+            request = READ_REQUEST.pack(49, 0x50, 0, length, offset, self.file_id, 0, 0, 0, 0, 0, 0)
+            return self._send(SMB2_READ, request, _Slot(length, target, self.signer), length)
+
+        return self._transfer(size, block, outstanding, cancel, on_progress, send)
+
+    def write(
+        self,
+        data: memoryview,
+        size: int,
+        outstanding: int,
+        cancel: CancelToken,
+        on_progress: OnProgress | None = None,
+    ) -> int:
+        """Write ``size`` bytes from offset 0, ``len(data)`` per request (the same block
+        again and again, as the probe's test file needs no particular content)."""
+        block = len(data)
+
+        def send(offset: int, length: int) -> tuple[int, _Slot]:
+            request = WRITE_REQUEST.pack(49, 64 + 48, length, offset, self.file_id, 0, 0, 0, 0, 0)
+            slot = _Slot(length, data, self.signer, write=True)
+            return self._send(SMB2_WRITE, request, slot, length, data[:length])
+
+        return self._transfer(size, block, outstanding, cancel, on_progress, send)
+
+    def _transfer(
+        self,
+        size: int,
+        block: int,
+        outstanding: int,
+        cancel: CancelToken,
+        on_progress: OnProgress | None,
+        send: Callable[[int, int], tuple[int, _Slot]],
+    ) -> int:
         import time
 
-        scratch = memoryview(bytearray(block)) if into is None else None
         pending: deque[tuple[int, _Slot]] = deque()
         offset = moved = reported = 0
         started = time.perf_counter()
@@ -356,9 +424,7 @@ class BulkReader:
             while offset < size or pending:
                 while offset < size and len(pending) < outstanding and not cancel.cancelled:
                     length = min(block, size - offset)
-                    target = scratch if into is None else into[offset : offset + length]
-                    assert target is not None
-                    pending.append(self._send(offset, length, target))
+                    pending.append(send(offset, length))
                     offset += length
                 if not pending:
                     break
@@ -376,7 +442,11 @@ class BulkReader:
                 if slot.error is not None:
                     raise slot.error
                 if slot.received != slot.length:
-                    raise SambaTuneError("The test file on the share is shorter than the probe expected.")
+                    raise SambaTuneError(
+                        f"The SMB server took {slot.received} of the {slot.length} bytes written."
+                        if slot.write
+                        else "The test file on the share is shorter than the probe expected."
+                    )
                 moved += slot.received
                 if on_progress is not None:
                     on_progress(moved, time.perf_counter() - started)
@@ -400,7 +470,11 @@ class BulkReader:
             self.transport.forget(message_id)
         self.transport.close()
 
-    def _send(self, offset: int, length: int, target: memoryview) -> tuple[int, _Slot]:
+    def _send(
+        self, command: int, request: bytes, slot: _Slot, length: int, data: memoryview | None = None
+    ) -> tuple[int, _Slot]:
+        """Send one READ or WRITE (``data`` after a WRITE's request), signed when the
+        session signs, with ``slot`` waiting for its answer."""
         charge = credit_charge(length)
         connection = self.connection
         with connection.sequence_lock:
@@ -408,7 +482,7 @@ class BulkReader:
             available = window["high"] - window["low"]
             if charge > available:
                 raise SambaTuneError(
-                    f"The SMB server granted {available} credits; a read of {length} bytes needs {charge}."
+                    f"The SMB server granted {available} credits; a request of {length} bytes needs {charge}."
                 )
             message_id = window["low"]
             window["low"] += charge
@@ -419,7 +493,7 @@ class BulkReader:
                 64,
                 charge,
                 0,
-                SMB2_READ,
+                command,
                 charge,
                 flags,
                 0,
@@ -430,14 +504,14 @@ class BulkReader:
                 bytes(16),
             )
         )
-        request = READ_REQUEST.pack(49, 0x50, 0, length, offset, self.file_id, 0, 0, 0, 0, 0, 0)
+        rest = (request,) if data is None else (request, data)
         if self.signer is not None:
-            header[48:64] = self.signer.sign(header, request, message_id=message_id, response=False)
-        slot = _Slot(length, target, self.signer)
+            header[48:64] = self.signer.sign(header, *rest, message_id=message_id, response=False)
         self.transport.expect(message_id, slot)
         message = bytes(header) + request
+        total = len(message) + (len(data) if data is not None else 0)
         try:
-            self.transport.send_raw(struct.pack(">L", len(message)) + message)
+            self.transport.send_raw(struct.pack(">L", total) + message, data)
         except BaseException:
             self.transport.forget(message_id)
             raise
@@ -455,7 +529,7 @@ class BulkReader:
             arriving()
             if not self.transport.connected or self.connection._t_exc is not None:
                 raise ConnectionFailed(
-                    "The SMB connection broke during the read.", details=repr(self.connection._t_exc)
+                    "The SMB connection broke during the transfer.", details=repr(self.connection._t_exc)
                 )
             if time.monotonic() > deadline:
                 raise ConnectionFailed(f"The SMB server sent nothing for {IDLE_LIMIT:.0f} s.")
