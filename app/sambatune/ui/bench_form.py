@@ -8,7 +8,7 @@ checked here so a typo gets a clear message before anything starts);
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,6 +25,9 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
 from sambatune.ui.share_box import SurveyedShareBox
 
+if TYPE_CHECKING:  # imported in the worker, when a test is built
+    from sambatune.bench.small_files import SmallFilesOptions
+
 TESTS = {
     "net-download": "Network: server → this computer",
     "net-upload": "Network: this computer → server",
@@ -33,6 +36,7 @@ TESTS = {
     "dirscale": "Directory scaling (many files)",
     "sockbuf": "Socket buffer sweep",
     "smb-client": "SMB from this computer",
+    "small-files": "Many small files (from this computer)",
 }
 EXPLANATIONS = {
     "net-download": "Raw TCP from the server to this computer over its own connection (not SSH).",
@@ -46,31 +50,50 @@ EXPLANATIONS = {
     "sockbuf": "Throughput with fixed SO_SNDBUF/SO_RCVBUF sizes against autotuning.",
     "smb-client": "This computer writes and reads a file on the share: your network and the "
     "server together, as users see them.",
+    "small-files": "This computer creates, checks, reads, renames, lists and deletes many small "
+    "files in a test directory of its own on the share, timing every call: what a build, "
+    "a mail store or a photo library feels. The directory is removed at the end.",
 }
 SECRET_KIND = "smb"
 #: The file size each test starts with; "auto" lets the SMB test size it from a probe.
 AUTO = "auto"
-DEFAULT_SIZES = {"disk": "256MiB", "smb": AUTO, "smb-client": AUTO}
+DEFAULT_SIZES = {"disk": "256MiB", "smb": AUTO, "smb-client": AUTO, "small-files": "4KiB"}
 SIZE_TIPS = {
     "smb": "auto: a short probe copy first, then a file sized so that all the SMB runs take "
     "about a minute (at most 512MiB). A size you give is always used.",
     "smb-client": "auto: a short probe write and read first, then a file sized so that all "
     "the runs take about a minute (at most 256MiB). A size you give is always used.",
+    "small-files": "Bytes in each file, at most 64KiB: small files cost round trips, not bandwidth.",
 }
+#: Requests in flight each test starts with (the small-file test: one file at a time, as a
+#: plain copy does; more is what robocopy /MT does).
+DEFAULT_OUTSTANDING = {"smb-client": 4, "small-files": 1}
+OUTSTANDING_TIPS = {
+    "smb-client": "Read or write requests SambaTune's client keeps going at once.",
+    "small-files": "Files worked on at once, each by its own thread on one SMB session, like "
+    "robocopy /MT:N. 1: one file after the other, as a plain copy does.",
+}
+#: Counted and warm-up runs each test starts with: in the small-file test every run
+#: already times thousands of calls, which give its percentiles.
+DEFAULT_METHOD = {"small-files": (1, 0)}
+USUAL_METHOD = (5, 1)
+#: The tests from this computer: a share through SambaTune's client, or a mounted path.
+SHARE_TARGET_TESTS = {"smb-client", "small-files"}
 #: Which rows each test shows.
 ROWS = {
-    "share": {"disk", "smb", "dirscale", "smb-client"},
+    "share": {"disk", "smb", "dirscale"} | SHARE_TARGET_TESTS,
     "directory": {"disk"},
-    "server": {"smb-client"},
-    "port": {"smb-client"},
-    "user": {"smb", "dirscale", "smb-client"},
-    "password": {"smb", "dirscale", "smb-client"},
-    "remember": {"smb-client"},
-    "path": {"smb-client"},
+    "server": SHARE_TARGET_TESTS,
+    "port": SHARE_TARGET_TESTS,
+    "user": {"smb", "dirscale"} | SHARE_TARGET_TESTS,
+    "password": {"smb", "dirscale"} | SHARE_TARGET_TESTS,
+    "remember": SHARE_TARGET_TESTS,
+    "path": SHARE_TARGET_TESTS,
     "duration": {"net-download", "net-upload", "sockbuf"},
-    "size": {"disk", "smb", "smb-client"},
+    "count": {"small-files"},
+    "size": {"disk", "smb", "smb-client", "small-files"},
     "block": {"disk", "smb-client"},
-    "outstanding": {"smb-client"},
+    "outstanding": {"smb-client", "small-files"},
     "sizes": {"sockbuf"},
     "counts": {"dirscale"},
 }
@@ -98,6 +121,7 @@ class RunRequest:
     sizes: tuple[int, ...] = ()
     counts: tuple[int, ...] = ()
     sample_interval: float = 0.1
+    count: int = 2000
 
     @property
     def secret_target(self) -> str:
@@ -130,7 +154,9 @@ class BenchForm(QWidget):
         self.user.setPlaceholderText("empty: guest")
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.remember = QCheckBox("Remember it in the system keyring")
+        # Short: the form's column must fit the page's left side without cutting it.
+        self.remember = QCheckBox("Remember in the system keyring")
+        self.remember.setToolTip("After a good run, keep this password for this user and share.")
         self.path = QLineEdit()
         self.path.setPlaceholderText("optional: a mounted share")
         self.path.setToolTip(
@@ -147,12 +173,15 @@ class BenchForm(QWidget):
         self.duration.setRange(0.5, 120.0)
         self.duration.setSuffix(" s")
         self.duration.setValue(5.0)
+        self.count = QLineEdit("2000")
+        self.count.setToolTip("How many files, 1 to 100,000; e.g. 500, 2000, 10k.")
         self.file_size = QLineEdit("256MiB")
         self._size_default = "256MiB"
         self.block = QLineEdit("4MiB")
         self.outstanding = QSpinBox()
         self.outstanding.setRange(1, 64)
         self.outstanding.setValue(4)
+        self._outstanding_default = 4
         self.sizes = QLineEdit("4KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
         self.counts = QLineEdit("1000,10000")
         self.note = QLineEdit()
@@ -167,6 +196,7 @@ class BenchForm(QWidget):
             "remember": self.remember,
             "path": self.path,
             "duration": self.duration,
+            "count": self.count,
             "size": self.file_size,
             "block": self.block,
             "outstanding": self.outstanding,
@@ -183,6 +213,7 @@ class BenchForm(QWidget):
             "remember": "",
             "path": "Or this path",
             "duration": "Seconds per run",
+            "count": "Number of files",
             "size": "File size",
             "block": "Block size",
             "outstanding": "Requests in flight",
@@ -195,6 +226,7 @@ class BenchForm(QWidget):
         self.form.addRow("Counted runs", self.runs)
         self.form.addRow("Warm-up runs", self.warmup)
         self.form.addRow("Note", self.note)
+        self._method_default = USUAL_METHOD
         self.test.currentIndexChanged.connect(self._test_changed)
         self._test_changed()
 
@@ -214,6 +246,17 @@ class BenchForm(QWidget):
             self.file_size.setText(default)
         self._size_default = default
         self.file_size.setToolTip(SIZE_TIPS.get(test, ""))
+        # The same for requests in flight and the runs, left as they were.
+        outstanding = DEFAULT_OUTSTANDING.get(test, self._outstanding_default)
+        if self.outstanding.value() == self._outstanding_default:
+            self.outstanding.setValue(outstanding)
+        self._outstanding_default = outstanding
+        self.outstanding.setToolTip(OUTSTANDING_TIPS.get(test, ""))
+        method = DEFAULT_METHOD.get(test, USUAL_METHOD)
+        if (self.runs.value(), self.warmup.value()) == self._method_default:
+            self.runs.setValue(method[0])
+            self.warmup.setValue(method[1])
+        self._method_default = method
         if test == "sockbuf" and self.duration.value() == 5.0:
             self.duration.setValue(2.0)
         elif test != "sockbuf" and self.duration.value() == 2.0:
@@ -238,30 +281,29 @@ class BenchForm(QWidget):
         def counts(text: str) -> tuple[int, ...]:
             from sambatune.bench.dirscale import DEFAULT_COUNTS
 
-            parts = [p.strip().lower().replace("k", "000") for p in text.split(",") if p.strip()]
-            if not all(p.isdigit() for p in parts):
-                raise InvalidInput(f"'{text}' are not file counts.", details="Examples: 1000, 10k.")
-            return tuple(int(p) for p in parts) or DEFAULT_COUNTS
+            return tuple(parse_count(p) for p in text.split(",") if p.strip()) or DEFAULT_COUNTS
 
         def file_size(text: str) -> int | None:
+            default = DEFAULT_SIZES.get(test, "256MiB")
             if text.strip().lower() in ("", AUTO):
-                if DEFAULT_SIZES.get(test) == AUTO:
+                if default == AUTO:
                     return None
                 if not text.strip():
-                    return 256 << 20
+                    return parse_size(default)
                 raise InvalidInput(
-                    "Only the SMB tests size their file themselves.", details="Give a size, e.g. 256MiB."
+                    f"Give the file size, e.g. {default}: only the SMB throughput tests "
+                    "size their file themselves."
                 )
             return parse_size(text)
 
         share = self.share.currentText().strip()
-        if test in ("smb", "dirscale", "smb-client") and not share and not self.path.text().strip():
+        if test in ("smb", "dirscale", *SHARE_TARGET_TESTS) and not share and not self.path.text().strip():
             raise InvalidInput("Which share? Choose one of the server's shares.")
-        if test == "smb-client" and not self.path.text().strip() and not self.server.text().strip():
+        if test in SHARE_TARGET_TESTS and not self.path.text().strip() and not self.server.text().strip():
             raise InvalidInput("Which SMB server? Give its name or address.")
         if test == "disk" and not share and not self.directory.text().strip():
             raise InvalidInput("Where should the disk test run? Choose a share or give a directory.")
-        return RunRequest(
+        request = RunRequest(
             test=test,
             runs=self.runs.value(),
             warmup=self.warmup.value(),
@@ -280,7 +322,22 @@ class BenchForm(QWidget):
             outstanding=self.outstanding.value(),
             sizes=sizes(self.sizes.text()) if test == "sockbuf" else (),
             counts=counts(self.counts.text()) if test == "dirscale" else (),
+            count=parse_count(self.count.text()) if test == "small-files" else 2000,
         )
+        if test == "small-files":
+            # The core's own checks (count, size, requests in flight), before anything starts;
+            # no password yet: the keyring is read in the worker.
+            small_files_options(request, {"user": request.user or None})
+        return request
+
+
+def parse_count(text: str) -> int:
+    """A file count as people write it: 2000, 2,000, 10k."""
+    plain = text.strip().lower().replace(",", "").replace("_", "").replace(" ", "")
+    digits, scale = (plain[:-1], 1000) if plain.endswith("k") else (plain, 1)
+    if not digits.isdigit():
+        raise InvalidInput(f"'{text.strip()}' is not a number of files.", details="Examples: 500, 2000, 10k.")
+    return int(digits) * scale
 
 
 def _password(request: RunRequest) -> str | None:
@@ -341,19 +398,39 @@ def build_benchmark(request: RunRequest, transport: Any, context: Any, cancel: C
         return DirscaleBenchmark(
             transport, method, DirscaleOptions(share=request.share, counts=request.counts, **login), **common
         )
+    if test == "small-files":
+        from sambatune.bench.small_files import SmallFilesBenchmark
+
+        return SmallFilesBenchmark(transport, method, small_files_options(request, login), **common)
     from sambatune.bench.smb_client import SmbClientBenchmark, SmbClientOptions
     from sambatune.bench.smb_wire import SmbLogin
 
-    where: dict[str, Any] = (
-        {"path": request.path}
-        if request.path
-        else {"server": request.server, "share": request.share, "port": request.port}
-    )
     options = SmbClientOptions(
         login=SmbLogin(**login),
         size=request.size,
         block_size=request.block,
         outstanding=request.outstanding,
-        **where,
+        **_share_target(request),
     )
     return SmbClientBenchmark(transport, method, options, **common)
+
+
+def _share_target(request: RunRequest) -> dict[str, Any]:
+    """Where a test from this computer goes: the mounted path, else server, share and port."""
+    if request.path:
+        return {"path": request.path}
+    return {"server": request.server, "share": request.share, "port": request.port}
+
+
+def small_files_options(request: RunRequest, login: dict[str, Any]) -> SmallFilesOptions:
+    """The small-file test's options; :class:`InvalidInput` says what is out of range."""
+    from sambatune.bench.small_files import SmallFilesOptions
+    from sambatune.bench.smb_wire import SmbLogin
+
+    return SmallFilesOptions(
+        login=SmbLogin(**login),
+        count=request.count,
+        size=request.size if request.size is not None else 4096,
+        outstanding=request.outstanding,
+        **_share_target(request),
+    )

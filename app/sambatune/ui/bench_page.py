@@ -194,6 +194,15 @@ class BenchmarksPage(QWidget):
     def _test_changed(self) -> None:
         test = self.form.current_test()
         self.explanation.setText(EXPLANATIONS[test] + (PURE_PYTHON_HINT if test == "smb-client" else ""))
+        if not self.running:
+            self._show_figures_of(test)
+
+    def _show_figures_of(self, test: str) -> None:
+        """The curves, or the per-operation table for a test that counts calls."""
+        operations = test in OPERATION_TESTS
+        self.figures.setCurrentWidget(self.operations if operations else self.live)
+        # A single run per operation: the run table would only repeat the operations table.
+        self.runs.setVisible(not operations or self.form.runs.value() + self.form.warmup.value() > 1)
 
     def _view_changed(self, index: int) -> None:
         widget = self.views.widget(index)
@@ -217,13 +226,10 @@ class BenchmarksPage(QWidget):
             return
         timed = request.test.startswith("net-")
         self.live.clear(TESTS[request.test], request.seconds if timed else None)
-        operations = request.test in OPERATION_TESTS
-        if operations:
+        if request.test in OPERATION_TESTS:
             where = small_files_options(request, {}).where
             self.operations.clear(plan_caption(request.count, request.size or 0, request.outstanding, where))
-        self.figures.setCurrentWidget(self.operations if operations else self.live)
-        # A single run per operation: the run table would only repeat the operations table.
-        self.runs.setVisible(not operations or request.runs + request.warmup > 1)
+        self._show_figures_of(request.test)
         self.runs.clear()
         self.notes.setText("")
         self.run_numbers.clear()
