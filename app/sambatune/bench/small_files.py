@@ -41,12 +41,17 @@ from typing import Any, Protocol
 from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent, Progress, Step
 from sambatune.bench.records import OPERATIONS
-from sambatune.bench.runner import Benchmark, Method, Recorder
-from sambatune.bench.smb_client import CLIENT_BUSY_SHARE, OS_PATH, SMBPROTOCOL, ShareTarget
+from sambatune.bench.runner import Method, Recorder
+from sambatune.bench.smb_client import (
+    CLIENT_BUSY_SHARE,
+    OS_PATH,
+    SMBPROTOCOL,
+    ShareTarget,
+    ShareTargetBenchmark,
+)
 from sambatune.bench.smb_wire import PROBE_PREFIX, SmallFileOps, SmbProbeConnection
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
-from sambatune.remote.local import LocalTransport
 from sambatune.remote.transport import Transport
 from sambatune.units import format_bytes, format_operations_rate, format_percent
 
@@ -274,7 +279,7 @@ class _Crew:
             self.wait(5.0)
 
 
-class SmallFilesBenchmark(Benchmark[SmallFilesOptions]):
+class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
     test = "small-files"
 
     def __init__(
@@ -286,21 +291,13 @@ class SmallFilesBenchmark(Benchmark[SmallFilesOptions]):
         context: BenchContext | None = None,
         cancel: CancelToken | None = None,
     ) -> None:
-        # Nothing runs on the server through the transport; it only names the session.
-        self._own_label = transport is None
-        super().__init__(transport or LocalTransport(), method, options, context=context, cancel=cancel)
+        super().__init__(transport, method, options, context=context, cancel=cancel)
         self._probe: SmbProbeConnection | None = None
         #: The directory the test made (relative to the share or the path), once it exists.
         self.directory: str | None = None
 
     def default_options(self) -> SmallFilesOptions:
         raise InvalidInput("The small-file test needs options (the share or a path).")
-
-    @property
-    def target_label(self) -> str:
-        if self._own_label:
-            return self.options.server or self.options.where
-        return self.transport.label
 
     def primary_series(self, recorder: Recorder) -> str:
         return CREATE
