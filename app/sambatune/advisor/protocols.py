@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sambatune.advisor.config_view import GLOBAL
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.knowledge import Version
@@ -71,6 +73,16 @@ def encryption(inputs: AdvisorInput, section: str) -> tuple[str, str, str] | Non
     return None
 
 
+def required_in_global(inputs: AdvisorInput) -> tuple[str, str] | None:
+    """(parameter, value) when [global]'s own line requires encryption everywhere."""
+    encrypted = encryption(inputs, GLOBAL)
+    if encrypted is None or encrypted[0] != "required":
+        return None
+    if inputs.config.explicit_value(GLOBAL, encrypted[1]) is None:
+        return None
+    return encrypted[1], encrypted[2]
+
+
 def is_domain_controller(inputs: AdvisorInput) -> bool:
     role = (inputs.config.global_value("server role") or "").lower()
     return "domain controller" in role and "classic" not in role
@@ -87,3 +99,55 @@ def signing(inputs: AdvisorInput) -> tuple[str, str] | None:
     if word in _DESIRED:
         return "desired", value
     return None
+
+
+#: ``server smb3 signing algorithms`` and ``server smb3 encryption algorithms`` (and the
+#: AES-GMAC signing they allow) arrived in 4.15 (WHATSNEW 4.15.0).
+SMB3_ALGORITHMS_ADDED: Version = (4, 15, 0)
+SIGNING_ALGORITHMS = "server smb3 signing algorithms"
+ENCRYPTION_ALGORITHMS = "server smb3 encryption algorithms"
+GMAC = "AES-128-GMAC"
+CMAC = "AES-128-CMAC"
+HMAC_SHA256 = "HMAC-SHA256"
+#: lib/param/loadparm.h DEFAULT_SMB3_SIGNING_ALGORITHMS / _ENCRYPTION_ALGORITHMS (4.15-4.17).
+DEFAULT_SIGNING_ALGORITHMS = (GMAC, CMAC, HMAC_SHA256)
+DEFAULT_ENCRYPTION_ALGORITHMS = ("AES-128-GCM", "AES-128-CCM", "AES-256-GCM", "AES-256-CCM")
+#: How smbd's names are spelled (it matches them ignoring case: lp_set_enum_parm).
+_ALGORITHM_SPELLING = {
+    name.upper(): name for name in DEFAULT_SIGNING_ALGORITHMS + DEFAULT_ENCRYPTION_ALGORITHMS
+}
+# str_list_make_v3 splits on blanks and commas (and ; in older lists); quotes are rare here.
+_LIST_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def algorithm_list(value: str | None, default: tuple[str, ...]) -> list[str]:
+    """An smb.conf algorithm list as smbd resolves it (lib/param/loadparm.c, P_LIST):
+    a value whose first item starts with + or - edits the default (+ appends what is not
+    there yet, - removes); any other value replaces the default. Names come back spelled
+    as smbd prints them; None (not set) is the default."""
+    if value is None:
+        return list(default)
+    items = [item for item in _LIST_SEPARATORS.split(value.strip()) if item]
+    if not items or items[0][:1] not in "+-" or len(items[0]) < 2:
+        return [_ALGORITHM_SPELLING.get(item.upper(), item) for item in items]
+    result = list(default)
+    for item in items:
+        name = _ALGORITHM_SPELLING.get(item[1:].upper(), item[1:])
+        if item[0] == "+" and name.upper() not in (r.upper() for r in result):
+            result.append(name)
+        elif item[0] == "-":
+            result = [r for r in result if r.upper() != name.upper()]
+    return result
+
+
+def signing_algorithms(inputs: AdvisorInput) -> list[str]:
+    return algorithm_list(inputs.config.global_value(SIGNING_ALGORITHMS), DEFAULT_SIGNING_ALGORITHMS)
+
+
+def encryption_algorithms(inputs: AdvisorInput) -> list[str]:
+    return algorithm_list(inputs.config.global_value(ENCRYPTION_ALGORITHMS), DEFAULT_ENCRYPTION_ALGORITHMS)
+
+
+def list_text(items: list[str]) -> str:
+    """A list written the way testparm prints it."""
+    return ", ".join(items)

@@ -23,6 +23,7 @@ from sambatune.advisor.protocols import (
     is_domain_controller,
     is_smb1_dialect,
     max_protocol,
+    required_in_global,
     signing,
     smb1_enabled,
     smb1_reason,
@@ -214,7 +215,10 @@ def signing_required_cost(inputs: AdvisorInput) -> Iterator[Finding]:
         expected_effect=(
             "Sessions the client does not sign skip a checksum per packet and can use sendfile "
             "and recvfile. With SMB 3.1.1's AES-GMAC the saving is small; with older dialects "
-            "it is larger. Clients that sign on their own keep signing."
+            "it is larger. Clients that sign on their own keep signing. Where AES-128-GMAC is "
+            "not first in `server smb3 signing algorithms`, putting it first (finding "
+            "signing-gmac-not-first) cuts most of the cost and keeps the protection: try that "
+            "before this."
         ),
         effect_source="Not measured: our loopback test was too noisy for a figure. Measure "
         "with and without on your own clients.",
@@ -233,6 +237,10 @@ def encryption_required_cost(inputs: AdvisorInput) -> Iterator[Finding]:
         for section, value in inputs.config.set_in(name):
             encrypted = encryption(inputs, section)
             if encrypted is None or encrypted[2] != value:
+                continue
+            if section == GLOBAL and required_in_global(inputs) is not None:
+                # encryption-required-global judges this line: it says which shares
+                # would stop being encrypted, which this generic finding cannot.
                 continue
             yield Finding(
                 id="encryption-required-cost",
