@@ -139,6 +139,26 @@ def test_every_operation_counted_with_rate_and_latency_and_the_share_left_clean(
     screenshot(window, "bench-small-files-result")
 
 
+def test_through_a_mounted_path_the_systems_own_client(
+    page: BenchmarksPage, qtbot: QtBot, smbd: SmbServer
+) -> None:
+    """The path row alone is enough: the server and share rows are for SambaTune's client."""
+    form = page.form
+    form.select_test("small-files")
+    form.server.setText("")
+    form.share.setCurrentText("")
+    form.path.setText(str(smbd.share_path))
+    form.count.setText("40")
+    page.run_button.click()
+    qtbot.waitUntil(lambda: not page.running, timeout=60000)
+    result = page.last_result
+    assert result is not None, page.status.text()
+    assert result.parameters["client"] == "os-path"
+    assert page.operations.caption.text() == f"40 files of 4 KiB, one at a time, on {smbd.share_path}."
+    assert [cells(page, row)[1] for row in range(len(OPERATION_NAMES))] == ["40"] * 4 + [f"{LISTINGS}", "40"]
+    assert left_on(smbd.share_path) == []
+
+
 def test_cancel_stops_the_run_saves_nothing_and_cleans_the_share(
     page: BenchmarksPage, qtbot: QtBot, smbd: SmbServer
 ) -> None:
