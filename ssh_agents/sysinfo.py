@@ -73,6 +73,9 @@ def os_info():
         "distribution_version": release.get("VERSION_ID", ""),
         "kernel": platform.release(),
         "machine": platform.machine(),
+        # Linux 6.6+ can forbid io_uring (1: privileged or io_uring_group only, 2: nobody);
+        # None where the kernel has no such switch.
+        "io_uring_disabled": _int_or_none(read_text("/proc/sys/kernel/io_uring_disabled")),
     }
 
 
@@ -381,6 +384,7 @@ def samba_info(params, mount_table):
             build[key.strip()] = value.strip()
     info["build_paths"] = dict((k, v) for k, v in build.items() if k.endswith(("FILE", "DIR")))
     default_config = build.get("CONFIGFILE")
+    info["vfs_modules_dir"], info["vfs_modules"] = vfs_modules(build.get("MODULESDIR"), out)
 
     processes = smbd_processes()
     info["instances"], info["untrusted_processes"] = smbd_instances(processes, default_config)
@@ -425,6 +429,29 @@ def samba_info(params, mount_table):
         if share.get("path") and "%" not in share["path"]:
             share["filesystem"] = filesystem_of(share["path"], mount_table)
     return info
+
+
+def vfs_modules(modules_dir, build_text):
+    """(directory, names) of the VFS modules this smbd can load, as ``vfs objects`` names them.
+
+    smbd looks for a module among those built into it first, then loads
+    MODULESDIR/vfs/NAME.so (source3/smbd/vfs.c vfs_init_custom, lib/util/modules.c); a
+    name missing from both makes the share refuse connections. Names are None when the
+    directory cannot be read, so that "unknown" is never taken for "missing".
+    """
+    if not modules_dir:
+        return None, None
+    directory = os.path.join(modules_dir, "vfs")
+    try:
+        files = os.listdir(directory)
+    except OSError:
+        return directory, None
+    names = set(name[:-3] for name in files if name.endswith(".so"))
+    lines = build_text.splitlines()
+    for index, line in enumerate(lines):
+        if line.strip() == "Builtin modules:" and index + 1 < len(lines):
+            names.update(m[4:] for m in lines[index + 1].split() if m.startswith("vfs_"))
+    return directory, sorted(names)
 
 
 def same_file(a, b):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,16 @@ class ServerFacts:
     label: str = ""
     #: Who was connected to the managed smbd at survey time, and how; None when not read.
     client_audit: ClientAudit | None = None
+    #: ``platform.release()`` of the server (``uname -r``), e.g. "6.1.0-18-amd64".
+    kernel_release: str | None = None
+    #: Linux's ``kernel.io_uring_disabled`` (0 allowed, 1 privileged only, 2 refused);
+    #: None where the kernel has no such switch (before 6.6) or it was not read.
+    io_uring_disabled: int | None = None
+    #: The names ``vfs objects`` can use on this smbd: built in, or a .so in its modules
+    #: directory; None when the survey could not list them (unknown is not missing).
+    vfs_modules: tuple[str, ...] | None = None
+    #: Where smbd loads VFS modules from (MODULESDIR/vfs of ``smbd -b``).
+    vfs_modules_dir: str | None = None
 
     @classmethod
     def from_survey(cls, survey: Survey) -> ServerFacts:
@@ -57,14 +68,21 @@ class ServerFacts:
             fs = share.get("filesystem") or {}
             if fs.get("exists") and fs.get("fstype"):
                 filesystems[str(share.get("name", "")).lower()] = str(fs["fstype"])
+        os_data = survey.data.get("os") or {}
+        modules = survey.samba.get("vfs_modules")
+        disabled = os_data.get("io_uring_disabled")
         return cls(
             samba_version=survey.samba_version,
-            os_system=(survey.data.get("os") or {}).get("system"),
+            os_system=os_data.get("system"),
             nics=tuple(Nic.from_survey(n) for n in survey.nics),
             tcp={str(k): str(v) for k, v in (survey.data.get("tcp") or {}).items()},
             share_filesystems=filesystems,
             label=survey.target,
             client_audit=survey.client_audit,
+            kernel_release=str(os_data["kernel"]) if os_data.get("kernel") else None,
+            io_uring_disabled=disabled if isinstance(disabled, int) else None,
+            vfs_modules=tuple(str(m) for m in modules) if isinstance(modules, list) else None,
+            vfs_modules_dir=survey.samba.get("vfs_modules_dir") or None,
         )
 
     @property
@@ -74,6 +92,21 @@ class ServerFacts:
     @property
     def is_linux(self) -> bool:
         return (self.os_system or "").lower() == "linux"
+
+    @property
+    def kernel_version(self) -> tuple[int, int, int] | None:
+        """The upstream version a kernel release starts with ("5.4.0-150-generic" is 5.4.0).
+
+        Distributions number their own patch levels after it, so only the first three
+        numbers mean the same on every system."""
+        match = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", self.kernel_release or "")
+        if match is None:
+            return None
+        return int(match[1]), int(match[2]), int(match[3] or 0)
+
+    def has_vfs_module(self, name: str) -> bool | None:
+        """Whether smbd can load the VFS module ``name``; None when the survey could not tell."""
+        return None if self.vfs_modules is None else name in self.vfs_modules
 
     def tcp_buffer_ceiling(self, name: str) -> int | None:
         """The third number of ``net.ipv4.tcp_rmem`` / ``tcp_wmem``: the auto-tuning ceiling."""
