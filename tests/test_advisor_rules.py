@@ -3,7 +3,7 @@ it proposes, including the cases where the server's Samba version changes the an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -48,10 +48,12 @@ def make_inputs(
     filesystems: dict[str, str] | None = None,
     measurements: Measurements | None = None,
     clients: ClientAudit | None = None,
+    facts: dict[str, Any] | None = None,
 ) -> AdvisorInput:
+    server = ServerFacts(version, os, nics, tcp or {}, filesystems or {}, "test server", clients)
     return AdvisorInput(
         ConfigView(explicit or {}, effective or {}, "/etc/samba/smb.conf"),
-        ServerFacts(version, os, nics, tcp or {}, filesystems or {}, "test server", clients),
+        replace(server, **(facts or {})),
         measurements or Measurements(),
     )
 
@@ -447,6 +449,18 @@ CASES = [
         ("db", "strict locking", "unset", None),
     ),
     Case("strict-locking-on", "auto", dict(explicit=conf(db={"strict locking": "Auto"})), None),
+    # directory leases (more in test_advisor_directory_leases.py)
+    Case("directory-leases", "4.22 default", dict(version=(4, 22, 0)), "info", None, subject=G),
+    Case(
+        "directory-leases",
+        "forced on a cluster",
+        dict(
+            explicit=conf(global_={"smb3 directory leases": "yes", "clustering": "yes"}), version=(4, 22, 0)
+        ),
+        "info",
+        (G, "smb3 directory leases", "unset", None),
+    ),
+    Case("directory-leases", "before 4.22", dict(), None),
     # file names
     Case(
         "wide-links-on",
@@ -614,6 +628,42 @@ CASES = [
         "strict-allocate-slow-filesystem",
         "ext4",
         dict(explicit=conf(data={"strict allocate": "yes"}), filesystems={"data": "ext4"}),
+        None,
+    ),
+    # io_uring (more in test_advisor_io_uring.py)
+    Case(
+        "io-uring-unusable",
+        "before 4.12",
+        dict(explicit=conf(data={"vfs objects": "io_uring"}), version=V410),
+        "problem",
+        ("data", "vfs objects", "unset", None),
+    ),
+    Case("io-uring-unusable", "facts unknown", dict(explicit=conf(data={"vfs objects": "io_uring"})), None),
+    Case(
+        "io-uring-not-last",
+        "before fruit",
+        dict(explicit=conf(data={"vfs objects": "io_uring fruit streams_xattr"})),
+        "warning",
+        ("data", "vfs objects", "set", "fruit streams_xattr io_uring"),
+    ),
+    Case("io-uring-not-last", "last", dict(explicit=conf(data={"vfs objects": "fruit io_uring"})), None),
+    Case(
+        "io-uring-worth-trying",
+        "module and kernel",
+        dict(
+            explicit=conf(data={"path": "/srv"}),
+            facts=dict(kernel_release="6.1.0-18-amd64", vfs_modules=("io_uring",)),
+        ),
+        "suggestion",
+        (G, "vfs objects", "set", "io_uring"),
+    ),
+    Case(
+        "io-uring-worth-trying",
+        "kernel 5.0",
+        dict(
+            explicit=conf(data={"path": "/srv"}),
+            facts=dict(kernel_release="5.0.21", vfs_modules=("io_uring",)),
+        ),
         None,
     ),
     # protocol
@@ -957,6 +1007,113 @@ CASES = [
         "warning",
         None,
     ),
+    # Mac clients (vfs_fruit) and cheap signing/encryption (tests/test_advisor_macos.py,
+    # tests/test_advisor_signing.py go further)
+    Case(
+        "macos-fruit-not-on-every-share",
+        "one share without fruit",
+        dict(
+            explicit=conf(
+                mac={"path": "/srv/mac", "vfs objects": "catia fruit streams_xattr"},
+                plain={"path": "/srv/plain", "vfs objects": "acl_xattr"},
+            )
+        ),
+        "warning",
+        ("plain", "vfs objects", "set", "acl_xattr catia fruit streams_xattr"),
+        subject="plain",
+    ),
+    Case(
+        "macos-fruit-not-on-every-share",
+        "fruit in global",
+        dict(explicit=conf(global_={"vfs objects": "catia fruit streams_xattr"}, data={"path": "/srv"})),
+        None,
+    ),
+    Case(
+        "macos-listing-max-access",
+        "fruit share",
+        dict(explicit=conf(mac={"path": "/srv/mac", "vfs objects": "catia fruit streams_xattr"})),
+        "suggestion",
+        (G, "readdir_attr:aapl_max_access", "set", "no"),
+    ),
+    Case(
+        "macos-listing-max-access",
+        "already off",
+        dict(
+            explicit=conf(
+                global_={"readdir_attr:aapl_max_access": "no"},
+                mac={"path": "/srv/mac", "vfs objects": "catia fruit streams_xattr"},
+            )
+        ),
+        None,
+    ),
+    Case(
+        "macos-ds-store",
+        "fruit share",
+        dict(explicit=conf(mac={"path": "/srv/mac", "vfs objects": "catia fruit streams_xattr"})),
+        "info",
+        ("mac", "veto files", "set", "/.DS_Store/"),
+        also=[("mac", "delete veto files", "set", "yes")],
+    ),
+    Case("macos-ds-store", "no fruit", dict(explicit=conf(data={"path": "/srv"})), None),
+    Case(
+        "signing-gmac-not-first",
+        "CMAC first, signing required",
+        dict(
+            explicit=conf(
+                global_={
+                    "server signing": "mandatory",
+                    "server smb3 signing algorithms": "AES-128-CMAC, AES-128-GMAC, HMAC-SHA256",
+                }
+            )
+        ),
+        "suggestion",
+        (G, "server smb3 signing algorithms", "unset", None),
+    ),
+    Case(
+        "signing-gmac-not-first",
+        "default list",
+        dict(explicit=conf(global_={"server signing": "mandatory"})),
+        None,
+    ),
+    Case(
+        "encryption-gcm-not-first",
+        "CCM first, a share encrypts",
+        dict(
+            explicit=conf(
+                global_={"server smb3 encryption algorithms": "AES-256-CCM AES-128-GCM"},
+                secret={"server smb encrypt": "required"},
+            )
+        ),
+        "suggestion",
+        (G, "server smb3 encryption algorithms", "set", "AES-128-GCM, AES-256-GCM, AES-256-CCM"),
+    ),
+    Case(
+        "encryption-gcm-not-first",
+        "nothing encrypts",
+        dict(explicit=conf(global_={"server smb3 encryption algorithms": "AES-128-CCM AES-128-GCM"})),
+        None,
+    ),
+    Case(
+        "encryption-required-global",
+        "required everywhere",
+        dict(explicit=conf(global_={"server smb encrypt": "required"}, data={"path": "/srv"})),
+        "suggestion",
+        (G, "server smb encrypt", "unset", None),
+    ),
+    Case(
+        "encryption-required-global",
+        "only a share",
+        dict(explicit=conf(secret={"server smb encrypt": "required"})),
+        None,
+    ),
+    Case(
+        "clients-costly-signing",
+        "an SMB 3.0.2 client",
+        dict(clients=audit(session("SMB3_02", signing="AES-128-CMAC"))),
+        "info",
+        None,
+    ),
+    Case("clients-costly-signing", "GMAC", dict(clients=audit(session())), None),
     # what to measure next
     Case("measure-network-path", "missing", dict(), "info", None),
     Case("measure-network-path", "given", dict(measurements=Measurements(path=PATH_1G_2MS)), None),

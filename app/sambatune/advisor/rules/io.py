@@ -1,4 +1,4 @@
-"""How smbd moves data to and from the disk: async I/O, sendfile, allocation."""
+"""How smbd moves data to and from the disk: async I/O, io_uring, sendfile, allocation."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ from collections.abc import Iterator
 
 from sambatune.advisor.config_view import GLOBAL, as_bool, as_bytes
 from sambatune.advisor.findings import (
+    CONFIG,
     INFO,
+    PROBLEM,
     SUGGESTION,
+    SURVEY,
+    VERSION,
     WARNING,
     ConfigChange,
     Evidence,
@@ -18,6 +22,7 @@ from sambatune.advisor.knowledge import Version
 from sambatune.advisor.protocols import encryption, is_domain_controller, signing
 from sambatune.advisor.rule import back_to_default, rule
 from sambatune.bench.bottleneck import SMB_HEALTHY_SHARE
+from sambatune.conf.values import split_list
 from sambatune.units import format_rate
 
 #: From 4.8 on the default 1 sends every read and write through smbd's thread pool.
@@ -185,4 +190,298 @@ def strict_allocate_slow_filesystem(inputs: AdvisorInput) -> Iterator[Finding]:
             risk="A copy that does not fit now fails partway through instead of at the start.",
             parameters=("strict allocate",),
             sources=inputs.sources("strict allocate"),
+        )
+
+
+# --- io_uring --------------------------------------------------------------------------
+
+#: vfs_io_uring first shipped in Samba 4.12.0 (its WHATSNEW).
+IO_URING_ADDED: Version = (4, 12, 0)
+#: 4.12.0 to 4.12.2 did not retry short reads and could hand clients wrong data
+#: (bug 14361, fixed in 4.12.3).
+IO_URING_FIXED: Version = (4, 12, 3)
+#: The kernel that brought io_uring (vfs_io_uring(8), WHATSNEW 4.12.0).
+IO_URING_KERNEL: Version = (5, 1, 0)
+#: Kernels whose regression breaks the module (WHATSNEW 4.12.0; fixed again in 5.4.16).
+IO_URING_BAD_KERNELS: frozenset[Version] = frozenset({(5, 4, 14), (5, 4, 15)})
+#: kernel.io_uring_disabled = 2: the kernel refuses io_uring to every process.
+IO_URING_REFUSED = 2
+#: Modules that reach their files through their own client instead of the local kernel;
+#: they must be last themselves, so io_uring cannot go below them.
+OWN_IO_BACKENDS = frozenset({"ceph", "ceph_new", "glusterfs"})
+IO_URING = "io_uring"
+IO_URING_SOURCES = (
+    "vfs_io_uring(8) (Samba source, docs-xml/manpages/vfs_io_uring.8.xml)",
+    "Samba 4.12 release notes (WHATSNEW)",
+    "Samba 4.12.3 release notes (WHATSNEW): bug 14361",
+    "Samba source, source3/modules/vfs_io_uring.c",
+    "Samba source, source3/smbd/vfs.c and source3/smbd/smb2_service.c (a module that fails)",
+)
+#: Why io_uring must come last, in one place for the three rules.
+LAST_BECAUSE = (
+    "io_uring has to be the last module in the list: it does the reads, writes and flushes "
+    "itself, straight to the kernel, so a module listed after it would never see them."
+)
+
+
+def _io_uring_sources(inputs: AdvisorInput) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*inputs.sources("vfs objects"), *IO_URING_SOURCES)))
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def vfs_module_name(item: str) -> str:
+    """The module a ``vfs objects`` item loads, as smbd derives it (vfs_init_custom):
+    ``io_uring``, ``io_uring:option`` and ``/usr/lib/samba/vfs/io_uring.so`` all load io_uring."""
+    name = item.split(":", 1)[0].strip()
+    if name.startswith("/"):
+        name = name.rsplit("/", 1)[-1].split(".", 1)[0]
+    return name
+
+
+def vfs_stack(value: str | None) -> list[str]:
+    """The items of a ``vfs objects`` value in order (first = top of the stack)."""
+    return split_list(value or "")
+
+
+def _stack_text(items: list[str]) -> str:
+    return " ".join(items)
+
+
+def _without_io_uring(inputs: AdvisorInput, section: str, items: list[str]) -> ConfigChange:
+    rest = [item for item in items if vfs_module_name(item) != IO_URING]
+    if rest:
+        return ConfigChange(section, "vfs objects", "set", _stack_text(rest))
+    if section != GLOBAL and vfs_stack(inputs.config.explicit_value(GLOBAL, "vfs objects")):
+        # Removing the line would inherit [global]'s modules: keep the share's empty list.
+        return ConfigChange(section, "vfs objects", "set", "")
+    return ConfigChange(section, "vfs objects", "unset")
+
+
+def _kernel_label(inputs: AdvisorInput) -> str:
+    return f"Linux {inputs.server.kernel_release}" if inputs.server.kernel_release else "Linux"
+
+
+def _io_uring_blockers(inputs: AdvisorInput) -> list[tuple[Evidence, str]]:
+    """What keeps io_uring from working on this server: (evidence, what follows from it)."""
+    server = inputs.server
+    refused = (
+        "smbd cannot load a module the share names, so it refuses every connection to the "
+        "share and clients are told it does not exist (NT_STATUS_BAD_NETWORK_NAME)."
+    )
+    no_ring = (
+        "The kernel refuses to set up io_uring when a client connects; smbd then fails the "
+        "connection to the share (NT_STATUS_UNSUCCESSFUL) instead of falling back to its "
+        "thread pool."
+    )
+    found: list[tuple[Evidence, str]] = []
+    if inputs.version_known and not inputs.at_least(IO_URING_ADDED):
+        found.append(
+            (Evidence(VERSION, f"{inputs.version_label()} has no io_uring module (4.12 added it)"), refused)
+        )
+    elif server.os_system and not server.is_linux:
+        found.append(
+            (Evidence(SURVEY, f"the server runs {server.os_system}: io_uring exists only on Linux"), refused)
+        )
+    elif server.has_vfs_module(IO_URING) is False:
+        where = server.vfs_modules_dir or "smbd's modules directory"
+        found.append((Evidence(SURVEY, f"no io_uring.so in {where}, and smbd has none built in"), refused))
+    elif inputs.version_known and not inputs.at_least(IO_URING_FIXED):
+        found.append(
+            (
+                Evidence(
+                    VERSION, f"{inputs.version_label()}: io_uring before 4.12.3 did not retry short reads"
+                ),
+                "Reads through io_uring could hand Windows clients wrong data (Samba bug 14361, "
+                "fixed in 4.12.3).",
+            )
+        )
+    if not server.is_linux:
+        return found
+    kernel = server.kernel_version
+    if kernel is not None and kernel < IO_URING_KERNEL:
+        found.append(
+            (Evidence(SURVEY, f"{_kernel_label(inputs)} is older than 5.1, which brought io_uring"), no_ring)
+        )
+    elif kernel in IO_URING_BAD_KERNELS:
+        found.append(
+            (
+                Evidence(
+                    SURVEY,
+                    f"{_kernel_label(inputs)} is one of the two kernels (5.4.14, 5.4.15) "
+                    "known to break io_uring",
+                ),
+                "Samba's 4.12 release notes warn that a regression in these two kernels breaks "
+                "the module; 5.4.16 fixed it.",
+            )
+        )
+    if server.io_uring_disabled == IO_URING_REFUSED:
+        found.append(
+            (
+                Evidence(
+                    SURVEY, "kernel.io_uring_disabled = 2: the kernel refuses io_uring to every process"
+                ),
+                no_ring,
+            )
+        )
+    return found
+
+
+def _usable_kernel(inputs: AdvisorInput) -> Evidence | None:
+    """The survey fact that io_uring will work here, or None when it may not."""
+    server = inputs.server
+    kernel = server.kernel_version
+    if not server.is_linux or kernel is None or kernel < IO_URING_KERNEL or kernel in IO_URING_BAD_KERNELS:
+        return None
+    if server.io_uring_disabled not in (None, 0):
+        return None  # 1 allows only privileged processes: not worth a suggestion
+    return Evidence(SURVEY, f"{_kernel_label(inputs)}: io_uring is there (5.1 or newer, not 5.4.14/5.4.15)")
+
+
+@rule("io-uring-unusable", "io")
+def io_uring_unusable(inputs: AdvisorInput) -> Iterator[Finding]:
+    for section, value in inputs.config.set_in("vfs objects"):
+        items = vfs_stack(value)
+        if IO_URING not in (vfs_module_name(i) for i in items):
+            continue
+        blockers = _io_uring_blockers(inputs)
+        if not blockers:
+            continue
+        where = "every share that uses [global]'s list" if section == GLOBAL else f"[{section}]"
+        yield Finding(
+            id="io-uring-unusable",
+            severity=PROBLEM,
+            title=f"io_uring cannot work on this server, yet {where} names it",
+            subject=section,
+            evidence=(Evidence.setting(section, "vfs objects", value), *(e for e, _ in blockers)),
+            change=_without_io_uring(inputs, section, items),
+            expected_effect=" ".join(dict.fromkeys(consequence for _, consequence in blockers))
+            + " Without io_uring smbd does its asynchronous I/O with its own thread pool again, "
+            "as on every share that does not name it.",
+            effect_source="Samba's source: a module that cannot be loaded or set up fails the tree "
+            "connect (source3/smbd/vfs.c, source3/smbd/smb2_service.c); the kernel limits come "
+            "from vfs_io_uring(8) and the 4.12 release notes.",
+            risk="None: removing io_uring only gives up a speed-up this server cannot have.",
+            applies_to_version=(
+                f"{inputs.version_label()}: vfs_io_uring exists since 4.12.0, 4.12.3 fixed its "
+                "data-corruption bug, and it needs Linux 5.1 or newer."
+            ),
+            parameters=("vfs objects",),
+            sources=_io_uring_sources(inputs),
+        )
+
+
+@rule("io-uring-not-last", "io")
+def io_uring_not_last(inputs: AdvisorInput) -> Iterator[Finding]:
+    for section, value in inputs.config.set_in("vfs objects"):
+        items = vfs_stack(value)
+        names = [vfs_module_name(i) for i in items]
+        if IO_URING not in names or names[-1] == IO_URING:
+            continue
+        if _io_uring_blockers(inputs):
+            continue  # io-uring-unusable proposes removing it; reordering would not help
+        position = names.index(IO_URING)
+        after = [i for i in items[position + 1 :] if vfs_module_name(i) != IO_URING]
+        reordered = [i for i in items if vfs_module_name(i) != IO_URING] + [items[position]]
+        yield Finding(
+            id="io-uring-not-last",
+            severity=WARNING,
+            title=f"io_uring is not the last VFS module on [{section}]",
+            subject=section,
+            evidence=(
+                Evidence.setting(section, "vfs objects", value),
+                Evidence(CONFIG, f"listed after io_uring: {', '.join(after)}", section, "vfs objects", value),
+            ),
+            change=ConfigChange(section, "vfs objects", "set", _stack_text(reordered)),
+            expected_effect=(
+                f"{LAST_BECAUSE} Today {_and(after)} miss every read, write and flush of the "
+                "share; a module that keeps data somewhere else than the plain file (streams in "
+                "extended attributes, for instance) can then fail or act on the wrong bytes. "
+                "Moved to the end, io_uring only replaces smbd's own thread pool."
+            ),
+            effect_source=(
+                "Samba's source: vfs_io_uring passes the file's kernel descriptor to io_uring for "
+                "pread, pwrite and fsync and does not call the next module; its manual page asks "
+                "for it to be last. Not measured here."
+            ),
+            risk="None known: the order changes which module does the I/O, not what is stored.",
+            parameters=("vfs objects",),
+            sources=(
+                *_io_uring_sources(inputs),
+                "Samba source, source3/modules/vfs_streams_xattr.c (streams_xattr_pread_send: "
+                "a module with its own reads and writes)",
+            ),
+        )
+
+
+@rule("io-uring-worth-trying", "io")
+def io_uring_worth_trying(inputs: AdvisorInput) -> Iterator[Finding]:
+    server = inputs.server
+    kernel = _usable_kernel(inputs)
+    if kernel is None or server.has_vfs_module(IO_URING) is not True or not inputs.at_least(IO_URING_FIXED):
+        return
+    groups: dict[str, list[str]] = {}
+    for share in inputs.config.shares():
+        if as_bool(inputs.config.value(share, "printable")) is True:
+            continue
+        names = [vfs_module_name(i) for i in vfs_stack(inputs.config.value(share, "vfs objects"))]
+        if IO_URING in names or OWN_IO_BACKENDS.intersection(names):
+            continue
+        groups.setdefault(inputs.config.where_set(share, "vfs objects") or GLOBAL, []).append(share)
+    module_path = f"{server.vfs_modules_dir}/io_uring.so" if server.vfs_modules_dir else "io_uring"
+    for origin, shares in groups.items():
+        current = inputs.config.value(origin, "vfs objects") or ""
+        items = vfs_stack(current)
+        listed = ", ".join(f"[{s}]" for s in shares)
+        setting = (
+            Evidence.setting(origin, "vfs objects", current, note=f"in effect for {listed}")
+            if items
+            else Evidence(
+                CONFIG,
+                f"no vfs objects for {listed}: smbd's thread pool does their I/O",
+                origin,
+                "vfs objects",
+                "",
+            )
+        )
+        where = f"[{origin}]" if origin != GLOBAL else f"{listed} ([global]'s module list)"
+        yield Finding(
+            id="io-uring-worth-trying",
+            severity=SUGGESTION,
+            title=f"Try io_uring for {where}: this smbd has the module and the kernel supports it",
+            subject=origin,
+            evidence=(
+                setting,
+                Evidence(SURVEY, f"smbd can load {module_path}"),
+                kernel,
+            ),
+            change=ConfigChange(origin, "vfs objects", "set", _stack_text([*items, IO_URING])),
+            expected_effect=(
+                "Reads, writes and flushes go to the kernel through a shared queue instead of "
+                "being handed to smbd's helper threads, which saves a thread switch and some "
+                "system calls per request. A gain, if any, shows with fast storage and many "
+                "requests in flight; one stream limited by the disk or the network will not "
+                f"change. {LAST_BECAUSE}"
+            ),
+            effect_source=(
+                "Not measured here unless a measurement says so: on Samba 4.17.12 over loopback "
+                "SambaTune saw it load and work, with no gain for one stream. Measure this share "
+                "with and without it in the tuning wizard's one-change loop (`sambatune wizard "
+                "start --share SHARE`, then `sambatune wizard next` through apply, measure and "
+                "verdict): the before and after runs and their significance test decide whether "
+                "it stays."
+            ),
+            risk=(
+                "If the kernel later refuses io_uring (an older kernel booted, or "
+                "kernel.io_uring_disabled set to 2), connections to these shares fail until "
+                "io_uring is taken out again."
+            ),
+            applies_to_version=(
+                f"{inputs.version_label()}: vfs_io_uring exists since 4.12.0 and 4.12.3 fixed its "
+                "data-corruption bug; it needs Linux 5.1 or newer, and 5.4.14 and 5.4.15 break it."
+            ),
+            parameters=("vfs objects",),
+            sources=_io_uring_sources(inputs),
         )
