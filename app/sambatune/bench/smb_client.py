@@ -26,9 +26,22 @@ from sambatune.bench.events import BenchEvent, Progress, Step
 from sambatune.bench.progress import PlannedRun
 from sambatune.bench.runner import Benchmark, Method, Recorder
 from sambatune.bench.sizing import adapted_size
-from sambatune.bench.smb_wire import OnProgress, SmbLogin, SmbProbeConnection, Transfer
+from sambatune.bench.smb_security import (
+    ServerSessions,
+    cost_notes,
+    describe,
+    mismatch,
+    session_on_port,
+)
+from sambatune.bench.smb_wire import (
+    SECURITY_MODES,
+    OnProgress,
+    SmbLogin,
+    SmbProbeConnection,
+    Transfer,
+)
 from sambatune.cancellation import CancelToken
-from sambatune.errors import InvalidInput
+from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.transport import Transport
 from sambatune.units import format_bits, format_bytes, format_percent, format_rate
@@ -144,6 +157,9 @@ class SmbClientOptions(ShareTarget):
     operations: tuple[str, ...] = (WRITE, READ)
     sample_interval: float = 0.1
     target_seconds: float = 60.0
+    #: Sessions to compare, one after the other on the same share and file size (plain,
+    #: signed, encrypted); empty: one session as the probe always makes it.
+    security: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -154,6 +170,22 @@ class SmbClientOptions(ShareTarget):
         unknown = [o for o in self.operations if o not in (WRITE, READ)]
         if unknown or not self.operations:
             raise InvalidInput(f"The operations are write and read (not {unknown}).")
+        if self.security:
+            wrong = [m for m in self.security if m not in SECURITY_MODES]
+            if wrong or len(set(self.security)) != len(self.security):
+                raise InvalidInput(
+                    f"Compare each of {', '.join(SECURITY_MODES)} once (not {', '.join(self.security)})."
+                )
+            if self.path:
+                raise InvalidInput(
+                    "A mounted path keeps the session its mount made: compare security "
+                    "with SambaTune's own client (--server and --share)."
+                )
+            if self.login.guest and any(m != "plain" for m in self.security):
+                raise InvalidInput(
+                    "Signed and encrypted sessions need a user: a guest session has no key "
+                    "to sign or encrypt with."
+                )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -162,7 +194,12 @@ class SmbClientOptions(ShareTarget):
             "block_size": self.block_size,
             "outstanding": self.outstanding if self.client == SMBPROTOCOL else 1,
             "operations": list(self.operations),
+            "security": list(self.security),
         }
+
+    def series_name(self, operation: str, mode: str | None) -> str:
+        """``read``, or ``read-signed`` when sessions are compared."""
+        return operation if mode is None else f"{operation}-{mode}"
 
 
 class _Watched(threading.Thread):
@@ -193,34 +230,61 @@ class _Watched(threading.Thread):
 class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
     test = "smb-client"
 
+    def __init__(self, *args: Any, server_sessions: ServerSessions | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Reads the server's session list, to name what each compared session negotiated.
+        self.server_sessions = server_sessions
+        self._runs_done = 0
+        self._runs_total = 0
+
     def default_options(self) -> SmbClientOptions:
         raise InvalidInput("The SMB client test needs options (the share or a path).")
 
     def primary_series(self, recorder: Recorder) -> str:
-        return READ if READ in recorder.series else WRITE
+        reads = [name for name in recorder.series if name.startswith(READ)]
+        return reads[0] if reads else next(iter(recorder.series), WRITE)
 
     def _measure(self, recorder: Recorder) -> Iterator[BenchEvent]:
         options = self.options
-        for name in (WRITE, READ):
-            if name in options.operations:
-                recorder.declare(name, SERIES_LABELS[(options.client, name)])
+        modes: tuple[str | None, ...] = options.security or (None,)
+        for mode in modes:
+            for name in (WRITE, READ):
+                if name in options.operations:
+                    label = SERIES_LABELS[(options.client, name)]
+                    if mode is not None:
+                        label = f"{label}, {mode} session"
+                    recorder.declare(options.series_name(name, mode), label)
+        self._runs_total = self.method.attempts * len(options.operations) * len(modes)
         if options.client == SMBPROTOCOL:
-            yield from self._measure_smbprotocol(recorder)
+            size = options.size
+            for mode in modes:
+                size = yield from self._measure_smbprotocol(recorder, mode, size)
         else:
             yield from self._measure_path(recorder)
+        if options.security:
+            yield from self._security_costs(recorder)
         for message in client_limit_notes(recorder, options.client):
             yield recorder.note(message)
 
     # -- SambaTune's own client ----------------------------------------------------------
-    def _measure_smbprotocol(self, recorder: Recorder) -> Iterator[BenchEvent]:
+    def _measure_smbprotocol(
+        self, recorder: Recorder, mode: str | None, size: int | None
+    ) -> Generator[BenchEvent, None, int | None]:
+        """One session (of kind ``mode`` when sessions are compared) through all its runs;
+        returns the test file's size, chosen by the first session's probe when not given."""
         options = self.options
         assert options.server and options.share
-        yield Progress(None, f"connecting to {options.where}")
-        connection = SmbProbeConnection(options.server, options.share, options.port, options.login)
+        yield Progress(None, f"connecting to {options.where}" + (f" ({mode} session)" if mode else ""))
+        connection = SmbProbeConnection(
+            options.server, options.share, options.port, options.login, security=mode
+        )
         connection.connect()
         try:
-            recorder.extra["client"] = connection.facts()
-            if connection.session_is_guest:
+            facts = connection.facts()
+            recorder.extra.setdefault("client", facts)
+            if mode is not None:
+                yield from self._record_negotiated(recorder, mode, connection, facts)
+            elif connection.session_is_guest:
                 yield recorder.note(
                     "Connected as a guest (no user given, or the server mapped the "
                     "user to its guest account)."
@@ -240,13 +304,53 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
                     )
 
                 created = True
-                yield from self._attempts(recorder, write, read)
+                return (yield from self._attempts(recorder, write, read, mode, size))
             finally:
                 if created:
                     # A cancel may have closed the connection under a slow transfer.
                     connection.remove(name)
         finally:
             connection.close()
+
+    def _record_negotiated(
+        self, recorder: Recorder, mode: str, connection: SmbProbeConnection, facts: dict[str, Any]
+    ) -> Iterator[BenchEvent]:
+        """What the ``mode`` session got, from the server's session list when it can be read."""
+        server = None
+        why_not = "no connection to the server to read its session list"
+        if self.server_sessions is not None:
+            try:
+                server = session_on_port(self.server_sessions(self.cancel), facts.get("local_port"))
+            except SambaTuneError as exc:
+                why_not = f"the server's session list could not be read: {exc}"
+            else:
+                if server is None:
+                    why_not = "the server's session list did not show this session"
+        recorder.extra.setdefault("security", {})[mode] = {
+            "client": facts,
+            "server": server.to_json() if server is not None else None,
+            "server_not_read": None if server is not None else why_not,
+        }
+        yield recorder.note(describe(mode, facts, server, why_not))
+        warning = mismatch(mode, server)
+        if warning:
+            yield recorder.note(warning)
+
+    def _security_costs(self, recorder: Recorder) -> Iterator[BenchEvent]:
+        """Each compared session's rate against the first one's (usually plain)."""
+        options = self.options
+        rows = []
+        for operation in (WRITE, READ):
+            if operation not in options.operations:
+                continue
+            by_mode = {
+                mode: recorder.series[options.series_name(operation, mode)].values()
+                for mode in options.security
+            }
+            rows += cost_notes(by_mode, operation, options.security[0])
+        recorder.extra["security_cost"] = rows
+        for row in rows:
+            yield recorder.note(row["text"])
 
     # -- the operating system's client ------------------------------------------------
     def _measure_path(self, recorder: Recorder) -> Iterator[BenchEvent]:
@@ -273,24 +377,39 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
             return path_probe.read_file(file, options.block_size, self.cancel, on_progress)
 
         try:
-            yield from self._attempts(recorder, write, read)
+            yield from self._attempts(recorder, write, read, None, options.size)
         finally:
             path_probe.remove(Path(file))
 
     # -- shared ---------------------------------------------------------------------------
-    def _attempts(self, recorder: Recorder, write: Work, read: Work) -> Iterator[BenchEvent]:
+    def _attempts(
+        self,
+        recorder: Recorder,
+        write: Work,
+        read: Work,
+        mode: str | None = None,
+        size: int | None = None,
+    ) -> Generator[BenchEvent, None, int]:
+        """Warm-up and counted runs of each operation; returns the file size used (sized
+        by a probe first when ``size`` is None)."""
         options = self.options
-        steps = [(n, write if n == WRITE else read) for n in (WRITE, READ) if n in options.operations]
-        size = options.size
+        steps = [
+            (options.series_name(n, mode), write if n == WRITE else read)
+            for n in (WRITE, READ)
+            if n in options.operations
+        ]
+        modes = len(options.security) or 1
         rates: dict[str, float] = {}
         if size is None:
             yield Step(1, 2, f"sizing the test file with a {format_bytes(PROBE_SIZE, 0)} probe")
-            rates = yield from self._probe(write, read)
+            probed = yield from self._probe(write, read)
+            rates = {options.series_name(n, mode): rate for n, rate in probed.items()}
             sizing = adapted_size(
                 rates,
                 [name for name, _work in steps],
                 self.method.attempts,
-                target_seconds=options.target_seconds,
+                # Every compared session runs the same file: together they keep the target.
+                target_seconds=options.target_seconds / modes,
                 smallest=SMALLEST_SIZE,
                 largest=LARGEST_SIZE,
                 probe_size=PROBE_SIZE,
@@ -300,17 +419,15 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
             recorder.parameters["size"] = size
             recorder.extra["sizing"] = sizing.to_json()
             yield recorder.note(sizing.reason)
-            yield Step(2, 2, "writes and reads of the test file", tuple(n for n, _w in steps))
+            yield Step(2, 2, "writes and reads of the test file", tuple(recorder.series))
         if WRITE not in options.operations:
-            yield Progress(0.0, "writing the test file to read")
+            yield Progress(self._runs_done / self._runs_total, "writing the test file to read")
             yield from self._watch(None, 0, write, size)
         self.plan.add(
             PlannedRun(name, attempt, bytes=size, rate=rates.get(name))
             for attempt in range(1, self.method.attempts + 1)
             for name, _work in steps
         )
-        total = self.method.attempts * len(steps)
-        done = 0
         for attempt in range(1, self.method.attempts + 1):
             for name, work in steps:
                 self.cancel.raise_if_cancelled()
@@ -328,10 +445,14 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
                         "client_cpu_share": share,
                         "block_size": options.block_size,
                         "outstanding": options.to_json()["outstanding"],
+                        **({"security": mode} if mode else {}),
                     },
                 )
-                done += 1
-                yield Progress(done / total, f"{name} {attempt} of {self.method.attempts}")
+                self._runs_done += 1
+                yield Progress(
+                    self._runs_done / self._runs_total, f"{name} {attempt} of {self.method.attempts}"
+                )
+        return size
 
     def _probe(self, write: Work, read: Work) -> Generator[BenchEvent, None, dict[str, float]]:
         """One write and one read of a small file, counted nowhere: the rates to size by."""
@@ -388,7 +509,8 @@ def client_limit_notes(recorder: Recorder, client: str) -> list[str]:
             continue
         busy_share = sum(busy) / len(busy)
         bits = stats.mean * 8
-        ceiling = PURE_PYTHON_CEILING_BITS.get(name, PURE_PYTHON_CEILING_BITS[WRITE])
+        # "read", or "read-signed" when sessions are compared.
+        ceiling = PURE_PYTHON_CEILING_BITS.get(name.split("-")[0], PURE_PYTHON_CEILING_BITS[WRITE])
         advice = (
             "To measure a faster link, mount the share and measure through its path "
             "(the operating system's own client)."

@@ -33,6 +33,12 @@ CREDIT_BYTES = 64 * 1024
 GUEST_USER = "sambatune-guest"
 PROBE_PREFIX = ".sambatune-probe-"
 DIALECTS = {0x202: "2.0.2", 0x210: "2.1", 0x300: "3.0", 0x302: "3.0.2", 0x311: "3.1.1"}
+#: smbprotocol's numbers for what SMB 3.1.1 negotiated, named as smbstatus names them.
+SIGNING_NAMES = {0: "HMAC-SHA256", 1: "AES-128-CMAC", 2: "AES-128-GMAC"}
+CIPHER_NAMES = {1: "AES-128-CCM", 2: "AES-128-GCM", 3: "AES-256-CCM", 4: "AES-256-GCM"}
+#: What a session may be asked for: nothing (the server's minimum), signed, or encrypted.
+PLAIN, SIGNED, ENCRYPTED = "plain", "signed", "encrypted"
+SECURITY_MODES = (PLAIN, SIGNED, ENCRYPTED)
 
 #: Called with (bytes moved so far, seconds since the transfer started).
 OnProgress = Callable[[int, float], None]
@@ -71,15 +77,30 @@ class SmbProbeConnection:
     """One SMB session and tree connect to a share, with pipelined whole-file I/O."""
 
     def __init__(
-        self, server: str, share: str, port: int = 445, login: SmbLogin | None = None, timeout: float = 10.0
+        self,
+        server: str,
+        share: str,
+        port: int = 445,
+        login: SmbLogin | None = None,
+        timeout: float = 10.0,
+        *,
+        security: str | None = None,
     ) -> None:
         if not server or not share:
             raise InvalidInput("The SMB probe needs a server and a share.")
+        if security not in (None, *SECURITY_MODES):
+            raise InvalidInput(f"A session is {', '.join(SECURITY_MODES)} (not {security}).")
+        if security in (SIGNED, ENCRYPTED) and (login is None or login.guest):
+            raise InvalidInput(
+                f"A {security} session needs a user: a guest session has no key to sign or encrypt with."
+            )
         self.server = server
         self.share = share.strip("\\/")
         self.port = port
         self.login = login or SmbLogin()
         self.timeout = timeout
+        #: None: what the probe always asks (a user's session signed, a guest's not).
+        self.security = security
         self.connection: Any = None
         self.session: Any = None
         self.tree: Any = None
@@ -98,9 +119,9 @@ class SmbProbeConnection:
         from sambatune.bench.smb_bulk import probe_connection_class
 
         where = f"{self.server}:{self.port}"
-        connection = probe_connection_class()(
-            uuid.uuid4(), self.server, self.port, require_signing=not self.login.guest
-        )
+        security = self.security
+        sign = security == SIGNED or (security is None and not self.login.guest)
+        connection = probe_connection_class()(uuid.uuid4(), self.server, self.port, require_signing=sign)
         try:
             connection.connect(timeout=self.timeout)
         except (ValueError, OSError, SMBException) as exc:
@@ -112,7 +133,7 @@ class SmbProbeConnection:
                 connection,
                 username=login.user or GUEST_USER,
                 password=login.password or "" if login.user else "guest",
-                require_encryption=False,
+                require_encryption=security == ENCRYPTED,
                 auth_protocol="ntlm",
             )
             if login.user and login.domain:
@@ -130,8 +151,16 @@ class SmbProbeConnection:
             raise _explained(exc, f"Logging on to the SMB server at {where} failed.") from exc
         try:
             self.tree = TreeConnect(self.session, rf"\\{self.server}\{self.share}")
+            # SMB 3.1.1 wants a logged-on session's tree connect signed, so a plain session
+            # signs that one request and nothing after it (as smbclient's
+            # --client-protection=off does; smbstatus calls it partial signing).
+            session = self.session
+            unsigned = self.security == PLAIN and not self.session_is_guest and not session.signing_required
+            session.signing_required = session.signing_required or unsigned
             # Without a session key (guest) the negotiate cannot be verified.
             self.tree.connect(require_secure_negotiate=not self.session_is_guest)
+            if unsigned:
+                session.signing_required = False
         except SMBResponseException as exc:
             self.close()
             raise InvalidInput(
@@ -147,16 +176,39 @@ class SmbProbeConnection:
         return bool(self.session is not None and self.session.session_key is None)
 
     def facts(self) -> dict[str, Any]:
+        """What this session negotiated, as this computer's side of it sees it."""
         connection = self.connection
+        signing = bool(self.session.signing_required)
+        encrypted = self.encrypted
         return {
             "client": "smbprotocol",
             "dialect": DIALECTS.get(int(connection.dialect), hex(int(connection.dialect))),
             "max_read_size": int(connection.max_read_size),
             "max_write_size": int(connection.max_write_size),
-            "signing": bool(self.session.signing_required),
-            "encryption": bool(self.session.encrypt_data),
+            "signing": signing,
+            "signing_algorithm": self.signing_algorithm if signing else None,
+            "encryption": encrypted,
+            "cipher": CIPHER_NAMES.get(int(connection.cipher_id or 0)) if encrypted else None,
             "guest": self.session_is_guest,
+            "local_port": self.local_port,
         }
+
+    @property
+    def signing_algorithm(self) -> str:
+        """The algorithm that signs this session: negotiated in 3.1.1, fixed by the dialect before."""
+        connection = self.connection
+        if connection.dialect >= 0x311 and connection.signing_algorithm_id is not None:
+            return SIGNING_NAMES.get(int(connection.signing_algorithm_id), "?")
+        return SIGNING_NAMES[1] if connection.dialect >= 0x300 else SIGNING_NAMES[0]
+
+    @property
+    def local_port(self) -> int | None:
+        """This end's TCP port: how the server's session list names this session."""
+        transport: Any = self.connection.transport if self.connection is not None else None
+        try:
+            return int(transport._sock.getsockname()[1])
+        except (AttributeError, OSError, TypeError):
+            return None
 
     def ensure_credits(self, needed: int) -> None:
         """Hold at least ``needed`` credits, asking with ECHO (the server caps the grant)."""
@@ -408,7 +460,7 @@ class SmbProbeConnection:
             self.delete(name)
             return
         with SmbProbeConnection(
-            self.server, self.share, self.port, self.login, timeout=self.timeout
+            self.server, self.share, self.port, self.login, timeout=self.timeout, security=self.security
         ) as fresh:
             fresh.delete(name)
 

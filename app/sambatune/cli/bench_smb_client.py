@@ -3,8 +3,12 @@
     sambatune bench smb-client --server files1 --share data --json
     sambatune bench smb-client --server files1 --share data --user alice --password-stdin
     sambatune bench smb-client --path /mnt/data            # the system's own SMB client
+    sambatune bench smb-client --server files1 --share data --user alice --password-stdin \
+        --security plain,signed,encrypted --ssh admin@files1 --json
 
-No SSH is involved: this computer talks SMB to the server, as any client does. The
+No SSH is needed: this computer talks SMB to the server, as any client does. With
+``--security``, one session of each kind runs the same test; ``--ssh`` lets the test read
+the server's session list (smbstatus) to name what each session really negotiated. The
 password is read from stdin, or from the system keyring where an earlier
 ``--remember-password`` put it; never from the command line.
 """
@@ -13,9 +17,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sambatune.cli.output import add_json_flag
+
+if TYPE_CHECKING:
+    from sambatune.bench.smb_security import ServerSessions
+    from sambatune.cancellation import CancelToken
 
 SECRET_KIND = "smb"
 
@@ -74,6 +84,32 @@ def add_parser(tests: Any) -> None:
         help="requests in flight at once (default 4; SambaTune's client only)",
     )
     test.add_argument("--operations", default="write,read", help="write, read or both (default)")
+    test.add_argument(
+        "--security",
+        default="",
+        metavar="MODES",
+        help="compare sessions: plain, signed and/or encrypted, e.g. plain,signed,encrypted "
+        "(signed and encrypted need --user); each runs the whole test on the same share",
+    )
+    server = parser.add_argument_group(
+        "the server's view (optional): name what each session negotiated, from smbstatus over SSH"
+    )
+    server.add_argument("--ssh", metavar="DEST", help="the server over SSH: alias or user@host[:port]")
+    server.add_argument("--ssh-identity", metavar="FILE", help="private key file (like ssh -i)")
+    server.add_argument("--ssh-config", metavar="FILE", type=Path, help="like ssh -F")
+    server.add_argument(
+        "--ssh-known-hosts", metavar="FILE", type=Path, help="known_hosts file for the host key"
+    )
+    server.add_argument(
+        "--accept-new-host-key",
+        action="store_true",
+        help="trust and remember a host key never seen before (a changed key is always refused)",
+    )
+    server.add_argument(
+        "--smb-conf",
+        metavar="PATH",
+        help="the smb.conf of the smbd serving the share (default: the one the survey finds)",
+    )
     method = parser.add_argument_group("method")
     method.add_argument("--runs", type=int, default=5, help="counted runs (default 5)")
     method.add_argument("--warmup", type=int, default=1, help="warm-up runs first (default 1)")
@@ -135,17 +171,26 @@ def handle(args: argparse.Namespace) -> int:
         block_size=parse_size(args.block_size),
         outstanding=args.outstanding,
         operations=tuple(o.strip() for o in args.operations.split(",") if o.strip()),
+        security=tuple(m.strip() for m in args.security.split(",") if m.strip()),
     )
     cancel = CancelToken()
-    bench = SmbClientBenchmark(None, Method(runs=args.runs, warmup=args.warmup), options, cancel=cancel)
     progress = BenchProgress()
-    try:
-        result = bench.run(progress.on_event)
-    except KeyboardInterrupt:
-        cancel.cancel()
-        raise
-    finally:
-        progress.done()
+    with ExitStack() as stack:
+        sessions = _server_sessions(args, stack, cancel) if args.ssh else None
+        bench = SmbClientBenchmark(
+            None,
+            Method(runs=args.runs, warmup=args.warmup),
+            options,
+            cancel=cancel,
+            server_sessions=sessions,
+        )
+        try:
+            result = bench.run(progress.on_event)
+        except KeyboardInterrupt:
+            cancel.cancel()
+            raise
+        finally:
+            progress.done()
     ResultsDatabase().save(result, note=args.note)
     if args.remember_password and args.user and target["login"].password is not None:
         save_secret(SECRET_KIND, secret_target(args), target["login"].password)
@@ -154,3 +199,34 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(format_result(result))
     return 0
+
+
+def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelToken) -> ServerSessions:
+    """Read the session list of the smbd serving the share, over SSH (root by sudo when it
+    needs no password: the test's SMB user is rarely the SSH account)."""
+    from sambatune.bench.smb_security import server_sessions
+    from sambatune.cli.connect import TerminalPrompts
+    from sambatune.errors import InvalidInput, SudoFailed
+    from sambatune.remote.connection import ConnectionOptions, open_target
+    from sambatune.remote.survey import run_survey
+
+    options = ConnectionOptions(
+        host=args.ssh,
+        identity_file=args.ssh_identity,
+        known_hosts=args.ssh_known_hosts,
+        ssh_config=args.ssh_config,
+    )
+    transport = open_target(options, TerminalPrompts(args.accept_new_host_key, None, None), cancel=cancel)
+    stack.callback(transport.close)
+    config_path = args.smb_conf or run_survey(transport, cancel=cancel).config_path
+    if not config_path:
+        raise InvalidInput(
+            f"Which smbd serves the share on {transport.label}? The survey could not tell: "
+            "name its smb.conf with --smb-conf."
+        )
+    try:
+        transport.check_sudo()
+        as_root = True
+    except SudoFailed:
+        as_root = False
+    return server_sessions(transport, config_path, sudo=as_root)
