@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -39,8 +40,8 @@ def smb_root(fresh_smbd: SmbServer) -> SmbServer:
     return fresh_smbd
 
 
-def _options(server: SmbServer, **changes: object) -> SmbClientOptions:
-    values: dict[str, object] = {
+def _options(server: SmbServer, **changes: Any) -> SmbClientOptions:
+    values: dict[str, Any] = {
         "server": "127.0.0.1",
         "share": server.share,
         "port": server.port,
@@ -50,7 +51,7 @@ def _options(server: SmbServer, **changes: object) -> SmbClientOptions:
         "security": MODES,
     }
     values.update(changes)
-    return SmbClientOptions(**values)  # type: ignore[arg-type]
+    return SmbClientOptions(**values)
 
 
 def _digits(text: object) -> str:

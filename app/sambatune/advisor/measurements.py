@@ -100,6 +100,88 @@ class MetadataRate:
 
 
 @dataclass(frozen=True)
+class SecurityCost:
+    """One session kind against another, from ``bench smb-client --security``: e.g. signed
+    reads against plain ones, with Welch's test."""
+
+    operation: str  # read | write
+    mode: str  # signed | encrypted | plain
+    baseline: str
+    #: (mean of mode - mean of baseline) / mean of baseline: -0.2 is 20% slower.
+    change: float
+    significant: bool
+    source: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> SecurityCost:
+        data = _mapping(data, where)
+        change = data.get("change")
+        if isinstance(change, bool) or not isinstance(change, (int, float)) or not math.isfinite(change):
+            raise InvalidInput(f"Measurements: {where}.change must be a number.")
+        names = [data.get(k) for k in ("operation", "mode", "baseline")]
+        if not all(isinstance(n, str) and n for n in names):
+            raise InvalidInput(f"Measurements: {where} needs operation, mode and baseline.")
+        return cls(
+            str(data["operation"]),
+            str(data["mode"]),
+            str(data["baseline"]),
+            float(change),
+            bool(data.get("significant")),
+            str(data.get("source", "")),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "operation": self.operation,
+            "mode": self.mode,
+            "baseline": self.baseline,
+            "change": self.change,
+            "significant": self.significant,
+            "source": self.source,
+        }
+
+    def sentence(self) -> str:
+        if not self.significant:
+            return f"{self.mode} {self.operation}s: no significant difference from {self.baseline}"
+        slower = "slower" if self.change < 0 else "faster"
+        return f"{self.mode} {self.operation}s {abs(self.change):.0%} {slower} than {self.baseline}"
+
+
+@dataclass(frozen=True)
+class ListingRate:
+    """Whole-directory listings per second from the small-file test, of ``files`` files."""
+
+    share: str
+    files: int
+    lists_per_second: float
+    source: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> ListingRate:
+        data = _mapping(data, where)
+        files = data.get("files")
+        if not isinstance(files, int) or isinstance(files, bool) or files <= 0:
+            raise InvalidInput(f"Measurements: {where}.files must be a positive whole number.")
+        rate = _number(data, "lists_per_second", where)
+        assert rate is not None
+        return cls(str(data.get("share", "")), files, rate, str(data.get("source", "")))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "share": self.share,
+            "files": self.files,
+            "lists_per_second": self.lists_per_second,
+            "source": self.source,
+        }
+
+    def sentence(self) -> str:
+        return (
+            f"listing [{self.share}] with {self.files:,} files took {1 / self.lists_per_second:.3f} s "
+            f"({self.source})"
+        )
+
+
+@dataclass(frozen=True)
 class DirscalePoint:
     """One directory-scaling run: a directory of ``files`` files on ``share``."""
 
@@ -182,11 +264,15 @@ class Measurements:
     dirscale: tuple[DirscalePoint, ...] = ()
     client_window: ClientWindow | None = None
     path: NetworkPath | None = None
+    #: Session kinds compared on this server (signing and encryption cost), newest run.
+    security: tuple[SecurityCost, ...] = ()
+    #: Directory listings of the newest small-file test.
+    listing: ListingRate | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> Measurements:
         data = _mapping(data, "the file")
-        known = {"throughput", "metadata", "dirscale", "client_window", "path"}
+        known = {"throughput", "metadata", "dirscale", "client_window", "path", "security", "listing"}
         unknown = set(data) - known
         if unknown:
             raise InvalidInput(
@@ -221,12 +307,17 @@ class Measurements:
         points = data.get("dirscale") or []
         if not isinstance(points, list):
             raise InvalidInput("Measurements: dirscale must be a list of runs.")
+        costs = data.get("security") or []
+        if not isinstance(costs, list):
+            raise InvalidInput("Measurements: security must be a list of comparisons.")
         return cls(
             throughput=ThroughputSummary.from_json(data.get("throughput") or {}),
             metadata=metadata,
             dirscale=tuple(DirscalePoint.from_json(p, f"dirscale[{i}]") for i, p in enumerate(points)),
             client_window=window,
             path=path,
+            security=tuple(SecurityCost.from_json(c, f"security[{i}]") for i, c in enumerate(costs)),
+            listing=ListingRate.from_json(data["listing"], "listing") if data.get("listing") else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -236,4 +327,10 @@ class Measurements:
             "dirscale": [p.to_json() for p in self.dirscale],
             "client_window": self.client_window.to_json() if self.client_window else None,
             "path": self.path.to_json() if self.path else None,
+            "security": [c.to_json() for c in self.security],
+            "listing": self.listing.to_json() if self.listing else None,
         }
+
+    def security_cost(self, mode: str) -> list[SecurityCost]:
+        """The measured cost of ``mode`` sessions (signed, encrypted) against plain ones."""
+        return [c for c in self.security if c.mode == mode and c.baseline == "plain"]

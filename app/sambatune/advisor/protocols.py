@@ -151,3 +151,18 @@ def encryption_algorithms(inputs: AdvisorInput) -> list[str]:
 def list_text(items: list[str]) -> str:
     """A list written the way testparm prints it."""
     return ", ".join(items)
+
+
+def measured_cost(inputs: AdvisorInput, mode: str, otherwise: str) -> str:
+    """The effect source of a signing or encryption finding: this server's own comparison
+    of ``mode`` sessions with plain ones (``bench smb-client --security``) when one ran
+    with this smb.conf, before ``otherwise`` (what is known without it)."""
+    costs = inputs.measurements.security_cost(mode)
+    if not costs:
+        return otherwise
+    return (
+        "Measured on this server: "
+        + "; ".join(c.sentence() for c in costs)
+        + f" ({costs[0].source}; the client's own CPU work is in these figures too). "
+        + otherwise
+    )

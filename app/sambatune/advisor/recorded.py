@@ -10,8 +10,10 @@ from dataclasses import replace
 
 from sambatune.advisor.measurements import (
     THROUGHPUT_KINDS,
+    ListingRate,
     Measurements,
     MetadataRate,
+    SecurityCost,
     Throughput,
     ThroughputSummary,
 )
@@ -21,7 +23,7 @@ from sambatune.bench.bottleneck_inputs import (
     figures_from_sessions,
     sessions_with_config,
 )
-from sambatune.bench.results_db import ResultsDatabase
+from sambatune.bench.results_db import ResultsDatabase, StoredSession
 
 
 def recorded_measurements(
@@ -34,9 +36,10 @@ def recorded_measurements(
     Sessions run with another smb.conf measured other settings and are left out, as the
     Bottleneck view leaves them out.
     """
+    security, listing, extra_used = _security_and_listing(database, server, smb_conf)
     sessions = sessions_with_config(database, server, smb_conf)
     if not sessions:
-        return Measurements(), []
+        return Measurements(security=security, listing=listing), sorted(extra_used)
     chosen = {s.id for s in sessions}
     read = figures_from_sessions(sessions, "read", chosen)
     write = figures_from_sessions(sessions, "write", chosen)
@@ -63,7 +66,56 @@ def recorded_measurements(
     metadata = (
         MetadataRate(read.file_ops, source(read, "file operations")) if read.file_ops is not None else None
     )
-    return Measurements(throughput=throughput, metadata=metadata), sorted(used)
+    return (
+        Measurements(throughput=throughput, metadata=metadata, security=security, listing=listing),
+        sorted(used | extra_used),
+    )
+
+
+def _security_and_listing(
+    database: ResultsDatabase, server: str, smb_conf: bytes
+) -> tuple[tuple[SecurityCost, ...], ListingRate | None, set[int]]:
+    """The newest session comparison (``bench smb-client --security``) and the newest
+    small-file listing that ran against exactly this smb.conf."""
+    used: set[int] = set()
+    security: tuple[SecurityCost, ...] = ()
+    compared = sessions_with_config(database, server, smb_conf, tests=("smb-client",), limit=10)
+    newest = next((s for s in compared if s.result.extra.get("security_cost")), None)
+    if newest is not None:
+        used.add(newest.id)
+        source = f"SMB test from this computer, session {newest.id}, run with this smb.conf"
+        security = tuple(
+            SecurityCost(
+                str(row["operation"]),
+                str(row["mode"]),
+                str(row["baseline"]),
+                float(row["change"]),
+                bool(row["significant"]),
+                source,
+            )
+            for row in newest.result.extra["security_cost"]
+        )
+    listing = None
+    small = sessions_with_config(database, server, smb_conf, tests=("small-files",), limit=1)
+    if small:
+        listing = _listing(small[0])
+        if listing is not None:
+            used.add(small[0].id)
+    return security, listing, used
+
+
+def _listing(session: StoredSession) -> ListingRate | None:
+    series = session.result.series.get("list")
+    stats = series.stats() if series is not None else None
+    if stats is None or not stats.mean:
+        return None
+    parameters = session.result.parameters
+    return ListingRate(
+        share=str(parameters.get("share") or parameters.get("path") or "?"),
+        files=int(parameters.get("count") or 0) or 1,
+        lists_per_second=stats.mean,
+        source=f"small-file test, session {session.id}, run with this smb.conf",
+    )
 
 
 def with_recorded(given: Measurements, recorded: Measurements) -> Measurements:
@@ -79,4 +131,6 @@ def with_recorded(given: Measurements, recorded: Measurements) -> Measurements:
         dirscale=given.dirscale or recorded.dirscale,
         client_window=given.client_window or recorded.client_window,
         path=given.path or recorded.path,
+        security=given.security or recorded.security,
+        listing=given.listing or recorded.listing,
     )

@@ -115,13 +115,18 @@ def stored_facts(database: ResultsDatabase, results: Iterable[BenchResult]) -> d
 
 
 def sessions_with_config(
-    database: ResultsDatabase, server: str, smb_conf: bytes, *, limit: int = 20
+    database: ResultsDatabase,
+    server: str,
+    smb_conf: bytes,
+    *,
+    limit: int = 20,
+    tests: Sequence[str] = LAYER_TESTS,
 ) -> list[StoredSession]:
-    """The newest sessions of ``server`` that can give a layer figure and ran with exactly
-    ``smb_conf`` (matched by hash, so only those sessions are read in full)."""
+    """The newest sessions of ``server`` of ``tests`` (those that can give a layer figure)
+    that ran with exactly ``smb_conf`` (matched by hash, so only those are read in full)."""
     import hashlib
 
-    marks = ",".join("?" * len(LAYER_TESTS))
+    marks = ",".join("?" * len(tests))
     with database.connection() as db:
         ids = [
             int(row[0])
@@ -129,7 +134,7 @@ def sessions_with_config(
                 "SELECT sessions.id FROM sessions JOIN servers ON servers.id = sessions.server_id "
                 f"WHERE servers.label = ? AND smb_conf_sha256 = ? AND test IN ({marks}) "
                 "ORDER BY sessions.id DESC LIMIT ?",
-                [server, hashlib.sha256(smb_conf).hexdigest(), *LAYER_TESTS, limit],
+                [server, hashlib.sha256(smb_conf).hexdigest(), *tests, limit],
             )
         ]
     return [database.load(i) for i in ids]

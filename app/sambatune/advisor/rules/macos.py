@@ -104,9 +104,11 @@ def _bundle(edits: list[ConfigChange]) -> ConfigChange:
 
 
 def _listing_evidence(inputs: AdvisorInput, shares: list[str]) -> list[Evidence]:
-    """The user's own listing figures of these shares, when a directory-scaling run gave them."""
+    """The user's own listing figures of these shares: directory-scaling runs, and the
+    small-file test's listings (SambaTune's client asks for no AAPL, so that is the
+    listing without Apple's extensions, the figure a Mac's own run is set against)."""
     wanted = {canonical_section(s) for s in shares}
-    return [
+    evidence = [
         Evidence(
             MEASUREMENT,
             f"directory-scaling run on [{p.share}]: listing {p.files:,} files took "
@@ -115,6 +117,10 @@ def _listing_evidence(inputs: AdvisorInput, shares: list[str]) -> list[Evidence]
         for p in inputs.measurements.dirscale
         if canonical_section(p.share) in wanted
     ][:3]
+    listing = inputs.measurements.listing
+    if listing is not None and canonical_section(listing.share) in wanted:
+        evidence.append(Evidence(MEASUREMENT, listing.sentence()))
+    return evidence
 
 
 @rule("macos-fruit-not-on-every-share", "macos")

@@ -40,6 +40,7 @@ from sambatune.advisor.protocols import (
     encryption,
     encryption_algorithms,
     list_text,
+    measured_cost,
     required_in_global,
     signing,
     signing_algorithms,
@@ -61,15 +62,17 @@ CIPHER_SPEED_SOURCE = (
     "the test machine (AMD EPYC with AES and carry-less multiply instructions)"
 )
 WINDOWS_GMAC_SOURCE = (
-    "Microsoft Learn: What's new in SMB in Windows Server 2022 and Windows 11 (AES-128-GMAC signing)"
+    "Microsoft Learn: What's new in SMB in Windows Server 2022 and Windows 11 (AES-128-GMAC "
+    "signing); Microsoft's Windows Protocol Test Suites 4.21.9.0 release notes (2021) added "
+    "tests of AES-GMAC signing in that release cycle"
 )
 #: Words in smbstatus' signing column for the two costlier algorithms.
 COSTLY_SIGNING = {CMAC.upper(): CMAC, HMAC_SHA256.upper(): HMAC_SHA256, "AES-CMAC": CMAC}
 
 MEASURE_SIGNED = (
-    "Measure a large read and write from a client that signs (`sambatune bench smb-client "
-    "--server H --share S`, from a client on SMB 3.1.1) before and after, "
-    "then survey again: the client audit shows each session's signing algorithm."
+    "Measure what signing costs on your share in one run (`sambatune bench smb-client "
+    "--server H --share S --user U --security plain,signed`, from a client on SMB 3.1.1) "
+    "before and after, then survey again: the client audit shows each session's signing algorithm."
 )
 
 
@@ -135,10 +138,12 @@ def signing_gmac_not_first(inputs: AdvisorInput) -> Iterator[Finding]:
             "takes most of the signing work off both CPUs; the other clients keep what they "
             "sign with now, since SMB 2.x and 3.0 cannot negotiate anything else."
         ),
-        effect_source=(
+        effect_source=measured_cost(
+            inputs,
+            "signed",
             CIPHER_SPEED_SOURCE + ": AES-128-GCM, which does the GMAC work plus encryption, ran "
             "at about 4.2 GB/s, AES-CMAC at about 1.1 GB/s and HMAC-SHA256 at about 1.8 GB/s. "
-            "Samba computes them with GnuTLS: take the ratio, not the figures. " + MEASURE_SIGNED
+            "Samba computes them with GnuTLS: take the ratio, not the figures. " + MEASURE_SIGNED,
         ),
         risk=(
             "None given up: only the order changes, every algorithm that was offered stays "
@@ -216,11 +221,13 @@ def encryption_gcm_not_first(inputs: AdvisorInput) -> Iterator[Finding]:
             "for a fraction of the CPU, which shows as throughput wherever encryption keeps a "
             "core busy. SMB 3.0 and 3.0.2 clients can only use AES-128-CCM and keep it."
         ),
-        effect_source=(
+        effect_source=measured_cost(
+            inputs,
+            "encrypted",
             CIPHER_SPEED_SOURCE + ": AES-128-GCM ran at about 4.2 GB/s and AES-128-CCM at about "
             "1.4 GB/s, three times slower. Samba encrypts with GnuTLS: take the ratio, not the "
             "figures, and measure a large read and write from an encrypting client "
-            "(`sambatune bench smb-client`) before and after."
+            "(`sambatune bench smb-client --security plain,encrypted`) before and after.",
         ),
         risk=(
             "None given up: GCM and CCM both encrypt and authenticate every message, the key "
@@ -272,11 +279,13 @@ def encryption_required_global(inputs: AdvisorInput) -> Iterator[Finding]:
             "which). The other shares then read and write without AES on either end and can use "
             "sendfile and recvfile again; clients that ask for encryption themselves still get it."
         ),
-        effect_source=(
+        effect_source=measured_cost(
+            inputs,
+            "encrypted",
             "SambaTune measurement on Samba 4.17.12, loopback, 2 cores: a 256 MiB read ran at "
             "roughly 530-540 MiB/s encrypted against 640-1,100 MiB/s unencrypted (noisy, shared "
-            "machine). Measure a share you take out of encryption before and after "
-            "(`sambatune bench smb-client --server H --share S`)."
+            "machine). Measure the cost on your share in one run "
+            "(`sambatune bench smb-client --server H --share S --user U --security plain,encrypted`).",
         ),
         risk=(
             "This gives up encryption on every share that does not get its own line: their "
@@ -333,8 +342,12 @@ def clients_costly_signing(inputs: AdvisorInput) -> Iterator[Finding]:
             "much less CPU per signed request; until then its signing costs what its dialect "
             "allows."
         ),
-        effect_source=CIPHER_SPEED_SOURCE + ": AES-CMAC about 1.1 GB/s and HMAC-SHA256 about "
-        "1.8 GB/s against about 4.2 GB/s for AES-128-GCM. " + MEASURE_SIGNED,
+        effect_source=measured_cost(
+            inputs,
+            "signed",
+            CIPHER_SPEED_SOURCE + ": AES-CMAC about 1.1 GB/s and HMAC-SHA256 about "
+            "1.8 GB/s against about 4.2 GB/s for AES-128-GCM. " + MEASURE_SIGNED,
+        ),
         risk="Nothing changes on the server, and signing stays on: the client is what to upgrade.",
         applies_to_version="AES-128-GMAC signing needs SMB 3.1.1 on both sides and Samba 4.15 or later.",
         parameters=("server signing", SIGNING_ALGORITHMS),
