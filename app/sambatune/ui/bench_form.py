@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
+    QLabel,
     QLineEdit,
     QSpinBox,
     QWidget,
@@ -27,6 +29,8 @@ from sambatune.ui.share_box import SurveyedShareBox
 
 if TYPE_CHECKING:  # imported in the worker, when a test is built
     from sambatune.bench.small_files import SmallFilesOptions
+    from sambatune.bench.smb_client import SmbClientOptions
+    from sambatune.bench.smb_security import ServerSessions
 
 TESTS = {
     "net-download": "Network: server → this computer",
@@ -79,6 +83,24 @@ DEFAULT_METHOD = {"small-files": (1, 0)}
 USUAL_METHOD = (5, 1)
 #: The tests from this computer: a share through SambaTune's client, or a mounted path.
 SHARE_TARGET_TESTS = {"smb-client", "small-files"}
+#: The sessions the SMB test can compare, in the order they run: the first one checked is
+#: the one the others are measured against (the core's SECURITY_MODES, not imported here so
+#: the form does not load the SMB client on the GUI thread at start).
+SECURITY_MODES = ("plain", "signed", "encrypted")
+SECURITY_TIPS = {
+    "plain": "A session that neither signs nor encrypts (SMB 3.1.1 still signs its logon).",
+    "signed": "Every request and answer signed (needs a user: a guest has no key).",
+    "encrypted": "Every request and answer encrypted (needs a user: a guest has no key).",
+}
+SECURITY_TIP = (
+    "Run the test once in a session of each kind checked, on the same share and file size, "
+    "and compare their rates: what signing and encryption cost here. The first one checked "
+    "is the baseline. None checked: one session, as the server offers it."
+)
+SECURITY_PATH_TIP = (
+    "Not with a mounted path: this computer's own client keeps the session its mount made. "
+    "Clear the path to compare sessions with SambaTune's own client."
+)
 #: Which rows each test shows.
 ROWS = {
     "share": {"disk", "smb", "dirscale"} | SHARE_TARGET_TESTS,
@@ -94,6 +116,7 @@ ROWS = {
     "size": {"disk", "smb", "smb-client", "small-files"},
     "block": {"disk", "smb-client"},
     "outstanding": {"smb-client", "small-files"},
+    "security": {"smb-client"},
     "sizes": {"sockbuf"},
     "counts": {"dirscale"},
 }
@@ -122,6 +145,8 @@ class RunRequest:
     counts: tuple[int, ...] = ()
     sample_interval: float = 0.1
     count: int = 2000
+    #: Sessions to compare (plain, signed, encrypted); empty: one session as usual.
+    security: tuple[str, ...] = ()
 
     @property
     def secret_target(self) -> str:
@@ -182,6 +207,19 @@ class BenchForm(QWidget):
         self.outstanding.setRange(1, 64)
         self.outstanding.setValue(4)
         self._outstanding_default = 4
+        self.security = QWidget()
+        self.security.setObjectName("benchSecurity")
+        security_row = QHBoxLayout(self.security)
+        security_row.setContentsMargins(0, 0, 0, 0)
+        self.security_boxes: dict[str, QCheckBox] = {}
+        for mode in SECURITY_MODES:
+            box = QCheckBox(mode)
+            box.setObjectName(f"benchSecurity_{mode}")
+            box.setToolTip(SECURITY_TIPS[mode])
+            security_row.addWidget(box)
+            self.security_boxes[mode] = box
+        security_row.addStretch(1)
+        self.path.textChanged.connect(self._path_changed)
         self.sizes = QLineEdit("4KiB,16KiB,64KiB,256KiB,1MiB,4MiB")
         self.counts = QLineEdit("1000,10000")
         self.note = QLineEdit()
@@ -200,6 +238,7 @@ class BenchForm(QWidget):
             "size": self.file_size,
             "block": self.block,
             "outstanding": self.outstanding,
+            "security": self.security,
             "sizes": self.sizes,
             "counts": self.counts,
         }
@@ -217,18 +256,25 @@ class BenchForm(QWidget):
             "size": "File size",
             "block": "Block size",
             "outstanding": "Requests in flight",
+            "security": "Compare sessions",
             "sizes": "Buffer sizes",
             "counts": "File counts",
         }
         for key, widget in self.rows.items():
             widget.setObjectName(widget.objectName() or f"bench_{key}")
             self.form.addRow(labels[key], widget)
+        security_label = self.form.labelForField(self.security)
+        if isinstance(security_label, QLabel):
+            # The longest label: on one line it would widen the form past the page's left
+            # side, so it breaks in two where the column is narrow.
+            security_label.setWordWrap(True)
         self.form.addRow("Counted runs", self.runs)
         self.form.addRow("Warm-up runs", self.warmup)
         self.form.addRow("Note", self.note)
         self._method_default = USUAL_METHOD
         self.test.currentIndexChanged.connect(self._test_changed)
         self._test_changed()
+        self._path_changed()
 
     def current_test(self) -> str:
         return str(self.test.currentData())
@@ -261,6 +307,24 @@ class BenchForm(QWidget):
             self.duration.setValue(2.0)
         elif test != "sockbuf" and self.duration.value() == 2.0:
             self.duration.setValue(5.0)
+
+    def _path_changed(self) -> None:
+        # A mounted path cannot choose its session: the row says why instead of being ignored.
+        through_path = bool(self.path.text().strip())
+        self.security.setEnabled(not through_path)
+        self.security.setToolTip(SECURITY_PATH_TIP if through_path else SECURITY_TIP)
+        for mode, box in self.security_boxes.items():
+            # A box's own tip would hide the row's reason for being off.
+            box.setToolTip(SECURITY_PATH_TIP if through_path else SECURITY_TIPS[mode])
+        label = self.form.labelForField(self.security)
+        if label is not None:
+            label.setToolTip(self.security.toolTip())
+
+    def security_modes(self) -> tuple[str, ...]:
+        """The sessions checked, in the order they run; () with a path (the row is off)."""
+        if self.path.text().strip():
+            return ()
+        return tuple(mode for mode, box in self.security_boxes.items() if box.isChecked())
 
     def set_shares(self, names: list[str]) -> None:
         self.share.set_shares(names)
@@ -323,11 +387,15 @@ class BenchForm(QWidget):
             sizes=sizes(self.sizes.text()) if test == "sockbuf" else (),
             counts=counts(self.counts.text()) if test == "dirscale" else (),
             count=parse_count(self.count.text()) if test == "small-files" else 2000,
+            security=self.security_modes() if test == "smb-client" else (),
         )
+        # The core's own checks (count, size, requests in flight, a user for signed and
+        # encrypted sessions), before anything starts; no password yet: the keyring is read
+        # in the worker.
         if test == "small-files":
-            # The core's own checks (count, size, requests in flight), before anything starts;
-            # no password yet: the keyring is read in the worker.
             small_files_options(request, {"user": request.user or None})
+        elif test == "smb-client":
+            smb_client_options(request, {"user": request.user or None})
         return request
 
 
@@ -351,8 +419,15 @@ def _password(request: RunRequest) -> str | None:
     return load_secret(SECRET_KIND, request.secret_target) or ""
 
 
-def build_benchmark(request: RunRequest, transport: Any, context: Any, cancel: CancelToken) -> Benchmark:
-    """The benchmark the request describes (runs in the worker thread)."""
+def build_benchmark(
+    request: RunRequest,
+    transport: Any,
+    context: Any,
+    cancel: CancelToken,
+    server_sessions: ServerSessions | None = None,
+) -> Benchmark:
+    """The benchmark the request describes (runs in the worker thread); ``server_sessions``
+    reads the server's session list, to name what each compared SMB session negotiated."""
     method = Method(runs=request.runs, warmup=request.warmup)
     common: dict[str, Any] = {"context": context, "cancel": cancel}
     test = request.test
@@ -402,17 +477,11 @@ def build_benchmark(request: RunRequest, transport: Any, context: Any, cancel: C
         from sambatune.bench.small_files import SmallFilesBenchmark
 
         return SmallFilesBenchmark(transport, method, small_files_options(request, login), **common)
-    from sambatune.bench.smb_client import SmbClientBenchmark, SmbClientOptions
-    from sambatune.bench.smb_wire import SmbLogin
+    from sambatune.bench.smb_client import SmbClientBenchmark
 
-    options = SmbClientOptions(
-        login=SmbLogin(**login),
-        size=request.size,
-        block_size=request.block,
-        outstanding=request.outstanding,
-        **_share_target(request),
+    return SmbClientBenchmark(
+        transport, method, smb_client_options(request, login), server_sessions=server_sessions, **common
     )
-    return SmbClientBenchmark(transport, method, options, **common)
 
 
 def _share_target(request: RunRequest) -> dict[str, Any]:
@@ -434,3 +503,40 @@ def small_files_options(request: RunRequest, login: dict[str, Any]) -> SmallFile
         outstanding=request.outstanding,
         **_share_target(request),
     )
+
+
+def smb_client_options(request: RunRequest, login: dict[str, Any]) -> SmbClientOptions:
+    """The SMB test's options; :class:`InvalidInput` says what is wrong (e.g. a signed
+    session with no user)."""
+    from sambatune.bench.smb_client import SmbClientOptions
+    from sambatune.bench.smb_wire import SmbLogin
+
+    return SmbClientOptions(
+        login=SmbLogin(**login),
+        size=request.size,
+        block_size=request.block,
+        outstanding=request.outstanding,
+        security=request.security,
+        **_share_target(request),
+    )
+
+
+def server_session_reader(transport: Any, survey: Any) -> ServerSessions | None:
+    """Reads the session list of the smbd SambaTune manages on this server, or None when
+    the survey knows no running smbd for its smb.conf (worker thread: it may ask sudo).
+
+    Root sees every session; without it smbstatus lists only the SSH account's own, which
+    rarely holds the test's SMB user: the test then says it named the session from this
+    computer's side. Decided as the survey's client audit does.
+    """
+    if survey is None or survey.ambiguous or not survey.config_path or survey.managed_instance is None:
+        return None
+    from sambatune.bench.smb_security import server_sessions
+    from sambatune.errors import SudoFailed
+
+    try:
+        transport.check_sudo()
+        as_root = True
+    except SudoFailed:
+        as_root = False
+    return server_sessions(transport, survey.config_path, sudo=as_root)

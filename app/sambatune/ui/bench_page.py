@@ -42,6 +42,7 @@ from sambatune.ui.bench_form import (
     BenchForm,
     RunRequest,
     build_benchmark,
+    server_session_reader,
     small_files_options,
 )
 from sambatune.ui.bench_history import HistoryView
@@ -49,6 +50,7 @@ from sambatune.ui.bottleneck_panel import BottleneckPanel
 from sambatune.ui.live_plot import LivePlot
 from sambatune.ui.operations_table import OperationsTable, plan_caption
 from sambatune.ui.run_table import RunTable
+from sambatune.ui.security_table import SecurityTable, has_comparison, sentences, status_figures
 from sambatune.ui.session import ServerSession
 from sambatune.ui.sockbuf_view import SockbufView
 from sambatune.ui.tasks import Task
@@ -153,6 +155,10 @@ class BenchmarksPage(QWidget):
         self.views.addTab(live, "Run")
         self.history = HistoryView(self._run_task, self._server_label)
         self.views.addTab(self.history, "History && compare")
+        # A tab of its own: beside the curves, run table and notes of the Run tab, three
+        # sessions side by side would not fit the window's height.
+        self.security = SecurityTable()
+        self.views.addTab(self.security, "Signing && encryption")
         self.sockbuf = SockbufView()
         self.views.addTab(self.sockbuf, "Socket buffers")
         self.bottleneck = BottleneckPanel()
@@ -208,7 +214,9 @@ class BenchmarksPage(QWidget):
         widget = self.views.widget(index)
         if widget is self.history:
             self.history.refresh()
-        elif widget in (self.bottleneck, self.sockbuf):
+        elif widget in (self.bottleneck, self.sockbuf) or (
+            widget is self.security and self.security.result is None
+        ):
             self.refresh_analysis()
 
     # -- running ----------------------------------------------------------------------
@@ -250,7 +258,10 @@ class BenchmarksPage(QWidget):
             context = collect_context(
                 transport, config_path=profile.config_path or None, survey=session.survey, cancel=cancel
             )
-            bench = build_benchmark(request, transport, context, cancel)
+            # Names what each compared session negotiated from the server's smbstatus; sudo
+            # is checked here, in the worker, as it may run a command on the server.
+            sessions = server_session_reader(transport, session.survey) if request.security else None
+            bench = build_benchmark(request, transport, context, cancel, sessions)
             for event in bench.events():
                 report(event)
             assert bench.result is not None
@@ -352,10 +363,29 @@ class BenchmarksPage(QWidget):
             figure = format_figure(summary.mean, result.summary.unit)
             # Of several operations, say which one the figure is.
             mean = f": {result.primary} {figure}" if result.test in OPERATION_TESTS else f": mean {figure}"
+        if has_comparison(result):
+            # One figure would be one session's: each session's, the tab has the rest.
+            mean = f": {status_figures(result)} (see Signing & encryption)"
         self.status.setText(f"Done, saved as session {result.session_id}{mean}.")
         if result.test == "sockbuf":
             self.sockbuf.show_result(result, f" (session {result.session_id})")
+        if has_comparison(result):
+            # The answer the admin ran it for, shown at once.
+            self.security.show_result(result)
+            self.views.setCurrentWidget(self.security)
+            self._notes_without(sentences(result))
         self.history.refresh()
+
+    def _notes_without(self, moved: list[str]) -> None:
+        """The Run tab's notes less the sentences another tab now shows, and a line saying
+        where they went: with three sessions they would push the run table off the tab."""
+        gone = {f"ℹ {text}" for text in moved}
+        kept = [line for line in self.notes.text().split("<br>") if line and line not in gone]
+        kept.append(
+            "ℹ What each session negotiated, what signing and encryption cost and whether "
+            "this computer's client was the limit: the Signing & encryption tab."
+        )
+        self.notes.setText("<br>".join(kept))
 
     def _show_main_step(self, result: BenchResult) -> None:
         """After a test of several steps, the curves of the step its main figure comes from
@@ -397,6 +427,10 @@ class BenchmarksPage(QWidget):
         if sweeps:
             newest = max(sweeps, key=lambda r: r.session_id or 0)
             self.sockbuf.show_result(newest, f" (session {newest.session_id})")
+        comparisons = [s.result for s in sessions if has_comparison(s.result)]
+        if comparisons and self.security.result is None:
+            # Nothing compared since the page opened: the newest comparison stored for this server.
+            self.security.show_result(max(comparisons, key=lambda r: r.session_id or 0))
 
 
 def _remember_password(request: RunRequest) -> None:
