@@ -65,12 +65,14 @@ def negotiated(mode: str, entry: dict[str, Any]) -> Cell:
     if server is not None:
         signed = bool(server.signing) and server.signing_degree != "partial"
         lines = [server.dialect or "dialect not reported"]
-        # SMB 3.1.1 signs the logon of every session: said, so "not signed" is not doubted.
-        lines.append(
-            f"signed with {server.signing}"
-            if signed
-            else "not signed" + (" (only its logon)" if server.signing_degree == "partial" else "")
-        )
+        if signed:
+            lines.append(f"signed with {server.signing}")
+        elif server.encryption:
+            # Not "not signed": encryption authenticates every message, signing would repeat it.
+            lines.append("authenticated by its encryption")
+        else:
+            # SMB 3.1.1 signs the logon of every session: said, so "not signed" is not doubted.
+            lines.append("not signed" + (" (only its logon)" if server.signing_degree == "partial" else ""))
         lines.append(f"encrypted with {server.encryption}" if server.encryption else "not encrypted")
     else:
         lines = [
