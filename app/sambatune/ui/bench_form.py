@@ -318,6 +318,7 @@ class BenchForm(QWidget):
             box.setToolTip(SECURITY_PATH_TIP if through_path else SECURITY_TIPS[mode])
         label = self.form.labelForField(self.security)
         if label is not None:
+            label.setEnabled(not through_path)  # greyed with its boxes, not only them
             label.setToolTip(self.security.toolTip())
 
     def security_modes(self) -> tuple[str, ...]:
