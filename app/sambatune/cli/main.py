@@ -21,6 +21,7 @@ VERB_MODULES = (
     "sambatune.cli.bench",
     "sambatune.cli.results",
     "sambatune.cli.wizard",
+    "sambatune.cli.fleet",
 )
 
 

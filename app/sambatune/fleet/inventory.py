@@ -714,7 +714,9 @@ def _match_term(fleet: Fleet, pattern: str, term: str) -> list[str]:
     if not matched:
         raise InvalidInput(
             f"--limit: {term!r} matches no host or group of {fleet.source}.",
-            details="Known hosts: " + ", ".join(names),
+            details=f"The {len(names)} hosts there: "
+            + ", ".join(names[:30])
+            + (", ..." if len(names) > 30 else ""),
         )
     return matched
 

@@ -1,0 +1,264 @@
+"""``sambatune fleet ...``: many servers at once (issue 20).
+
+The servers come from an Ansible inventory (``--inventory``), the hosts of an ssh
+config (``--ssh-config``) or a list (``--hosts user@h:p,...``), narrowed by Ansible's
+``--limit`` patterns. Each sub-verb has one ``add_*_parser`` function listed in
+``SUBVERB_PARSERS``: a new verb adds its function there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sambatune.cli.output import add_json_flag
+
+if TYPE_CHECKING:
+    from sambatune.fleet.inventory import Fleet
+    from sambatune.fleet.survey import FleetSurvey, HostSurvey
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fleet",
+        help="many servers at once, from an Ansible inventory, an ssh config or a list",
+        description="Work on many Samba servers at once. Hosts come from --inventory (Ansible, "
+        "INI or YAML), --ssh-config or --hosts, narrowed with --limit as in Ansible.",
+    )
+    verbs = parser.add_subparsers(dest="fleet_verb", metavar="SUBVERB")
+    verbs.required = True
+    for add_parser in SUBVERB_PARSERS:
+        add_parser(verbs)
+
+
+def add_fleet_source(parser: argparse.ArgumentParser) -> None:
+    """Where the hosts come from, and which of them: every fleet verb takes these."""
+    group = parser.add_argument_group("hosts (one of --inventory, --ssh-config, --hosts)")
+    source = group.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--inventory", "-i", metavar="INV", type=Path, help="an Ansible inventory file (INI or YAML)"
+    )
+    source.add_argument(
+        "--ssh-config",
+        metavar="FILE",
+        type=Path,
+        help="every Host of this ssh config that names one host (no wildcards)",
+    )
+    source.add_argument("--hosts", metavar="LIST", help="user@host:port,... typed by hand")
+    group.add_argument(
+        "--limit",
+        "-l",
+        metavar="PATTERN",
+        help="Ansible's host patterns: names, groups, 'a:b', '!x', '&g', '*' globs, '@file'",
+    )
+
+
+def add_fleet_connection(parser: argparse.ArgumentParser) -> None:
+    """How every host of the fleet is reached (the inventory says the rest)."""
+    group = parser.add_argument_group("connection")
+    group.add_argument(
+        "--known-hosts",
+        metavar="FILE",
+        type=Path,
+        help="use this known_hosts file instead of ~/.ssh/known_hosts and SambaTune's own",
+    )
+    group.add_argument(
+        "--accept-new-host-key",
+        action="store_true",
+        help="trust and remember host keys never seen before (a changed key is always refused)",
+    )
+
+
+def fleet_from_args(args: argparse.Namespace) -> Fleet:
+    from sambatune.fleet.inventory import fleet_by_hand, fleet_from_ssh_config, load_inventory
+
+    if args.inventory is not None:
+        fleet = load_inventory(args.inventory)
+    elif args.ssh_config is not None:
+        fleet = fleet_from_ssh_config(args.ssh_config)
+    else:
+        fleet = fleet_by_hand(args.hosts.split(","))
+    return fleet.select(args.limit)
+
+
+# --- fleet hosts -----------------------------------------------------------------------
+
+
+def add_hosts_parser(verbs: Any) -> None:
+    parser = verbs.add_parser(
+        "hosts", help="the hosts a fleet verb would work on, with their resolved variables"
+    )
+    add_fleet_source(parser)
+    add_json_flag(parser)
+    parser.set_defaults(handler=handle_hosts)
+
+
+def handle_hosts(args: argparse.Namespace) -> int:
+    from sambatune.cli.output import print_json
+
+    fleet = fleet_from_args(args)
+    if args.json:
+        print_json({**fleet.to_json(), "limit": args.limit})
+        return 0
+    rows = [("HOST", "CONNECT AS", "GROUPS", "SAMBA_CONF")]
+    rows += [
+        (host.name, host.destination, ",".join(host.groups) or "-", host.samba_conf or "(detected)")
+        for host in fleet
+    ]
+    print(_table(rows))
+    print(f"{len(fleet)} host{'' if len(fleet) == 1 else 's'} from {fleet.source}")
+    return 0
+
+
+# --- fleet survey ----------------------------------------------------------------------
+
+
+def add_survey_parser(verbs: Any) -> None:
+    from sambatune.fleet.survey import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
+
+    parser = verbs.add_parser(
+        "survey",
+        help="survey every server in parallel: Samba version, instances, smb.conf digest, NICs, findings",
+        description="Exit status 0 when every host was surveyed, 1 when some were not "
+        "(unreachable, refused, timed out or failed: the summary names them).",
+    )
+    add_fleet_source(parser)
+    add_fleet_connection(parser)
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"hosts surveyed at once (default {DEFAULT_CONCURRENCY})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time allowed per host, connecting included (default {DEFAULT_TIMEOUT:g})",
+    )
+    add_json_flag(parser)
+    parser.set_defaults(handler=handle_survey)
+
+
+def handle_survey(args: argparse.Namespace) -> int:
+    from sambatune.cancellation import CancelToken
+    from sambatune.cli.output import print_json
+    from sambatune.fleet.survey import FleetPrompts, survey_fleet
+
+    fleet = fleet_from_args(args)
+    cancel = CancelToken()
+    on_result = None if args.json else _printer(len(fleet))
+    try:
+        survey = survey_fleet(
+            fleet,
+            concurrency=args.concurrency,
+            timeout=args.timeout,
+            cancel=cancel,
+            on_result=on_result,
+            prompts=FleetPrompts(accept_new_host_key=args.accept_new_host_key),
+            known_hosts=args.known_hosts,
+        )
+    except KeyboardInterrupt:
+        cancel.cancel()  # close every connection: the workers end at once
+        raise
+    if args.json:
+        print_json(survey.to_json())
+    else:
+        print()
+        print(format_fleet_survey(survey))
+    return 0 if all(r.status == "ok" for r in survey.results) else 1
+
+
+def _printer(total: int) -> Callable[[HostSurvey], None]:
+    """One line per host as it finishes (workers call this from their threads)."""
+    lock = threading.Lock()
+    done = [0]
+
+    def show(result: HostSurvey) -> None:
+        with lock:
+            done[0] += 1
+            print(f"[{done[0]:>{len(str(total))}}/{total}] {_host_line(result)}", flush=True)
+
+    return show
+
+
+def _host_line(result: HostSurvey) -> str:
+    from sambatune.units import format_seconds
+
+    head = f"{result.host.name}: {result.status}"
+    if result.error is not None:
+        return f"{head} after {format_seconds(result.seconds)}: {result.error.message}"
+    parts = [f"Samba {result.samba_version or 'not installed'}", f"{len(result.instances)} smbd"]
+    if result.findings is not None:
+        parts.append(_findings_text(result.findings))
+    elif result.advice_error is not None:
+        parts.append(f"not judged: {result.advice_error.message}")
+    return f"{head}, {', '.join(parts)} ({format_seconds(result.seconds)})"
+
+
+def _findings_text(counts: dict[str, int]) -> str:
+    return (
+        f"{counts.get('problem', 0)} problems, {counts.get('warning', 0)} warnings, "
+        f"{counts.get('suggestion', 0)} suggestions"
+    )
+
+
+def _nic_speeds(result: HostSurvey) -> str:
+    speeds = [
+        f"{nic['name']} {nic['speed_mbit']}M" if nic.get("speed_mbit") else f"{nic['name']} ?"
+        for nic in result.nics
+        if not nic.get("loopback") and not nic.get("virtual")
+    ]
+    return ", ".join(speeds) or "-"
+
+
+def format_fleet_survey(survey: FleetSurvey) -> str:
+    """The summary table after the per-host lines."""
+    from sambatune.fleet.survey import summarize
+    from sambatune.units import format_seconds
+
+    rows = [("HOST", "STATUS", "SAMBA", "SMBD", "SMB.CONF SHA-256", "NICS", "P/W/S/I", "TIME")]
+    for result in survey.results:
+        counts = result.findings
+        judged = (
+            "/".join(str(counts.get(s, 0)) for s in ("problem", "warning", "suggestion", "info"))
+            if counts is not None
+            else "-"
+        )
+        managed = "managed" if result.managed_instance else "none managed"
+        rows.append(
+            (
+                result.host.name,
+                str(result.status),
+                result.samba_version or "-",
+                f"{len(result.instances)} ({managed})" if result.reachable and result.survey else "-",
+                result.config_sha256[:16] if result.config_sha256 else "-",
+                _nic_speeds(result) if result.survey else "-",
+                judged,
+                format_seconds(result.seconds),
+            )
+        )
+    lines = [_table(rows)]
+    lines.append(f"{summarize(survey.results)}; {format_seconds(survey.seconds)} in all")
+    if survey.cancelled:
+        lines.append("Cancelled: hosts not finished are marked cancelled.")
+    digests = {r.config_sha256 for r in survey.results if r.config_sha256}
+    if len(digests) > 1:
+        lines.append(f"{len(digests)} different smb.conf files among the hosts surveyed.")
+    return "\n".join(lines)
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
+
+
+#: One function per sub-verb, each adding its parser to ``fleet``'s sub-verbs.
+SUBVERB_PARSERS: list[Callable[[Any], None]] = [add_hosts_parser, add_survey_parser]

@@ -1,0 +1,416 @@
+"""Survey every server of a fleet at once (``sambatune fleet survey``, the Fleet page).
+
+Each host is surveyed in a thread of its own, at most ``concurrency`` at a time: the
+work is waiting on SSH round trips and on the servers, not on this computer's CPU.
+Per host: connect (host keys checked as for one server: an unknown key is refused
+unless the caller opts in, a changed one always), the survey agent for the host's
+``samba_conf``, the live smb.conf's SHA-256 and the advisor's findings, as
+``sambatune survey`` and ``sambatune advise`` would give them. A host that cannot be
+reached, refuses the login or takes longer than ``timeout`` is a result like any other,
+never the end of the rest. ``on_result`` hears of each host as it finishes (from the
+worker thread), so a screen or a terminal shows results as they arrive.
+
+Cancelling stops everything promptly: hosts not started never start, and every open
+connection is closed under the command it runs (SSH reads return at once).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import (
+    AuthenticationFailed,
+    Cancelled,
+    ConnectionFailed,
+    HostKeyChanged,
+    HostKeyRevoked,
+    HostKeyUnknown,
+    InvalidInput,
+    SambaTuneError,
+    SecretRequired,
+)
+from sambatune.fleet.inventory import Fleet, FleetHost
+from sambatune.remote.hostkeys import HostKeyQuestion
+from sambatune.remote.prompts import SecretRequest
+from sambatune.states import TextState
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_TIMEOUT = 20.0
+
+
+class HostStatus(TextState):
+    """How one host's survey ended (``status`` in JSON)."""
+
+    OK = "ok"
+    UNREACHABLE = "unreachable"  # refused, no route, DNS, dropped during the connect
+    AUTH_FAILED = "auth-failed"  # no key or password the server took
+    HOST_KEY_UNKNOWN = "host-key-unknown"  # never accepted silently
+    HOST_KEY_CHANGED = "host-key-changed"  # changed or revoked: always refused
+    TIMED_OUT = "timed-out"
+    FAILED = "failed"  # reached, but the survey itself failed (no python3, ...)
+    CANCELLED = "cancelled"
+
+
+#: Statuses that mean the host was never reached over SSH.
+NOT_REACHED = frozenset(
+    {
+        HostStatus.UNREACHABLE,
+        HostStatus.AUTH_FAILED,
+        HostStatus.HOST_KEY_UNKNOWN,
+        HostStatus.HOST_KEY_CHANGED,
+    }
+)
+
+
+class FleetPrompts:
+    """Answers for unattended hosts: no one can be asked twenty questions at once.
+
+    An unknown host key is accepted only when the caller opted in
+    (``accept_new_host_key``, like ``--accept-new-host-key``); a changed or revoked key
+    never reaches this question. No password or passphrase is known beyond the ones the
+    inventory holds in ConnectionOptions. Thread-safe: every host asks the same object.
+    """
+
+    def __init__(self, *, accept_new_host_key: bool = False) -> None:
+        self.accept_new_host_key = accept_new_host_key
+        self._lock = threading.Lock()
+        self.questions: list[HostKeyQuestion] = []
+
+    def confirm_host_key(self, question: HostKeyQuestion) -> bool:
+        with self._lock:
+            self.questions.append(question)
+        return self.accept_new_host_key
+
+    def ask_secret(self, request: SecretRequest) -> str | None:
+        return None
+
+
+@dataclass
+class HostSurvey:
+    """What one host told us, or why it told us nothing."""
+
+    host: FleetHost
+    status: HostStatus
+    seconds: float = 0.0
+    error: SambaTuneError | None = None
+    reachable: bool = False
+    samba_version: str | None = None
+    smbd_running: bool | None = None
+    instances: list[dict[str, Any]] = field(default_factory=list)  # every smbd: pid, config, managed
+    config_path: str | None = None
+    config_source: str | None = None
+    config_sha256: str | None = None
+    nics: list[dict[str, Any]] = field(default_factory=list)  # name, state, speed_mbit, mtu
+    findings: dict[str, int] | None = None  # counts by severity; None when not judged
+    finding_ids: list[str] = field(default_factory=list)
+    advice_error: SambaTuneError | None = None  # reached and surveyed, not judged: why
+    survey: Any = None  # the full sambatune.remote.survey.Survey, for drift and the GUI
+
+    @property
+    def managed_instance(self) -> dict[str, Any] | None:
+        return next((i for i in self.instances if i.get("managed")), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.host.name,
+            "destination": self.host.destination,
+            "groups": list(self.host.groups),
+            "samba_conf": self.host.samba_conf,
+            "status": str(self.status),
+            "reachable": self.reachable,
+            "seconds": round(self.seconds, 3),
+            "error": self.error.to_json() if self.error else None,
+            "samba_version": self.samba_version,
+            "smbd_running": self.smbd_running,
+            "instances": {
+                "count": len(self.instances),
+                "managed": self.managed_instance,
+                "all": self.instances,
+            },
+            "config_path": self.config_path,
+            "config_source": self.config_source,
+            "config_sha256": self.config_sha256,
+            "nics": self.nics,
+            "findings": self.findings,
+            "finding_ids": self.finding_ids,
+            "advice_error": self.advice_error.to_json() if self.advice_error else None,
+        }
+
+
+@dataclass
+class FleetSurvey:
+    """Every host's result, in the fleet's order."""
+
+    source: str
+    results: list[HostSurvey]
+    started_at: str
+    seconds: float
+    concurrency: int
+    timeout: float
+    cancelled: bool = False
+
+    @property
+    def all_reachable(self) -> bool:
+        return all(r.reachable for r in self.results)
+
+    @property
+    def unreachable(self) -> list[HostSurvey]:
+        return [r for r in self.results if not r.reachable]
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for result in self.results:
+            counts[str(result.status)] = counts.get(str(result.status), 0) + 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "started_at": self.started_at,
+            "seconds": round(self.seconds, 3),
+            "concurrency": self.concurrency,
+            "timeout": self.timeout,
+            "cancelled": self.cancelled,
+            "hosts": len(self.results),
+            "reachable": sum(1 for r in self.results if r.reachable),
+            "all_reachable": self.all_reachable,
+            "statuses": self.counts(),
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+def survey_fleet(
+    fleet: Fleet,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float = DEFAULT_TIMEOUT,
+    cancel: CancelToken | None = None,
+    on_result: Callable[[HostSurvey], None] | None = None,
+    prompts: FleetPrompts | None = None,
+    known_hosts: Path | None = None,
+    ssh_config: Path | None = None,
+) -> FleetSurvey:
+    """Survey every host of ``fleet`` (see the module's text). ``known_hosts`` and
+    ``ssh_config`` apply to every host (default: ~/.ssh/known_hosts with SambaTune's
+    own, and the fleet's ssh config or ~/.ssh/config)."""
+    if concurrency < 1:
+        raise InvalidInput("Survey at least one host at a time (--concurrency 1 or more).")
+    if timeout <= 0:
+        raise InvalidInput("The time per host must be more than 0 seconds.")
+    cancel = cancel or CancelToken()
+    prompts = prompts or FleetPrompts()
+    ssh_config = ssh_config or fleet.ssh_config
+    started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    began = time.monotonic()
+    results: dict[str, HostSurvey] = {}
+    lock = threading.Lock()
+
+    def one(host: FleetHost) -> None:
+        if cancel.cancelled:
+            result = HostSurvey(host, HostStatus.CANCELLED, error=Cancelled())
+        else:
+            result = survey_host(
+                host,
+                timeout=timeout,
+                cancel=cancel,
+                prompts=prompts,
+                known_hosts=known_hosts,
+                ssh_config=ssh_config,
+            )
+        with lock:
+            results[host.name] = result
+        if on_result is not None:
+            try:
+                on_result(result)
+            except Exception:  # a display callback must not lose the other hosts
+                log.exception("on_result failed for %s", host.name)
+
+    pool = ThreadPoolExecutor(
+        max_workers=min(concurrency, max(1, len(fleet))), thread_name_prefix="fleet-survey"
+    )
+    stop_waiting = cancel.on_cancel(lambda: pool.shutdown(wait=False, cancel_futures=True))
+    try:
+        for host in fleet.hosts:
+            try:
+                pool.submit(one, host)
+            except RuntimeError:  # cancelled while submitting: the pool is shut down
+                break
+    finally:
+        pool.shutdown(wait=True)
+        stop_waiting()
+    ordered = [
+        results.get(host.name) or HostSurvey(host, HostStatus.CANCELLED, error=Cancelled())
+        for host in fleet.hosts
+    ]
+    return FleetSurvey(
+        source=fleet.source,
+        results=ordered,
+        started_at=started_at,
+        seconds=time.monotonic() - began,
+        concurrency=concurrency,
+        timeout=timeout,
+        cancelled=cancel.cancelled,
+    )
+
+
+def survey_host(
+    host: FleetHost,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    cancel: CancelToken | None = None,
+    prompts: FleetPrompts | None = None,
+    known_hosts: Path | None = None,
+    ssh_config: Path | None = None,
+) -> HostSurvey:
+    """One host's survey, ended by ``timeout`` or ``cancel`` (its connection closed)."""
+    from sambatune.remote.connection import open_target
+
+    began = time.monotonic()
+    own = CancelToken()  # this host's: the fleet's cancel or this host's timer set it
+    unlink = cancel.on_cancel(own.cancel) if cancel is not None else (lambda: None)
+    timed_out = threading.Event()
+
+    def time_is_up() -> None:
+        timed_out.set()
+        own.cancel()
+
+    timer = threading.Timer(timeout, time_is_up)
+    timer.daemon = True
+    timer.start()
+    result = HostSurvey(host, HostStatus.FAILED)
+    transport = None
+    try:
+        options = host.connection_options(known_hosts=known_hosts, ssh_config=ssh_config)
+        options.connect_timeout = timeout
+        transport = open_target(options, prompts or FleetPrompts(), cancel=own)
+        own.on_cancel(transport.close)  # a blocked read returns when its connection goes
+        result.reachable = True
+        _survey_reached(transport, host, result, own)
+        result.status = HostStatus.OK
+    except BaseException as error:  # every outcome is a result
+        result.status, result.error = _outcome(error, timed_out.is_set(), own.cancelled, result.reachable)
+        if not isinstance(error, SambaTuneError):
+            log.error("surveying %s failed", host.name, exc_info=error)
+        if not isinstance(error, Exception):
+            raise  # KeyboardInterrupt, SystemExit: after the result is filled in
+    finally:
+        timer.cancel()
+        unlink()
+        if transport is not None:
+            transport.close()
+        result.seconds = time.monotonic() - began
+    return result
+
+
+def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel: CancelToken) -> None:
+    from sambatune.advisor.advice import advise
+    from sambatune.advisor.gather import gather_inputs
+    from sambatune.remote.survey import run_survey
+
+    survey = run_survey(transport, config_path=host.samba_conf, cancel=cancel)
+    result.survey = survey
+    samba = survey.samba
+    result.samba_version = samba.get("version_text")
+    result.smbd_running = samba.get("running")
+    result.config_path = survey.config_path
+    result.config_source = samba.get("config_source")
+    result.instances = [
+        {
+            "pid": instance.get("pid"),
+            "config": instance.get("config"),
+            "managed": bool(instance.get("managed")),
+            "ports": [p.get("port") for p in instance.get("listening") or []],
+        }
+        for instance in survey.instances
+    ]
+    result.nics = [
+        {key: nic.get(key) for key in ("name", "state", "speed_mbit", "mtu", "loopback", "virtual")}
+        for nic in survey.nics
+    ]
+    cancel.raise_if_cancelled()
+    try:
+        path = host.samba_conf or survey.config_path
+        sudo: bool | None = None
+        if path:
+            # Read as this account first (one round trip; each costs 0.1 s or more), with
+            # sudo only when that is refused; the advisor is then told which it was.
+            data, sudo = _read_live_file(transport, path)
+            if sudo is not None:
+                result.config_sha256 = hashlib.sha256(data).hexdigest()
+        inputs = gather_inputs(
+            transport, config_path=host.samba_conf, survey=survey, sudo=sudo, cancel=cancel
+        )
+        result.config_path = inputs.config.path
+        advice = advise(inputs)
+    except Cancelled:
+        raise
+    except SambaTuneError as error:
+        if cancel.cancelled:
+            raise Cancelled() from error
+        # Reached and surveyed: the findings are what is missing, and why is said.
+        result.advice_error = error
+        return
+    result.findings = advice.counts()
+    result.finding_ids = [finding.id for finding in advice.findings]
+
+
+def _read_live_file(transport: Any, path: str) -> tuple[bytes, bool | None]:
+    """The live smb.conf's bytes, and whether sudo read them (None when it is not a
+    file that can be read: the advisor then says why in its own words)."""
+    from sambatune.remote.regular_file import READ_LIMIT
+
+    for sudo in (False, True):
+        try:
+            found = transport.read_regular_file(path, READ_LIMIT, sudo=sudo)
+        except SambaTuneError:
+            continue  # there but unreadable as this account: try sudo
+        return (found.data, sudo) if found.kind == "file" else (b"", None)
+    return b"", None
+
+
+def _outcome(
+    error: BaseException, timed_out: bool, cancelled: bool, reachable: bool
+) -> tuple[HostStatus, SambaTuneError]:
+    """The status and the error to show for how a host's survey ended."""
+    if timed_out:
+        return HostStatus.TIMED_OUT, ConnectionFailed(
+            "No answer in time."
+            if not reachable
+            else "The survey took longer than the time allowed per host.",
+            details=str(error),
+        )
+    if cancelled or isinstance(error, Cancelled):
+        return HostStatus.CANCELLED, Cancelled()
+    if isinstance(error, HostKeyUnknown):
+        return HostStatus.HOST_KEY_UNKNOWN, error
+    if isinstance(error, (HostKeyChanged, HostKeyRevoked)):
+        return HostStatus.HOST_KEY_CHANGED, error
+    if isinstance(error, (AuthenticationFailed, SecretRequired)):
+        return HostStatus.AUTH_FAILED, error
+    if isinstance(error, ConnectionFailed) and not reachable:
+        return HostStatus.UNREACHABLE, error
+    if isinstance(error, SambaTuneError):
+        return HostStatus.FAILED, error
+    return HostStatus.FAILED, SambaTuneError(f"Unexpected error: {error}", details=repr(error))
+
+
+def summarize(results: Sequence[HostSurvey]) -> str:
+    """'18 of 20 hosts reachable; 2 unreachable: nas07 (unreachable), nas12 (timed-out)'."""
+    reached = [r for r in results if r.reachable]
+    text = f"{len(reached)} of {len(results)} host{'' if len(results) == 1 else 's'} reachable"
+    missing = [r for r in results if not r.reachable]
+    if missing:
+        text += f"; {len(missing)} not: " + ", ".join(f"{r.host.name} ({r.status})" for r in missing)
+    return text
