@@ -1,0 +1,388 @@
+"""``fleet apply``: staged rollouts over the real multi-host test bed (issue 20 item 4).
+
+Five servers on 127.0.0.2-6 (tests/testbed/fleet.py), each its own sshd and smbd. Every
+test checks the three things that must agree after a fault: what the CLI said, what the
+rollout's record says, and what is live on each server (its smb.conf's SHA-256).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sambatune.cancellation import CancelToken
+from sambatune.cli import fleet_apply
+from sambatune.cli.main import main
+from sambatune.fleet.change import parse_edit
+from sambatune.fleet.inventory import FleetHost, load_inventory
+from sambatune.fleet.live import connect
+from sambatune.fleet.rollout import (
+    MeasureLevel,
+    RolloutEvent,
+    RolloutOptions,
+    plan_rollout,
+    start_rollout,
+)
+from sambatune.fleet.rollout_store import (
+    HostRecord,
+    HostState,
+    Live,
+    RolloutRecord,
+    RolloutStatus,
+    RolloutStore,
+)
+from sambatune.remote.transport import Transport
+from testbed.fleet import FleetBed
+from testbed.processes import processes_mentioning
+
+FOUR = "nas01:nas02:nas03:nas04"
+LOG_LEVEL = "[global] log level = 1"
+SLOW_SOCKETS = "[global] socket options = SO_RCVBUF=8192 SO_SNDBUF=8192"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def live_sha(bed: FleetBed, name: str) -> str:
+    return sha(bed.host(name).smbd.config.read_bytes())
+
+
+def main_smbd_pid(bed: FleetBed, name: str) -> int:
+    """The parent smbd serving this host's file (its per-client children share the
+    command line; the parent is the one whose parent is no such smbd)."""
+    config = str(bed.host(name).smbd.config)
+    pids = {pid for pid, cmd in processes_mentioning(config) if "smbd" in cmd.split()[0]}
+    parents = [
+        p for p in pids if int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1]) not in pids
+    ]
+    assert len(parents) == 1, (name, pids)
+    return parents[0]
+
+
+def backups(bed: FleetBed, name: str) -> set[str]:
+    folder = bed.host(name).smbd.config.parent / "sambatune-backups"
+    return {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+
+
+@pytest.fixture
+def bed(fleet_bed: FleetBed) -> Iterator[FleetBed]:
+    """The session's bed, every host's smb.conf (and any include a test adds) put back
+    afterwards, whatever the test did."""
+    saved = {h.name: h.smbd.config.read_bytes() for h in fleet_bed.hosts}
+    yield fleet_bed
+    for host in fleet_bed.hosts:
+        if host.smbd.config.read_bytes() != saved[host.name]:
+            host.smbd.config.write_bytes(saved[host.name])
+
+
+@pytest.fixture
+def inventory(bed: FleetBed, tmp_path: Path) -> Path:
+    path = bed.write_inventory(tmp_path / "hosts.ini")
+    # The canary is measured through each host's own test share.
+    path.write_text(path.read_text() + "samba_measure_share=bench\n")
+    return path
+
+
+@pytest.fixture
+def known_hosts(bed: FleetBed, tmp_path: Path) -> Path:
+    return bed.write_known_hosts(tmp_path / "known_hosts")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    code = main(list(argv))
+    out = capsys.readouterr().out
+    return code, json.loads(out) if "--json" in argv else out
+
+
+def apply_argv(inventory: Path, known_hosts: Path, *extra: str) -> list[str]:
+    return [
+        "fleet",
+        "apply",
+        "--inventory",
+        str(inventory),
+        "--known-hosts",
+        str(known_hosts),
+        *extra,
+    ]
+
+
+def connector(known_hosts: Path) -> Callable[[FleetHost], Transport]:
+    return lambda host: connect(host, known_hosts=known_hosts)
+
+
+def add_include(bed: FleetBed, name: str, text: str) -> Path:
+    """Give a host's smb.conf an included file, as many real servers have."""
+    config = bed.host(name).smbd.config
+    extra = config.parent / "site.conf"
+    extra.write_text(text)
+    config.write_text(config.read_text().replace("[global]\n", f"[global]\n  include = {extra}\n", 1))
+    return extra
+
+
+def test_reload_change_goes_canary_first_then_waves_of_two(
+    bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    before = {h.name: live_sha(bed, h.name) for h in bed.hosts}
+    pids = {name: main_smbd_pid(bed, name) for name in FOUR.split(":")}
+
+    # Without --yes: the plan, and nothing changed.
+    code, plan = run_cli(
+        capsys, *apply_argv(inventory, known_hosts, "--limit", FOUR, "--set", LOG_LEVEL, "--json")
+    )
+    assert code == 0 and plan["status"] == "planned" and plan["refusals"] == {}
+    roles = {h["name"]: h["role"] for h in plan["hosts"]}
+    assert roles == {"nas01": "canary", "nas02": "wave 1", "nas03": "wave 1", "nas04": "wave 2"}
+    assert all(h["activation"] == "reload" and not h["restart_reasons"] for h in plan["hosts"])
+    assert {h.name: live_sha(bed, h.name) for h in bed.hosts} == before
+
+    code, done = run_cli(
+        capsys,
+        *apply_argv(
+            inventory,
+            known_hosts,
+            "--limit",
+            FOUR,
+            "--set",
+            LOG_LEVEL,
+            "--wave",
+            "2",
+            "--measure",
+            "none",
+            "--yes",
+            "--json",
+        ),
+    )
+    assert code == 0, done
+    assert done["status"] == "done" and done["exit_status"] == 0
+    record = RolloutStore().load(done["rollout_id"])
+    assert record.status is RolloutStatus.DONE
+    for host in record.hosts:
+        # CLI, record and server agree.
+        cli_host = next(h for h in done["hosts"] if h["name"] == host.name)
+        assert cli_host["state"] == host.state == HostState.APPLIED
+        assert live_sha(bed, host.name) == host.after_sha256 == cli_host["after_sha256"]
+        assert host.before_sha256 == before[host.name]
+        assert b"log level = 1" in bed.host(host.name).smbd.config.read_bytes()
+        assert host.activation == "reload" and host.applied_at
+        assert main_smbd_pid(bed, host.name) == pids[host.name]  # reloaded, never restarted
+    assert live_sha(bed, "nas05") == before["nas05"]  # outside --limit
+    # The canary went first, each wave after the one before it finished.
+    applied = {h.name: h.applied_at or "" for h in record.hosts}
+    assert applied["nas01"] <= min(applied["nas02"], applied["nas03"])
+    assert max(applied["nas02"], applied["nas03"]) <= applied["nas04"]
+    whats = [(e.host, e.what) for e in record.timeline]
+    assert whats.index(("nas01", "applied")) < whats.index((None, "wave"))
+
+    code, listed = run_cli(capsys, "fleet", "rollouts", "--json")
+    assert code == 0
+    assert listed["rollouts"][0]["rollout_id"] == record.id and listed["rollouts"][0]["status"] == "done"
+    code, text = run_cli(capsys, "fleet", "report", str(record.id))
+    assert code == 0 and "canary" in text and "wave 2" in text and "Timeline" in text
+    report = tmp_path / "rollout.html"
+    code, _ = run_cli(capsys, "fleet", "report", str(record.id), "-o", str(report))
+    assert code == 0 and "nas04" in report.read_text()
+
+
+def test_testparm_failure_mid_rollout_halts_and_restores_every_touched_host(
+    bed: FleetBed,
+    inventory: Path,
+    known_hosts: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """nas03 includes site.conf. The plan passes; while the canary is being changed
+    someone breaks site.conf, so at nas03's turn the pipeline's testparm refuses it:
+    the rollout halts, the canary and nas02 (same wave) are put back byte for byte,
+    nas04 is never touched."""
+    include = add_include(bed, "nas03", "# site settings\n")
+    before = {h.name: live_sha(bed, h.name) for h in bed.hosts}
+    untouched_backups = backups(bed, "nas04")
+    printer = fleet_apply._progress
+
+    def progress_that_breaks_nas03(args: Any) -> Callable[[RolloutEvent], None]:
+        show = printer(args)
+
+        def on_event(event: RolloutEvent) -> None:
+            if (event.host, event.what) == ("nas01", "applied"):
+                include.write_text("[global]\n  security = no-such-security\n")
+            if show is not None:
+                show(event)
+
+        return on_event
+
+    monkeypatch.setattr(fleet_apply, "_progress", progress_that_breaks_nas03)
+    code, out = run_cli(
+        capsys,
+        *apply_argv(
+            inventory,
+            known_hosts,
+            "--limit",
+            FOUR,
+            "--set",
+            LOG_LEVEL,
+            "--measure",
+            "none",
+            "--yes",
+            "--json",
+        ),
+    )
+    assert code == 1 and out["status"] == "halted" and out["exit_status"] == 1
+    assert "nas03" in out["reason"] and "testparm" in out["reason"]
+    record = RolloutStore().load(out["rollout_id"])
+    assert record.status is RolloutStatus.HALTED and record.reason == out["reason"]
+    states = {h.name: h.state for h in record.hosts}
+    assert states == {
+        "nas01": HostState.RESTORED,
+        "nas02": HostState.RESTORED,
+        "nas03": HostState.FAILED,
+        "nas04": HostState.PENDING,
+    }
+    assert {h["name"]: h["state"] for h in out["hosts"]} == {k: v.value for k, v in states.items()}
+    for host in record.hosts:
+        assert live_sha(bed, host.name) == before[host.name] == host.before_sha256
+        assert host.live is Live.BEFORE
+    for name in ("nas01", "nas02"):
+        host = record.host(name)
+        assert host.applied_at and host.restored_at and host.applied_at <= host.restored_at
+    assert "testparm rejects" in record.host("nas03").message
+    assert record.host("nas04").applied_at is None
+    assert backups(bed, "nas04") == untouched_backups  # no backup: the pipeline never ran there
+    whats = [(e.host, e.what) for e in record.timeline]
+    assert (None, "halted") in whats and ("nas04", "applying") not in whats
+
+
+def test_a_host_that_fails_testparm_at_planning_refuses_the_whole_rollout(
+    bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_include(bed, "nas02", "[global]\n  security = no-such-security\n")
+    before = {h.name: live_sha(bed, h.name) for h in bed.hosts}
+    code, out = run_cli(
+        capsys,
+        *apply_argv(
+            inventory,
+            known_hosts,
+            "--limit",
+            FOUR,
+            "--set",
+            LOG_LEVEL,
+            "--measure",
+            "none",
+            "--yes",
+            "--json",
+        ),
+    )
+    assert code == 1 and out["status"] == "refused"
+    assert "nas02" in out["reason"]
+    assert {h.name: live_sha(bed, h.name) for h in bed.hosts} == before
+    assert all(h["applied_at"] is None for h in out["hosts"])
+
+
+@pytest.mark.slow
+def test_a_canary_that_gets_slower_halts_the_rollout_and_is_put_back(
+    bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fixed 8 KiB socket buffers make smbclient copies on the bed crawl (README:
+    327 MB/s -> 2.9 MB/s reading). Taking TCP_NODELAY away needs a restart."""
+    before = {h.name: live_sha(bed, h.name) for h in bed.hosts}
+    argv = apply_argv(
+        inventory, known_hosts, "--limit", "nas04:nas05", "--canary", "nas05", "--set", SLOW_SOCKETS
+    )
+
+    code, refused = run_cli(capsys, *argv, "--yes", "--json")
+    assert code == 1 and refused["status"] == "refused" and "--allow-restart" in refused["reason"]
+    assert {h.name: live_sha(bed, h.name) for h in bed.hosts} == before
+
+    code, out = run_cli(capsys, *argv, "--allow-restart", "--measure", "quick", "--yes", "--json")
+    assert code == 1 and out["status"] == "halted", out
+    assert "nas05" in out["reason"] and "slower" in out["reason"]
+    record = RolloutStore().load(out["rollout_id"])
+    canary = record.host("nas05")
+    assert canary.wave == 0 and canary.activation == "restart"
+    assert canary.verdict is not None and canary.verdict["overall"] in ("worse", "mixed")
+    assert canary.state is HostState.RESTORED and canary.live is Live.BEFORE
+    assert live_sha(bed, "nas05") == before["nas05"] == canary.before_sha256
+    other = record.host("nas04")
+    assert other.state is HostState.PENDING and other.applied_at is None
+    assert live_sha(bed, "nas04") == before["nas04"]
+    assert record.status is RolloutStatus.HALTED
+
+
+def test_an_interrupted_rollout_resumes_where_it_stopped(
+    bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fleet = load_inventory(inventory).select(FOUR)
+    edits = [parse_edit(LOG_LEVEL)]
+    options = RolloutOptions(wave=2, measure=MeasureLevel.NONE)
+    cancel = CancelToken()
+
+    def stop_after_the_canary(event: RolloutEvent) -> None:
+        if (event.host, event.what) == ("nas01", "applied"):
+            cancel.cancel()  # as the app's Stop button or Ctrl-C: between host steps
+
+    plan = plan_rollout(fleet.hosts, edits, options, connector=connector(known_hosts))
+    source = {"inventory": str(inventory), "limit": FOUR, "known_hosts": str(known_hosts)}
+    record = start_rollout(
+        plan,
+        edits,
+        options,
+        source,
+        {h.name: h for h in fleet},
+        connector(known_hosts),
+        RolloutStore(),
+        on_event=stop_after_the_canary,
+        cancel=cancel,
+    )
+    assert record.status is RolloutStatus.INTERRUPTED
+    stored = RolloutStore().load(record.id)
+    assert stored.status is RolloutStatus.INTERRUPTED
+    assert [h.state for h in stored.hosts] == [HostState.APPLIED] + [HostState.PENDING] * 3
+    assert live_sha(bed, "nas01") == stored.host("nas01").after_sha256
+    assert live_sha(bed, "nas02") == stored.host("nas02").before_sha256
+
+    # The program died while nas02's new file had just gone live: the record says
+    # 'applying', the server has the new bytes. The resume recognises them.
+    nas02 = stored.host("nas02")
+    assert nas02.after is not None
+    bed.host("nas02").smbd.config.write_bytes(nas02.after)
+    nas02.state = HostState.APPLYING
+    store = RolloutStore()
+    store.save(stored)
+    nas02_backups = backups(bed, "nas02")
+
+    code, out = run_cli(capsys, "fleet", "apply", "--resume", str(record.id), "--yes", "--json")
+    assert code == 0 and out["status"] == "done", out
+    resumed = RolloutStore().load(record.id)
+    for host in resumed.hosts:
+        assert host.state is HostState.APPLIED
+        assert live_sha(bed, host.name) == host.after_sha256
+    assert backups(bed, "nas02") == nas02_backups  # settled by its bytes, not applied twice
+    whats = [(e.host, e.what) for e in resumed.timeline]
+    assert ("nas02", "settled") in whats and (None, "interrupted") in whats and (None, "resumed") in whats
+
+    code, _ = run_cli(capsys, "fleet", "apply", "--resume", str(record.id), "--yes")
+    assert code != 0  # an ended rollout is not resumed again
+
+
+def test_the_record_keeps_the_exact_bytes(tmp_path: Path) -> None:
+    store = RolloutStore(tmp_path / "rollouts")
+    record = store.create(
+        RolloutRecord(
+            id=0,
+            edits=["[global] log level = 1"],
+            source={"inventory": "/x"},
+            options=RolloutOptions().to_json(),
+            hosts=[HostRecord("a", wave=0, path="/etc/samba/smb.conf", before=b"\xff\x00 x\r\n", after=b"y")],
+        )
+    )
+    again = store.load(record.id)
+    assert again.host("a").before == b"\xff\x00 x\r\n" and again.host("a").after == b"y"
+    assert again.to_json() == record.to_json()
+    assert store.create(RolloutRecord(0, [], {}, {})).id == record.id + 1
+    assert [s.id for s in store.summaries()] == [record.id + 1, record.id]
+    assert (tmp_path / "rollouts" / f"{record.id}.json").stat().st_mode & 0o077 == 0
