@@ -262,3 +262,13 @@ def _table(rows: Sequence[Sequence[str]]) -> str:
 
 #: One function per sub-verb, each adding its parser to ``fleet``'s sub-verbs.
 SUBVERB_PARSERS: list[Callable[[Any], None]] = [add_hosts_parser, add_survey_parser]
+
+
+def add_apply_parsers(verbs: Any) -> None:
+    """fleet apply|rollouts|report (the staged rollout), from their own module."""
+    from sambatune.cli.fleet_apply import register_apply_verbs
+
+    register_apply_verbs(verbs)
+
+
+SUBVERB_PARSERS.append(add_apply_parsers)
