@@ -79,6 +79,7 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     original = config.read_bytes()
     window, page = open_window(qtbot, profile)
     assert page.start_view.share.currentText() == troubled_smbd.share
+    page.start_view.test_kind.setCurrentIndex(page.start_view.test_kind.findData("smb"))
     page.start_view.file_size.setValue(4)
     page.start_view.runs.setValue(3)
     page.start_view.warmup.setValue(1)

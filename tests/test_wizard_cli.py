@@ -27,7 +27,7 @@ from testbed.smbd import SmbServer
 
 QUICK = dict(size=4 << 20, runs=3, warmup=1)
 #: The same quick test, as ``wizard start`` takes it.
-QUICK_ARGS = ["--size", "4MiB", "--runs", "3", "--warmup", "1"]
+QUICK_ARGS = ["--test", "copy", "--size", "4MiB", "--runs", "3", "--warmup", "1"]
 
 
 @pytest.fixture

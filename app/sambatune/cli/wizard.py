@@ -1,6 +1,6 @@
 """``sambatune wizard``: run the tuning wizard from a terminal or a script, and read it back.
 
-    sambatune wizard start --host files1 --share data [--size 64MiB --runs 5 --warmup 1]
+    sambatune wizard start --host files1 --share data [--test auto --runs 5 --warmup 1]
                                                   survey, then the findings, each numbered
     sambatune wizard next [WIZARD] --host files1    the next step: baseline, measure, verdict
     sambatune wizard next 3 --host files1 --finding log-level-high     choose ONE change
@@ -52,12 +52,21 @@ def register(subparsers: Any) -> None:
     start.add_argument(
         "--sudo", action="store_true", help="use sudo for smb.conf and smbd (default: when needed)"
     )
-    test = start.add_argument_group(
-        "the test every measurement of this wizard repeats (smbclient on the server copies a "
-        "file into the share and back)"
-    )
+    test = start.add_argument_group("the test every measurement of this wizard repeats")
     test.add_argument("--share", required=True, help="the share to measure through")
-    test.add_argument("--size", default="64MiB", metavar="BYTES", help="test file size (default 64MiB)")
+    test.add_argument(
+        "--test",
+        choices=("auto", "copy", "files"),
+        default="auto",
+        help="copy: smbclient on the server copies a file into the share and back; files: this "
+        "computer creates, reads, lists and deletes many small files there over SMB; auto "
+        "(default): files when most changes the wizard can make are about metadata, else copy",
+    )
+    test.add_argument("--size", default="64MiB", metavar="BYTES", help="copy: test file size (default 64MiB)")
+    test.add_argument("--files", type=int, default=2000, help="files: how many (default 2000)")
+    test.add_argument(
+        "--file-size", default="4KiB", metavar="BYTES", help="files: each one's size (default 4KiB)"
+    )
     test.add_argument("--runs", type=int, default=5, help="counted runs (default 5, at least 2)")
     test.add_argument("--warmup", type=int, default=1, help="warm-up runs first, not counted (default 1)")
     test.add_argument("--smb-user", help="connect to the share as this user (default: guest)")
@@ -305,7 +314,7 @@ def handle_discard(args: argparse.Namespace) -> int:
 # -- helpers ---------------------------------------------------------------------------------
 def _spec(args: argparse.Namespace) -> MeasureSpec:
     from sambatune.client.quantities import parse_size
-    from sambatune.wizard.measure import MeasureSpec
+    from sambatune.wizard.measure import COPY, MeasureSpec
 
     return MeasureSpec(
         share=args.share.strip(),
@@ -313,6 +322,9 @@ def _spec(args: argparse.Namespace) -> MeasureSpec:
         runs=args.runs,
         warmup=args.warmup,
         user=(args.smb_user or "").strip() or None,
+        test=COPY if args.test == "copy" else args.test,
+        files=args.files,
+        file_size=parse_size(args.file_size),
     )
 
 

@@ -546,7 +546,7 @@ class WizardPage(QWidget):
         assert wizard is not None
         self._page("baseline", self.measure_view)
         self.measure_view.begin(
-            f"The test: {wizard.record.measure.describe()}. Nothing is changed on the server "
+            f"The test: {wizard.measure_spec.describe()}. Nothing is changed on the server "
             "while it measures.",
             None,
         )

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -30,14 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.bench.records import RunRecord
+from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT
 from sambatune.conf.activation import Activation
 from sambatune.conf.apply import STEP_TITLES, ApplyStep, StepState
 from sambatune.ui.run_table import RunTable
 from sambatune.ui.share_box import SurveyedShareBox
 from sambatune.ui.tables import read_only_table
-from sambatune.units import format_rate
 from sambatune.wizard.change import activation_sentence
-from sambatune.wizard.measure import DEFAULT_SIZE, MeasureSpec
+from sambatune.wizard.measure import AUTO, COPY, DEFAULT_SIZE, FILES, MeasureSpec, format_mean
 from sambatune.wizard.store import WizardSummary
 
 INTRO = (
@@ -56,10 +57,19 @@ INTRO = (
     "change per measurement gives every difference a single known cause.</p>"
 )
 TEST_TEXT = (
-    "smbclient on the server copies a test file into the share and back. It runs on the "
-    "server itself, so the network stays out of the figures and only Samba's own work is "
-    "measured. Warm-up runs fill the caches and are not counted; more counted runs make "
-    "smaller differences visible."
+    "<b>Copy a file:</b> smbclient on the server copies a test file into the share and back. "
+    "It runs on the server itself, so the network stays out of the figures and only Samba's "
+    "own work is measured. <b>Many small files:</b> this computer creates, reads, renames, "
+    "lists and deletes small files on the share, where changes to names, directories, locking "
+    "and durability show. <b>Chosen from the findings</b> takes small files when most changes "
+    "the wizard can make are of that kind. Warm-up runs fill the caches and are not counted; "
+    "more counted runs make smaller differences visible."
+)
+#: The wizard's tests as the start form offers them (MeasureSpec.test values).
+TEST_CHOICES = (
+    ("Chosen from the findings", AUTO),
+    ("Copy a file (on the server)", COPY),
+    ("Many small files (from this computer)", FILES),
 )
 #: The mark before each safe-apply step; any other state is a failure.
 STEP_MARKS = {StepState.RUNNING: "…", StepState.DONE: "✓", StepState.WARNING: "!", StepState.SKIPPED: "–"}
@@ -120,6 +130,18 @@ class StartView(QWidget):
         form = QFormLayout(test)
         self.share = SurveyedShareBox("wizardShare")
         form.addRow("Share", self.share)
+        self.test_kind = QComboBox()
+        self.test_kind.setObjectName("wizardTest")
+        for text, value in TEST_CHOICES:
+            self.test_kind.addItem(text, value)
+        form.addRow("Test", self.test_kind)
+        self.file_count = QSpinBox()
+        self.file_count.setObjectName("wizardFileCount")
+        self.file_count.setRange(1, MAX_COUNT)
+        self.file_count.setGroupSeparatorShown(True)
+        self.file_count.setValue(DEFAULT_COUNT)
+        self.file_count.setToolTip("How many small files the small-file test makes (4 KiB each).")
+        form.addRow("Small files", self.file_count)
         self.file_size = QSpinBox()
         self.file_size.setObjectName("wizardSize")
         self.file_size.setRange(1, 65536)
@@ -173,6 +195,8 @@ class StartView(QWidget):
             warmup=self.warmup.value(),
             user=user,
             password=self.password.text() if user else None,
+            test=str(self.test_kind.currentData()),
+            files=self.file_count.value(),
         )
 
     def show_unfinished(self, wizards: list[WizardSummary]) -> None:
@@ -394,8 +418,8 @@ class VerdictView(QWidget):
             relative = item.get("relative_change")
             cells = [
                 SERIES_NAMES.get(item["series"], item["label"]),
-                format_rate(item["mean_before"]),
-                format_rate(item["mean_after"]),
+                format_mean(item["series"], item["mean_before"]),
+                format_mean(item["series"], item["mean_after"]),
                 _relative(relative),
                 item["verdict"],
             ]

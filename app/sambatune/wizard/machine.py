@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sambatune.advisor.advice import advise
@@ -210,6 +211,16 @@ class TuningWizard:
         return live
 
     @property
+    def measure_spec(self) -> MeasureSpec:
+        """The test every measurement of this wizard runs: ``auto`` is decided once, at
+        the baseline (and kept in its step), so before and after are always the same test."""
+        baseline = self.record.last(BASELINE)
+        spec = self.record.measure
+        if baseline is not None and baseline.data.get("test"):
+            return replace(spec, test=str(baseline.data["test"]))
+        return spec.chosen_for(self.findings)
+
+    @property
     def baseline_session(self) -> int | None:
         """The benchmark session the next change is compared against."""
         session = None
@@ -338,8 +349,9 @@ class TuningWizard:
         self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
     ) -> BenchResult:
         self._expect(BASELINE)
+        spec = self.measure_spec
         result = self._measure(transport, self.expected_live, f"wizard {self.id}: baseline", cancel, on_event)
-        self._add(BASELINE, {"session_id": result.session_id, "means": _means(result)})
+        self._add(BASELINE, {"session_id": result.session_id, "means": _means(result), "test": spec.test})
         return result
 
     def applicable(self) -> list[tuple[int, dict[str, Any]]]:
@@ -604,7 +616,7 @@ class TuningWizard:
         self._check_live(self._live(transport), expected, "measuring now")
         return measure(
             transport,
-            self.record.measure,
+            self.measure_spec,
             config_path=self.config_path,
             survey=self.survey,
             note=note,

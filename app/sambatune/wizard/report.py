@@ -17,8 +17,8 @@ from sambatune.bench.html_report import html_page, html_table, runs_chart, sessi
 from sambatune.bench.results_db import StoredSession
 from sambatune.conf.apply import StepState
 from sambatune.errors import SambaTuneError
-from sambatune.units import format_rate
 from sambatune.wizard.change import activation_sentence
+from sambatune.wizard.measure import format_mean
 from sambatune.wizard.store import WizardStep
 
 if TYPE_CHECKING:
@@ -39,10 +39,6 @@ def _pre(text: str) -> str:
     return f"<pre>{escape(text)}</pre>" if text else '<p class="muted">(no difference)</p>'
 
 
-def _rate(value: float | None) -> str:
-    return format_rate(value) if value is not None else "–"
-
-
 def step_summary(step: Any) -> str:
     """One line saying what a wizard step did (the report's table, the CLI's list)."""
     data = step.data
@@ -55,7 +51,7 @@ def step_summary(step: Any) -> str:
         counts = data.get("counts") or {}
         return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no findings"
     if step.step in (WizardStep.BASELINE, WizardStep.MEASURE):
-        means = ", ".join(f"{k} {_rate(v)}" for k, v in (data.get("means") or {}).items())
+        means = ", ".join(f"{k} {format_mean(k, v)}" for k, v in (data.get("means") or {}).items())
         return f"session {data.get('session_id')}: {means}"
     if step.step == WizardStep.CHOOSE:
         return str(data.get("summary"))
@@ -140,8 +136,8 @@ def _round_section(
             (
                 [
                     s["label"],
-                    _rate(s["mean_before"]),
-                    _rate(s["mean_after"]),
+                    format_mean(s["series"], s["mean_before"]),
+                    format_mean(s["series"], s["mean_after"]),
                     f"{s['relative_change']:+.1%}" if s.get("relative_change") is not None else "–",
                     f"{s['p_value']:.3g}" if s.get("p_value") is not None else "–",
                     s["verdict"],
@@ -207,7 +203,7 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
         + (f", finished {escape(record.finished_at)}" if record.finished_at else ", not finished")
         + f". smb.conf: {escape(record.config_path or '?')}.</p>",
         f'<p class="note">{escape(METHOD)}</p>',
-        f"<p><b>The test:</b> {escape(record.measure.describe())}.</p>",
+        f"<p><b>The test:</b> {escape(wizard.measure_spec.describe())}.</p>",
         "<h2>Every step</h2>",
         html_table(
             ["#", "Step", "Change", "Finished", "Result"],
@@ -237,7 +233,7 @@ def render_wizard_report(wizard: TuningWizard, *, generated_at: str | None = Non
     baseline_step = record.last(WizardStep.BASELINE)
     baseline = int(baseline_step.data["session_id"]) if baseline_step else None
     if baseline_step is not None:
-        means = ", ".join(f"{k}: {_rate(v)}" for k, v in baseline_step.data["means"].items())
+        means = ", ".join(f"{k}: {format_mean(k, v)}" for k, v in baseline_step.data["means"].items())
         body.append(f"<h2>Baseline</h2><p>Session {baseline}: {escape(means)}.</p>")
     for number, steps in enumerate(wizard.rounds(), 1):
         section, baseline = _round_section(number, steps, sessions, baseline)

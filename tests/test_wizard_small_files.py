@@ -1,0 +1,102 @@
+"""The wizard measuring with many small files: chosen when the changes it can make are
+about metadata, and carried through baseline, change, measurement and verdict on the
+real test bed (real sshd, real smbd, SambaTune's SMB client from this computer)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sambatune.bench.small_files import DIRECTORY_PREFIX, OPERATION_NAMES
+from sambatune.errors import InvalidInput
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.transport import Transport
+from sambatune.wizard.machine import TuningWizard
+from sambatune.wizard.measure import AUTO, COPY, FILES, MeasureSpec, format_mean
+from sambatune.wizard.store import WizardStore
+from testbed.smbd import SmbServer
+
+
+@pytest.fixture
+def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
+    transport = open_target(ssh_options, NoPrompts())
+    yield transport
+    transport.close()
+
+
+def _finding(rule_id: str, change: bool = True) -> dict[str, Any]:
+    return {"id": rule_id, "change": {"kind": "smb.conf"} if change else None}
+
+
+def test_auto_takes_small_files_when_most_changes_are_about_metadata() -> None:
+    spec = MeasureSpec(share="data", test=AUTO)
+    metadata = [_finding("sync-always"), _finding("large-directories-case"), _finding("log-level-high")]
+    assert spec.chosen_for(metadata).test == FILES
+    throughput = [
+        _finding("sync-always"),
+        _finding("log-level-high"),
+        _finding("socket-options-fixed-buffers"),
+    ]
+    assert spec.chosen_for(throughput).test == COPY
+    # Findings that change nothing (what to measure next) do not count.
+    assert (
+        spec.chosen_for([_finding("sync-always"), _finding("measure-throughput", change=False)]).test == FILES
+    )
+    assert spec.chosen_for([]).test == COPY
+    # A test the admin chose stays.
+    assert MeasureSpec(share="data", test=COPY).chosen_for(metadata).test == COPY
+
+
+def test_the_spec_is_stored_with_its_test_and_old_records_read_as_copies() -> None:
+    spec = MeasureSpec(share="data", test=FILES, files=300, file_size=1024)
+    assert MeasureSpec.from_json(spec.to_json()) == spec
+    old = {"test": "smb", "share": "data", "size": 1 << 20, "runs": 3, "warmup": 1, "operations": ["put"]}
+    assert MeasureSpec.from_json(old).test == COPY
+    assert "300 files of 1 KiB" in spec.describe()
+    with pytest.raises(InvalidInput, match="between 1 and 100,000"):
+        MeasureSpec(share="data", test=FILES, files=0)
+    with pytest.raises(InvalidInput, match="measures with"):
+        MeasureSpec(share="data", test="fast")
+
+
+def test_means_are_formatted_by_what_the_series_counts() -> None:
+    assert format_mean("create", 1234.5).endswith("ops/s")
+    assert format_mean("get", 2.5e9).endswith("GB/s")
+    assert format_mean("put", None) == "–"
+
+
+def test_a_metadata_change_measured_with_small_files_end_to_end(
+    troubled_smbd: SmbServer, ssh: Transport
+) -> None:
+    config = troubled_smbd.config
+    original = config.read_bytes()
+    spec = MeasureSpec(share=troubled_smbd.share, test=FILES, files=40, runs=2, warmup=0)
+    wizard = TuningWizard.start(WizardStore(), ssh, spec, config_path=str(config))
+    wizard.run_survey(ssh)
+    wizard.find_problems(ssh)
+
+    baseline = wizard.measure_baseline(ssh)
+    assert baseline.test == "small-files"
+    assert set(baseline.series) == set(OPERATION_NAMES)
+    assert all(len(s.counted) == 2 for s in baseline.series.values())
+    assert wizard.measure_spec.test == FILES
+
+    index = next(i for i, f in enumerate(wizard.findings) if f["id"] == "sync-always")
+    wizard.choose(ssh, index)
+    applied = wizard.apply(ssh)
+    assert applied.data["ok"] is True, applied.data["message"]
+    after = wizard.measure_again(ssh)
+    assert after.test == "small-files" and set(after.series) == set(OPERATION_NAMES)
+    verdict = wizard.compare()
+    assert {c.series for c in verdict.comparisons} == set(OPERATION_NAMES)
+    assert all(c.comparison.p_value is not None for c in verdict.comparisons)
+
+    wizard.decide(ssh, keep=False)
+    assert config.read_bytes() == original
+    report = wizard.report_html()
+    assert "ops/s" in report and "files of 4 KiB" in report
+    # Every measurement removed its files from the share.
+    assert not [p for p in troubled_smbd.share_path.iterdir() if p.name.startswith(DIRECTORY_PREFIX)]
