@@ -217,3 +217,15 @@ def test_advertised_interfaces_follow_the_interfaces_line() -> None:
         ("eth0", 25000, "RSS"),
     ]
     assert ClientAudit(interfaces=named[1:]).several_interfaces
+
+
+def test_a_benchmarks_survey_skips_the_audit_and_the_overviews_does_not(fresh_smbd: SmbServer) -> None:
+    # The audit is four more commands on the server; a benchmark's context does not use it.
+    from sambatune.bench.context import collect_context
+    from sambatune.remote.survey import run_survey
+
+    context = collect_context(LocalTransport(), config_path=str(fresh_smbd.config))
+    assert context.survey is not None and context.survey.client_audit is None
+    assert context.smb_conf == fresh_smbd.config.read_bytes()
+    survey = run_survey(LocalTransport(), config_path=str(fresh_smbd.config))
+    assert survey.client_audit is not None

@@ -101,7 +101,10 @@ def collect_context(
 ) -> BenchContext:
     """Survey the server (unless ``survey`` is a fresh one) and read its live smb.conf bytes."""
     if survey is None:
-        survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
+        # The sessions connected now are no part of a benchmark's context.
+        survey = run_survey(
+            transport, config_path=config_path, cancel=cancel, on_event=on_event, audit_clients=False
+        )
     context = BenchContext(data_address=data_address(transport), survey=survey)
     context.link_speed_bits = link_speed_bits or survey.link_speed_bits(context.data_address)
     context.smb_conf_path = config_path or survey.config_path

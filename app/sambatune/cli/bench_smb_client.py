@@ -218,7 +218,7 @@ def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelT
     )
     transport = open_target(options, TerminalPrompts(args.accept_new_host_key, None, None), cancel=cancel)
     stack.callback(transport.close)
-    config_path = args.smb_conf or run_survey(transport, cancel=cancel).config_path
+    config_path = args.smb_conf or run_survey(transport, cancel=cancel, audit_clients=False).config_path
     if not config_path:
         raise InvalidInput(
             f"Which smbd serves the share on {transport.label}? The survey could not tell: "

@@ -153,7 +153,11 @@ def run_survey(
     config_path: str | None = None,
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
+    audit_clients: bool = True,
 ) -> Survey:
+    """The server's facts (one agent run), and who is connected to its managed smbd and
+    how unless ``audit_clients`` is False: the audit costs four more round trips (sudo
+    check, testparm, smbstatus, ss), which a benchmark's context does not need."""
     params = {"config_path": config_path} if config_path else {}
     result = run_agent(transport, "sysinfo", params, cancel=cancel, on_event=on_event)
     survey = Survey(
@@ -162,7 +166,7 @@ def run_survey(
         agent=result.hello,
         collected_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
-    audit = _client_audit(transport, survey, cancel)
+    audit = _client_audit(transport, survey, cancel) if audit_clients else None
     if audit is not None:
         survey.data["client_audit"] = audit.to_json()
     return survey
