@@ -27,6 +27,8 @@ TESTS = (
     "tests/test_gui_conf_editor_server.py",
     "tests/test_gui_wizard.py",
     "tests/test_gui_benchmarks.py",
+    "tests/test_gui_bench_files.py",
+    "tests/test_gui_bench_security.py",
     "tests/test_gui_client_tuning.py",
     "tests/test_gui_main_window.py",
 )
@@ -43,6 +45,8 @@ PICTURES = {
     "page-overview-large.png": "screens/1920x1080/overview.png",
     "overview-choose-instance.png": "screenshots/overview-choose-instance.png",
     "apply-restart-warning.png": "screenshots/apply-restart-warning.png",
+    "bench-small-files.png": "screenshots/bench-small-files-result.png",
+    "bench-security.png": "screenshots/bench-security-result.png",
 }
 
 
