@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from sambatune.bench.small_files import DIRECTORY_PREFIX, OPERATION_NAMES
 from sambatune.errors import InvalidInput
@@ -100,3 +101,19 @@ def test_a_metadata_change_measured_with_small_files_end_to_end(
     assert "ops/s" in report and "files of 4 KiB" in report
     # Every measurement removed its files from the share.
     assert not [p for p in troubled_smbd.share_path.iterdir() if p.name.startswith(DIRECTORY_PREFIX)]
+
+
+def test_the_start_page_offers_the_test_and_only_its_own_size(qtbot: QtBot) -> None:
+    from sambatune.ui.wizard_views import StartView
+
+    view = StartView()
+    qtbot.addWidget(view)
+    view.set_shares(["bench"])
+    assert view.test_kind.currentData() == AUTO and view.spec().test == AUTO
+    view.test_kind.setCurrentIndex(view.test_kind.findData(FILES))
+    view.file_count.setValue(500)
+    assert not view.file_size.isEnabled() and view.file_count.isEnabled()
+    spec = view.spec()
+    assert (spec.test, spec.files) == (FILES, 500)
+    view.test_kind.setCurrentIndex(view.test_kind.findData(COPY))
+    assert view.file_size.isEnabled() and not view.file_count.isEnabled()

@@ -57,13 +57,11 @@ INTRO = (
     "change per measurement gives every difference a single known cause.</p>"
 )
 TEST_TEXT = (
-    "<b>Copy a file:</b> smbclient on the server copies a test file into the share and back. "
-    "It runs on the server itself, so the network stays out of the figures and only Samba's "
-    "own work is measured. <b>Many small files:</b> this computer creates, reads, renames, "
-    "lists and deletes small files on the share, where changes to names, directories, locking "
-    "and durability show. <b>Chosen from the findings</b> takes small files when most changes "
-    "the wizard can make are of that kind. Warm-up runs fill the caches and are not counted; "
-    "more counted runs make smaller differences visible."
+    "<b>Copy a file:</b> smbclient on the server copies a file into the share and back, so "
+    "only Samba's own work is measured. <b>Many small files:</b> this computer creates, "
+    "reads, lists and deletes small files on the share, where changes to names, "
+    "directories, locking and durability show. <b>Chosen from the findings</b> picks one "
+    "of them. Warm-up runs are not counted."
 )
 #: The wizard's tests as the start form offers them (MeasureSpec.test values).
 TEST_CHOICES = (
@@ -135,6 +133,7 @@ class StartView(QWidget):
         for text, value in TEST_CHOICES:
             self.test_kind.addItem(text, value)
         form.addRow("Test", self.test_kind)
+        self.test_kind.currentIndexChanged.connect(self._test_changed)
         self.file_count = QSpinBox()
         self.file_count.setObjectName("wizardFileCount")
         self.file_count.setRange(1, MAX_COUNT)
@@ -185,6 +184,12 @@ class StartView(QWidget):
 
     def set_shares(self, names: list[str]) -> None:
         self.share.set_shares(names)
+
+    def _test_changed(self) -> None:
+        # Each test's own size field; "chosen from the findings" may run either.
+        test = self.test_kind.currentData()
+        self.file_count.setEnabled(test != COPY)
+        self.file_size.setEnabled(test != FILES)
 
     def spec(self) -> MeasureSpec:
         user = self.user.text().strip() or None
