@@ -177,7 +177,8 @@ def test_reload_change_goes_canary_first_then_waves_of_two(
     assert applied["nas01"] <= min(applied["nas02"], applied["nas03"])
     assert max(applied["nas02"], applied["nas03"]) <= applied["nas04"]
     whats = [(e.host, e.what) for e in record.timeline]
-    assert whats.index(("nas01", "applied")) < whats.index((None, "wave"))
+    assert whats.index(("nas01", "applied")) < whats.index((None, "wave 1")) < whats.index((None, "wave 2"))
+    assert whats[1] == (None, "started")
 
     code, listed = run_cli(capsys, "fleet", "rollouts", "--json")
     assert code == 0
@@ -386,3 +387,42 @@ def test_the_record_keeps_the_exact_bytes(tmp_path: Path) -> None:
     assert store.create(RolloutRecord(0, [], {}, {})).id == record.id + 1
     assert [s.id for s in store.summaries()] == [record.id + 1, record.id]
     assert (tmp_path / "rollouts" / f"{record.id}.json").stat().st_mode & 0o077 == 0
+
+
+def test_a_host_lost_mid_rollout_halts_and_the_others_are_put_back(
+    bed: FleetBed, inventory: Path, known_hosts: Path
+) -> None:
+    """nas03's sshd stops once the canary is changed: at its turn it cannot be reached."""
+    fleet = load_inventory(inventory).select(FOUR)
+    edits = [parse_edit(LOG_LEVEL)]
+    options = RolloutOptions(wave=2, measure=MeasureLevel.NONE)
+    before = {h.name: live_sha(bed, h.name) for h in bed.hosts}
+
+    def lose_nas03(event: RolloutEvent) -> None:
+        if (event.host, event.what) == ("nas01", "applied"):
+            bed.take_down("nas03")
+
+    plan = plan_rollout(fleet.hosts, edits, options, connector=connector(known_hosts))
+    try:
+        record = start_rollout(
+            plan,
+            edits,
+            options,
+            {"inventory": str(inventory), "limit": FOUR},
+            {h.name: h for h in fleet},
+            connector(known_hosts),
+            RolloutStore(),
+            on_event=lose_nas03,
+        )
+    finally:
+        bed.bring_up("nas03")
+    assert record.status is RolloutStatus.HALTED and "nas03" in record.reason
+    assert "unreachable" in record.reason
+    states = {h.name: h.state for h in RolloutStore().load(record.id).hosts}
+    assert states == {
+        "nas01": HostState.RESTORED,
+        "nas02": HostState.RESTORED,
+        "nas03": HostState.FAILED,
+        "nas04": HostState.PENDING,
+    }
+    assert {h.name: live_sha(bed, h.name) for h in bed.hosts} == before

@@ -321,7 +321,8 @@ class Rollout:
             raise InvalidInput(f"Rollout {record.id} has ended ({record.status}); nothing to resume.")
         halting = record.status is RolloutStatus.HALTING
         self._set_status(RolloutStatus.HALTING if halting else RolloutStatus.RUNNING)
-        self._note(None, "resumed" if record.timeline else "started")
+        fresh = all(entry.what == "planned" for entry in record.timeline)
+        self._note(None, "started" if fresh else "resumed")
         try:
             problem = self._settle_interrupted()
             if halting or problem:
@@ -449,7 +450,7 @@ class Rollout:
     def _wave(self, wave: list[HostRecord]) -> str | None:
         pending = [h for h in wave if h.state is HostState.PENDING]
         number = wave[0].wave
-        self._note(None, "wave", f"wave {number}: {', '.join(h.name for h in pending)}")
+        self._note(None, f"wave {number}", ", ".join(h.name for h in pending))
         failures: list[str] = []
         for outcome in each_host(
             [self.hosts[h.name] for h in pending],
