@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sambatune.advisor.findings import SUGGESTION, ConfigChange, Finding
+from sambatune.advisor.findings import SUGGESTION, Change, ConfigChange, Finding
 from sambatune.advisor.measurements import DirscalePoint, Measurements
 from sambatune.advisor.rules import filenames, macos
 from sambatune.wizard.change import apply_change
@@ -18,8 +18,8 @@ FRUIT = "catia fruit streams_xattr"
 RULES = ("macos-fruit-not-on-every-share", "macos-listing-max-access", "macos-ds-store")
 
 
-def edits(change: ConfigChange | None) -> list[tuple[str, str, str | None]]:
-    assert change is not None
+def edits(change: Change | None) -> list[tuple[str, str, str | None]]:
+    assert isinstance(change, ConfigChange)
     return [(e.section, e.parameter, e.value) for e in (change, *change.also)]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sambatune.advisor.findings import SUGGESTION, ConfigChange, Finding
+from sambatune.advisor.findings import SUGGESTION, Change, ConfigChange, Finding
 from sambatune.advisor.protocols import (
     DEFAULT_ENCRYPTION_ALGORITHMS,
     DEFAULT_SIGNING_ALGORITHMS,
@@ -22,8 +22,8 @@ ENCRYPT = "server smb3 encryption algorithms"
 V414 = (4, 14, 0)
 
 
-def edits(change: ConfigChange | None) -> list[tuple[str, str, str, str | None]]:
-    assert change is not None
+def edits(change: Change | None) -> list[tuple[str, str, str, str | None]]:
+    assert isinstance(change, ConfigChange)
     return [(e.section, e.parameter, e.action, e.value) for e in (change, *change.also)]
 
 
