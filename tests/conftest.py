@@ -26,6 +26,7 @@ from screenshots import Grabbable, Screenshot  # noqa: E402
 # the tests that need no server there) the modules that use it are not collected.
 POSIX = os.name == "posix"
 if POSIX:
+    from testbed.fleet import FleetBed
     from testbed.processes import processes_mentioning
     from testbed.smbd import SmbServer
     from testbed.sshd import SshServer, current_user, keygen
@@ -67,6 +68,7 @@ TESTBED_FIXTURES = {
     "second_smbd",
     "troubled_smbd",
     "any_transport",
+    "fleet_bed",
 }
 
 
@@ -142,6 +144,15 @@ def smbd(testbed_dir: Path) -> Iterator[SmbServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def fleet_bed(testbed_dir: Path, user_key: Path) -> Iterator[FleetBed]:
+    """Five servers on this machine (127.0.0.2 to .6), each with its own sshd and smbd
+    (tests/testbed/fleet.py). A test that takes one down brings it back up."""
+    bed = FleetBed(testbed_dir / "fleet", user_key, count=5).start()
+    yield bed
+    bed.stop()
 
 
 @pytest.fixture(autouse=True)

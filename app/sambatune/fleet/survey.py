@@ -16,12 +16,13 @@ connection is closed under the command it runs (SSH reads return at once).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,6 +318,7 @@ def survey_host(
 def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel: CancelToken) -> None:
     from sambatune.advisor.advice import advise
     from sambatune.advisor.gather import gather_inputs
+    from sambatune.conf.catalog import cache_dir
     from sambatune.remote.survey import run_survey
 
     survey = run_survey(transport, config_path=host.samba_conf, cancel=cancel)
@@ -349,9 +351,11 @@ def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel:
             data, sudo = _read_live_file(transport, path)
             if sudo is not None:
                 result.config_sha256 = hashlib.sha256(data).hexdigest()
-        inputs = gather_inputs(
-            transport, config_path=host.samba_conf, survey=survey, sudo=sudo, cancel=cancel
-        )
+        # The catalog cache is per data directory (SAMBATUNE_HOME): warm is per both.
+        with _FIRST_OF_EACH_VERSION.turn(f"{cache_dir()}|{result.samba_version}"):
+            inputs = gather_inputs(
+                transport, config_path=host.samba_conf, survey=survey, sudo=sudo, cancel=cancel
+            )
         result.config_path = inputs.config.path
         advice = advise(inputs)
     except Cancelled:
@@ -364,6 +368,37 @@ def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel:
         return
     result.findings = advice.counts()
     result.finding_ids = [finding.id for finding in advice.findings]
+
+
+class _CatalogWarmUp:
+    """One host per Samba version judges first; the others of that version wait for it.
+
+    The advisor reads each version's parameter catalog from the server's testparm once
+    and caches it on this computer (``conf.catalog_build.live_catalog``). Twenty hosts of
+    one version starting together would each build it (seconds of testparm runs apiece,
+    all at once); waiting for the first lets the rest read it from the cache. Once a
+    version has been judged, nobody waits for it again.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._versions: dict[str, threading.Lock] = {}
+        self._warm: set[str] = set()
+
+    @contextlib.contextmanager
+    def turn(self, version: str) -> Iterator[None]:
+        with self._lock:
+            first = None if version in self._warm else self._versions.setdefault(version, threading.Lock())
+        if first is None:
+            yield
+            return
+        with first:
+            yield
+            with self._lock:
+                self._warm.add(version)
+
+
+_FIRST_OF_EACH_VERSION = _CatalogWarmUp()
 
 
 def _read_live_file(transport: Any, path: str) -> tuple[bytes, bool | None]:

@@ -1,0 +1,299 @@
+"""``fleet survey`` against a fleet of real servers on this machine (tests/testbed/fleet.py):
+five sshd on 127.0.0.2-6, five smbd, one host taken down, keys unknown or changed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli_process import sambatune_cli
+from sambatune.cancellation import CancelToken
+from sambatune.fleet.inventory import Fleet, fleet_by_hand, load_inventory
+from sambatune.fleet.survey import FleetPrompts, HostStatus, HostSurvey, survey_fleet
+from testbed.fleet import FleetBed
+
+
+@pytest.fixture
+def inventory(fleet_bed: FleetBed, tmp_path: Path) -> Path:
+    return fleet_bed.write_inventory(tmp_path / "hosts.ini")
+
+
+@pytest.fixture
+def fleet_known_hosts(fleet_bed: FleetBed, tmp_path: Path) -> Path:
+    return fleet_bed.write_known_hosts(tmp_path / "known_hosts")
+
+
+@pytest.fixture(scope="module")
+def built_catalogs(fleet_bed: FleetBed, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The parameter catalog of the bed's Samba, built once (8 s or more under load) for
+    the tests that are not about its first build."""
+    from sambatune.conf.catalog import cache_dir
+    from sambatune.conf.catalog_build import live_catalog
+    from sambatune.remote.connection import open_target
+
+    home = tmp_path_factory.mktemp("catalog-home")
+    saved = os.environ.get("SAMBATUNE_HOME")
+    os.environ["SAMBATUNE_HOME"] = str(home)
+    try:
+        known = fleet_bed.write_known_hosts(home / "known_hosts", names=["nas01"])
+        options = load_inventory(fleet_bed.write_inventory(home / "hosts.ini")).host("nas01")
+        transport = open_target(options.connection_options(known_hosts=known), FleetPrompts())
+        try:
+            live_catalog(transport)
+        finally:
+            transport.close()
+        return sorted(Path(cache_dir()).glob("catalog-*.json"))
+    finally:
+        if saved is None:
+            del os.environ["SAMBATUNE_HOME"]
+        else:
+            os.environ["SAMBATUNE_HOME"] = saved
+
+
+@pytest.fixture
+def warm_catalogs(built_catalogs: list[Path], isolated_home: Path) -> None:
+    from sambatune.conf.catalog import cache_dir
+
+    for path in built_catalogs:
+        shutil.copy(path, Path(cache_dir()) / path.name)
+
+
+@pytest.fixture
+def tarpits() -> Iterator[list[int]]:
+    """Nine ports that accept TCP and never say a word: an SSH connect to them waits
+    for a banner that never comes, like a host that hangs."""
+    sockets = []
+    for _ in range(9):
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        sockets.append(listener)
+    yield [s.getsockname()[1] for s in sockets]
+    for listener in sockets:
+        listener.close()
+
+
+def test_parallel_survey_with_one_host_down(
+    fleet_bed: FleetBed, inventory: Path, fleet_known_hosts: Path
+) -> None:
+    # No catalog on record: one host builds it from testparm while the other three wait
+    # and then read it from the cache (fleet.survey._CatalogWarmUp).
+    fleet = load_inventory(inventory)
+    arrived: list[HostSurvey] = []
+    fleet_bed.take_down("nas03")
+    try:
+        survey = survey_fleet(
+            fleet, concurrency=5, timeout=60, known_hosts=fleet_known_hosts, on_result=arrived.append
+        )
+    finally:
+        fleet_bed.bring_up("nas03")
+    by_name = {r.host.name: r for r in survey.results}
+    assert [r.host.name for r in survey.results] == list(fleet.names)  # fleet order
+    assert len(arrived) == 5
+    assert arrived[0].host.name == "nas03"  # refused at once: shown before the others finish
+    down = by_name["nas03"]
+    assert (down.status, down.reachable) == (HostStatus.UNREACHABLE, False)
+    assert down.error is not None and "refused" in down.error.message
+    assert not survey.all_reachable
+    assert [r.host.name for r in survey.unreachable] == ["nas03"]
+    for name in ("nas01", "nas02", "nas04", "nas05"):
+        result = by_name[name]
+        bed_host = fleet_bed.host(name)
+        assert result.status == HostStatus.OK, (name, result.error, result.advice_error)
+        assert result.samba_version and result.smbd_running
+        assert result.config_path == str(bed_host.smbd.config)
+        assert result.config_sha256 == hashlib.sha256(bed_host.smbd.config.read_bytes()).hexdigest()
+        assert len(result.instances) >= 5  # the bed's smbd all run on this one machine
+        managed = result.managed_instance
+        assert managed is not None and managed["config"] == str(bed_host.smbd.config)
+        assert bed_host.smbd.port in managed["ports"]
+        assert any(nic["name"] == "lo" for nic in result.nics)
+        assert result.advice_error is None, (name, result.advice_error.to_json())
+        assert result.findings is not None and set(result.findings) == {
+            "problem",
+            "warning",
+            "suggestion",
+            "info",
+        }
+    data = json.loads(json.dumps(survey.to_json()))
+    assert data["hosts"] == 5 and data["reachable"] == 4
+    assert data["statuses"] == {"ok": 4, "unreachable": 1}
+
+
+def test_unknown_host_key_is_refused_unless_accepted(
+    fleet_bed: FleetBed, inventory: Path, tmp_path: Path, warm_catalogs: None
+) -> None:
+    fleet = load_inventory(inventory).select("nas01:nas02")
+    known = fleet_bed.write_known_hosts(tmp_path / "known_hosts", names=["nas01"])
+    before = known.read_text()
+    prompts = FleetPrompts()
+    survey = survey_fleet(fleet, known_hosts=known, prompts=prompts, timeout=60)
+    stranger = survey.results[1]
+    assert stranger.status == HostStatus.HOST_KEY_UNKNOWN and not stranger.reachable
+    assert stranger.error is not None
+    assert fleet_bed.host("nas02").sshd.host_key_fingerprint in stranger.error.message
+    assert survey.results[0].status == HostStatus.OK
+    assert known.read_text() == before  # refused means not remembered either
+    assert [q.fingerprint for q in prompts.questions] == [fleet_bed.host("nas02").sshd.host_key_fingerprint]
+
+    accepting = survey_fleet(
+        fleet.select("nas02"), known_hosts=known, prompts=FleetPrompts(accept_new_host_key=True), timeout=60
+    )
+    assert accepting.results[0].status == HostStatus.OK
+    assert "127.0.0.3" in known.read_text()
+
+
+def test_a_changed_host_key_is_refused_even_when_new_keys_are_accepted(
+    fleet_bed: FleetBed, inventory: Path, tmp_path: Path, warm_catalogs: None
+) -> None:
+    nas01, nas02 = fleet_bed.host("nas01"), fleet_bed.host("nas02")
+    # nas01's address with nas02's key: what a reinstalled or impersonated nas01 looks like
+    wrong = nas02.sshd.known_hosts_line.replace(
+        f"[{nas02.address}]:{nas02.sshd.port}", f"[{nas01.address}]:{nas01.sshd.port}"
+    )
+    known = tmp_path / "known_hosts"
+    known.write_text(wrong)
+    fleet = load_inventory(inventory).select("nas01")
+    survey = survey_fleet(
+        fleet, known_hosts=known, prompts=FleetPrompts(accept_new_host_key=True), timeout=60
+    )
+    assert survey.results[0].status == HostStatus.HOST_KEY_CHANGED
+    assert known.read_text() == wrong
+
+
+def _hung_fleet(ports: list[int]) -> Fleet:
+    return fleet_by_hand([f"root@127.0.0.1:{port}" for port in ports])
+
+
+def test_cancel_stops_every_host_promptly(tarpits: list[int]) -> None:
+    cancel = CancelToken()
+    threading.Timer(0.5, cancel.cancel).start()
+    began = time.monotonic()
+    survey = survey_fleet(_hung_fleet(tarpits), concurrency=4, timeout=120, cancel=cancel)
+    took = time.monotonic() - began
+    assert took < 3, took
+    assert survey.cancelled
+    assert {r.status for r in survey.results} == {HostStatus.CANCELLED}
+    assert len(survey.results) == 9
+
+
+def test_cancel_during_real_surveys_closes_them(
+    fleet_bed: FleetBed, inventory: Path, fleet_known_hosts: Path, warm_catalogs: None
+) -> None:
+    cancel = CancelToken()
+    started = threading.Event()
+
+    def cancel_soon() -> None:
+        time.sleep(1.0)  # the agents are running by then (a survey takes seconds)
+        started.set()
+        cancel.cancel()
+
+    threading.Thread(target=cancel_soon).start()
+    began = time.monotonic()
+    survey = survey_fleet(
+        load_inventory(inventory), concurrency=5, timeout=120, cancel=cancel, known_hosts=fleet_known_hosts
+    )
+    took = time.monotonic() - began
+    assert started.is_set()
+    assert took < 4, took
+    assert {r.status for r in survey.results} == {HostStatus.CANCELLED}
+
+
+def test_a_host_that_never_answers_times_out_alone(tarpits: list[int]) -> None:
+    began = time.monotonic()
+    survey = survey_fleet(_hung_fleet(tarpits[:2]), timeout=1.0)
+    took = time.monotonic() - began
+    assert 0.9 < took < 4, took
+    assert [r.status for r in survey.results] == [HostStatus.TIMED_OUT] * 2
+    assert not survey.cancelled
+
+
+def test_cli_fleet_survey_json(
+    fleet_bed: FleetBed, inventory: Path, fleet_known_hosts: Path, warm_catalogs: None
+) -> None:
+    base = [
+        "fleet",
+        "survey",
+        "--inventory",
+        str(inventory),
+        "--known-hosts",
+        str(fleet_known_hosts),
+        "--json",
+    ]
+    done = sambatune_cli(*base, "--limit", "nas01:nas04")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["all_reachable"] is True
+    assert report["statuses"] == {"ok": 2}
+    assert [r["name"] for r in report["results"]] == ["nas01", "nas04"]
+    first = report["results"][0]
+    assert first["status"] == "ok" and first["destination"].endswith(
+        f"@127.0.0.2:{fleet_bed.host('nas01').sshd.port}"
+    )
+    assert (
+        first["config_sha256"] == hashlib.sha256(fleet_bed.host("nas01").smbd.config.read_bytes()).hexdigest()
+    )
+    assert first["instances"]["managed"]["config"] == str(fleet_bed.host("nas01").smbd.config)
+    assert set(first["findings"]) == {"problem", "warning", "suggestion", "info"}
+    assert {"samba_version", "nics", "seconds", "error", "groups"} <= set(first)
+
+    fleet_bed.take_down("nas05")
+    try:
+        partly = sambatune_cli(*base, "--limit", "nas05")
+    finally:
+        fleet_bed.bring_up("nas05")
+    assert partly.returncode == 1
+    report = json.loads(partly.stdout)
+    assert report["results"][0]["status"] == "unreachable"
+    assert report["results"][0]["error"]["code"] == "connection-failed"
+
+
+def test_cli_fleet_survey_text_shows_each_host_then_a_summary(
+    fleet_bed: FleetBed, inventory: Path, fleet_known_hosts: Path, warm_catalogs: None
+) -> None:
+    fleet_bed.take_down("nas02")
+    try:
+        done = sambatune_cli(
+            "fleet",
+            "survey",
+            "-i",
+            str(inventory),
+            "--known-hosts",
+            str(fleet_known_hosts),
+            "-l",
+            "nas01:nas02",
+        )
+    finally:
+        fleet_bed.bring_up("nas02")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("[1/2] nas02: unreachable")
+    assert lines[1].startswith("[2/2] nas01: ok, Samba ")
+    assert any(line.startswith("HOST") and "SMB.CONF SHA-256" in line for line in lines)
+    assert "1 of 2 hosts reachable; 1 not: nas02 (unreachable)" in done.stdout
+
+
+def test_cli_fleet_hosts_json(inventory: Path, fleet_bed: FleetBed) -> None:
+    done = sambatune_cli(
+        "fleet", "hosts", "--inventory", str(inventory), "--limit", "fileservers:!nas01", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [h["name"] for h in report["hosts"]] == ["nas02", "nas03", "nas04", "nas05"]
+    second = report["hosts"][0]
+    assert second["address"] == "127.0.0.3" and second["samba_conf"] == str(
+        fleet_bed.host("nas02").smbd.config
+    )
+    assert second["variables"]["ansible_port"] == fleet_bed.host("nas02").sshd.port
+    unknown = sambatune_cli("fleet", "hosts", "--inventory", str(inventory), "--limit", "nas99", "--json")
+    assert unknown.returncode == 1
+    assert "'nas99'" in json.loads(unknown.stdout)["error"]["message"]
