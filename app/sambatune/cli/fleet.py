@@ -272,3 +272,13 @@ def add_apply_parsers(verbs: Any) -> None:
 
 
 SUBVERB_PARSERS.append(add_apply_parsers)
+
+
+def add_rollout_parsers(verbs: Any) -> None:
+    """fleet drift|export|run (drift, and a change as an Ansible project), from their own module."""
+    from sambatune.cli.fleet_rollout import register_rollout_verbs
+
+    register_rollout_verbs(verbs)
+
+
+SUBVERB_PARSERS.append(add_rollout_parsers)
