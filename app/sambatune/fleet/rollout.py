@@ -149,9 +149,9 @@ def plan_host(
         sudo=live.sudo,
         before=live.data,
         after=candidate,
-        planned_at=now_iso(),
     )
     if candidate == live.data:
+        record.planned_at = now_iso()
         record.state = HostState.IN_LINE
         record.message = "Its smb.conf already reads as the change would make it."
         return record, None
@@ -172,6 +172,7 @@ def plan_host(
     record.changes = [c.to_json() for c in outcome.changes]
     record.clients = outcome.clients.sentence() if outcome.clients else None
     record.message = outcome.message
+    record.planned_at = now_iso()
     if outcome.status != PLANNED:
         return record, outcome.message
     if outcome.restart_reasons and outcome.smbd_running and not options.allow_restart:

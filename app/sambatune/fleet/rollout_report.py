@@ -76,7 +76,9 @@ def report_text(record: RolloutRecord) -> str:
         "",
         table(host_rows(record)),
     ]
-    notes = [f"{h.name}: {h.message}" for h in record.hosts if h.message and h.state.value != "applied"]
+    # What went wrong where; the others' messages only repeat the table.
+    troubled = (HostState.FAILED, HostState.NOT_RESTORED)
+    notes = [f"{h.name}: {h.message}" for h in record.hosts if h.message and h.state in troubled]
     if notes:
         lines += ["", *notes]
     lines += ["", "Timeline (UTC):"]
