@@ -61,6 +61,18 @@ def register(subparsers: Any) -> None:
     plan.add_argument("--no-mtu-probe", action="store_true", help="do not probe the path MTU")
     plan.add_argument("--interface", help="the interface to tune (default: the one to the server)")
     plan.add_argument(
+        "--server-multichannel",
+        choices=("yes", "no"),
+        help="whether the server offers SMB multichannel (its 'server multi channel support'); "
+        "without it, multichannel is not planned",
+    )
+    plan.add_argument(
+        "--server-signing",
+        metavar="SETTING",
+        help="the server's 'server signing' (mandatory/required, auto, ...): a client setting "
+        "that requires less is planned only where the server does not require signing",
+    )
+    plan.add_argument(
         "-o", "--output", type=Path, metavar="PLAN.json", help="also save the plan to this file"
     )
     plan.add_argument(
@@ -135,11 +147,24 @@ def _add_sysctl_dir(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="Linux: where the persistence file goes (default /etc/sysctl.d)",
     )
+    parser.add_argument(
+        "--etc-dir",
+        type=Path,
+        metavar="DIR",
+        help="read fstab, systemd/system/*.mount, auto.master (Linux) and nsmb.conf (macOS) "
+        "below DIR instead of /etc (for tests and staged configurations)",
+    )
 
 
 def _system(args: argparse.Namespace) -> Any:
+    import os
+
     from sambatune.client.system import system_for
 
+    etc_dir = getattr(args, "etc_dir", None)
+    if etc_dir is not None:
+        # The backends read it from the environment, so the elevated helper sees it too.
+        os.environ["SAMBATUNE_ETC_DIR"] = str(etc_dir)
     return system_for(getattr(args, "os_profile", None), getattr(args, "sysctl_dir", None))
 
 
@@ -190,6 +215,8 @@ def handle_plan(args: argparse.Namespace) -> int:
         mtu=args.mtu,
         probe_mtu=not args.no_mtu_probe,
         interface=args.interface,
+        server_multichannel=None if args.server_multichannel is None else args.server_multichannel == "yes",
+        server_signing=args.server_signing,
     )
     if args.bandwidth_from:
         try:
@@ -249,10 +276,15 @@ def format_plan(data: dict[str, Any]) -> str:
             lines.append(f"    new: {change['recommended_display']}   restart: {change['restart']}")
         for piece in textwrap.wrap(change["reason"], 92):
             lines.append(f"    {piece}")
+        if change.get("measure"):
+            lines.append(f"    measure before and after: {change['measure']['command']}")
     for note in data.get("notes") or []:
         lines.append(f"\nnote: {note}")
     for warning in data.get("warnings") or []:
         lines.append(f"\nWARNING: {warning}")
+    if data.get("after_apply"):
+        lines.append("\nAfter the apply (for the changes to take effect; not run by SambaTune):")
+        lines += [f"  {command}" for command in data["after_apply"]]
     if data.get("diff"):
         lines.append("\nDiff:")
         for entry in data["diff"]:

@@ -599,8 +599,12 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
     from sambatune.client.linux_system import SYSCTL_FILE_NAME, parse_sysctl_file
     from sambatune.client.settings import (
         AdapterPropertyRef,
+        ConfKeyRef,
+        DefaultsRef,
         FileRef,
         InterfaceMtuRef,
+        MountOptionRef,
+        SmbClientConfigRef,
         SysctlRef,
         TcpAutotuningRef,
     )
@@ -613,6 +617,15 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
         ok = is_catalogued("adapter-property", keyword=ref.keyword)
     elif isinstance(ref, (InterfaceMtuRef, TcpAutotuningRef)):
         ok = True
+    elif isinstance(ref, MountOptionRef):
+        # The entry itself must be a cifs mount: the system's read refuses anything else.
+        ok = is_catalogued("mount-option", option=ref.option)
+    elif isinstance(ref, ConfKeyRef):
+        ok = PurePath(ref.path).name == "nsmb.conf" and is_catalogued("conf-key", key=ref.key)
+    elif isinstance(ref, DefaultsRef):
+        ok = ref.domain == "com.apple.desktopservices" and is_catalogued("defaults", key=ref.key)
+    elif isinstance(ref, SmbClientConfigRef):
+        ok = is_catalogued("smb-client-config", name=ref.name)
     elif isinstance(ref, FileRef):
         if PurePath(ref.path).name != SYSCTL_FILE_NAME:
             return f"{ref.path} is not SambaTune's own {SYSCTL_FILE_NAME}."
@@ -638,10 +651,13 @@ def restart_for(ref: SettingRef) -> str:
         return "reboot"
     if isinstance(ref, AdapterPropertyRef):
         return "adapter-restart"
-    return "none"
+    from sambatune.client.minimums import catalog_entry_of
+
+    entry = catalog_entry_of(ref)
+    return entry.restart if entry is not None else "none"
 
 
-_RESTART_ORDER = ("none", "adapter-restart", "service-restart", "reboot")
+_RESTART_ORDER = ("none", "reconnect", "adapter-restart", "service-restart", "reboot")
 
 
 def _heaviest(kinds: Iterator[str] | Any) -> str:
@@ -652,6 +668,7 @@ def _heaviest(kinds: Iterator[str] | Any) -> str:
 def _restart_text(kind: str) -> str:
     return {
         "none": "No restart needed.",
+        "reconnect": "Mount the share again (or reconnect to it) for it to take effect.",
         "adapter-restart": "The network adapter restarts to apply it (a short drop).",
         "service-restart": "Restart the service (or the computer) for it to take effect.",
         "reboot": "Restart the computer for it to take effect.",

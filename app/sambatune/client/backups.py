@@ -32,8 +32,10 @@ from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import registry_changes_as_reg
 from sambatune.client.settings import (
     AdapterPropertyRef,
+    ConfKeyRef,
     FileRef,
     InterfaceMtuRef,
+    MountOptionRef,
     Observed,
     RegistryValueRef,
     SettingRef,
@@ -225,6 +227,22 @@ class BackupStore:
                 f"# 'sambatune client restore {backup.id}' does the same.",
                 "set -e",
             ]
+            copies = _copy_edited_files(backup, others)
+            if copies:
+                files.append("files")
+                lines += [
+                    "# Files SambaTune edits line by line (mount options, nsmb.conf) go back whole,",
+                    "# byte for byte, as they were before the apply: edits made since are lost.",
+                    "# 'sambatune client restore' undoes only SambaTune's own edits instead.",
+                    'here="$(dirname "$0")"',
+                ]
+                for path, copy in copies:
+                    lines.append(
+                        f'cp "$here/files/{copy}" {shlex.quote(path)}'
+                        if copy
+                        else f"rm -f {shlex.quote(path)}"
+                    )
+                others = [e for e in others if not isinstance(e.ref, (MountOptionRef, ConfKeyRef))]
             lines += [cmd for e in reversed(others) for cmd in _posix_restore_commands(e, backup.os)]
             script = backup.folder / "restore.sh"
             _write_private(script, ("\n".join(lines) + "\n").encode("utf-8"))
@@ -325,6 +343,28 @@ class BackupStore:
             summary=data.get("summary", ""),
             files=list(data.get("files") or []),
         )
+
+
+def _copy_edited_files(backup: Backup, entries: list[BackupEntry]) -> list[tuple[str, str | None]]:
+    """Keep the exact bytes of each file an apply edits in place; None: it did not exist."""
+    copies: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+    for entry in entries:
+        ref = entry.ref
+        if not isinstance(ref, (MountOptionRef, ConfKeyRef)) or ref.path in seen:
+            continue
+        seen.add(ref.path)
+        try:
+            data = Path(ref.path).read_bytes()
+        except FileNotFoundError:
+            copies.append((ref.path, None))
+            continue
+        folder = backup.folder / "files"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        name = f"{len(copies) + 1:02d}-{Path(ref.path).name}"
+        _write_private(folder / name, data)
+        copies.append((ref.path, name))
+    return copies
 
 
 def _write_json(path: Path, data: Any) -> None:

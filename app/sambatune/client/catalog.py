@@ -14,7 +14,8 @@ from typing import Any
 from sambatune.client.osinfo import GENERATIONS, WINDOWS_GENERATIONS
 from sambatune.packaged import resource
 
-RESTART_KINDS = ("none", "adapter-restart", "service-restart", "reboot")
+#: "reconnect": the SMB client reads it for new connections only (a share mounted again).
+RESTART_KINDS = ("none", "reconnect", "adapter-restart", "service-restart", "reboot")
 #: How an apply compares a limit it may only raise with what the machine holds:
 #: "number" (the value itself), "third-number" (the largest of three, as in
 #: net.ipv4.tcp_rmem), "bits" (a bit mask: the needed bits are ORed in, the others kept).
@@ -63,9 +64,11 @@ class CatalogEntry:
 
 @lru_cache(maxsize=1)
 def load_catalog() -> dict[str, CatalogEntry]:
+    from sambatune.client.smb_client_catalog import ENTRIES
+
     data = json.loads(resource("client", "settings.json").read_text(encoding="utf-8"))
     entries: dict[str, CatalogEntry] = {}
-    for raw in data["settings"]:
+    for raw in [*data["settings"], *ENTRIES]:
         entries[raw["id"]] = CatalogEntry(
             id=raw["id"],
             title=raw["title"],
@@ -147,6 +150,10 @@ _PLACEHOLDER_KEYS = {
 }
 
 
+#: The address field that names a setting of each SMB-client kind.
+_ADDRESS_FIELD = {"mount-option": "option", "conf-key": "key", "defaults": "key", "smb-client-config": "name"}
+
+
 def is_catalogued(kind: str, **address: str) -> bool:
     """Whether a setting is one SambaTune knows, and so one a plan may write.
 
@@ -174,6 +181,10 @@ def find_entry(kind: str, **address: str) -> CatalogEntry | None:
                 return item
         elif kind == "adapter-property":
             if setting["keyword"] == address.get("keyword"):
+                return item
+        elif kind in _ADDRESS_FIELD:
+            field_name = _ADDRESS_FIELD[kind]
+            if setting[field_name] == address.get(field_name):
                 return item
         else:
             return item

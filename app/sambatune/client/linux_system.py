@@ -15,11 +15,13 @@ import os
 import shlex
 from pathlib import Path
 
+from sambatune.client.cifs_mounts import EtcPaths, MountScan, read_option, scan_mounts, write_option
 from sambatune.client.nics import NetworkInterface, parse_ip_json
 from sambatune.client.osinfo import OsInfo, detect_local_os
 from sambatune.client.settings import (
     FileRef,
     InterfaceMtuRef,
+    MountOptionRef,
     Observed,
     SettingRef,
     SettingValue,
@@ -39,6 +41,12 @@ def sysctl_dir_from_env() -> Path:
     return Path(os.environ.get("SAMBATUNE_SYSCTL_DIR") or DEFAULT_SYSCTL_DIR)
 
 
+def etc_paths_from_env() -> EtcPaths:
+    """Where fstab, mount units and autofs maps are read; ``SAMBATUNE_ETC_DIR`` stands in for /etc."""
+    root = os.environ.get("SAMBATUNE_ETC_DIR")
+    return EtcPaths.under(Path(root)) if root else EtcPaths()
+
+
 class LinuxSystem(ClientSystem):
     def __init__(
         self,
@@ -46,6 +54,7 @@ class LinuxSystem(ClientSystem):
         runner: Runner | None = None,
         sysctl_dir: Path | None = None,
         proc_sys: Path = Path("/proc/sys"),
+        etc: EtcPaths | None = None,
     ) -> None:
         super().__init__(os_info or detect_local_os())
         if runner is None:
@@ -55,6 +64,11 @@ class LinuxSystem(ClientSystem):
         self.runner = runner
         self.sysctl_dir = sysctl_dir if sysctl_dir is not None else sysctl_dir_from_env()
         self.proc_sys = proc_sys
+        self.etc = etc if etc is not None else etc_paths_from_env()
+
+    def cifs_mounts(self) -> MountScan:
+        """The cifs mounts fstab, systemd units and autofs maps name on this computer."""
+        return scan_mounts(self.etc)
 
     @property
     def persistence_file(self) -> FileRef:
@@ -93,6 +107,8 @@ class LinuxSystem(ClientSystem):
             if not entries or "mtu" not in entries[0]:
                 return Observed.unknown(f"ip link shows no MTU for {ref.interface}")
             return Observed.present(int(entries[0]["mtu"]))
+        if isinstance(ref, MountOptionRef):
+            return read_option(ref, self.etc)
         if isinstance(ref, FileRef):
             try:
                 return Observed.present(Path(ref.path).read_text(encoding="utf-8"))
@@ -116,6 +132,9 @@ class LinuxSystem(ClientSystem):
 
     # -- writing -------------------------------------------------------------------
     def write(self, ref: SettingRef, value: SettingValue | None) -> None:
+        if isinstance(ref, MountOptionRef):
+            write_option(ref, None if value is None else str(ref.check_value(value)), self.etc)
+            return
         if isinstance(ref, FileRef):
             path = Path(ref.path)
             if value is None:
@@ -150,6 +169,14 @@ def _write_argv(ref: SettingRef, value: SettingValue) -> list[str] | None:
 
 
 def linux_operations(ref: SettingRef, value: SettingValue | None) -> list[str]:
+    if isinstance(ref, MountOptionRef):
+        what = {"fstab": "line", "systemd": "Options= line", "autofs": "map entry"}[ref.source]
+        if value is None:
+            return [f"edit {ref.path}: remove {ref.option} from the options of the {what} for {ref.entry}"]
+        return [
+            f"edit {ref.path}: set {value} in the options of the {what} for {ref.entry} "
+            "(only that field changes)"
+        ]
     if isinstance(ref, FileRef):
         if value is None:
             return [f"delete the file {ref.path}"]

@@ -37,6 +37,34 @@ PLAN_VERSION = 1
 ACTIONS = ("set", "delete", "keep", "none")
 
 
+@dataclass(frozen=True)
+class MeasureLink:
+    """The measurement from this computer that shows what a change does: run it before the
+    apply and again after (and after the share is mounted again), same test, same path.
+
+    SMB-client settings act on the operating system's own client, so the test goes
+    through the mounted share (``--path``), never through SambaTune's own SMB client,
+    which none of these settings touch."""
+
+    #: "smb-client" (large-file write and read) or "files" (many small files).
+    test: str
+    path: str
+    why: str
+
+    @property
+    def command(self) -> str:
+        import shlex
+
+        return shlex.join(["sambatune", "bench", self.test, "--path", self.path])
+
+    def to_json(self) -> dict[str, str]:
+        return {"test": self.test, "path": self.path, "why": self.why, "command": self.command}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MeasureLink:
+        return cls(str(data["test"]), str(data["path"]), str(data.get("why", "")))
+
+
 @dataclass
 class PlannedChange:
     id: str
@@ -57,6 +85,8 @@ class PlannedChange:
     operations: list[str] = field(default_factory=list)
     alternative: str = ""
     sources: tuple[str, ...] = ()
+    #: How to see the effect from this computer, before and after (SMB-client items).
+    measure: MeasureLink | None = None
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -122,6 +152,7 @@ class PlannedChange:
             "operations": list(self.operations),
             "alternative": self.alternative,
             "sources": list(self.sources),
+            "measure": self.measure.to_json() if self.measure else None,
         }
 
     @classmethod
@@ -144,6 +175,7 @@ class PlannedChange:
                 operations=[str(o) for o in data.get("operations") or []],
                 alternative=str(data.get("alternative", "")),
                 sources=tuple(data.get("sources") or ()),
+                measure=MeasureLink.from_json(data["measure"]) if data.get("measure") else None,
             )
         except KeyError as exc:
             raise InvalidInput(f"A plan item lacks {exc.args[0]!r}.") from exc
@@ -199,6 +231,9 @@ class ClientPlan:
     mtu: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Commands to run after the apply for the changes to take effect (unmount and mount
+    #: a share again); the apply lists them, it does not run them.
+    after_apply: list[str] = field(default_factory=list)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -250,6 +285,7 @@ class ClientPlan:
             else None,
             "notes": list(self.notes),
             "warnings": list(self.warnings),
+            "after_apply": list(self.after_apply),
         }
 
     @classmethod
@@ -273,6 +309,7 @@ class ClientPlan:
             mtu=dict(data.get("mtu") or {}),
             notes=list(data.get("notes") or []),
             warnings=list(data.get("warnings") or []),
+            after_apply=[str(c) for c in data.get("after_apply") or []],
             id=str(data.get("id") or uuid.uuid4().hex[:12]),
             created=str(data.get("created") or ""),
         )

@@ -19,7 +19,7 @@ from sambatune.client.measure import DEFAULT_RTT_PORTS, RttMeasurement, measure_
 from sambatune.client.minimums import minimum_note, raise_rule
 from sambatune.client.nics import NetworkInterface, choose_interface
 from sambatune.client.osinfo import OsInfo
-from sambatune.client.plan import ClientPlan, PlannedChange
+from sambatune.client.plan import ClientPlan, MeasureLink, PlannedChange
 from sambatune.client.pmtu import PathMtuResult, probe_path_mtu
 from sambatune.client.settings import Observed, SettingRef, SettingValue
 from sambatune.client.system import ClientSystem
@@ -53,6 +53,10 @@ class PlanRequest:
     #: Seconds to wait for each probe's answer; None = from the RTT (4 x RTT + 0.25 s,
     #: at most 2 s), so a black-hole search on a LAN takes seconds, not half a minute.
     probe_timeout: float | None = None
+    #: What the server offers, from the survey's client audit when there is one:
+    #: ``server multi channel support`` (None: not known) and ``server signing``.
+    server_multichannel: bool | None = None
+    server_signing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class Measurements:
     requested_mtu: int | None = None
     server: str | None = None
     interface: NetworkInterface | None = None
+    server_multichannel: bool | None = None
+    server_signing: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +89,8 @@ class Measurements:
             "rtt_measurement": self.rtt.to_json() if self.rtt else None,
             "requested_mtu": self.requested_mtu,
             "server": self.server,
+            "server_multichannel": self.server_multichannel,
+            "server_signing": self.server_signing,
         }
 
 
@@ -117,6 +125,7 @@ class PlanContext:
     mtu: MtuDecision
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    after_apply: list[str] = field(default_factory=list)
 
     @property
     def os(self) -> OsInfo:
@@ -151,6 +160,7 @@ class PlanContext:
         honour: Honour | None = None,
         alternative: str = "",
         restart: str | None = None,
+        measure: MeasureLink | None = None,
     ) -> PlannedChange:
         entry = catalog.entry(catalog_id)
         honour = honour or entry.honour(self.os.generation)
@@ -187,6 +197,7 @@ class PlanContext:
             operations=operations,
             alternative=alternative,
             sources=entry.sources,
+            measure=measure,
         )
 
     def label(
@@ -294,6 +305,7 @@ def build_plan(system: ClientSystem, measurements: Measurements) -> ClientPlan:
         changes = plan_macos(context)
     else:  # pragma: no cover - OsInfo only has the three families
         raise InvalidInput(f"No planner for {system.os.name}.")
+    changes += plan_smb_client(context)
     return ClientPlan(
         os=system.os,
         changes=changes,
@@ -306,7 +318,26 @@ def build_plan(system: ClientSystem, measurements: Measurements) -> ClientPlan:
         },
         notes=context.notes,
         warnings=context.warnings,
+        after_apply=context.after_apply,
     )
+
+
+def plan_smb_client(ctx: PlanContext) -> list[PlannedChange]:
+    """The operating system's own SMB client: cifs mounts, nsmb.conf, SmbClientConfiguration."""
+    family = ctx.os.family
+    if family == "linux":
+        from sambatune.client.cifs_plan import plan_cifs_mounts
+
+        return plan_cifs_mounts(ctx)
+    if family == "macos":
+        from sambatune.client.nsmb_plan import plan_nsmb
+
+        return plan_nsmb(ctx)
+    if family == "windows":
+        from sambatune.client.smb_client_windows import plan_windows_smb_client
+
+        return plan_windows_smb_client(ctx)
+    return []
 
 
 def plan_events(
@@ -390,6 +421,8 @@ def plan_events(
             requested_mtu=request.mtu,
             server=request.server,
             interface=interface,
+            server_multichannel=request.server_multichannel,
+            server_signing=request.server_signing,
         ),
     )
     yield PlanReady(plan)

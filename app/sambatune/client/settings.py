@@ -175,6 +175,126 @@ class FileRef(SettingRef):
         return value
 
 
+#: The cifs mount options SambaTune plans; a plan may not touch any other option.
+MOUNT_OPTIONS = ("rsize", "wsize", "multichannel", "max_channels", "actimeo", "cache", "nosharesock")
+MOUNT_SOURCES = ("fstab", "systemd", "autofs")
+
+
+@dataclass(frozen=True)
+class MountOptionRef(SettingRef):
+    """One option of one cifs mount entry: a line of /etc/fstab, the Options= of a systemd
+    .mount unit, or an autofs map entry. Its value is the option as written
+    (``rsize=4194304``, ``multichannel``); absent means the kernel's default applies.
+    One option per reference, so a restore in reverse order puts each file back byte
+    for byte (an option the apply appended is the last one its restore removes)."""
+
+    kind: ClassVar[str] = "mount-option"
+    source: str
+    path: str
+    #: The mount point (fstab, systemd) or the map key (autofs) naming the entry.
+    entry: str
+    option: str
+
+    def __post_init__(self) -> None:
+        if self.source not in MOUNT_SOURCES:
+            raise InvalidInput(f"{self.source!r} is not a kind of mount entry ({', '.join(MOUNT_SOURCES)}).")
+
+    def label(self) -> str:
+        return f"{self.option} of {self.entry} ({self.path})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "path": self.path,
+            "entry": self.entry,
+            "option": self.option,
+        }
+
+    def check_value(self, value: SettingValue) -> SettingValue:
+        text = str(value) if not isinstance(value, RegValue) else ""
+        name = text.partition("=")[0]
+        # A comma would add an option, white space would split the fstab line: refuse both.
+        if name != self.option or re.search(r"[\s,#\\]", text):
+            raise InvalidInput(f"{value!r} is not a value of the mount option {self.option}.")
+        return text
+
+
+@dataclass(frozen=True)
+class ConfKeyRef(SettingRef):
+    """One key of an INI-like file with [sections] (macOS /etc/nsmb.conf)."""
+
+    kind: ClassVar[str] = "conf-key"
+    path: str
+    section: str
+    key: str
+
+    def label(self) -> str:
+        return f"{self.key} in [{self.section}] of {self.path}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "path": self.path, "section": self.section, "key": self.key}
+
+    def check_value(self, value: SettingValue) -> SettingValue:
+        text = str(value) if not isinstance(value, RegValue) else "\n"
+        if "\n" in text or "\r" in text or text != text.strip():
+            raise InvalidInput(f"{value!r} is not a one-line value for {self.key}.")
+        return text
+
+
+@dataclass(frozen=True)
+class DefaultsRef(SettingRef):
+    """A macOS user default (``defaults write DOMAIN KEY -bool true``), a boolean here."""
+
+    kind: ClassVar[str] = "defaults"
+    domain: str
+    key: str
+
+    def label(self) -> str:
+        return f"{self.domain} {self.key}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "domain": self.domain, "key": self.key}
+
+    def check_value(self, value: SettingValue) -> SettingValue:
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes"):
+            return "true"
+        if text in ("0", "false", "no"):
+            return "false"
+        raise InvalidInput(f"{self.key} is true or false, not {value!r}.")
+
+
+@dataclass(frozen=True)
+class SmbClientConfigRef(SettingRef):
+    """A property of Windows' SMB client (Get-/Set-SmbClientConfiguration)."""
+
+    kind: ClassVar[str] = "smb-client-config"
+    name: str
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Za-z]+", self.name):
+            raise InvalidInput(f"{self.name!r} is not an SMB client property.")
+
+    def label(self) -> str:
+        return f"SMB client {self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name}
+
+    def check_value(self, value: SettingValue) -> SettingValue:
+        if isinstance(value, RegValue):
+            raise InvalidInput(f"{self.name} takes a number or true/false.")
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "false"):
+            return text
+        if text.isdigit():
+            return int(text)
+        raise InvalidInput(f"{self.name} takes a number or true/false, not {value!r}.")
+
+
 def ref_from_json(data: dict[str, Any]) -> SettingRef:
     try:
         kind = data["kind"]
@@ -194,6 +314,14 @@ def ref_from_json(data: dict[str, Any]) -> SettingRef:
             return AdapterPropertyRef(data["interface"], data["keyword"])
         if kind == FileRef.kind:
             return FileRef(data["path"])
+        if kind == MountOptionRef.kind:
+            return MountOptionRef(data["source"], data["path"], data["entry"], data["option"])
+        if kind == ConfKeyRef.kind:
+            return ConfKeyRef(data["path"], data["section"], data["key"])
+        if kind == DefaultsRef.kind:
+            return DefaultsRef(data["domain"], data["key"])
+        if kind == SmbClientConfigRef.kind:
+            return SmbClientConfigRef(data["name"])
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput(f"A setting description is incomplete: {data!r}") from exc
     raise InvalidInput(f"Unknown kind of setting {data.get('kind')!r}.")

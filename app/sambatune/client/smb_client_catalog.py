@@ -1,0 +1,107 @@
+"""Catalog entries for the SMB client itself: cifs mount options (Linux), nsmb.conf and
+DSDontWriteNetworkStores (macOS).
+
+They join the entries of resources/client/settings.json in ``catalog.load_catalog`` and
+follow the same schema (``catalog_problems`` checks both). Every entry says which OS
+versions honour it and where that is written; a claim without a source is not made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MOUNT_CIFS = "mount.cifs(8), cifs-utils (github.com/smfrench/smb3-utils mount.cifs.rst @ 1ff2942)"
+KERNEL_FS_CONTEXT = "Linux kernel fs/smb/client/fs_context.c (smb3_fs_context_parse_param, smb3_reconfigure)"
+SAMBA_WIKI_CIFS = (
+    "SambaWiki LinuxCIFSKernel, 'Changes by release' (https://wiki.samba.org/index.php/LinuxCIFSKernel)"
+)
+
+REMOUNT_NOTE = (
+    "The kernel reads mount options when the share is mounted. 'mount -o remount' keeps the "
+    "SMB session and its connections, so unmount and mount the share again (the plan lists "
+    "the commands); an autofs share is mounted again on the next access after an unmount."
+)
+
+
+def _linux(option: str, title: str, what: str, evidence: str, sources: list[str]) -> dict[str, Any]:
+    return {
+        "id": f"cifs-{option.replace('_', '-')}",
+        "title": title,
+        "platform": "linux",
+        "setting": {"kind": "mount-option", "option": option},
+        "what": what,
+        "restart": "reconnect",
+        "restart_note": REMOUNT_NOTE,
+        "generations": {"linux": {"honoured": True, "evidence": evidence}},
+        "sources": [MOUNT_CIFS, *sources],
+    }
+
+
+ENTRIES: list[dict[str, Any]] = [
+    _linux(
+        "rsize",
+        "cifs read size (rsize)",
+        "The largest read the client asks for in one SMB request. The kernel requests 4 MiB "
+        "by default (1 MiB before 4.20) and the server lowers it to what it allows.",
+        "Read by cifs.ko at mount time; the default request is 4 MiB since kernel 4.20 (mount.cifs(8)).",
+        [KERNEL_FS_CONTEXT],
+    ),
+    _linux(
+        "wsize",
+        "cifs write size (wsize)",
+        "The largest write the client sends in one SMB request; the same defaults and server limit as rsize.",
+        "Read by cifs.ko at mount time; the default request is 4 MiB since kernel 4.20 (mount.cifs(8)).",
+        [KERNEL_FS_CONTEXT],
+    ),
+    _linux(
+        "multichannel",
+        "cifs SMB3 multichannel",
+        "Opens more than one TCP connection to the server and binds them into the one SMB "
+        "session, so reads and writes spread over them (two channels unless max_channels says "
+        "more). It only helps when the server offers multichannel and has an interface (or RSS "
+        "queues) to spread over.",
+        "Parsed by cifs.ko (fs_context.c); SambaTune plans it from kernel 6.7, the release whose "
+        "changes list multichannel reconnect fixes and following the server switching "
+        "multichannel on or off after the mount (SambaWiki LinuxCIFSKernel).",
+        [KERNEL_FS_CONTEXT, SAMBA_WIKI_CIFS],
+    ),
+    _linux(
+        "max_channels",
+        "cifs channel count (max_channels)",
+        "How many connections a multichannel session may use, 1 to 16; above 1 it turns "
+        "multichannel on by itself.",
+        "Parsed by cifs.ko (fs_context.c: 1 to CIFS_MAX_CHANNELS, 16); planned from kernel 6.7 "
+        "like multichannel.",
+        [KERNEL_FS_CONTEXT, SAMBA_WIKI_CIFS],
+    ),
+    _linux(
+        "actimeo",
+        "cifs attribute cache time (actimeo)",
+        "Seconds the client trusts cached file and directory attributes before asking the "
+        "server again (default 1). Longer: fewer round trips for stat-heavy work such as "
+        "listings and builds, but changes made by other clients are seen later. 0 turns the "
+        "cache off. Ignored when acregmax or acdirmax are given.",
+        "Parsed by cifs.ko (fs_context.c, Opt_actimeo); default 1 s (mount.cifs(8)).",
+        [KERNEL_FS_CONTEXT],
+    ),
+    _linux(
+        "cache",
+        "cifs cache mode (cache=)",
+        "strict (default since kernel 3.7): caches file data only while the server grants an "
+        "oplock or lease, so other clients' writes are always seen. loose: caches even without "
+        "one, faster but may read stale data or lose the order of writes with other clients. "
+        "none: no page cache at all, every read and write goes to the server (coherent, slow "
+        "for small or repeated I/O).",
+        "Parsed by cifs.ko (fs_context.c, Opt_cache); default strict since kernel 3.7 (mount.cifs(8)).",
+        [KERNEL_FS_CONTEXT],
+    ),
+    _linux(
+        "nosharesock",
+        "cifs own connection per mount (nosharesock)",
+        "Gives this mount its own TCP connection instead of sharing one with other mounts of "
+        "the same server. Meant for testing (it makes one computer look like several "
+        "clients); SambaTune never adds it.",
+        "Parsed by cifs.ko (fs_context.c); described as a way to simulate several clients (mount.cifs(8)).",
+        [KERNEL_FS_CONTEXT],
+    ),
+]
