@@ -33,6 +33,7 @@ from sambatune.client.plan import registry_changes_as_reg
 from sambatune.client.settings import (
     AdapterPropertyRef,
     ConfKeyRef,
+    DefaultsRef,
     FileRef,
     InterfaceMtuRef,
     MountOptionRef,
@@ -416,6 +417,10 @@ def _posix_restore_commands(entry: BackupEntry, os_info: OsInfo) -> list[str]:
         marker = "SAMBATUNE_" + uuid.uuid4().hex[:8].upper()
         text = str(prior.value)
         return [f"cat > {shlex.quote(ref.path)} <<'{marker}'", text.rstrip("\n"), marker]
+    if isinstance(ref, DefaultsRef):
+        from sambatune.client.macos_system import macos_operations
+
+        return macos_operations(ref, prior.value if prior.state == "present" else None)
     if prior.state != "present" or prior.value is None:
         return [f"# {ref.label()} was absent before; nothing to put back"]
     if isinstance(ref, SysctlRef):

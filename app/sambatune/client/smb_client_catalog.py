@@ -105,3 +105,82 @@ ENTRIES: list[dict[str, Any]] = [
         [KERNEL_FS_CONTEXT],
     ),
 ]
+
+
+NSMB_MAN = "nsmb.conf(5), macOS 15.4 SDK (copy: https://keith.github.io/xcode-man-pages/nsmb.conf.5.html)"
+NSMB_MAN_OLD = "nsmb.conf(5), an older macOS (copy: https://man.cameronkatri.com/nsmb.conf.5)"
+NSMB_NOTE = "macOS's SMB client reads nsmb.conf when it connects: disconnect the share and connect again."
+
+
+def _macos(
+    key: str, title: str, what: str, evidence: str, sources: list[str], kind: str = "conf-key"
+) -> dict[str, Any]:
+    setting: dict[str, Any] = {"kind": kind, "key": key}
+    if kind == "defaults":
+        setting["domain"] = "com.apple.desktopservices"
+    return {
+        "id": f"nsmb-{key.replace('_', '-').lower()}" if kind == "conf-key" else f"macos-{key.lower()}",
+        "title": title,
+        "platform": "macos",
+        "setting": setting,
+        "what": what,
+        "restart": "reconnect",
+        "restart_note": NSMB_NOTE
+        if kind == "conf-key"
+        else "Finder reads it for folders it opens afterwards; log out and in to be sure.",
+        "generations": {"macos": {"honoured": True, "evidence": evidence}},
+        "sources": sources,
+    }
+
+
+ENTRIES += [
+    _macos(
+        "signing_required",
+        "SMB signing required by this Mac (signing_required)",
+        "yes: this Mac insists on signed SMB sessions; no (the default): it signs when the server "
+        "asks. Signing protects each message against tampering and costs CPU on both ends.",
+        "In nsmb.conf(5)'s keyword table, [default] and [SERVER] sections, default no.",
+        [NSMB_MAN, NSMB_MAN_OLD],
+    ),
+    _macos(
+        "protocol_vers_map",
+        "SMB versions this Mac offers (protocol_vers_map)",
+        "A bitmap of the SMB versions offered: 1 SMB1, 2 SMB2, 4 SMB3; default 7 (all).",
+        "In nsmb.conf(5)'s keyword table, default 7.",
+        [NSMB_MAN, NSMB_MAN_OLD],
+    ),
+    _macos(
+        "dir_cache_max",
+        "Directory cache, longest time (dir_cache_max)",
+        "The longest a directory listing is cached (default 60 s): longer means fewer listings "
+        "over the network, and others' new files show up later.",
+        "In nsmb.conf(5)'s keyword table, default 60s.",
+        [NSMB_MAN, NSMB_MAN_OLD],
+    ),
+    _macos(
+        "dir_cache_min",
+        "Directory cache, shortest time (dir_cache_min)",
+        "The shortest a directory listing is cached (default 30 s).",
+        "In nsmb.conf(5)'s keyword table, default 30s.",
+        [NSMB_MAN, NSMB_MAN_OLD],
+    ),
+    _macos(
+        "streams",
+        "NTFS streams (streams)",
+        "yes (the default): Finder metadata and resource forks travel as named streams when the "
+        "server offers them (Samba with vfs_fruit/streams_xattr).",
+        "In nsmb.conf(5)'s keyword table, default yes.",
+        [NSMB_MAN, NSMB_MAN_OLD],
+    ),
+    _macos(
+        "DSDontWriteNetworkStores",
+        "No .DS_Store files on network shares (DSDontWriteNetworkStores)",
+        "true: Finder stops writing .DS_Store files (view settings) into folders on network "
+        "shares, one write less per folder opened; the price is that icon positions and view "
+        "options of those folders are no longer remembered.",
+        "A Finder user default (com.apple.desktopservices); no Apple page confirming which "
+        "macOS releases read it was read for SambaTune, so this label is not version-checked.",
+        ["defaults(1): defaults write/read/delete DOMAIN KEY"],
+        kind="defaults",
+    ),
+]
