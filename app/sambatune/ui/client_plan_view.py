@@ -272,6 +272,14 @@ def details_html(change: PlannedChange, plan: ClientPlan) -> str:
         parts.append(
             f"<p><b>Takes effect:</b> {e(TAKES_EFFECT[change.restart])}. {e(change.restart_note)}</p>"
         )
+    if change.measure is not None:
+        parts.append(
+            f"<p><b>Measure it before and after:</b> <code>{e(change.measure.command)}</code> "
+            f"({e(change.measure.why)})</p>"
+        )
+    if change.changes_something and plan.after_apply:
+        steps = "<br>".join(e(step) for step in plan.after_apply)
+        parts.append(f"<p><b>After the apply</b> (not run by SambaTune):</p><pre>{steps}</pre>")
     if change.sources:
         links = ", ".join(_source_link(s) for s in change.sources)
         parts.append(f"<p style='color:#666'><small>Sources: {links}</small></p>")

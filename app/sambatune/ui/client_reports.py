@@ -17,6 +17,7 @@ from sambatune.client.settings import SettingValue, display_value
 #: What each restart kind means to the person applying the plan.
 TAKES_EFFECT = {
     "none": "at once",
+    "reconnect": "when the share is mounted (connected) again",
     "adapter-restart": "adapter restarts",
     "service-restart": "after a service restart",
     "reboot": "after a reboot",
@@ -24,6 +25,7 @@ TAKES_EFFECT = {
 
 RESTART_SENTENCE = {
     "none": "They take effect at once; no restart is needed.",
+    "reconnect": "They take effect when the share is mounted again (the plan lists the commands).",
     "adapter-restart": "The network adapter restarts to apply them (a short drop).",
     "service-restart": "Restart the service (or the computer) for them to take effect.",
     "reboot": "Restart the computer for them to take effect.",
