@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_TIMEOUT = 20.0
+#: Extra time for the host that reads a Samba version's parameter catalog for this
+#: computer (testparm over SSH, once per version: 8 s on a busy two-core machine).
+CATALOG_BUILD_ALLOWANCE = 60.0
 
 
 class HostStatus(TextState):
@@ -279,17 +282,9 @@ def survey_host(
     from sambatune.remote.connection import open_target
 
     began = time.monotonic()
-    own = CancelToken()  # this host's: the fleet's cancel or this host's timer set it
+    own = CancelToken()  # this host's: the fleet's cancel or this host's clock set it
     unlink = cancel.on_cancel(own.cancel) if cancel is not None else (lambda: None)
-    timed_out = threading.Event()
-
-    def time_is_up() -> None:
-        timed_out.set()
-        own.cancel()
-
-    timer = threading.Timer(timeout, time_is_up)
-    timer.daemon = True
-    timer.start()
+    clock = _HostClock(timeout, own)
     result = HostSurvey(host, HostStatus.FAILED)
     transport = None
     try:
@@ -298,16 +293,16 @@ def survey_host(
         transport = open_target(options, prompts or FleetPrompts(), cancel=own)
         own.on_cancel(transport.close)  # a blocked read returns when its connection goes
         result.reachable = True
-        _survey_reached(transport, host, result, own)
+        _survey_reached(transport, host, result, own, clock)
         result.status = HostStatus.OK
     except BaseException as error:  # every outcome is a result
-        result.status, result.error = _outcome(error, timed_out.is_set(), own.cancelled, result.reachable)
+        result.status, result.error = _outcome(error, clock.expired, own.cancelled, result.reachable)
         if not isinstance(error, SambaTuneError):
             log.error("surveying %s failed", host.name, exc_info=error)
         if not isinstance(error, Exception):
             raise  # KeyboardInterrupt, SystemExit: after the result is filled in
     finally:
-        timer.cancel()
+        clock.stop()
         unlink()
         if transport is not None:
             transport.close()
@@ -315,7 +310,9 @@ def survey_host(
     return result
 
 
-def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel: CancelToken) -> None:
+def _survey_reached(
+    transport: Any, host: FleetHost, result: HostSurvey, cancel: CancelToken, clock: _HostClock
+) -> None:
     from sambatune.advisor.advice import advise
     from sambatune.advisor.gather import gather_inputs
     from sambatune.conf.catalog import cache_dir
@@ -352,7 +349,7 @@ def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel:
             if sudo is not None:
                 result.config_sha256 = hashlib.sha256(data).hexdigest()
         # The catalog cache is per data directory (SAMBATUNE_HOME): warm is per both.
-        with _FIRST_OF_EACH_VERSION.turn(f"{cache_dir()}|{result.samba_version}"):
+        with _FIRST_OF_EACH_VERSION.turn(f"{cache_dir()}|{result.samba_version}", clock):
             inputs = gather_inputs(
                 transport, config_path=host.samba_conf, survey=survey, sudo=sudo, cancel=cancel
             )
@@ -368,6 +365,53 @@ def _survey_reached(transport: Any, host: FleetHost, result: HostSurvey, cancel:
         return
     result.findings = advice.counts()
     result.finding_ids = [finding.id for finding in advice.findings]
+
+
+class _HostClock:
+    """The time one host may take: when it runs out, the host's cancel token is set
+    (its connection closes). It can be suspended while the host waits for something
+    that is not its doing."""
+
+    def __init__(self, seconds: float, cancel: CancelToken) -> None:
+        self._cancel = cancel
+        self._lock = threading.Lock()
+        self._remaining = seconds
+        self._started = time.monotonic()
+        self._timer: threading.Timer | None = None
+        self.expired = False
+        self._start_timer()
+
+    def _start_timer(self) -> None:
+        self._started = time.monotonic()
+        self._timer = threading.Timer(max(0.0, self._remaining), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._timer is None:
+                return  # suspended or stopped in the meantime
+            self.expired = True
+        self._cancel.cancel()
+
+    def suspend(self) -> None:
+        with self._lock:
+            if self._timer is not None and not self.expired:
+                self._timer.cancel()
+                self._timer = None
+                self._remaining -= time.monotonic() - self._started
+
+    def resume(self, extra: float = 0.0) -> None:
+        with self._lock:
+            if self._timer is None and not self.expired:
+                self._remaining += extra
+                self._start_timer()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
 
 
 class _CatalogWarmUp:
@@ -386,16 +430,29 @@ class _CatalogWarmUp:
         self._warm: set[str] = set()
 
     @contextlib.contextmanager
-    def turn(self, version: str) -> Iterator[None]:
+    def turn(self, version: str, clock: _HostClock) -> Iterator[None]:
         with self._lock:
             first = None if version in self._warm else self._versions.setdefault(version, threading.Lock())
         if first is None:
             yield
             return
-        with first:
-            yield
-            with self._lock:
-                self._warm.add(version)
+        # Waiting for another host's build is not this host's slowness, and the build is
+        # this computer's one-time cost: neither counts against the time per host.
+        clock.suspend()
+        building = False
+        try:
+            with first:
+                with self._lock:
+                    building = version not in self._warm
+                if building:
+                    clock.resume(extra=CATALOG_BUILD_ALLOWANCE)
+                    yield
+                    with self._lock:
+                        self._warm.add(version)
+        finally:
+            clock.resume()
+        if not building:
+            yield  # the catalog is cached now: judge alongside the others, not in turn
 
 
 _FIRST_OF_EACH_VERSION = _CatalogWarmUp()

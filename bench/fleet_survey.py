@@ -1,0 +1,156 @@
+"""Wall time of ``sambatune fleet survey`` over 20 servers (issue 20's goal: under 10 s).
+
+    .venv/bin/python bench/fleet_survey.py [--hosts 20] [--concurrency 20] [--runs 3]
+
+Builds the fleet test bed (tests/testbed/fleet.py: one sshd on 127.0.0.N and one smbd
+per host), writes its Ansible inventory and known_hosts, then times the CLI as an admin
+runs it (a process of its own, ``--json``): first with no parameter catalog on record
+(one host builds it from testparm, the rest wait and read it), then ``--runs`` times
+with it cached, as every later survey is. The peer, where Ansible is installed: the
+cheapest Ansible look at the same fleet, ``ansible all -m command -a 'testparm -s FILE'``
+with as many forks, over the same sshd's; rounds alternate. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from testbed.fleet import FleetBed  # noqa: E402
+from testbed.sshd import keygen  # noqa: E402
+
+GOAL_SECONDS = 10.0
+
+
+def time_fleet_survey(
+    inventory: Path, known_hosts: Path, concurrency: int, env: dict[str, str]
+) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        "-m",
+        "sambatune",
+        "fleet",
+        "survey",
+        "--inventory",
+        str(inventory),
+        "--known-hosts",
+        str(known_hosts),
+        "--concurrency",
+        str(concurrency),
+        "--json",
+    ]
+    began = time.monotonic()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    seconds = time.monotonic() - began
+    report = json.loads(done.stdout)
+    return {
+        "seconds": round(seconds, 2),
+        "exit_status": done.returncode,
+        "statuses": report.get("statuses"),
+        "slowest_host_seconds": max((r["seconds"] for r in report.get("results", [])), default=None),
+    }
+
+
+def time_ansible(
+    inventory: Path, known_hosts: Path, forks: int, env: dict[str, str]
+) -> dict[str, Any] | None:
+    ansible = shutil.which("ansible", path=str(Path(sys.executable).parent)) or shutil.which("ansible")
+    if ansible is None:
+        return None
+    command = [
+        ansible,
+        "all",
+        "-i",
+        str(inventory),
+        "-f",
+        str(forks),
+        "-m",
+        "ansible.builtin.command",
+        "-a",
+        "testparm -s --suppress-prompt {{ samba_conf }}",
+        # '=' form: argparse would take a value starting with '-o' for an option
+        f"--ssh-common-args=-o UserKnownHostsFile={known_hosts} -o StrictHostKeyChecking=yes",
+    ]
+    began = time.monotonic()
+    done = subprocess.run(
+        command, env={**env, "ANSIBLE_HOST_KEY_CHECKING": "True"}, capture_output=True, text=True, timeout=600
+    )
+    seconds = round(time.monotonic() - began, 2)
+    if done.returncode != 0:  # a failed peer is no figure: say why instead
+        return {
+            "seconds": seconds,
+            "exit_status": done.returncode,
+            "error": done.stdout[-300:] + done.stderr[-300:],
+        }
+    return {"seconds": seconds, "exit_status": done.returncode}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    root = Path(tempfile.mkdtemp(prefix="sambatune-fleet-bench-"))
+    key = keygen(root / "id_ed25519", comment="sambatune-fleet-bench")
+    began = time.monotonic()
+    bed = FleetBed(root / "bed", key, count=args.hosts).start()
+    started_in = time.monotonic() - began
+    try:
+        inventory = bed.write_inventory(root / "hosts.ini")
+        known_hosts = bed.write_known_hosts(root / "known_hosts")
+        env = {
+            **os.environ,
+            "HOME": str(root),
+            "SAMBATUNE_HOME": str(root / "sambatune-home"),
+            "ANSIBLE_LOCAL_TEMP": str(root / "ansible-tmp"),
+        }
+        env.pop("SSH_AUTH_SOCK", None)
+        cold = time_fleet_survey(inventory, known_hosts, args.concurrency, env)
+        warm: list[dict[str, Any]] = []
+        ansible: list[dict[str, Any]] = []
+        for _ in range(args.runs):
+            warm.append(time_fleet_survey(inventory, known_hosts, args.concurrency, env))
+            peer = time_ansible(inventory, known_hosts, args.concurrency, env)
+            if peer is not None:
+                ansible.append(peer)
+        median = statistics.median(run["seconds"] for run in warm)
+        result = {
+            "hosts": args.hosts,
+            "concurrency": args.concurrency,
+            "bed_start_seconds": round(started_in, 2),
+            "bed_parts_seconds": {k: round(v, 2) for k, v in bed.start_seconds.items()},
+            "load_average_before": load_before,
+            "fleet_survey_first_seconds": cold,
+            "fleet_survey_cached_runs": warm,
+            "fleet_survey_cached_median_seconds": median,
+            "ansible_testparm_runs": ansible or "ansible not installed",
+            "ansible_testparm_median_seconds": statistics.median(r["seconds"] for r in ansible)
+            if ansible
+            else None,
+            "goal_seconds": GOAL_SECONDS,
+            "goal_met": median < GOAL_SECONDS,
+            "load_average_after": os.getloadavg(),
+        }
+    finally:
+        bed.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
