@@ -604,7 +604,6 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
         FileRef,
         InterfaceMtuRef,
         MountOptionRef,
-        SmbClientConfigRef,
         SysctlRef,
         TcpAutotuningRef,
     )
@@ -624,8 +623,6 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
         ok = PurePath(ref.path).name == "nsmb.conf" and is_catalogued("conf-key", key=ref.key)
     elif isinstance(ref, DefaultsRef):
         ok = ref.domain == "com.apple.desktopservices" and is_catalogued("defaults", key=ref.key)
-    elif isinstance(ref, SmbClientConfigRef):
-        ok = is_catalogued("smb-client-config", name=ref.name)
     elif isinstance(ref, FileRef):
         if PurePath(ref.path).name != SYSCTL_FILE_NAME:
             return f"{ref.path} is not SambaTune's own {SYSCTL_FILE_NAME}."

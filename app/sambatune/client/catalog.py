@@ -151,7 +151,7 @@ _PLACEHOLDER_KEYS = {
 
 
 #: The address field that names a setting of each SMB-client kind.
-_ADDRESS_FIELD = {"mount-option": "option", "conf-key": "key", "defaults": "key", "smb-client-config": "name"}
+_ADDRESS_FIELD = {"mount-option": "option", "conf-key": "key", "defaults": "key"}
 
 
 def is_catalogued(kind: str, **address: str) -> bool:

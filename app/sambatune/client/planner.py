@@ -323,7 +323,8 @@ def build_plan(system: ClientSystem, measurements: Measurements) -> ClientPlan:
 
 
 def plan_smb_client(ctx: PlanContext) -> list[PlannedChange]:
-    """The operating system's own SMB client: cifs mounts, nsmb.conf, SmbClientConfiguration."""
+    """The operating system's own SMB client: cifs mounts (Linux), nsmb.conf (macOS). Windows'
+    SMB client values are LanmanWorkstation items of the Windows plan (windows_plan.py)."""
     family = ctx.os.family
     if family == "linux":
         from sambatune.client.cifs_plan import plan_cifs_mounts
@@ -333,10 +334,6 @@ def plan_smb_client(ctx: PlanContext) -> list[PlannedChange]:
         from sambatune.client.nsmb_plan import plan_nsmb
 
         return plan_nsmb(ctx)
-    if family == "windows":
-        from sambatune.client.smb_client_windows import plan_windows_smb_client
-
-        return plan_windows_smb_client(ctx)
     return []
 
 

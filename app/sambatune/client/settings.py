@@ -265,36 +265,6 @@ class DefaultsRef(SettingRef):
         raise InvalidInput(f"{self.key} is true or false, not {value!r}.")
 
 
-@dataclass(frozen=True)
-class SmbClientConfigRef(SettingRef):
-    """A property of Windows' SMB client (Get-/Set-SmbClientConfiguration)."""
-
-    kind: ClassVar[str] = "smb-client-config"
-    name: str
-
-    def __post_init__(self) -> None:
-        if not re.fullmatch(r"[A-Za-z]+", self.name):
-            raise InvalidInput(f"{self.name!r} is not an SMB client property.")
-
-    def label(self) -> str:
-        return f"SMB client {self.name}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name}
-
-    def check_value(self, value: SettingValue) -> SettingValue:
-        if isinstance(value, RegValue):
-            raise InvalidInput(f"{self.name} takes a number or true/false.")
-        if isinstance(value, int):
-            return value
-        text = str(value).strip().lower()
-        if text in ("true", "false"):
-            return text
-        if text.isdigit():
-            return int(text)
-        raise InvalidInput(f"{self.name} takes a number or true/false, not {value!r}.")
-
-
 def ref_from_json(data: dict[str, Any]) -> SettingRef:
     try:
         kind = data["kind"]
@@ -320,8 +290,6 @@ def ref_from_json(data: dict[str, Any]) -> SettingRef:
             return ConfKeyRef(data["path"], data["section"], data["key"])
         if kind == DefaultsRef.kind:
             return DefaultsRef(data["domain"], data["key"])
-        if kind == SmbClientConfigRef.kind:
-            return SmbClientConfigRef(data["name"])
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput(f"A setting description is incomplete: {data!r}") from exc
     raise InvalidInput(f"Unknown kind of setting {data.get('kind')!r}.")
