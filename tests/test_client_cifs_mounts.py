@@ -302,3 +302,25 @@ def test_every_smb_client_item_has_sources_and_a_label() -> None:
 )
 def test_remount_with_a_real_cifs_mount() -> None:  # pragma: no cover - needs cifs in the kernel
     pytest.skip("cifs is loaded, but this test bed has no share to mount in a namespace yet")
+
+
+def test_the_gui_plans_for_what_the_servers_survey_says_it_offers() -> None:
+    # The server's multichannel and signing settings decide the cifs and nsmb.conf items;
+    # the page takes them from the connected server's survey, not "unknown".
+    from types import SimpleNamespace
+
+    from sambatune.remote.client_audit import ClientAudit
+    from sambatune.remote.survey import Survey
+    from sambatune.ui.workspace import plan_target
+
+    audit = ClientAudit(multichannel=True, server_signing="default")
+    session = SimpleNamespace(
+        profile=SimpleNamespace(is_local=False, host="files1", port=22, name="files1"),
+        transport=None,
+        survey=Survey("admin@files1", {"client_audit": audit.to_json()}),
+    )
+    target = plan_target(session)
+    assert target is not None and target.multichannel is True and target.signing == "default"
+    session.survey = None
+    unknown = plan_target(session)
+    assert unknown is not None and unknown.multichannel is None and unknown.signing is None

@@ -51,6 +51,10 @@ class PlanTarget:
     host: str
     label: str
     ports: tuple[int, ...] = DEFAULT_RTT_PORTS
+    #: What the server's survey says its smbd offers (None: not known), for the SMB
+    #: client items: multichannel on cifs mounts, signing in nsmb.conf.
+    multichannel: bool | None = None
+    signing: str | None = None
 
 
 def bandwidth_input_text(bits_per_second: float) -> str:
@@ -262,4 +266,6 @@ class PlanInputs(QWidget):
             benchmark_bandwidth=benchmark,
             mtu=mtu,
             probe_mtu=self.probe.isChecked() and target is not None,
+            server_multichannel=target.multichannel if target else None,
+            server_signing=target.signing if target else None,
         )

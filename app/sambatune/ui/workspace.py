@@ -107,7 +107,15 @@ def plan_target(session: ServerSession) -> PlanTarget | None:
         with contextlib.suppress(OSError):
             host = peer()
     ports = tuple(dict.fromkeys((445, profile.port or 22, 139)))
-    return PlanTarget(host=host, label=profile.name, ports=ports)
+    survey = session.survey
+    audit = survey.client_audit if survey is not None else None
+    return PlanTarget(
+        host=host,
+        label=profile.name,
+        ports=ports,
+        multichannel=audit.multichannel if audit is not None else None,
+        signing=(audit.server_signing or None) if audit is not None else None,
+    )
 
 
 class ServerWorkspace(QWidget):
