@@ -80,6 +80,9 @@ def time_ansible(
         "ansible.builtin.command",
         "-a",
         "testparm -s --suppress-prompt {{ samba_conf }}",
+        # the system's python3: discovery may pick a pyenv shim that only says it has none
+        "-e",
+        "ansible_python_interpreter=/usr/bin/python3",
         # '=' form: argparse would take a value starting with '-o' for an option
         f"--ssh-common-args=-o UserKnownHostsFile={known_hosts} -o StrictHostKeyChecking=yes",
     ]
