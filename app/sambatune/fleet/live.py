@@ -15,7 +15,7 @@ import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -27,7 +27,7 @@ from sambatune.errors import CommandFailed, InvalidInput, SambaTuneError
 from sambatune.fleet.inventory import FleetHost
 from sambatune.remote.config_location import detect_config_path, needs_sudo
 from sambatune.remote.connection import open_target
-from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.prompts import ConnectionPrompts, NoPrompts
 from sambatune.remote.transport import Transport
 
 #: Where Samba's programs live on the systems SambaTune knows. Only these are looked
@@ -70,6 +70,9 @@ for tool in sys.argv[2:]:
 """
 
 Connector = Callable[[FleetHost], Transport]
+#: A host that drops the connection attempt (a firewall, a powered-off machine) is
+#: reported after this long instead of after the kernel's two minutes of retries.
+CONNECT_TIMEOUT = 15.0
 
 
 def connect(
@@ -77,13 +80,17 @@ def connect(
     *,
     known_hosts: Path | None = None,
     ssh_config: Path | None = None,
+    prompts: ConnectionPrompts | None = None,
     cancel: CancelToken | None = None,
 ) -> Transport:
     """An SSH connection to ``host`` with the fleet's host-key rules: a key that is not
     known already (SambaTune's known_hosts or ~/.ssh/known_hosts) is refused, never
-    accepted silently, since nobody is there to compare fingerprints."""
+    accepted silently, since nobody is there to compare fingerprints (unless ``prompts``
+    was told to, as ``--accept-new-host-key`` does)."""
     options = host.connection_options(known_hosts=known_hosts, ssh_config=ssh_config)
-    return open_target(options, NoPrompts(), cancel=cancel)
+    if options.connect_timeout is None:
+        options = replace(options, connect_timeout=CONNECT_TIMEOUT)
+    return open_target(options, prompts or NoPrompts(), cancel=cancel)
 
 
 @dataclass
