@@ -194,6 +194,9 @@ def run_project(
         return True  # keep ansible-runner's own artifact of the event too
 
     runner_dir = project / ".ansible-runner"
+    # ansible-runner keeps each run's cmdline and extra vars in env/ and reuses them
+    # when the next run gives none: a --check run would make every later run a check.
+    shutil.rmtree(runner_dir / "env", ignore_errors=True)
     runner_dir.mkdir(exist_ok=True)
     runner = ansible_runner.run(
         private_data_dir=str(runner_dir),
