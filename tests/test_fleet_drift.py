@@ -16,101 +16,104 @@ from sambatune.conf.activation import Activation
 from sambatune.fleet.change import Edit, overlay_edits, parse_edit
 from sambatune.fleet.drift import DriftReport, ParameterDrift, fleet_drift
 from sambatune.fleet.inventory import Fleet, load_inventory
-from sambatune.fleet.live import connect
-from sambatune.remote.transport import Transport
-from testbed.ports import free_port
+from sambatune.fleet.live import Connector, connect
+from testbed.fleet import FleetBed
 from testbed.smbd import SmbServer
-from testbed.sshd import SshServer, current_user
+from testbed.sshd import current_user
 
 SO_RCVBUF = "TCP_NODELAY SO_RCVBUF=65536"
 
 
 @dataclass
 class Bed:
-    """Hosts fs1..fsN: each an smbd of its own, reached through the test sshd."""
+    """Hosts nas01..nasNN of a fleet bed of this test's own (127.0.0.2 and up, each its
+    own sshd and host key, and its own smbd), in an inventory."""
 
-    servers: dict[str, SmbServer]
+    fleet_bed: FleetBed
     inventory: Path
     known_hosts: Path
+
+    @property
+    def servers(self) -> dict[str, SmbServer]:
+        return {host.name: host.smbd for host in self.fleet_bed.hosts}
 
     def fleet(self) -> Fleet:
         return load_inventory(self.inventory)
 
-    def connector(self) -> object:
-        def open_host(host: object) -> Transport:
-            return connect(host, known_hosts=self.known_hosts)  # type: ignore[arg-type]
+    def connector(self) -> Connector:
+        return lambda host: connect(host, known_hosts=self.known_hosts)
 
-        return open_host
+    def stop(self) -> None:
+        self.fleet_bed.stop()
 
 
-def write_inventory(
-    path: Path,
-    sshd_port: int,
-    key: Path,
-    known_hosts: Path,
-    configs: dict[str, str],
-    extra: dict[str, dict[str, object]] | None = None,
-) -> Path:
-    hosts: dict[str, dict[str, object]] = {}
-    for name, config in configs.items():
-        hosts[name] = {
-            "ansible_host": "127.0.0.1",
-            "ansible_port": sshd_port,
+def start_bed(
+    root: Path,
+    user_key: Path,
+    plants: dict[str, str | None],
+    extra: dict[str, object] | None = None,
+) -> Bed:
+    """A bed of len(plants) hosts; a plant is text added to that host's [global]."""
+    bed = FleetBed(root / "fleet", user_key, count=len(plants)).start()
+    try:
+        assert [host.name for host in bed.hosts] == list(plants)
+        for host in bed.hosts:
+            plant = plants[host.name]
+            if plant:
+                host.smbd.stop()
+                host.smbd.start(host.smbd.config.read_text().replace("[global]\n", "[global]\n" + plant, 1))
+        known_hosts = bed.write_known_hosts(root / "fleet_known_hosts")
+        hosts: dict[str, dict[str, object]] = {}
+        for host in bed.hosts:
+            hosts[host.name] = {
+                "ansible_host": host.address,
+                "ansible_port": host.sshd.port,
+                "samba_conf": str(host.smbd.config),
+            }
+        variables = {
             "ansible_user": current_user(),
-            "ansible_ssh_private_key_file": str(key),
+            "ansible_ssh_private_key_file": str(user_key),
             # The test bed's python3: Ansible's discovery would find pyenv's shims first.
             "ansible_python_interpreter": "/usr/bin/python3",
             "ansible_ssh_common_args": f"-o UserKnownHostsFile={known_hosts} -o StrictHostKeyChecking=yes",
-            "samba_conf": config,
-            **(extra or {}).get(name, {}),
+            # No ssh master left running after the test (ControlPersist would keep one).
+            "ansible_ssh_args": "-o ControlMaster=no",
+            **(extra or {}),
         }
-    path.write_text(yaml.safe_dump({"all": {"children": {"fileservers": {"hosts": hosts}}}}))
-    return path
-
-
-def start_servers(root: Path, configs: dict[str, str | None]) -> dict[str, SmbServer]:
-    """One smbd per host; a config text may add lines to [global] ("G:...") or a share."""
-    servers: dict[str, SmbServer] = {}
-    try:
-        for name, extra in configs.items():
-            server = SmbServer(root, name)
-            server.port = free_port()
-            text = server.default_config()
-            if extra:
-                text = text.replace("[global]\n", "[global]\n" + extra, 1)
-            servers[name] = server.start(text)
+        inventory = root / "inventory.yml"
+        inventory.write_text(
+            yaml.safe_dump({"all": {"children": {"fileservers": {"hosts": hosts, "vars": variables}}}})
+        )
     except BaseException:
-        for server in servers.values():
-            server.stop()
+        bed.stop()
         raise
-    return servers
+    return Bed(bed, inventory, known_hosts)
+
+
+def inventory_hosts(bed: Bed) -> tuple[dict[str, object], dict[str, dict[str, object]]]:
+    """The inventory as data, and its hosts, to change and write back."""
+    document = yaml.safe_load(bed.inventory.read_text())
+    return document, document["all"]["children"]["fileservers"]["hosts"]
 
 
 @pytest.fixture
-def drift_bed(tmp_path: Path, sshd: SshServer, user_key: Path, known_hosts: Path) -> Iterator[Bed]:
-    servers = start_servers(
+def drift_bed(tmp_path: Path, user_key: Path) -> Iterator[Bed]:
+    bed = start_bed(
         tmp_path,
+        user_key,
         {
-            "fs1": None,
-            "fs2": f"  socket options = {SO_RCVBUF}\n",
-            "fs3": "  log level = 2\n",
+            "nas01": None,
+            "nas02": f"  socket options = {SO_RCVBUF}\n",
+            "nas03": "  log level = 2\n",
+            "nas04": None,
         },
     )
-    with open(servers["fs3"].config, "a") as handle:
+    with open(bed.servers["nas03"].config, "a") as handle:
         handle.write("\n[projects]\n  path = /tmp\n  read only = yes\n")
-    configs = {name: str(server.config) for name, server in servers.items()}
-    inventory = write_inventory(tmp_path / "inventory.yml", sshd.port, user_key, known_hosts, configs)
-    # A host nobody answers for: reported, never fatal to the others.
-    document = yaml.safe_load(inventory.read_text())
-    document["all"]["children"]["fileservers"]["hosts"]["fs4"] = {
-        "ansible_host": "127.0.0.1",
-        "ansible_port": free_port(),
-        "ansible_user": current_user(),
-    }
-    inventory.write_text(yaml.safe_dump(document))
-    yield Bed(servers, inventory, known_hosts)
-    for server in servers.values():
-        server.stop()
+    # A host that is down: reported, never fatal to the others.
+    bed.fleet_bed.take_down("nas04")
+    yield bed
+    bed.stop()
 
 
 def find(report: DriftReport, section: str, name: str) -> ParameterDrift:
@@ -124,30 +127,30 @@ def test_drift_finds_the_planted_differences_and_how_to_fix_each(drift_bed: Bed)
     seen: list[str] = []
     report = fleet_drift(
         drift_bed.fleet().hosts,
-        connector=drift_bed.connector(),  # type: ignore[arg-type]
+        connector=drift_bed.connector(),
         on_host=lambda status: seen.append(status.host),
     )
-    assert sorted(seen) == ["fs1", "fs2", "fs3", "fs4"]
+    assert sorted(seen) == ["nas01", "nas02", "nas03", "nas04"]
     by_host = {h.host: h for h in report.hosts}
-    assert not by_host["fs4"].reachable and "unreachable" in (by_host["fs4"].error or "")
-    assert all(by_host[h].reachable for h in ("fs1", "fs2", "fs3")), report.to_json()["hosts"]
+    assert not by_host["nas04"].reachable and "unreachable" in (by_host["nas04"].error or "")
+    assert all(by_host[h].reachable for h in ("nas01", "nas02", "nas03")), report.to_json()["hosts"]
 
     sockets = find(report, "global", "socket options")
     assert sockets.reference == "TCP_NODELAY"
     assert [(d.host, d.value, d.activation) for d in sockets.differing] == [
-        ("fs2", SO_RCVBUF, Activation.RESTART)
+        ("nas02", SO_RCVBUF, Activation.RESTART)
     ]
     assert "SO_RCVBUF" in sockets.differing[0].why
 
     # testparm prints its own log level; the file's is what smbd uses.
     log_level = find(report, "global", "log level")
-    assert log_level.values == {"fs1": "0", "fs2": "0", "fs3": "2"}
+    assert log_level.values == {"nas01": "0", "nas02": "0", "nas03": "2"}
     assert [(d.host, d.expected, d.activation) for d in log_level.differing] == [
-        ("fs3", "0", Activation.RELOAD)
+        ("nas03", "0", Activation.RELOAD)
     ]
 
     projects = next(s for s in report.shares if s.share == "projects")
-    assert projects.present_on == ["fs3"] and projects.missing_on == ["fs1", "fs2"]
+    assert projects.present_on == ["nas03"] and projects.missing_on == ["nas01", "nas02"]
     # Each host's own port and directories: no majority, nobody "in the wrong".
     ports = find(report, "global", "smb ports")
     assert ports.reference is None and not ports.differing and len(set(ports.values.values())) == 3
@@ -161,14 +164,13 @@ def test_drift_against_a_golden_file_with_overlays(drift_bed: Bed, tmp_path: Pat
         "[global]\n  workgroup = TESTGRP\n  log level = 1\n  socket options = TCP_NODELAY\n"
         "[bench]\n  read only = no\n  guest ok = yes\n[archive]\n  path = /srv/archive\n"
     )
-    overlay_file = tmp_path / "fs1-overlay.conf"
+    overlay_file = tmp_path / "nas01-overlay.conf"
     overlay_file.write_text("[global]\n  log level = 0\n")
-    document = yaml.safe_load(drift_bed.inventory.read_text())
-    hosts = document["all"]["children"]["fileservers"]["hosts"]
-    del hosts["fs4"]
-    hosts["fs1"]["samba_overlay"] = overlay_file.name  # a fragment beside the inventory
-    hosts["fs2"]["samba_overlay"] = {"global": {"socket options": SO_RCVBUF, "log level": 0}}  # a mapping
-    hosts["fs3"]["samba_overlay"] = ["[global] log level = 2"]  # lines
+    document, hosts = inventory_hosts(drift_bed)
+    del hosts["nas04"]
+    hosts["nas01"]["samba_overlay"] = overlay_file.name  # a fragment beside the inventory
+    hosts["nas02"]["samba_overlay"] = {"global": {"socket options": SO_RCVBUF, "log level": 0}}  # a mapping
+    hosts["nas03"]["samba_overlay"] = ["[global] log level = 2"]  # lines
     drift_bed.inventory.write_text(yaml.safe_dump(document))
 
     report = fleet_drift(
@@ -176,57 +178,57 @@ def test_drift_against_a_golden_file_with_overlays(drift_bed: Bed, tmp_path: Pat
         golden=golden.read_bytes(),
         golden_name=str(golden),
         base_dir=drift_bed.inventory.parent,
-        connector=drift_bed.connector(),  # type: ignore[arg-type]
+        connector=drift_bed.connector(),
     )
     assert all(h.reachable for h in report.hosts), report.to_json()["hosts"]
     # Every overlay says what the host has: none of them differs from its golden.
     for name in ("log level", "socket options"):
         assert not any(d.section == "global" and d.parameter == name for d in report.parameters), name
     archive = next(s for s in report.shares if s.share == "archive")
-    assert archive.missing_on == ["fs1", "fs2", "fs3"] and archive.present_on == []
+    assert archive.missing_on == ["nas01", "nas02", "nas03"] and archive.present_on == []
     projects = next(s for s in report.shares if s.share == "projects")
-    assert projects.not_in_golden_on == ["fs3"]
+    assert projects.not_in_golden_on == ["nas03"]
     # The golden file does not bind to an interface: every host differs, and bringing
     # "bind interfaces only" in line means a restart.
     binds = find(report, "global", "bind interfaces only")
-    assert {d.host for d in binds.differing} == {"fs1", "fs2", "fs3"}
+    assert {d.host for d in binds.differing} == {"nas01", "nas02", "nas03"}
     assert all(d.activation is Activation.RESTART for d in binds.differing)
 
-    # Without fs2's overlay its SO_RCVBUF is drift that only a restart removes.
-    hosts["fs2"].pop("samba_overlay")
+    # Without nas02's overlay its SO_RCVBUF is drift that only a restart removes.
+    hosts["nas02"].pop("samba_overlay")
     drift_bed.inventory.write_text(yaml.safe_dump(document))
     report = fleet_drift(
-        drift_bed.fleet().select("fs2").hosts,
+        drift_bed.fleet().select("nas02").hosts,
         golden=golden.read_bytes(),
-        connector=drift_bed.connector(),  # type: ignore[arg-type]
+        connector=drift_bed.connector(),
     )
     sockets = find(report, "global", "socket options")
     assert [(d.host, d.expected, d.activation) for d in sockets.differing] == [
-        ("fs2", "TCP_NODELAY", Activation.RESTART)
+        ("nas02", "TCP_NODELAY", Activation.RESTART)
     ]
     log_level = find(report, "global", "log level")
     assert [(d.host, d.value, d.expected, d.activation) for d in log_level.differing] == [
-        ("fs2", "0", "1", Activation.RELOAD)
+        ("nas02", "0", "1", Activation.RELOAD)
     ]
 
 
 def test_drift_verb_prints_json_and_a_table(
     drift_bed: Bed, capsys: pytest.CaptureFixture[str], isolated_home: Path
 ) -> None:
-    # The CLI connects with the user's known_hosts, as ssh does.
+    # The CLI trusts ~/.ssh/known_hosts, as ssh does.
     (isolated_home / ".ssh" / "known_hosts").write_text(drift_bed.known_hosts.read_text())
     code = main(["fleet", "drift", "--inventory", str(drift_bed.inventory), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert [h["host"] for h in data["hosts"] if not h["reachable"]] == ["fs4"]
+    assert [h["host"] for h in data["hosts"] if not h["reachable"]] == ["nas04"]
     sockets = next(p for p in data["parameters"] if p["parameter"] == "socket options")
-    assert sockets["differing"][0]["host"] == "fs2" and sockets["differing"][0]["needs"] == "restart"
+    assert sockets["differing"][0]["host"] == "nas02" and sockets["differing"][0]["needs"] == "restart"
 
-    code = main(["fleet", "drift", "--inventory", str(drift_bed.inventory), "--limit", "fs1:fs2:fs3"])
+    code = main(["fleet", "drift", "--inventory", str(drift_bed.inventory), "--limit", "nas01:nas02:nas03"])
     out = capsys.readouterr().out
     assert code == 0
     line = next(line for line in out.splitlines() if "socket options" in line)
-    assert "fs2" in line and "restart" in line
+    assert "nas02" in line and "restart" in line
     assert "projects" in out
 
 

@@ -9,7 +9,7 @@ import json
 import re
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +18,11 @@ import yaml
 from sambatune.cli.main import main
 from sambatune.fleet.ansible_run import RunEvent, ansible_unavailable, run_project
 from sambatune.fleet.change import parse_edit
-from sambatune.fleet.export import fleet_export
+from sambatune.fleet.export import ExportReport, fleet_export
 from sambatune.fleet.inventory import load_inventory
-from sambatune.fleet.live import connect
 from sambatune.packaged import read_resource
-from test_fleet_drift import SO_RCVBUF, start_servers, write_inventory
+from test_fleet_drift import SO_RCVBUF, start_bed
 from testbed.smbd import SmbServer
-from testbed.sshd import SshServer
 
 needs_ansible = pytest.mark.skipif(ansible_unavailable() is not None, reason=str(ansible_unavailable()))
 
@@ -34,30 +32,16 @@ def sha256(path: Path) -> str:
 
 
 class Rollout:
-    """Hosts fs1..fsN, their inventory, and what each live file was before."""
+    """A bed of this test's own, and what each host's live file was before."""
 
-    def __init__(
-        self, root: Path, sshd: SshServer, key: Path, known_hosts: Path, configs: dict[str, str | None]
-    ) -> None:
-        self.root = root
-        self.known_hosts = known_hosts
-        self.servers: dict[str, SmbServer] = start_servers(root, configs)
-        self.inventory = write_inventory(
-            root / "inventory.yml",
-            sshd.port,
-            key,
-            known_hosts,
-            {name: str(server.config) for name, server in self.servers.items()},
-            # No ssh master left running after the test (ControlPersist would keep one).
-            extra={name: {"ansible_ssh_args": "-o ControlMaster=no"} for name in self.servers},
-        )
+    def __init__(self, root: Path, user_key: Path, plants: dict[str, str | None]) -> None:
+        self.bed = start_bed(root, user_key, plants)
+        self.inventory = self.bed.inventory
+        self.servers: dict[str, SmbServer] = self.bed.servers
         self.before = {name: server.config.read_bytes() for name, server in self.servers.items()}
         self.out = root / "export"
 
-    def connector(self) -> object:
-        return lambda host: connect(host, known_hosts=self.known_hosts)
-
-    def export(self, *edits: str, wave: int = 1) -> object:
+    def export(self, *edits: str, wave: int = 1) -> ExportReport:
         fleet = load_inventory(self.inventory)
         return fleet_export(
             fleet.hosts,
@@ -67,33 +51,30 @@ class Rollout:
             ],
             self.out,
             wave=wave,
-            connector=self.connector(),  # type: ignore[arg-type]
+            connector=self.bed.connector(),
         )
 
     def backups(self, name: str) -> list[Path]:
         return sorted(self.servers[name].config.parent.glob("smb.conf.*~"))
 
-    def stop(self) -> None:
-        for server in self.servers.values():
-            server.stop()
+
+RolloutFactory = Callable[[dict[str, "str | None"]], Rollout]
 
 
 @pytest.fixture
-def rollout_factory(
-    tmp_path: Path, sshd: SshServer, user_key: Path, known_hosts: Path, isolated_home: Path
-) -> Iterator[object]:
+def rollout_factory(tmp_path: Path, user_key: Path, isolated_home: Path) -> Iterator[RolloutFactory]:
     made: list[Rollout] = []
-    # The CLI trusts what ~/.ssh/known_hosts trusts, as ssh does.
-    (isolated_home / ".ssh" / "known_hosts").write_text(known_hosts.read_text())
 
-    def make(configs: dict[str, str | None]) -> Rollout:
-        rollout = Rollout(tmp_path, sshd, user_key, known_hosts, configs)
+    def make(plants: dict[str, str | None]) -> Rollout:
+        rollout = Rollout(tmp_path, user_key, plants)
         made.append(rollout)
+        # The CLI trusts ~/.ssh/known_hosts, as ssh does.
+        (isolated_home / ".ssh" / "known_hosts").write_text(rollout.bed.known_hosts.read_text())
         return rollout
 
     yield make
     for rollout in made:
-        rollout.stop()
+        rollout.bed.stop()
 
 
 def debug_level(server: SmbServer) -> str:
@@ -115,12 +96,12 @@ def wait_for_debug_level(server: SmbServer, level: str, timeout: float = 15.0) -
     return shown
 
 
-def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_factory: object) -> None:
-    rollout: Rollout = rollout_factory({"fs1": None, "fs2": f"  socket options = {SO_RCVBUF}\n"})  # type: ignore[operator]
+def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_factory: RolloutFactory) -> None:
+    rollout: Rollout = rollout_factory({"nas01": None, "nas02": f"  socket options = {SO_RCVBUF}\n"})
     report = rollout.export("[global] log level = 2", "unset [global] socket options", wave=2)
-    assert report.ok, report.to_json()  # type: ignore[attr-defined]
+    assert report.ok, report.to_json()
     out = rollout.out
-    for name in ("fs1", "fs2"):
+    for name in ("nas01", "nas02"):
         live = rollout.before[name]
         candidate = (out / "files" / name / "smb.conf").read_bytes()
         changed = [
@@ -129,28 +110,29 @@ def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_fact
             if line[:1] in "+-" and not line.startswith(("+++", "---"))
         ]
         # The file's own indentation, one line per edit, nothing else touched.
-        expected = ["+  log level = 2"] + ([f"-  socket options = {SO_RCVBUF}"] if name == "fs2" else [])
+        expected = ["+  log level = 2"] + ([f"-  socket options = {SO_RCVBUF}"] if name == "nas02" else [])
         assert sorted(changed) == sorted(expected), changed
         assert (out / "files" / name / "live.sha256").read_text() == (
             f"{hashlib.sha256(live).hexdigest()}  {rollout.servers[name].config}\n"
         )
         assert "+  log level = 2" in (out / "files" / name / "change.diff").read_text()
-    fs1 = yaml.safe_load((out / "host_vars" / "fs1.yml").read_text())
-    fs2 = yaml.safe_load((out / "host_vars" / "fs2.yml").read_text())
-    assert fs1["samba_conf"] == str(rollout.servers["fs1"].config)
-    assert fs1["samba_live_sha256"] == hashlib.sha256(rollout.before["fs1"]).hexdigest()
-    assert fs1["samba_restart_needed"] is False
+    nas01 = yaml.safe_load((out / "host_vars" / "nas01.yml").read_text())
+    nas02 = yaml.safe_load((out / "host_vars" / "nas02.yml").read_text())
+    assert nas01["samba_conf"] == str(rollout.servers["nas01"].config)
+    assert nas01["samba_live_sha256"] == hashlib.sha256(rollout.before["nas01"]).hexdigest()
+    assert nas01["samba_restart_needed"] is False
     # Taking SO_RCVBUF away leaves it on the listening socket until smbd restarts.
-    assert fs2["samba_restart_needed"] is True and "SO_RCVBUF" in fs2["samba_restart_reason"]
-    assert fs2["samba_service"] == ""  # the test bed's smbd runs under no systemd unit
+    assert nas02["samba_restart_needed"] is True and "SO_RCVBUF" in nas02["samba_restart_reason"]
+    assert nas02["samba_service"] == ""  # the test bed's smbd runs under no systemd unit
     for tool in ("samba_testparm", "samba_smbcontrol"):
-        assert fs1[tool].startswith("/") and Path(fs1[tool]).is_file()
+        assert nas01[tool].startswith("/") and Path(nas01[tool]).is_file()
     inventory = yaml.safe_load((out / "inventory.yml").read_text())
-    assert set(inventory["all"]["hosts"]) == {"fs1", "fs2"}
+    assert set(inventory["all"]["hosts"]) == {"nas01", "nas02"}
     assert (
-        inventory["all"]["hosts"]["fs1"]["ansible_port"] == load_inventory(rollout.inventory).host("fs1").port
+        inventory["all"]["hosts"]["nas01"]["ansible_port"]
+        == load_inventory(rollout.inventory).host("nas01").port
     )
-    assert inventory["all"]["children"]["fileservers"]["hosts"] == {"fs1": None, "fs2": None}
+    assert inventory["all"]["children"]["fileservers"]["hosts"] == {"nas01": None, "nas02": None}
     assert (out / "site.yml").read_bytes() == read_resource("fleet", "site.yml")
     assert yaml.safe_load((out / "rollout.yml").read_text())["samba_wave_size"] == 2
     readme = (out / "README.md").read_text()
@@ -161,23 +143,34 @@ def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_fact
 
 @needs_ansible
 @pytest.mark.slow
-def test_playbook_applies_reloads_and_halts_on_the_host_testparm_rejects(rollout_factory: object) -> None:
-    rollout: Rollout = rollout_factory(  # type: ignore[operator]
-        {"fs1": None, "fs2": "  include = {overlay}\n", "fs3": None}
-    )
-    # fs2 reads an overlay file that is fine now; it breaks after the export.
-    fs2 = rollout.servers["fs2"]
-    overlay = fs2.config.parent / "overlay.conf"
+@pytest.mark.timeout(900)  # two ansible-playbook runs over three hosts; slow when the machine is busy
+def test_playbook_applies_reloads_and_halts_on_the_host_testparm_rejects(
+    rollout_factory: RolloutFactory,
+) -> None:
+    rollout: Rollout = rollout_factory({"nas01": None, "nas02": "  include = {overlay}\n", "nas03": None})
+    # nas02 reads an overlay file that is fine now; it breaks after the export.
+    nas02 = rollout.servers["nas02"]
+    overlay = nas02.config.parent / "overlay.conf"
     overlay.write_text("  server string = branch office\n")
-    text = fs2.config.read_text().replace("{overlay}", str(overlay))
-    fs2.stop()
-    fs2.start(text)
-    rollout.before["fs2"] = fs2.config.read_bytes()
+    text = nas02.config.read_text().replace("{overlay}", str(overlay))
+    nas02.stop()
+    nas02.start(text)
+    rollout.before["nas02"] = nas02.config.read_bytes()
     pids = {name: server.process.pid for name, server in rollout.servers.items() if server.process}
-    assert "all:0" in debug_level(rollout.servers["fs1"])
+    assert "all:0" in debug_level(rollout.servers["nas01"])
 
     report = rollout.export("[global] log level = 2", wave=1)
-    assert report.ok, report.to_json()  # type: ignore[attr-defined]
+    assert report.ok, report.to_json()
+    # --check --diff first: every host would change, none does.
+    checked: list[RunEvent] = []
+    assert run_project(rollout.out, on_event=checked.append, check=True).ok
+    assert {e.host for e in checked if e.kind == "changed" and e.task and "Install" in e.task} == {
+        "nas01",
+        "nas02",
+        "nas03",
+    }
+    assert all(s.config.read_bytes() == rollout.before[n] for n, s in rollout.servers.items())
+    assert not any(rollout.backups(n) for n in rollout.servers)
     overlay.write_text("  read only = maybe\n")  # testparm: "value is not boolean"
 
     started = time.monotonic()
@@ -185,74 +178,74 @@ def test_playbook_applies_reloads_and_halts_on_the_host_testparm_rejects(rollout
     result = run_project(rollout.out, on_event=lambda e: timeline.append((time.monotonic() - started, e)))
     print("\n".join(f"{t:6.2f}s {e.line()}" for t, e in timeline))
 
-    assert not result.ok and result.failed_hosts == ["fs2"], result.to_json()
+    assert not result.ok and result.failed_hosts == ["nas02"], result.to_json()
     kinds = [(e.kind, e.host, e.task) for _, e in timeline]
-    assert ("changed", "fs1", "Reload smbd") in kinds
-    assert ("failed", "fs2", "Validate the candidate in place of the live file") in kinds
-    assert not any(host == "fs3" for _, host, _ in kinds)  # the rollout halted before it
+    assert ("changed", "nas01", "Reload smbd") in kinds
+    assert ("failed", "nas02", "Validate the candidate in place of the live file") in kinds
+    assert not any(host == "nas03" for _, host, _ in kinds)  # the rollout halted before it
     failure = next(
-        e for _, e in timeline if e.kind == "failed" and e.host == "fs2" and "Validate" in (e.task or "")
+        e for _, e in timeline if e.kind == "failed" and e.host == "nas02" and "Validate" in (e.task or "")
     )
     assert "not boolean" in failure.message
 
-    # fs1: the candidate is live, the old file kept as Ansible's backup, and the same
+    # nas01: the candidate is live, the old file kept as Ansible's backup, and the same
     # smbd (a reload, not a restart) now logs at level 2.
-    fs1 = rollout.servers["fs1"]
-    assert fs1.config.read_bytes() == (rollout.out / "files" / "fs1" / "smb.conf").read_bytes()
-    assert [b.read_bytes() for b in rollout.backups("fs1")] == [rollout.before["fs1"]]
-    assert fs1.process is not None and fs1.process.pid == pids["fs1"] and fs1.process.poll() is None
-    assert "all:2" in wait_for_debug_level(fs1, "2")
-    # fs2: refused before anything was installed; its live file byte for byte as it was.
-    assert fs2.config.read_bytes() == rollout.before["fs2"]
-    assert not rollout.backups("fs2")
-    assert not list(fs2.config.parent.glob(".smb.conf.sambatune-candidate"))
+    nas01 = rollout.servers["nas01"]
+    assert nas01.config.read_bytes() == (rollout.out / "files" / "nas01" / "smb.conf").read_bytes()
+    assert [b.read_bytes() for b in rollout.backups("nas01")] == [rollout.before["nas01"]]
+    assert nas01.process is not None and nas01.process.pid == pids["nas01"] and nas01.process.poll() is None
+    assert "all:2" in wait_for_debug_level(nas01, "2")
+    # nas02: refused before anything was installed; its live file byte for byte as it was.
+    assert nas02.config.read_bytes() == rollout.before["nas02"]
+    assert not rollout.backups("nas02")
+    assert not list(nas02.config.parent.glob(".smb.conf.sambatune-candidate"))
     # (smbcontrol cannot read the broken include either; the smbd runs on.)
-    assert fs2.process is not None and fs2.process.poll() is None
-    # fs3: never reached.
-    fs3 = rollout.servers["fs3"]
-    assert fs3.config.read_bytes() == rollout.before["fs3"] and not rollout.backups("fs3")
-    assert "all:0" in debug_level(fs3)
-    assert result.stats["fs2"].get("rescued") == 1
+    assert nas02.process is not None and nas02.process.poll() is None
+    # nas03: never reached.
+    nas03 = rollout.servers["nas03"]
+    assert nas03.config.read_bytes() == rollout.before["nas03"] and not rollout.backups("nas03")
+    assert "all:0" in debug_level(nas03)
+    assert result.stats["nas02"].get("rescued") == 1
 
 
 @needs_ansible
 @pytest.mark.slow
 def test_playbook_refuses_a_changed_live_file_and_rescue_restores_a_failed_reload(
-    rollout_factory: object, capsys: pytest.CaptureFixture[str]
+    rollout_factory: RolloutFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rollout: Rollout = rollout_factory({"fs1": None, "fs2": None})  # type: ignore[operator]
+    rollout: Rollout = rollout_factory({"nas01": None, "nas02": None})
     inventory, out = str(rollout.inventory), str(rollout.out)
     code = main(
         ["fleet", "export", "-i", inventory, "--set", "[global] log level = 3", "--out", out, "--wave", "2"]
     )
     assert code == 0, capsys.readouterr()
     capsys.readouterr()
-    fs1, fs2 = rollout.servers["fs1"], rollout.servers["fs2"]
-    # After the export: someone edits fs1's smb.conf, and fs2's smbd stops.
-    edited = rollout.before["fs1"] + b"# edited by hand\n"
-    fs1.config.write_bytes(edited)
-    fs2.stop()
+    nas01, nas02 = rollout.servers["nas01"], rollout.servers["nas02"]
+    # After the export: someone edits nas01's smb.conf, and nas02's smbd stops.
+    edited = rollout.before["nas01"] + b"# edited by hand\n"
+    nas01.config.write_bytes(edited)
+    nas02.stop()
 
     code = main(["fleet", "run", str(rollout.out), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1
-    # fs1 is refused before anything changes, and that stops the rollout: fs2, in the
+    # nas01 is refused before anything changes, and that stops the rollout: nas02, in the
     # same wave, is not touched either.
-    assert data["failed_hosts"] == ["fs1"], data
-    refused = next(e for e in data["events"] if e["event"] == "failed" and e["host"] == "fs1")
+    assert data["failed_hosts"] == ["nas01"], data
+    refused = next(e for e in data["events"] if e["event"] == "failed" and e["host"] == "nas01")
     assert "not the file this change was made from" in refused["message"]
-    assert fs1.config.read_bytes() == edited and not rollout.backups("fs1")
-    assert fs2.config.read_bytes() == rollout.before["fs2"] and not rollout.backups("fs2")
+    assert nas01.config.read_bytes() == edited and not rollout.backups("nas01")
+    assert nas02.config.read_bytes() == rollout.before["nas02"] and not rollout.backups("nas02")
 
-    # fs2 alone: installed, the reload fails (no smbd), and the rescue puts the old file back.
-    code = main(["fleet", "run", str(rollout.out), "--limit", "fs2", "--json"])
+    # nas02 alone: installed, the reload fails (no smbd), and the rescue puts the old file back.
+    code = main(["fleet", "run", str(rollout.out), "--limit", "nas02", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert data["failed_hosts"] == ["fs2"], data
+    assert data["failed_hosts"] == ["nas02"], data
     assert any(
-        e["event"] == "failed" and e["host"] == "fs2" and e["task"] == "Reload smbd" for e in data["events"]
+        e["event"] == "failed" and e["host"] == "nas02" and e["task"] == "Reload smbd" for e in data["events"]
     )
-    assert fs2.config.read_bytes() == rollout.before["fs2"]
-    assert [b.read_bytes() for b in rollout.backups("fs2")] == [rollout.before["fs2"]]
-    assert data["stats"]["fs2"]["rescued"] == 1
+    assert nas02.config.read_bytes() == rollout.before["nas02"]
+    assert [b.read_bytes() for b in rollout.backups("nas02")] == [rollout.before["nas02"]]
+    assert data["stats"]["nas02"]["rescued"] == 1
     assert re.search(r"put back from .*smb\.conf\..*~", json.dumps(data["events"]))
