@@ -25,7 +25,9 @@ def register_rollout_verbs(verbs: Any) -> None:
     drift.add_argument(
         "--golden",
         metavar="FILE",
-        help="compare with this smb.conf (a local file), each host's samba_overlay laid over it",
+        help="compare with this smb.conf (a local file), each host's samba_overlay laid over it: "
+        "an inventory variable holding a mapping ({global: {netbios name: FS1}}), a list of "
+        "'[section] name = value' lines, or the name of an smb.conf fragment beside the inventory",
     )
     add_json_flag(drift)
     drift.set_defaults(handler=handle_drift)
