@@ -99,6 +99,10 @@ class MainWindow(QMainWindow):
         open_conf.setShortcut(QKeySequence.StandardKey.Open)
         open_conf.triggered.connect(self.ask_open_conf_file)
         file_menu.addAction(open_conf)
+        open_inventory = QAction("Open Ansible &inventory…", self)
+        open_inventory.setObjectName("openInventoryAction")
+        open_inventory.triggered.connect(lambda: self.open_fleet(browse=True))
+        file_menu.addAction(open_inventory)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -110,6 +114,10 @@ class MainWindow(QMainWindow):
         wizard.setShortcut(QKeySequence("Ctrl+Shift+W"))
         wizard.triggered.connect(self.open_wizard)
         server_menu.addAction(wizard)
+        fleet = QAction("&Fleet…", self)
+        fleet.setObjectName("fleetAction")
+        fleet.triggered.connect(lambda: self.open_fleet(browse=False))
+        server_menu.addAction(fleet)
         help_menu = self.menuBar().addMenu("&Help")
         open_logs = QAction("Open &log folder", self)
         open_logs.setObjectName("openLogFolderAction")
@@ -164,6 +172,22 @@ class MainWindow(QMainWindow):
         window.page.failed.connect(self.show_error)
         self.file_windows = [w for w in self.file_windows if w.isVisible()] + [window]
         window.show()
+        return window
+
+    def open_fleet(self, *, browse: bool) -> QMainWindow:
+        """The Fleet window (many servers at once); ``browse`` asks for an inventory first."""
+        from sambatune.fleet.inventory import FleetHost
+        from sambatune.ui.fleet_window import FleetWindow, profile_for
+
+        def open_server(host: FleetHost) -> None:
+            profile = profile_for(host)
+            self.add_profile(profile)
+            self.connect_server(profile.id)
+            self.raise_()
+
+        window = FleetWindow(runner=self.runner, open_server=open_server, parent=self)
+        window.show()
+        window.start(browse=browse)
         return window
 
     def unsaved_pages(self) -> list[ConfEditorPage]:

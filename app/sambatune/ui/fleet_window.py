@@ -1,0 +1,149 @@
+"""The Fleet window (File > Open Ansible inventory…, Server > Fleet…): many servers at once.
+
+A top-level window like the smb.conf file window: where the hosts come from on top,
+then a tab per job (Hosts: survey; Drift; Roll out; Ansible), a message bar at the
+bottom. Everything that touches the network or the disk runs on the TaskRunner; the
+window only shows what arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
+
+from sambatune.cancellation import CancelToken
+from sambatune.errors import SambaTuneError
+from sambatune.fleet.change import Edit
+from sambatune.fleet.inventory import FleetHost
+from sambatune.fleet.rollout import RolloutOptions
+from sambatune.profiles import ServerProfile
+from sambatune.ui.fleet_ansible_tab import AnsibleTab
+from sambatune.ui.fleet_context import FleetSource, LoadedFleet
+from sambatune.ui.fleet_drift_tab import DriftTab
+from sambatune.ui.fleet_hosts_tab import HostsTab
+from sambatune.ui.fleet_rollout_tab import RolloutTab
+from sambatune.ui.fleet_settings import last_source, remember_source
+from sambatune.ui.fleet_source_bar import FleetSourceBar
+from sambatune.ui.message_bar import MessageBar
+from sambatune.ui.tasks import Report, TaskRunner
+
+HOSTS_TAB, DRIFT_TAB, ROLLOUT_TAB, ANSIBLE_TAB = range(4)
+
+
+class FleetWindow(QMainWindow):
+    def __init__(
+        self,
+        *,
+        runner: TaskRunner | None = None,
+        open_server: Callable[[FleetHost], None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("fleetWindow")
+        self.setWindowTitle("Fleet — SambaTune")
+        self.resize(1180, 780)
+        self.runner = runner or TaskRunner(self)
+        self._own_runner = runner is None
+        self.loaded: LoadedFleet | None = None
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        self.source_bar = FleetSourceBar()
+        self.source_bar.requested.connect(self.load)
+        layout.addWidget(self.source_bar)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("fleetTabs")
+        self.hosts_tab = HostsTab(self.runner, open_server=open_server)
+        self.drift_tab = DriftTab(self.runner)
+        self.rollout_tab = RolloutTab(self.runner)
+        self.ansible_tab = AnsibleTab(self.runner, self._change)
+        self.tabs.addTab(self.hosts_tab, "Hosts")
+        self.tabs.addTab(self.drift_tab, "Drift")
+        self.tabs.addTab(self.rollout_tab, "Roll out")
+        self.tabs.addTab(self.ansible_tab, "Ansible")
+        self.tabs.setEnabled(False)
+        layout.addWidget(self.tabs, 1)
+        self.message_bar = MessageBar()
+        layout.addWidget(self.message_bar)
+        self.setCentralWidget(central)
+        self._build_menu()
+
+        remembered = last_source()
+        if remembered is not None:
+            self.source_bar.set_source(remembered)
+
+    def start(self, *, browse: bool) -> None:
+        """What opening the window does: ask for an inventory (File > Open Ansible
+        inventory…), or load the hosts used last (Server > Fleet…)."""
+        if browse:
+            self.source_bar.browse_inventory()
+        elif last_source() is not None:
+            self.load(self.source_bar.source())
+
+    def _build_menu(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        close = QAction("&Close", self)
+        close.setShortcut(QKeySequence.StandardKey.Close)
+        close.triggered.connect(self.close)
+        file_menu.addAction(close)
+
+    def _change(self) -> tuple[list[Edit], RolloutOptions]:
+        form = self.rollout_tab.form
+        return form.edits(), form.options()
+
+    # -- loading the fleet ------------------------------------------------------------
+    def load(self, source: FleetSource) -> None:
+        """Read the hosts from ``source`` (a file: on a worker) and show them."""
+        if not source.value and source.kind != "ssh_config":
+            self.message_bar.show_message("info", "Choose an inventory file, or type the hosts, first.")
+            return
+        self.source_bar.set_source(source)
+        self.source_bar.load_button.setEnabled(False)
+
+        def work(_report: Report, _cancel: CancelToken) -> LoadedFleet:
+            return LoadedFleet(source, source.load())
+
+        self.runner.start(
+            work,
+            name="Loading the fleet",
+            on_done=self.show_fleet,
+            on_failed=self.show_error,
+            on_finished=lambda: self.source_bar.load_button.setEnabled(True),
+        )
+
+    def show_fleet(self, loaded: LoadedFleet) -> None:
+        self.loaded = loaded
+        remember_source(loaded.source)
+        self.setWindowTitle(f"Fleet: {loaded.source.describe()} — SambaTune")
+        for tab in (self.hosts_tab, self.drift_tab, self.rollout_tab, self.ansible_tab):
+            tab.set_fleet(loaded)
+        self.tabs.setEnabled(True)
+        self.message_bar.hide()
+
+    def show_error(self, error: SambaTuneError) -> None:
+        self.message_bar.show_error(error)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.hosts_tab.cancel()
+        self.drift_tab.cancel()
+        self.rollout_tab.stop()
+        self.ansible_tab.stop()
+        if self._own_runner:
+            self.runner.shutdown(3000)
+        super().closeEvent(event)
+
+
+def profile_for(host: FleetHost) -> ServerProfile:
+    """A fleet host as a saved server of the main window: opening it there connects the
+    usual way, with the host-key question a fleet never asks."""
+    return ServerProfile(
+        name=host.name,
+        host=host.address,
+        port=host.port,
+        user=host.user or "",
+        identity_file=host.identity_file or "",
+        use_sudo=host.become,
+        config_path=host.samba_conf or "",
+    )

@@ -1,0 +1,245 @@
+"""The Fleet window against the real multi-host test bed (tests/testbed/fleet.py): five
+servers on 127.0.0.2-6, each its own sshd and smbd, driven the way an admin would."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from sambatune.appdirs import known_hosts_file
+from sambatune.fleet.inventory import FleetHost
+from sambatune.fleet.rollout_store import HostState, RolloutStatus, RolloutStore
+from sambatune.ui.fleet_context import BY_HAND, INVENTORY, FleetSource
+from sambatune.ui.fleet_drift_tab import DIFFERS
+from sambatune.ui.fleet_hosts_tab import STATUS
+from sambatune.ui.fleet_window import DRIFT_TAB, ROLLOUT_TAB, FleetWindow
+from screen_checks import problems_of
+from screenshots import Screenshot
+from table_items import item_at
+from testbed.fleet import FleetBed
+
+LOG_LEVEL = "[global] log level = 1"
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def bed(fleet_bed: FleetBed) -> Iterator[FleetBed]:
+    """The session's bed, every host's smb.conf put back afterwards."""
+    saved = {h.name: h.smbd.config.read_bytes() for h in fleet_bed.hosts}
+    yield fleet_bed
+    for host in fleet_bed.hosts:
+        fleet_bed.bring_up(host.name)
+        if host.smbd.config.read_bytes() != saved[host.name]:
+            host.smbd.config.write_bytes(saved[host.name])
+
+
+@pytest.fixture
+def inventory(bed: FleetBed, tmp_path: Path) -> Path:
+    return bed.write_inventory(tmp_path / "hosts.ini")
+
+
+def trust(bed: FleetBed, names: list[str] | None = None) -> None:
+    """The hosts' keys in SambaTune's own known_hosts, as after connecting to each once."""
+    path = known_hosts_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    bed.write_known_hosts(path, names)
+
+
+@pytest.fixture
+def opened() -> list[FleetHost]:
+    """The hosts the window asked the main window to open as servers."""
+    return []
+
+
+@pytest.fixture
+def window(qtbot: QtBot, opened: list[FleetHost]) -> FleetWindow:
+    win = FleetWindow(open_server=opened.append)
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def load(window: FleetWindow, qtbot: QtBot, source: FleetSource) -> None:
+    window.load(source)
+    qtbot.waitUntil(lambda: window.loaded is not None and window.loaded.source == source, timeout=10_000)
+
+
+def status_of(window: FleetWindow, name: str) -> str:
+    return item_at(window.hosts_tab.table, window.hosts_tab.row_of(name), STATUS).text()
+
+
+def test_survey_fills_in_as_hosts_answer_one_down_one_key_unknown(
+    bed: FleetBed,
+    inventory: Path,
+    window: FleetWindow,
+    opened: list[FleetHost],
+    qtbot: QtBot,
+    screenshot: Screenshot,
+) -> None:
+    trust(bed, ["nas01", "nas02", "nas03", "nas04"])  # nas05's key was never accepted
+    load(window, qtbot, FleetSource(INVENTORY, str(inventory)))
+    tab = window.hosts_tab
+    assert tab.table.rowCount() == 5 and status_of(window, "nas01") == "not surveyed"
+    tab.timeout.setValue(90)  # the first host reads the catalog over SSH: slow under load
+    bed.take_down("nas03")
+    tab.survey_button.click()
+    # The refused host shows while the others are still being surveyed.
+    qtbot.waitUntil(lambda: "nas03" in tab.results, timeout=20_000)
+    assert tab.running and status_of(window, "nas03") == "unreachable"
+    qtbot.waitUntil(lambda: not tab.running, timeout=180_000)
+    # Refused at once (nas03) or at the key (nas05): both before any survey finished.
+    assert set(list(tab.results)[:2]) == {"nas03", "nas05"}
+    # Why, in words, under the table: no row needs opening to find out.
+    why = next(line for line in tab.summary.text().splitlines() if line.startswith("• nas03"))
+    assert "refused" in why and "sshd" in why
+    assert status_of(window, "nas05") == "unknown host key"
+    for name in ("nas01", "nas02", "nas04"):
+        assert status_of(window, name) == "surveyed", tab.summary.text()
+        assert tab.results[name].config_sha256 == sha(bed.host(name).smbd.config)
+    assert "3 of 5 hosts reachable" in tab.summary.text()
+    # The unknown key is offered nothing but opening that one server to compare its key.
+    tab.table.selectRow(tab.row_of("nas05"))
+    assert tab.open_button.isVisible() and "fingerprint" in tab.detail.text()
+    tab.table.selectRow(tab.row_of("nas03"))
+    assert not tab.open_button.isVisible()
+    tab.table.selectRow(tab.row_of("nas05"))
+    tab.open_button.click()
+    assert [h.name for h in opened] == ["nas05"]
+    assert bed.host("nas05").sshd.known_hosts_line not in known_hosts_file().read_text()  # nothing trusted
+    screenshot(window, "fleet-hosts")
+    assert problems_of(window) == []
+
+
+def test_cancel_stops_a_hung_survey_promptly(window: FleetWindow, qtbot: QtBot) -> None:
+    # Ports that accept TCP and never say a word: each SSH connect waits for a banner.
+    listeners = []
+    for _ in range(3):
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listeners.append(listener)
+    try:
+        hosts = ", ".join(f"127.0.0.1:{s.getsockname()[1]}" for s in listeners)
+        load(window, qtbot, FleetSource(BY_HAND, hosts))
+        tab = window.hosts_tab
+        tab.timeout.setValue(120)
+        tab.survey_button.click()
+        qtbot.wait(700)
+        assert tab.running
+        began = time.monotonic()
+        tab.cancel_button.click()
+        qtbot.waitUntil(lambda: not tab.running, timeout=10_000)
+        assert time.monotonic() - began < 5
+        assert window.loaded is not None
+        assert all(status_of(window, h.name) == "cancelled" for h in window.loaded.hosts)
+        assert "Cancelled" in tab.summary.text()
+    finally:
+        for listener in listeners:
+            listener.close()
+
+
+def test_drift_shows_a_planted_difference(
+    bed: FleetBed, inventory: Path, window: FleetWindow, qtbot: QtBot, screenshot: Screenshot
+) -> None:
+    trust(bed)
+    config = bed.host("nas02").smbd.config
+    config.write_text(config.read_text().replace("[global]\n", "[global]\n  log level = 2\n", 1))
+    load(window, qtbot, FleetSource(INVENTORY, str(inventory), "nas01:nas02:nas03"))
+    window.tabs.setCurrentIndex(DRIFT_TAB)
+    tab = window.drift_tab
+    tab.compare_button.click()
+    qtbot.waitUntil(lambda: tab.report is not None, timeout=120_000)
+    table = tab.table
+    headers = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(table.columnCount())]
+    assert headers[2:5] == ["nas01", "nas02", "nas03"]
+    rows = {item_at(table, r, 0).text(): r for r in range(table.rowCount())}
+    row = rows["[global] log level"]
+    assert item_at(table, row, 1).text() == "0"
+    assert item_at(table, row, 3).text() == "2"
+    assert item_at(table, row, 3).background() == QBrush(DIFFERS)
+    assert item_at(table, row, 2).background() != QBrush(DIFFERS)
+    assert item_at(table, row, len(headers) - 1).text() == "reload"
+    assert item_at(table, row, len(headers) - 2).text() == "nas02"
+    assert "1 parameter differs" in tab.summary.text()
+    screenshot(window, "fleet-drift")
+    assert problems_of(window) == []
+
+
+def plan(window: FleetWindow, qtbot: QtBot, edits: str) -> None:
+    window.tabs.setCurrentIndex(ROLLOUT_TAB)
+    tab = window.rollout_tab
+    tab.form.edits_text.setPlainText(edits)
+    tab.form.measure.setCurrentIndex(tab.form.measure.findData("none"))
+    tab.plan_button.click()
+    qtbot.waitUntil(lambda: tab.plan is not None, timeout=120_000)
+
+
+def confirm(window: FleetWindow, qtbot: QtBot) -> None:
+    tab = window.rollout_tab
+    tab.rollout_button.click()
+    box = tab.findChild(QMessageBox, "fleetRolloutConfirm")
+    assert box is not None and "Roll this change out to" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: tab.record is not None, timeout=180_000)
+    qtbot.waitUntil(lambda: not tab.busy, timeout=10_000)
+
+
+def test_a_reload_change_rolled_out_through_the_window_ends_done(
+    bed: FleetBed, inventory: Path, window: FleetWindow, qtbot: QtBot, screenshot: Screenshot
+) -> None:
+    trust(bed)
+    load(window, qtbot, FleetSource(INVENTORY, str(inventory), "nas01:nas02:nas03"))
+    plan(window, qtbot, LOG_LEVEL)
+    tab = window.rollout_tab
+    assert tab.plan is not None and not tab.plan.refusals
+    assert {h.name: h.wave for h in tab.plan.hosts} == {"nas01": 0, "nas02": 1, "nas03": 1}
+    assert "reload" in tab.status.text() and tab.rollout_button.isEnabled()
+    confirm(window, qtbot)
+    record = tab.record
+    assert record is not None and record.status is RolloutStatus.DONE
+    assert "done" in tab.banner.text() and tab.banner.isVisible()
+    timeline = tab.timeline
+    steps = {
+        (item_at(timeline, r, 1).text(), item_at(timeline, r, 2).text()) for r in range(timeline.rowCount())
+    }
+    for name in ("nas01", "nas02", "nas03"):
+        assert (name, "applied") in steps
+        assert b"log level = 1" in bed.host(name).smbd.config.read_bytes()
+    assert all(h.state is HostState.APPLIED for h in record.hosts)
+    qtbot.waitUntil(lambda: tab.past.rowCount() >= 1, timeout=10_000)
+    assert item_at(tab.past, 0, 1).text() == "done"
+    screenshot(window, "fleet-rollout")
+    assert problems_of(window) == []
+
+
+def test_a_halted_rollout_says_why_and_that_the_touched_hosts_were_put_back(
+    bed: FleetBed, inventory: Path, window: FleetWindow, qtbot: QtBot, screenshot: Screenshot
+) -> None:
+    trust(bed)
+    before = {name: sha(bed.host(name).smbd.config) for name in ("nas01", "nas02", "nas03")}
+    load(window, qtbot, FleetSource(INVENTORY, str(inventory), "nas01:nas02:nas03"))
+    plan(window, qtbot, LOG_LEVEL)
+    bed.take_down("nas02")  # after the plan: the canary goes through, its wave cannot
+    confirm(window, qtbot)
+    tab = window.rollout_tab
+    record = tab.record
+    assert record is not None and record.status is RolloutStatus.HALTED
+    text = tab.banner.text()
+    assert "halted" in text and "nas02" in text
+    assert "Put back byte for byte" in text and "nas01" in text
+    assert RolloutStore().load(record.id).host("nas01").state is HostState.RESTORED
+    bed.bring_up("nas02")
+    assert {name: sha(bed.host(name).smbd.config) for name in before} == before
+    screenshot(window, "fleet-rollout-halted")
