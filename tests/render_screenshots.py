@@ -31,6 +31,7 @@ TESTS = (
     "tests/test_gui_bench_security.py",
     "tests/test_gui_client_tuning.py",
     "tests/test_gui_main_window.py",
+    "tests/test_gui_fleet.py",
 )
 
 #: README picture -> where the tests left it.
@@ -47,6 +48,9 @@ PICTURES = {
     "apply-restart-warning.png": "screenshots/apply-restart-warning.png",
     "bench-small-files.png": "screenshots/bench-small-files-result.png",
     "bench-security.png": "screenshots/bench-security-result.png",
+    "fleet-hosts.png": "screenshots/fleet-hosts.png",
+    "fleet-drift.png": "screenshots/fleet-drift.png",
+    "fleet-rollout.png": "screenshots/fleet-rollout.png",
 }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush
+from PySide6.QtGui import QAction, QBrush
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -21,7 +21,7 @@ from sambatune.fleet.rollout_store import HostState, RolloutStatus, RolloutStore
 from sambatune.ui.fleet_context import BY_HAND, INVENTORY, FleetSource
 from sambatune.ui.fleet_drift_tab import DIFFERS
 from sambatune.ui.fleet_hosts_tab import STATUS
-from sambatune.ui.fleet_window import DRIFT_TAB, ROLLOUT_TAB, FleetWindow
+from sambatune.ui.fleet_window import ANSIBLE_TAB, DRIFT_TAB, ROLLOUT_TAB, FleetWindow
 from screen_checks import problems_of
 from screenshots import Screenshot
 from table_items import item_at
@@ -243,3 +243,45 @@ def test_a_halted_rollout_says_why_and_that_the_touched_hosts_were_put_back(
     bed.bring_up("nas02")
     assert {name: sha(bed.host(name).smbd.config) for name in before} == before
     screenshot(window, "fleet-rollout-halted")
+
+
+def test_server_menu_opens_the_fleet_window_with_the_hosts_used_last(
+    qtbot: QtBot, bed: FleetBed, inventory: Path, opened: list[FleetHost]
+) -> None:
+    from sambatune.ui.fleet_settings import remember_source
+    from sambatune.ui.main_window import MainWindow
+
+    remember_source(FleetSource(INVENTORY, str(inventory), "nas01"))
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.show()
+    action = main.findChild(QAction, "fleetAction")
+    assert action is not None
+    action.trigger()
+    fleet = main.findChild(FleetWindow)
+    assert fleet is not None and fleet.isVisible()
+    qtbot.waitUntil(lambda: fleet.loaded is not None, timeout=10_000)
+    assert fleet.loaded is not None and fleet.loaded.fleet.names == ("nas01",)
+    assert fleet.source_bar.inventory.text() == str(inventory)
+
+
+def test_ansible_tab_exports_the_change_and_lists_what_it_wrote(
+    bed: FleetBed, inventory: Path, window: FleetWindow, qtbot: QtBot, tmp_path: Path, screenshot: Screenshot
+) -> None:
+    trust(bed)
+    load(window, qtbot, FleetSource(INVENTORY, str(inventory), "nas01:nas02"))
+    window.rollout_tab.form.edits_text.setPlainText(LOG_LEVEL)
+    window.tabs.setCurrentIndex(ANSIBLE_TAB)
+    tab = window.ansible_tab
+    tab.export_to(tmp_path / "project")
+    qtbot.waitUntil(lambda: tab.last_export is not None, timeout=120_000)
+    assert (tmp_path / "project" / "site.yml").is_file()
+    assert "site.yml" in tab.files.text() and "ansible-playbook site.yml" in tab.status.text()
+    assert [item_at(tab.exported, r, 2).text() for r in range(tab.exported.rowCount())] == [
+        "reload",
+        "reload",
+    ]
+    qtbot.waitUntil(lambda: "Checking" not in tab.availability.text(), timeout=10_000)
+    assert tab.run_button.isEnabled() == (tab.unavailable is None)
+    screenshot(window, "fleet-ansible")
+    assert problems_of(window) == []

@@ -201,7 +201,6 @@ class AnsibleTab(QWidget):
                 if values[2] == "left out":
                     item.setForeground(QColor("#b3261e"))
                 self.exported.setItem(row, column, item)
-        self.exported.resizeColumnsToContents()
         if report.exported:
             self.project = report.out
             files = written_files(report.out)
