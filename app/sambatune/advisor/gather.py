@@ -46,13 +46,15 @@ def gather_inputs(
     recorded: ResultsDatabase | None = None,
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
+    data: bytes | None = None,
 ) -> AdvisorInput:
     """Survey the server (unless ``survey`` is a fresh one) and read its smb.conf
     (``config_path``, else the one in use).
 
     ``sudo`` None: use sudo only when this account cannot read the file. ``recorded``:
     the benchmarks on record fill in the figures ``measurements`` lacks, from this
-    server's sessions that ran with exactly this smb.conf.
+    server's sessions that ran with exactly this smb.conf. ``data``: the file's bytes when
+    the caller has just read them (with ``sudo`` as it read them): not read again.
     """
     if survey is None:
         survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
@@ -65,14 +67,15 @@ def gather_inputs(
         )
     if not path:
         raise InvalidInput(f"No smb.conf was found on {transport.label}: give its path (--config-path).")
-    if not transport.file_exists(path):
+    if data is None and not transport.file_exists(path):
         raise InvalidInput(f"{path} does not exist on {transport.label}.")
     if sudo is None:
         sudo = not transport.run(["test", "-r", path], timeout=30).ok
     if sudo:
         transport.check_sudo()
     verbose = _checked(run_testparm(transport, path, sudo=sudo, verbose=True, cancel=cancel))
-    data = transport.read_file(path, sudo=sudo)
+    if data is None:
+        data = transport.read_file(path, sudo=sudo)
     explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel, data=data)
     effective = dump_by_section(verbose.dump)
     effective.setdefault(GLOBAL, {})["log level"] = explicit.get(GLOBAL, {}).get(

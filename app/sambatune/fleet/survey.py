@@ -24,10 +24,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sambatune.advisor.inputs import AdvisorInput
 from sambatune.cancellation import CancelToken
 from sambatune.errors import (
     AuthenticationFailed,
@@ -39,10 +40,13 @@ from sambatune.errors import (
     InvalidInput,
     SambaTuneError,
     SecretRequired,
+    SudoFailed,
 )
 from sambatune.fleet.inventory import Fleet, FleetHost
+from sambatune.remote.client_audit import ClientAudit, audit_clients
 from sambatune.remote.hostkeys import HostKeyQuestion
 from sambatune.remote.prompts import SecretRequest
+from sambatune.remote.survey import Survey
 from sambatune.states import TextState
 
 log = logging.getLogger(__name__)
@@ -318,7 +322,9 @@ def _survey_reached(
     from sambatune.conf.catalog import cache_dir
     from sambatune.remote.survey import run_survey
 
-    survey = run_survey(transport, config_path=host.samba_conf, cancel=cancel)
+    # The client audit comes after the advisor's own testparm run, whose [global] it
+    # reuses: one testparm -sv per host instead of two (the costliest command here).
+    survey = run_survey(transport, config_path=host.samba_conf, cancel=cancel, audit_clients=False)
     result.survey = survey
     samba = survey.samba
     result.samba_version = samba.get("version_text")
@@ -351,9 +357,16 @@ def _survey_reached(
         # The catalog cache is per data directory (SAMBATUNE_HOME): warm is per both.
         with _FIRST_OF_EACH_VERSION.turn(f"{cache_dir()}|{result.samba_version}", clock):
             inputs = gather_inputs(
-                transport, config_path=host.samba_conf, survey=survey, sudo=sudo, cancel=cancel
+                transport,
+                config_path=host.samba_conf,
+                survey=survey,
+                sudo=sudo,
+                cancel=cancel,
+                data=data if sudo is not None else None,
             )
         result.config_path = inputs.config.path
+        inputs = _with_client_audit(transport, inputs, survey, cancel)
+        result.survey = survey
         advice = advise(inputs)
     except Cancelled:
         raise
@@ -456,6 +469,36 @@ class _CatalogWarmUp:
 
 
 _FIRST_OF_EACH_VERSION = _CatalogWarmUp()
+
+
+def _with_client_audit(
+    transport: Any, inputs: AdvisorInput, survey: Survey, cancel: CancelToken
+) -> AdvisorInput:
+    """The advisor's inputs with who is connected and how (the survey's JSON gets it too),
+    from the [global] values the advisor's testparm already read; on any error a note."""
+    path = inputs.config.path
+    if survey.managed_instance is None or not path:
+        return inputs
+    try:
+        transport.check_sudo()
+        as_root = True
+    except SudoFailed:
+        as_root = False
+    try:
+        audit = audit_clients(
+            transport,
+            path,
+            survey.nics,
+            sudo=as_root,
+            cancel=cancel,
+            globals_=dict(inputs.config.effective.get("global", {})),
+        )
+    except Cancelled:
+        raise
+    except SambaTuneError as exc:
+        audit = ClientAudit(complete=False, notes=[f"The client audit failed: {exc}"])
+    survey.data["client_audit"] = audit.to_json()
+    return replace(inputs, server=replace(inputs.server, client_audit=audit))
 
 
 def _read_live_file(transport: Any, path: str) -> tuple[bytes, bool | None]:

@@ -108,13 +108,19 @@ def audit_clients(
     *,
     sudo: bool = False,
     cancel: CancelToken | None = None,
+    globals_: dict[str, str] | None = None,
 ) -> ClientAudit:
     """The audit of the smbd serving ``config_path``; ``nics`` are the survey's NICs
-    (name, addresses, speed), which give the advertised interfaces their speeds."""
+    (name, addresses, speed), which give the advertised interfaces their speeds.
+    ``globals_``: the effective [global] values when the caller has them from its own
+    ``testparm -sv`` (one run of it less on the server)."""
     audit = ClientAudit(complete=sudo)
     if not sudo:
         audit.notes.append("smbstatus ran without root: only this account's own sessions are listed.")
-    values = effective_globals(transport, config_path, sudo=sudo, cancel=cancel)
+    if globals_ is not None:
+        values = {name: globals_[name] for name in AUDITED_PARAMETERS if name in globals_}
+    else:
+        values = effective_globals(transport, config_path, sudo=sudo, cancel=cancel)
     if values:
         audit.multichannel = _yes(values.get("server multi channel support", ""))
         audit.server_signing = values.get("server signing", "")
