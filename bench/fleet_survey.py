@@ -9,6 +9,12 @@ runs it (a process of its own, ``--json``): first with no parameter catalog on r
 with it cached, as every later survey is. The peer, where Ansible is installed: the
 cheapest Ansible look at the same fleet, ``ansible all -m command -a 'testparm -s FILE'``
 with as many forks, over the same sshd's; rounds alternate. Prints one JSON object.
+
+Every command a survey sends runs through the SSH account's shell, and bash run by sshd
+reads ~/.bashrc: on a machine whose root .bashrc runs ``pyenv init`` that is about 0.1 s
+of CPU per command, and a host's survey sends about eight. So the output also gives
+``ssh_command_cpu_seconds``, the machine's CPU for one ``true`` over SSH to a bed host:
+compare runs only when it is alike (about 0.01 s with a plain .bashrc).
 """
 
 from __future__ import annotations
@@ -61,6 +67,29 @@ def time_fleet_survey(
         "statuses": report.get("statuses"),
         "slowest_host_seconds": max((r["seconds"] for r in report.get("results", [])), default=None),
     }
+
+
+def ssh_command_cpu(bed: Any, inventory: Path, known_hosts: Path) -> float:
+    """The whole machine's CPU seconds for one command over SSH (the shell's start included)."""
+    from sambatune.fleet.inventory import load_inventory
+    from sambatune.fleet.survey import FleetPrompts
+    from sambatune.remote.connection import open_target
+
+    def busy() -> float:
+        with open("/proc/stat") as stat:
+            ticks = [int(v) for v in stat.readline().split()[1:]]
+        return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+    host = load_inventory(inventory).hosts[0]
+    transport = open_target(host.connection_options(known_hosts=known_hosts), FleetPrompts())
+    try:
+        transport.run(["true"])
+        before = busy()
+        for _ in range(10):
+            transport.run(["true"])
+        return round((busy() - before) / 10, 3)
+    finally:
+        transport.close()
 
 
 def time_ansible(
@@ -128,6 +157,7 @@ def main() -> int:
             "ANSIBLE_LOCAL_TEMP": str(root / "ansible-tmp"),
         }
         env.pop("SSH_AUTH_SOCK", None)
+        per_command = ssh_command_cpu(bed, inventory, known_hosts)
         cold = time_fleet_survey(inventory, known_hosts, args.concurrency, env)
         warm: list[dict[str, Any]] = []
         ansible: list[dict[str, Any]] = []
@@ -143,6 +173,7 @@ def main() -> int:
             "bed_start_seconds": round(started_in, 2),
             "bed_parts_seconds": {k: round(v, 2) for k, v in bed.start_seconds.items()},
             "load_average_before": load_before,
+            "ssh_command_cpu_seconds": per_command,
             "fleet_survey_first_seconds": cold,
             "fleet_survey_cached_runs": warm,
             "fleet_survey_cached_median_seconds": median,
