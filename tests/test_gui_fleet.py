@@ -285,3 +285,36 @@ def test_ansible_tab_exports_the_change_and_lists_what_it_wrote(
     assert tab.run_button.isEnabled() == (tab.unavailable is None)
     screenshot(window, "fleet-ansible")
     assert problems_of(window) == []
+
+
+def test_quitting_the_app_during_fleet_work_asks_first(qtbot: QtBot) -> None:
+    from sambatune.ui.main_window import MainWindow
+
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.show()
+    fleet = main.open_fleet(browse=False)
+    assert isinstance(fleet, FleetWindow)
+    listener = socket.socket()  # accepts TCP and never says a word: the survey hangs
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    try:
+        load(fleet, qtbot, FleetSource(BY_HAND, f"127.0.0.1:{listener.getsockname()[1]}"))
+        fleet.hosts_tab.timeout.setValue(120)
+        fleet.hosts_tab.survey_button.click()
+        qtbot.waitUntil(lambda: fleet.hosts_tab.running, timeout=10_000)
+        main.close()
+        qtbot.waitUntil(
+            lambda: any(b.isVisible() for b in main.findChildren(QMessageBox, "quitRunningBox")), timeout=5000
+        )
+        box = next(b for b in main.findChildren(QMessageBox, "quitRunningBox") if b.isVisible())
+        assert "Fleet: a survey" in box.text()
+        assert "Nothing on the servers is changed" in box.text()
+        box.button(QMessageBox.StandardButton.Cancel).click()  # Keep running
+        qtbot.wait(200)
+        assert main.isVisible() and fleet.hosts_tab.running
+        fleet.hosts_tab.cancel()
+        qtbot.waitUntil(lambda: not fleet.hosts_tab.running, timeout=10_000)
+        assert main.running_work() == []
+    finally:
+        listener.close()

@@ -125,6 +125,31 @@ class FleetWindow(QMainWindow):
     def show_error(self, error: SambaTuneError) -> None:
         self.message_bar.show_error(error)
 
+    def running_work(self) -> list[tuple[str, str]]:
+        """Fleet work under way that closing stops: (what, what stopping it costs)."""
+        work: list[tuple[str, str]] = []
+        if self.rollout_tab.busy:
+            work.append(
+                (
+                    "Fleet: a rollout",
+                    "The rollout stops after the host step under way; its record says "
+                    "interrupted, and it can be resumed (Past rollouts, or sambatune fleet "
+                    "apply --resume).",
+                )
+            )
+        if self.ansible_tab.task is not None and self.ansible_tab.task.running:
+            work.append(
+                (
+                    "Fleet: an Ansible run",
+                    "ansible-playbook is stopped where it is: a host in the middle of its "
+                    "play keeps whatever that play had done.",
+                )
+            )
+        for tab, what in ((self.hosts_tab, "a survey"), (self.drift_tab, "a drift check")):
+            if tab.task is not None and tab.task.running:
+                work.append((f"Fleet: {what}", "Nothing on the servers is changed by stopping it."))
+        return work
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.hosts_tab.cancel()
         self.drift_tab.cancel()

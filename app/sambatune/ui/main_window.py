@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
@@ -24,6 +26,9 @@ from sambatune.ui.server_list import ServerList
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import TaskRunner
 from sambatune.ui.workspace import ServerWorkspace
+
+if TYPE_CHECKING:  # opened on demand: its modules load with the first Fleet window
+    from sambatune.ui.fleet_window import FleetWindow
 
 #: The window's first size, where the screen has room for it.
 DEFAULT_SIZE = QSize(1180, 780)
@@ -50,6 +55,7 @@ class MainWindow(QMainWindow):
         self.sessions: dict[str, ServerSession] = {}
         self.workspaces: dict[str, ServerWorkspace] = {}
         self.file_windows: list[ConfFileWindow] = []
+        self.fleet_windows: list[FleetWindow] = []
         self._quit_confirmed = False
 
         central = QWidget()
@@ -186,6 +192,7 @@ class MainWindow(QMainWindow):
             self.raise_()
 
         window = FleetWindow(runner=self.runner, open_server=open_server, parent=self)
+        self.fleet_windows = [w for w in self.fleet_windows if w.isVisible()] + [window]
         window.show()
         window.start(browse=browse)
         return window
@@ -322,8 +329,13 @@ class MainWindow(QMainWindow):
         self.close()
 
     def running_work(self) -> list[tuple[str, str]]:
-        """Measurements, wizard steps and applies under way: (what, what stopping costs)."""
-        return [item for workspace in self.workspaces.values() for item in workspace.running_work()]
+        """Measurements, wizard steps, applies and fleet work under way: (what, what
+        stopping costs)."""
+        work = [item for workspace in self.workspaces.values() for item in workspace.running_work()]
+        for window in self.fleet_windows:
+            if window.isVisible():
+                work += window.running_work()
+        return work
 
     def closeEvent(self, event: QCloseEvent) -> None:
         unsaved = self.unsaved_pages()
