@@ -26,12 +26,17 @@ ServerSessions = Callable[[CancelToken], list[SmbSession]]
 SIGNIFICANT = 0.05
 
 
-def server_sessions(transport: Transport, config_path: str, *, sudo: bool) -> ServerSessions:
+def server_sessions(transport: Transport, config_path: str, *, sudo: bool | None = None) -> ServerSessions:
     """The sessions of the smbd serving ``config_path`` (all of them as root, else the
-    transport account's own, which rarely includes the test's SMB user)."""
+    transport account's own, which rarely includes the test's SMB user). ``sudo`` None:
+    as root when root is reachable, decided at the first read (on the caller's worker)."""
+    as_root = sudo
 
     def read(cancel: CancelToken) -> list[SmbSession]:
-        return connected_clients(transport, config_path, sudo=sudo, cancel=cancel).sessions
+        nonlocal as_root
+        if as_root is None:
+            as_root = transport.can_sudo()
+        return connected_clients(transport, config_path, sudo=as_root, cancel=cancel).sessions
 
     return read
 

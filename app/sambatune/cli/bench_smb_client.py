@@ -206,7 +206,7 @@ def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelT
     needs no password: the test's SMB user is rarely the SSH account)."""
     from sambatune.bench.smb_security import server_sessions
     from sambatune.cli.connect import TerminalPrompts
-    from sambatune.errors import InvalidInput, SudoFailed
+    from sambatune.errors import InvalidInput
     from sambatune.remote.connection import ConnectionOptions, open_target
     from sambatune.remote.survey import run_survey
 
@@ -224,9 +224,4 @@ def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelT
             f"Which smbd serves the share on {transport.label}? The survey could not tell: "
             "name its smb.conf with --smb-conf."
         )
-    try:
-        transport.check_sudo()
-        as_root = True
-    except SudoFailed:
-        as_root = False
-    return server_sessions(transport, config_path, sudo=as_root)
+    return server_sessions(transport, config_path)

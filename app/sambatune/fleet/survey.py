@@ -40,7 +40,6 @@ from sambatune.errors import (
     InvalidInput,
     SambaTuneError,
     SecretRequired,
-    SudoFailed,
 )
 from sambatune.fleet.inventory import Fleet, FleetHost
 from sambatune.remote.client_audit import ClientAudit, audit_clients
@@ -479,11 +478,7 @@ def _with_client_audit(
     path = inputs.config.path
     if survey.managed_instance is None or not path:
         return inputs
-    try:
-        transport.check_sudo()
-        as_root = True
-    except SudoFailed:
-        as_root = False
+    as_root = transport.can_sudo()
     try:
         audit = audit_clients(
             transport,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import Cancelled, SambaTuneError, SudoFailed
+from sambatune.errors import Cancelled, SambaTuneError
 from sambatune.remote.agents import AgentEvent, run_agent
 from sambatune.remote.client_audit import ClientAudit, audit_clients
 from sambatune.remote.transport import Transport
@@ -180,11 +180,7 @@ def _client_audit(transport: Transport, survey: Survey, cancel: CancelToken | No
     path = survey.config_path
     if not path or survey.managed_instance is None:
         return None
-    try:
-        transport.check_sudo()
-        as_root = True
-    except SudoFailed:
-        as_root = False
+    as_root = transport.can_sudo()
     try:
         return audit_clients(transport, path, survey.nics, sudo=as_root, cancel=cancel)
     except Cancelled:

@@ -334,6 +334,15 @@ class Transport(abc.ABC):
                 self._sudo_mode = "password"
         return self._sudo_mode
 
+    def can_sudo(self) -> bool:
+        """Whether root's commands run here now (as root, or by sudo that needs no password
+        or has one): :meth:`check_sudo` without the explanation."""
+        try:
+            self.check_sudo()
+        except SudoFailed:
+            return False
+        return True
+
     def check_sudo(self) -> None:
         """Raise :class:`SudoFailed` with a plain explanation unless root is reachable."""
         mode = self.sudo_mode()

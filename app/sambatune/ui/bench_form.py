@@ -533,11 +533,5 @@ def server_session_reader(transport: Any, survey: Any) -> ServerSessions | None:
     if survey is None or survey.ambiguous or not survey.config_path or survey.managed_instance is None:
         return None
     from sambatune.bench.smb_security import server_sessions
-    from sambatune.errors import SudoFailed
 
-    try:
-        transport.check_sudo()
-        as_root = True
-    except SudoFailed:
-        as_root = False
-    return server_sessions(transport, survey.config_path, sudo=as_root)
+    return server_sessions(transport, survey.config_path)
