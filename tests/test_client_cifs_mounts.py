@@ -319,8 +319,8 @@ def test_the_gui_plans_for_what_the_servers_survey_says_it_offers() -> None:
         transport=None,
         survey=Survey("admin@files1", {"client_audit": audit.to_json()}),
     )
-    target = plan_target(session)
+    target = plan_target(session)  # type: ignore[arg-type]
     assert target is not None and target.multichannel is True and target.signing == "default"
     session.survey = None
-    unknown = plan_target(session)
+    unknown = plan_target(session)  # type: ignore[arg-type]
     assert unknown is not None and unknown.multichannel is None and unknown.signing is None
