@@ -138,7 +138,7 @@ class AnsibleTab(QWidget):
         self._buttons()
 
     def _buttons(self) -> None:
-        busy = self.task is not None and self.task.running
+        busy = self.task is not None
         self.export_button.setEnabled(not busy and self.loaded is not None)
         self.run_button.setEnabled(not busy and self.unavailable is None and self.project is not None)
         self.stop_button.setEnabled(busy)
@@ -157,7 +157,7 @@ class AnsibleTab(QWidget):
         dialog.open()
 
     def export_to(self, out: Path) -> None:
-        if self.loaded is None or (self.task is not None and self.task.running):
+        if self.loaded is None or self.task is not None:
             return
         try:
             edits, options = self.change()
@@ -216,7 +216,7 @@ class AnsibleTab(QWidget):
     # -- run --------------------------------------------------------------------------
     def start_run(self) -> None:
         project = self.project
-        if project is None or self.unavailable is not None or (self.task is not None and self.task.running):
+        if project is None or self.unavailable is not None or self.task is not None:
             return
         self.events.setRowCount(0)
         self.status.setText(f"Running ansible-playbook site.yml in {project}…")
@@ -254,8 +254,12 @@ class AnsibleTab(QWidget):
             )
 
     def stop(self) -> None:
-        if self.task is not None and self.task.running:
+        if self.task is not None:
             self.task.cancel()
+
+    def _ended(self) -> None:
+        self.task = None  # busy until this ran, not merely until the worker returned
+        self._buttons()
 
     def _start(self, work: Any, name: str, *, on_done: Any, on_event: Any = None) -> None:
         def failed(error: SambaTuneError) -> None:
@@ -268,6 +272,6 @@ class AnsibleTab(QWidget):
             on_done=on_done,
             on_failed=failed,
             on_cancelled=lambda: self.status.setText("Stopped."),
-            on_finished=self._buttons,
+            on_finished=self._ended,
         )
         self._buttons()

@@ -135,7 +135,7 @@ class DriftTab(QWidget):
 
     # -- the comparison -------------------------------------------------------------
     def start_drift(self) -> None:
-        if self.loaded is None or (self.task is not None and self.task.running):
+        if self.loaded is None or self.task is not None:
             return
         loaded = self.loaded
         golden_path = self.golden.text().strip() if self.golden_choice.isChecked() else ""
@@ -172,7 +172,7 @@ class DriftTab(QWidget):
         )
 
     def cancel(self) -> None:
-        if self.task is not None and self.task.running:
+        if self.task is not None:
             self.task.cancel()
 
     def _host_read(self, status: Any) -> None:
@@ -183,6 +183,7 @@ class DriftTab(QWidget):
             )
 
     def _finished(self) -> None:
+        self.task = None  # busy until this ran, not merely until the worker returned
         self.compare_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
 

@@ -202,7 +202,9 @@ class HostsTab(QWidget):
     # -- the survey -----------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.task is not None and self.task.running
+        # Until _finished has run here, not merely until the worker returned: the
+        # cancelled/done handlers still have rows and the summary to fill in.
+        return self.task is not None
 
     def start_survey(self) -> None:
         if self.loaded is None or self.running or not self.loaded.hosts:
@@ -243,7 +245,7 @@ class HostsTab(QWidget):
         )
 
     def cancel(self) -> None:
-        if self.task is not None and self.task.running:
+        if self.task is not None:
             self.task.cancel()
             self.summary.setText("Cancelling: closing every connection…")
 
@@ -301,6 +303,7 @@ class HostsTab(QWidget):
         self.summary.setText(f"Cancelled: {done} of {len(self.loaded.hosts)} hosts had finished.")
 
     def _finished(self) -> None:
+        self.task = None
         self.progress.setVisible(False)
         self.survey_button.setEnabled(bool(self.loaded and self.loaded.hosts))
         self.cancel_button.setEnabled(False)

@@ -150,7 +150,8 @@ class RolloutTab(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.task is not None and self.task.running
+        # Until finished() has run here, not merely until the worker returned.
+        return self.task is not None
 
     def _busy(self, on: bool) -> None:
         self.plan_button.setEnabled(not on)
@@ -331,6 +332,7 @@ class RolloutTab(QWidget):
             self.status.setText("Stopped.")
 
         def finished() -> None:
+            self.task = None
             self._busy(False)
             self.refresh_past()
 

@@ -137,7 +137,7 @@ class FleetWindow(QMainWindow):
                     "apply --resume).",
                 )
             )
-        if self.ansible_tab.task is not None and self.ansible_tab.task.running:
+        if self.ansible_tab.task is not None:
             work.append(
                 (
                     "Fleet: an Ansible run",
@@ -146,7 +146,7 @@ class FleetWindow(QMainWindow):
                 )
             )
         for tab, what in ((self.hosts_tab, "a survey"), (self.drift_tab, "a drift check")):
-            if tab.task is not None and tab.task.running:
+            if tab.task is not None:
                 work.append((f"Fleet: {what}", "Nothing on the servers is changed by stopping it."))
         return work
 
