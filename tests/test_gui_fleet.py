@@ -185,6 +185,8 @@ def plan(window: FleetWindow, qtbot: QtBot, edits: str) -> None:
     tab.form.measure.setCurrentIndex(tab.form.measure.findData("none"))
     tab.plan_button.click()
     qtbot.waitUntil(lambda: tab.plan is not None, timeout=120_000)
+    # The buttons follow in the plan's finish handler, which may come after its result.
+    qtbot.waitUntil(lambda: not tab.busy, timeout=10_000)
 
 
 def confirm(window: FleetWindow, qtbot: QtBot) -> None:
@@ -283,6 +285,8 @@ def test_ansible_tab_exports_the_change_and_lists_what_it_wrote(
         "reload",
     ]
     qtbot.waitUntil(lambda: "Checking" not in tab.availability.text(), timeout=10_000)
+    # The export's finish handler enables Run; it may come after its result arrived.
+    qtbot.waitUntil(lambda: tab.task is None, timeout=10_000)
     assert tab.run_button.isEnabled() == (tab.unavailable is None)
     screenshot(window, "fleet-ansible")
     assert problems_of(window) == []
