@@ -81,6 +81,9 @@ DIRECTORY_PREFIX = f"{PROBE_PREFIX}files-"
 #: connection is closed under them (a call on a healthy server takes milliseconds).
 STOP_GRACE = 0.5
 POLL = 0.1
+#: How long a clean-up over a new connection keeps trying while the server winds down the
+#: cut one (its smbd process closes that session's files when it notices the cut).
+FRESH_CLEAN_UP_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -466,10 +469,23 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
             ) from exc
 
     def _clean_up_fresh(self, probe: SmbProbeConnection, directory: str) -> None:
+        """Remove the directory over a new connection, trying again for a few seconds:
+        the server's process of the cut connection still holds its open files until it
+        notices the cut, and meanwhile the files it opened are only pending deletion, so
+        the directory is not yet empty (seen on a loaded machine)."""
+        deadline = time.monotonic() + FRESH_CLEAN_UP_SECONDS
         with SmbProbeConnection(
             probe.server, probe.share, probe.port, probe.login, timeout=probe.timeout
         ) as fresh:
-            SmbFileOperations(fresh).remove_tree(directory)
+            ops = SmbFileOperations(fresh)
+            while True:
+                try:
+                    ops.remove_tree(directory)
+                    return
+                except Exception:
+                    if time.monotonic() > deadline or not fresh.usable:
+                        raise
+                time.sleep(0.2)
 
 
 def client_limit_note(recorder: Recorder, client: str) -> str | None:
