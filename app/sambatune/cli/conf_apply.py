@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sambatune.cli.connect import add_connection_options
-from sambatune.cli.output import add_json_flag
+from sambatune.cli.output import add_json_flag, ctrl_c_cancels
 from sambatune.states import LiveState
+
+# Before the swap the pipeline stops at once with nothing changed; after it, it finishes
+# its checks (or rolls back) and records what is live.
+STOPPING_APPLY = (
+    "Stopping safely: nothing more is changed; if the new file is already live, "
+    "SambaTune finishes checking it first…"
+)
 
 if TYPE_CHECKING:
     from sambatune.conf.apply import StepEvent
@@ -181,7 +185,7 @@ def _run_pipeline(
         opened.append(reconnect())
         return opened[-1]
 
-    with _ctrl_c_cancels(cancel):
+    with ctrl_c_cancels(cancel, STOPPING_APPLY):
         outcome = apply_config(
             transport,
             request,
@@ -219,31 +223,6 @@ def _print_changes(outcome: Any) -> None:
     print("How each change takes effect:")
     for change in outcome.changes:
         print(f"  {change.activation.value:<16} {change.describe()}  ({change.why})")
-
-
-@contextlib.contextmanager
-def _ctrl_c_cancels(cancel: Any) -> Iterator[None]:
-    """Ctrl-C asks the pipeline to stop instead of killing it mid-step: before the swap it
-    stops at once with nothing changed; after it, the pipeline finishes its checks (or
-    rolls back) and records what is live, which a bare KeyboardInterrupt would skip."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(_signum: int, _frame: Any) -> None:
-        if not cancel.cancelled:
-            print(
-                "\nStopping safely: nothing more is changed; if the new file is already "
-                "live, SambaTune finishes checking it first…",
-                file=sys.stderr,
-            )
-        cancel.cancel()
-
-    previous = signal.signal(signal.SIGINT, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def handle_apply(args: argparse.Namespace) -> int:

@@ -10,18 +10,18 @@ the plan could go ahead), 1 when it halted or was refused, 3 when it was interru
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sambatune.cli.output import add_json_flag
+from sambatune.cli.output import add_json_flag, ctrl_c_cancels
+
+# Ctrl-C stops the rollout between host steps, never a pipeline mid-swap; the record
+# then says 'interrupted' and --resume continues it.
+STOPPING_ROLLOUT = "Stopping after the hosts being changed now are checked…"
 
 if TYPE_CHECKING:
-    from sambatune.cancellation import CancelToken
     from sambatune.fleet.inventory import Fleet, FleetHost
     from sambatune.fleet.live import Connector
     from sambatune.fleet.rollout import RolloutEvent, RolloutPlan
@@ -156,26 +156,6 @@ def _connector(fleet: Fleet, known_hosts: str | None) -> Connector:
     return open_host
 
 
-@contextlib.contextmanager
-def _ctrl_c_stops(cancel: CancelToken) -> Iterator[None]:
-    """Ctrl-C stops the rollout between host steps, never a pipeline mid-swap; the
-    record then says 'interrupted' and --resume continues it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(_signum: int, _frame: Any) -> None:
-        if not cancel.cancelled:
-            print("\nStopping after the hosts being changed now are checked…", file=sys.stderr)
-        cancel.cancel()
-
-    previous = signal.signal(signal.SIGINT, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _progress(args: argparse.Namespace) -> Any:
     lock = threading.Lock()
 
@@ -216,7 +196,7 @@ def handle_apply(args: argparse.Namespace) -> int:
             on_event=_progress(args),
             cancel=cancel,
         )
-        with _ctrl_c_stops(cancel):
+        with ctrl_c_cancels(cancel, STOPPING_ROLLOUT):
             record = rollout.run()
         return _finish(args, record)
 
@@ -238,7 +218,7 @@ def handle_apply(args: argparse.Namespace) -> int:
         return _print_plan(args, plan)
     if not args.json:
         print(_plan_text(plan), file=sys.stderr)
-    with _ctrl_c_stops(cancel):
+    with ctrl_c_cancels(cancel, STOPPING_ROLLOUT):
         record = start_rollout(
             plan,
             edits,

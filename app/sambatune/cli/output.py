@@ -15,10 +15,13 @@ import io
 import json
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any, TextIO, cast
 
+from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, SambaTuneError
 
 EXIT_OK = 0
@@ -239,3 +242,27 @@ class TerminalProgress:
             stream.write("\r" + " " * len(self._last) + "\r")
             stream.flush()
             self._last = ""
+
+
+@contextlib.contextmanager
+def ctrl_c_cancels(cancel: CancelToken, message: str) -> Iterator[None]:
+    """Ctrl-C cancels the token (after saying ``message`` once) instead of raising
+    KeyboardInterrupt: work that changes servers stops at its next safe point and still
+    records what is live, which a bare KeyboardInterrupt mid-step would skip.
+
+    Signal handlers can only be set from the main thread; elsewhere Ctrl-C keeps its
+    default meaning."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(_signum: int, _frame: Any) -> None:
+        if not cancel.cancelled:
+            print(f"\n{message}", file=sys.stderr)
+        cancel.cancel()
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -467,10 +467,11 @@ def _check_restart_consent(wizard: TuningWizard, allow_restart: bool) -> None:
 def _safely(step: Any) -> Any:
     """Run an apply or revert with Ctrl-C asking the safe-apply pipeline to stop cleanly."""
     from sambatune.cancellation import CancelToken
-    from sambatune.cli.conf_apply import _ctrl_c_cancels
+    from sambatune.cli.conf_apply import STOPPING_APPLY
+    from sambatune.cli.output import ctrl_c_cancels
 
     cancel = CancelToken()
-    with _ctrl_c_cancels(cancel):
+    with ctrl_c_cancels(cancel, STOPPING_APPLY):
         return step(cancel)
 
 
