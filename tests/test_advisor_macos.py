@@ -171,3 +171,16 @@ def test_testparm_accepts_the_proposed_changes_and_every_share_gets_fruit(tmp_pa
     # .DS_Store was judged where fruit ran before these changes; advising again adds [own].
     assert sections["plain"]["veto files"] == "/.DS_Store/"
     assert sections["plain"]["delete veto files"] == "Yes"
+
+
+def test_vfs_objects_is_split_as_samba_splits_it() -> None:
+    """Samba's list separators are blanks, commas and semicolons (lib/util/util_strlist.c
+    str_list_make_v3 via lp_string_list); a share listing 'catia;fruit;streams_xattr'
+    runs fruit and must not be reported as lacking it."""
+    assert not run(
+        "macos-fruit-not-on-every-share",
+        explicit=conf(
+            mac={"path": "/srv/mac", "vfs objects": "catia;fruit;streams_xattr"},
+            photos={"path": "/srv/photos", "vfs objects": "catia, fruit, streams_xattr"},
+        ),
+    )

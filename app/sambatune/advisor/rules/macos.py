@@ -22,7 +22,6 @@ What the Samba 4.17.12 source shows, and the rules build on:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from sambatune.advisor.config_view import GLOBAL, as_bool, canonical_section, name_list
@@ -38,6 +37,7 @@ from sambatune.advisor.findings import (
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.rule import rule
 from sambatune.advisor.rules.filenames import MANY_PATTERNS
+from sambatune.advisor.rules.io import vfs_stack
 from sambatune.units import format_seconds
 
 #: The stack vfs_fruit(8) asks for, in its order: catia maps the characters Macs
@@ -63,10 +63,6 @@ MEASURE_FROM_A_MAC = (
 )
 
 
-def _modules(value: str | None) -> list[str]:
-    return [m for m in re.split(r"[\s,]+", value or "") if m]
-
-
 def _printable(inputs: AdvisorInput, share: str) -> bool:
     value = inputs.config.value(share, "printable") or inputs.config.value(share, "print ok")
     return share == "printers" or as_bool(value) is True
@@ -78,7 +74,7 @@ def _shares(inputs: AdvisorInput) -> list[str]:
 
 
 def uses_fruit(inputs: AdvisorInput, section: str) -> bool:
-    return "fruit" in _modules(inputs.config.value(section, "vfs objects"))
+    return "fruit" in vfs_stack(inputs.config.value(section, "vfs objects"))
 
 
 def fruit_shares(inputs: AdvisorInput) -> list[str]:
@@ -94,7 +90,7 @@ def with_mac_modules(modules: list[str]) -> list[str]:
 
 
 def _vfs_change(inputs: AdvisorInput, section: str) -> ConfigChange:
-    current = _modules(inputs.config.value(section, "vfs objects"))
+    current = vfs_stack(inputs.config.value(section, "vfs objects"))
     return ConfigChange(section, "vfs objects", "set", " ".join(with_mac_modules(current)))
 
 
