@@ -375,3 +375,59 @@ def test_catalog_verb_regenerates_the_bundled_snapshot(tmp_path: Path) -> None:
     for data in (made, shipped):
         data["parameters"].pop("max open files")  # follows the process's rlimit
     assert made == shipped
+
+
+SAMBA_SETS_IT = """\
+[global]
+  workgroup = HOME
+  idmap uid = 10000-20000
+  max xmit = 64k
+  include = registry
+[printers]
+  path = /var/spool/samba
+  printable = no
+  browseable = yes
+[base]
+  path = /srv/base
+  read only = no
+  vfs objects = catia,fruit
+[copied]
+  copy = base
+  comment = copied share
+[nopath]
+  comment = no path here
+"""
+
+
+@pytest.mark.testbed  # runs testparm
+def test_effective_testparm_values_is_what_testparm_prints(tmp_path: Path) -> None:
+    """The command itself, not only the library under it: what Samba sets on its own
+    ([printers] printable and not browseable, a share without a path unavailable,
+    include = registry, idmap uid's idmap config form, copy = ...) is in the output,
+    each value as testparm prints it (lib/param/loadparm.c lpcfg_service_ok,
+    source3/param/loadparm.c)."""
+    from sambatune.conf.testparm_output import parse_dump
+
+    path = tmp_path / "smb.conf"
+    path.write_text(SAMBA_SETS_IT)
+    result = sambatune_cli("conf", "effective", str(path), "--json", "--testparm-values")
+    assert result.returncode == 0, result.stderr
+    ours = json.loads(result.stdout)
+    testparm = subprocess.run(["testparm", "-s", str(path)], capture_output=True, text=True, timeout=60)
+    theirs = dict(parse_dump(testparm.stdout))
+    assert list(ours) == list(theirs)
+    for section, values in theirs.items():
+        for name, value in values.items():
+            if name == "idmap config * : backend":
+                continue  # testparm prints Samba's built-in idmap default in every dump
+            assert ours[section].get(name) == value, (section, name)
+    assert ours["printers"]["printable"] == "Yes" and ours["printers"]["browseable"] == "No"
+    assert ours["nopath"]["available"] == "No"
+    assert ours["copied"]["read only"] == "No" and ours["copied"]["vfs objects"] == "catia fruit"
+    assert ours["global"]["registry shares"] == "Yes"
+    assert ours["global"]["idmap config * : range"] == "10000-20000"
+    lint = sambatune_cli("conf", "lint", str(path))
+    assert f"{path}:6: warning: [printers]" in lint.stdout and "(printers-not-printable)" in lint.stdout
+    assert f"{path}:17: warning: [nopath]" in lint.stdout and "(share-without-path)" in lint.stdout
+    assert "WARNING: [printers] service MUST be printable!" in testparm.stderr
+    assert "WARNING: No path in service nopath - making it unavailable!" in testparm.stderr

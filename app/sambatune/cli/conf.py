@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
     effective.add_argument(
         "--testparm-values",
         action="store_true",
-        help="print values the way testparm does (Yes/No, sizes in bytes, ...)",
+        help="every value in the form testparm prints it (Yes/No, sizes in bytes, ...)",
     )
     add_json_flag(effective)
     effective.set_defaults(handler=handle_effective)
@@ -214,19 +214,7 @@ def handle_effective(args: argparse.Namespace) -> int:
     document = read_document(args.file)
     catalog = choose_catalog(args.samba_version)
     view = _view(args, document, catalog)
-    if args.testparm_values:
-        from sambatune.conf.normalize import stored_form
-
-        result: dict[str, dict[str, str]] = {}
-        for section in view.sections.values():
-            values = {}
-            for name, setting in section.own_settings().items():
-                parameter = catalog.parameters.get(name)
-                shown = stored_form(parameter, setting.value) if parameter else setting.value
-                values[name] = setting.value if shown is None else shown
-            result[section.name] = values
-    else:
-        result = view.to_json()
+    result = view.samba_reading() if args.testparm_values else view.to_json()
     if args.json:
         _write_json(result)
         return 0

@@ -317,6 +317,33 @@ class EffectiveConfig:
         with paused_gc():
             return self._values()
 
+    def samba_reading(self) -> dict[str, dict[str, str]]:
+        """:meth:`to_json` with every value in the form testparm prints it (``read only =
+        no`` -> ``No``, ``64k`` -> ``65536``, a list's separators as Samba joins them).
+
+        This is what ``conf effective --testparm-values`` prints, and what the corpus test
+        compares with testparm: forced, copied and rewritten values included. Parametric
+        options (``x:y``) and names this Samba does not know keep their written text,
+        as testparm does.
+        """
+        reading = {}
+        with paused_gc():
+            for section_name, values in self._values().items():
+                shown = {}
+                for name, written in values.items():
+                    parameter = None if ":" in name else self.catalog.parameters.get(name)
+                    if parameter is None:
+                        shown[name] = written
+                        continue
+                    resolved = self.resolve(section_name, name)
+                    if resolved.source == "default":
+                        value = parameter.default
+                    else:
+                        value = stored_form(parameter, resolved.value or "")
+                    shown[name] = written if value is None else value
+                reading[section_name] = shown
+        return reading
+
     def _values(self) -> dict[str, dict[str, str]]:
         values = {}
         for section in self.sections.values():
@@ -567,20 +594,10 @@ class _Walker:
         result = self.result
         origin = section.headers[-1] if section.headers else Origin("", 0)
         if section.key == "printers":
-            if (result.resolve(section.name, "printable").value or "").lower() not in (
-                "yes",
-                "true",
-                "1",
-                "on",
-            ):
+            if parse_boolean(result.resolve(section.name, "printable").value or "") is not True:
                 self._force(section, "printable", "Yes", "[printers] is always printable", origin)
-            if (result.resolve(section.name, "browseable").value or "yes").lower() in (
-                "yes",
-                "true",
-                "1",
-                "on",
-                "auto",
-            ):
+            # A value Samba refuses leaves the default (yes), which is then turned off too.
+            if parse_boolean(result.resolve(section.name, "browseable").value or "yes") is not False:
                 self._force(section, "browseable", "No", "[printers] is never browseable", origin)
         if (
             section.key != "homes"

@@ -224,6 +224,7 @@ class _Linter:
                 )
         self._ignored()
         self._includes()
+        self._samba_corrections()
         for section in checked(view.sections.values(), self.cancel, every=64):
             self._section(section)
         self._global_after_share()
@@ -236,6 +237,36 @@ class _Linter:
         order = {doc.path or "<document>": index for index, doc in enumerate(view.documents)}
         self.findings.sort(key=lambda f: (order.get(f.file or self.root, 0), f.line))
         return self.findings
+
+    # -- what Samba corrects on its own (lpcfg_service_ok) --------------------------------
+    def _samba_corrections(self) -> None:
+        """testparm warns about these two and loads the file anyway; a share nobody can
+        reach is easy to miss in a long file, so lint says it too, on the share's header."""
+        for section in self.view.shares():
+            forced = section.forced.get("available")
+            if forced is not None and forced.reason.startswith("a share without a path"):
+                self.add(
+                    forced.origin.file,
+                    forced.origin.line,
+                    section.name,
+                    "path",
+                    "warning",
+                    "share-without-path",
+                    "This share has no path, so Samba makes it unavailable: clients cannot "
+                    "connect to it. Give it a path, or remove the share.",
+                )
+            forced = section.forced.get("printable")
+            if forced is not None and section.key == "printers":
+                self.add(
+                    forced.origin.file,
+                    forced.origin.line,
+                    section.name,
+                    "printable",
+                    "warning",
+                    "printers-not-printable",
+                    "Samba always makes [printers] a printer share: it turns 'printable' on "
+                    "whatever the file says.",
+                )
 
     # -- what Samba ignores ----------------------------------------------------------
     def _ignored(self) -> None:
