@@ -95,13 +95,7 @@ def test_reads_alone_still_need_and_remove_a_file(smbd: SmbServer) -> None:
 def smb_user(fresh_smbd: SmbServer) -> tuple[SmbServer, str, str]:
     """root as a Samba user of this test's own smbd (its own passdb)."""
     password = "Probe-pass-1"
-    subprocess.run(
-        ["pdbedit", "-s", str(fresh_smbd.config), "-a", "-u", "root", "-t"],
-        input=f"{password}\n{password}\n",
-        text=True,
-        check=True,
-        capture_output=True,
-    )
+    fresh_smbd.add_user("root", password)
     return fresh_smbd, "root", password
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from typing import Any
 
 import pytest
@@ -30,14 +29,7 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test
 @pytest.fixture
 def smb_root(fresh_smbd: SmbServer) -> SmbServer:
     """root as a Samba user of this test's own smbd (its own passdb)."""
-    subprocess.run(
-        ["pdbedit", "-s", str(fresh_smbd.config), "-a", "-u", "root", "-t"],
-        input=f"{PASSWORD}\n{PASSWORD}\n",
-        text=True,
-        check=True,
-        capture_output=True,
-    )
-    return fresh_smbd
+    return fresh_smbd.add_user("root", PASSWORD)
 
 
 def _options(server: SmbServer, **changes: Any) -> SmbClientOptions:

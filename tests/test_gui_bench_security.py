@@ -5,7 +5,6 @@ list the page reads through the server's connection to name what each one negoti
 from __future__ import annotations
 
 import os
-import subprocess
 from html import escape
 
 import pytest
@@ -54,14 +53,7 @@ def page(qtbot: QtBot) -> BenchmarksPage:
 @pytest.fixture
 def smb_root(fresh_smbd: SmbServer) -> SmbServer:
     """root as a Samba user of this test's own smbd (its own passdb)."""
-    subprocess.run(
-        ["pdbedit", "-s", str(fresh_smbd.config), "-a", "-u", "root", "-t"],
-        input=f"{PASSWORD}\n{PASSWORD}\n",
-        text=True,
-        check=True,
-        capture_output=True,
-    )
-    return fresh_smbd
+    return fresh_smbd.add_user("root", PASSWORD)
 
 
 def fill_in(page: BenchmarksPage, smbd: SmbServer, *modes: str, user: str = "root") -> None:

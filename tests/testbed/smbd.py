@@ -104,6 +104,18 @@ class SmbServer:
         # group; find it, and its rpcd workers, by our config path.
         kill_mentioning(str(self.config))
 
+    def add_user(self, name: str, password: str) -> SmbServer:
+        """``name`` (a Unix user that exists) as a Samba user of this smbd's own passdb:
+        signing and encryption need a session key, which a guest session lacks."""
+        subprocess.run(
+            ["pdbedit", "-s", str(self.config), "-a", "-u", name, "-t"],
+            input=f"{password}\n{password}\n",
+            text=True,
+            check=True,
+            capture_output=True,
+        )
+        return self
+
     def smbclient(self, command: str, share: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
             [
