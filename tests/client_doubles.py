@@ -1,8 +1,9 @@
 """Stand-ins for what only Windows has: netsh and PowerShell answering like they do.
 
-``FakeWindowsNet`` keeps the state netsh and the NetAdapter cmdlets would change and
-prints their documented output formats, so the Windows backend's argument lists and
-parsers run for real on Linux. It records every command it was given.
+``FakeWindowsNet`` keeps the state netsh, the NetAdapter cmdlets and Get/Set-SmbClientConfiguration
+would change and prints their documented output formats (the JSON shapes ConvertTo-Json
+writes), so the Windows backend's argument lists and parsers run for real on Linux. It
+records every command it was given.
 """
 
 from __future__ import annotations
@@ -58,6 +59,20 @@ class FakeWindowsNet:
         default_factory=lambda: {"Ethernet": "{2F4C1A0E-5B1D-4C3A-9D2E-1234567890AB}"}
     )
     addresses: dict[str, str] = field(default_factory=lambda: {"Ethernet": "192.168.1.20"})
+    #: ValidRegistryValues of an adapter property (absent: the driver lists none).
+    valid_values: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    #: Get-SmbClientConfiguration's properties (a few of the real ones, defaults of Windows 10).
+    smb_client: dict[str, bool | int] = field(
+        default_factory=lambda: {
+            "ConnectionCountPerRssNetworkInterface": 4,
+            "DirectoryCacheLifetime": 10,
+            "EnableBandwidthThrottling": True,
+            "EnableInsecureGuestLogons": False,
+            "EnableLargeMtu": True,
+            "EnableMultiChannel": True,
+            "RequireSecuritySignature": False,
+        }
+    )
     #: Make a command fail: returns True for the argv that should fail.
     fail_when: Callable[[Sequence[str]], bool] | None = None
     log: list[list[str]] = field(default_factory=list)
@@ -96,19 +111,37 @@ class FakeWindowsNet:
     def _powershell(self, args: list[str], script: str) -> CommandResult:
         quoted = re.findall(r"'((?:[^']|'')*)'", script)
         names = [q.replace("''", "'") for q in quoted]
-        if script.startswith("Get-NetAdapterAdvancedProperty"):
-            value = self.properties.get((names[0], names[1]))
-            if value is None:
+        if "Get-NetAdapterAdvancedProperty" in script and "-AllProperties" in script:
+            rows = [
+                {
+                    "RegistryKeyword": keyword,
+                    "RegistryValue": [value],
+                    "ValidRegistryValues": self.valid_values.get((interface, keyword)),
+                    "DisplayName": keyword.lstrip("*"),
+                    "DisplayValue": value,
+                }
+                for (interface, keyword), value in self.properties.items()
+                if interface == names[0]
+            ]
+            if not rows and names[0] not in self.mtus:
                 return self._result(
                     args,
                     1,
                     "",
-                    "Get-NetAdapterAdvancedProperty : No matching "
-                    "MSFT_NetAdapterAdvancedPropertySettingData objects found\n",
+                    "Get-NetAdapterAdvancedProperty : No MSFT_NetAdapter objects found with "
+                    f"property 'Name' equal to '{names[0]}'.\n",
                 )
-            return self._result(args, 0, json.dumps([value]) + "\n")
+            # ConvertTo-Json writes a lone object, not a one-element list.
+            return self._result(args, 0, json.dumps(rows[0] if len(rows) == 1 else rows) + "\n")
         if script.startswith("Set-NetAdapterAdvancedProperty"):
             self.properties[(names[0], names[1])] = names[2]
+            return self._result(args, 0, "")
+        if "Get-SmbClientConfiguration" in script:
+            return self._result(args, 0, json.dumps(self.smb_client) + "\n")
+        if script.startswith("Set-SmbClientConfiguration"):
+            assert "-Force" in script, script
+            for name, value in re.findall(r"-(\w+) (\$true|\$false|\d+)", script):
+                self.smb_client[name] = value == "$true" if value.startswith("$") else int(value)
             return self._result(args, 0, "")
         if "Get-NetIPInterface" in script:
             data = {

@@ -604,11 +604,18 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
         FileRef,
         InterfaceMtuRef,
         MountOptionRef,
+        SmbClientConfigRef,
         SysctlRef,
         TcpAutotuningRef,
     )
 
-    if isinstance(ref, RegistryValueRef):
+    if isinstance(ref, SmbClientConfigRef):
+        # Signing, encryption and guest logons are read for the report only: a plan or
+        # backup file that asks to write them is refused whole.
+        if not ref.writable:
+            return f"{ref.label()} is a security setting SambaTune reports and never writes."
+        ok = is_catalogued(ref.kind, name=ref.name)
+    elif isinstance(ref, RegistryValueRef):
         ok = is_catalogued("registry", key=ref.key, name=ref.name)
     elif isinstance(ref, SysctlRef):
         ok = is_catalogued("sysctl", name=ref.name)
@@ -648,9 +655,14 @@ def restart_for(ref: SettingRef) -> str:
         return "reboot"
     if isinstance(ref, AdapterPropertyRef):
         return "adapter-restart"
+    from sambatune.client.catalog import find_entry
     from sambatune.client.minimums import catalog_entry_of
+    from sambatune.client.settings import SmbClientConfigRef
 
-    entry = catalog_entry_of(ref)
+    if isinstance(ref, SmbClientConfigRef):
+        entry = find_entry(ref.kind, name=ref.name)
+    else:
+        entry = catalog_entry_of(ref)
     return entry.restart if entry is not None else "none"
 
 

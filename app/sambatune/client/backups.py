@@ -40,6 +40,7 @@ from sambatune.client.settings import (
     Observed,
     RegistryValueRef,
     SettingRef,
+    SmbClientConfigRef,
     SysctlRef,
     TcpAutotuningRef,
     ref_from_json,
@@ -406,6 +407,8 @@ def _windows_restore_commands(entry: BackupEntry) -> list[str]:
                 WindowsNetCommands.set_property_argv(entry.ref.interface, entry.ref.keyword, str(value))
             )
         ]
+    if isinstance(entry.ref, SmbClientConfigRef):
+        return [subprocess.list2cmdline(WindowsNetCommands.set_smb_client_argv(entry.ref.name, value))]
     return [f"rem (no command for {entry.ref.label()})"]
 
 

@@ -156,6 +156,60 @@ class AdapterPropertyRef(SettingRef):
         return str(value)
 
 
+#: The Get/Set-SmbClientConfiguration properties SambaTune reads, with their type, and
+#: whether it may write them. Only these names reach a PowerShell command line (they
+#: are parameter names, which cannot be quoted). The signing and encryption settings
+#: are read for the report only: a plan or backup file can never weaken them here.
+SMB_CLIENT_CONFIG = {
+    "EnableMultiChannel": ("bool", True),
+    "RequireSecuritySignature": ("bool", False),
+    "RequireEncryption": ("bool", False),
+    "EnableInsecureGuestLogons": ("bool", False),
+}
+
+
+@dataclass(frozen=True)
+class SmbClientConfigRef(SettingRef):
+    """One property of Windows' SMB client configuration (Windows 8 / Server 2012 and later):
+    read with Get-SmbClientConfiguration, written with Set-SmbClientConfiguration. It always
+    has a value (the effective one, default or not), so a restore sets the prior value back.
+    Booleans are held as "true"/"false" (JSON true and the number 1 would compare equal)."""
+
+    kind: ClassVar[str] = "smb-client-config"
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in SMB_CLIENT_CONFIG:
+            raise InvalidInput(
+                f"{self.name!r} is not an SMB client setting SambaTune reads.",
+                details="One of: " + ", ".join(SMB_CLIENT_CONFIG),
+            )
+
+    @property
+    def writable(self) -> bool:
+        return SMB_CLIENT_CONFIG[self.name][1]
+
+    def label(self) -> str:
+        return f"SMB client {self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name}
+
+    def check_value(self, value: SettingValue) -> SettingValue:
+        if SMB_CLIENT_CONFIG[self.name][0] == "bool":
+            text = str(value).strip().lower() if not isinstance(value, RegValue) else ""
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            if text in ("true", "1", "$true"):
+                return "true"
+            if text in ("false", "0", "$false"):
+                return "false"
+            raise InvalidInput(f"{self.name} is true or false, not {value!r}.")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidInput(f"{self.name} is a whole number, not {value!r}.")
+        return value
+
+
 @dataclass(frozen=True)
 class FileRef(SettingRef):
     """A whole text file (the sysctl.d file that makes Linux settings survive a reboot)."""
@@ -290,6 +344,8 @@ def ref_from_json(data: dict[str, Any]) -> SettingRef:
             return ConfKeyRef(data["path"], data["section"], data["key"])
         if kind == DefaultsRef.kind:
             return DefaultsRef(data["domain"], data["key"])
+        if kind == SmbClientConfigRef.kind:
+            return SmbClientConfigRef(data["name"])
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput(f"A setting description is incomplete: {data!r}") from exc
     raise InvalidInput(f"Unknown kind of setting {data.get('kind')!r}.")
