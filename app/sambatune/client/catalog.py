@@ -65,10 +65,13 @@ class CatalogEntry:
 @lru_cache(maxsize=1)
 def load_catalog() -> dict[str, CatalogEntry]:
     from sambatune.client.smb_client_catalog import ENTRIES
+    from sambatune.client.windows_catalog import ENTRIES as WINDOWS_ENTRIES
 
     data = json.loads(resource("client", "settings.json").read_text(encoding="utf-8"))
     entries: dict[str, CatalogEntry] = {}
-    for raw in [*data["settings"], *ENTRIES]:
+    for raw in [*data["settings"], *ENTRIES, *WINDOWS_ENTRIES]:
+        if raw["id"] in entries:
+            raise ValueError(f"Two client catalog entries are named {raw['id']!r}.")
         entries[raw["id"]] = CatalogEntry(
             id=raw["id"],
             title=raw["title"],
@@ -151,7 +154,12 @@ _PLACEHOLDER_KEYS = {
 
 
 #: The address field that names a setting of each SMB-client kind.
-_ADDRESS_FIELD = {"mount-option": "option", "conf-key": "key", "defaults": "key"}
+_ADDRESS_FIELD = {
+    "mount-option": "option",
+    "conf-key": "key",
+    "defaults": "key",
+    "smb-client-config": "name",
+}
 
 
 def is_catalogued(kind: str, **address: str) -> bool:
@@ -180,7 +188,9 @@ def find_entry(kind: str, **address: str) -> CatalogEntry | None:
             if setting["name"] == address.get("name"):
                 return item
         elif kind == "adapter-property":
-            if setting["keyword"] == address.get("keyword"):
+            # Registry names ignore case, and drivers spell the standardized keywords
+            # differently (*NumRssQueues, *NumRSSQueues).
+            if setting["keyword"].casefold() == address.get("keyword", "").casefold():
                 return item
         elif kind in _ADDRESS_FIELD:
             field_name = _ADDRESS_FIELD[kind]
