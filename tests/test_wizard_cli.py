@@ -20,9 +20,11 @@ from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
+from sambatune.wizard.change import activation_sentence
 from sambatune.wizard.machine import APPLY, DISCARD, DONE, MEASURE, SURVEY, TuningWizard
 from sambatune.wizard.measure import MeasureSpec
 from sambatune.wizard.store import WizardStore
+from test_instances import HeldSession
 from testbed.smbd import SmbServer
 
 QUICK = dict(size=4 << 20, runs=3, warmup=1)
@@ -228,6 +230,54 @@ def test_a_restart_needs_consent_and_a_wizard_is_discarded_from_the_command_line
     assert state["stage"] == DONE and state["discarded"] is True
     assert state["steps"][-1]["data"]["stage"] == APPLY
     assert WizardStore().summaries(server=ssh.label, unfinished=True) == []
+
+
+def test_the_risk_line_counts_the_sessions_open_now(
+    troubled_smbd: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    """A change that needs a restart says how many sessions it would cut off: none while
+    nobody is connected, one while a real SMB client holds a session and a file open."""
+    connect = ssh_args(ssh_options)
+    start = [
+        "start",
+        *connect,
+        "--config-path",
+        str(troubled_smbd.config),
+        "--share",
+        troubled_smbd.share,
+        *QUICK_ARGS,
+    ]
+    restart_id = "socket-options-fixed-buffers"
+
+    def restart_change(findings: list[dict[str, Any]]) -> dict[str, Any]:
+        finding = next(f for f in findings if f["id"] == restart_id)
+        assert finding["activation"]["activation"] == "restart"
+        activation: dict[str, Any] = finding["activation"]
+        return activation
+
+    nobody = cli_json(*start)
+    alone = restart_change(nobody["findings"])
+    assert alone["sessions"] == 0
+    assert "(no session is open now)" in activation_sentence(alone)
+
+    held = HeldSession(troubled_smbd.port)
+    try:
+        shown = cli(*start)
+        assert shown.returncode == 0, shown.stderr
+        lines = shown.stdout.splitlines()
+        at = next(i for i, line in enumerate(lines) if f"({restart_id})" in line)
+        # The finding's line, its change, then the risk line the admin reads.
+        assert lines[at + 2].strip().startswith("Needs a restart of smbd, which disconnects every client")
+        assert "(1 session(s) are open now)" in lines[at + 2], lines[at : at + 3]
+        assert held.still_works()
+    finally:
+        held.close()
+    wizard_id = int(lines[0].split()[1])
+    counted = restart_change(TuningWizard.resume(WizardStore(), wizard_id).findings)
+    assert counted["sessions"] == 1
+    for wizard in (nobody["wizard_id"], wizard_id):
+        assert cli("discard", str(wizard)).returncode == 0
+    assert WizardStore().summaries(unfinished=True) == []
 
 
 def test_the_wizard_judges_with_the_stored_benchmarks_of_this_smb_conf(
