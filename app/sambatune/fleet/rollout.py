@@ -495,6 +495,31 @@ class Rollout:
             return False
         self._update(host, state=HostState.APPLYING)
         self._note(host.name, "applying", "; ".join(self.record.edits))
+        outcome, _ = self._swap(
+            fleet_host,
+            transport,
+            host,
+            (host.before, host.after),
+            f"SambaTune fleet rollout {self.record.id}: " + "; ".join(self.record.edits),
+        )
+        return self._settle_outcome(host, outcome)
+
+    def _swap(
+        self,
+        fleet_host: FleetHost,
+        transport: Transport,
+        host: HostRecord,
+        old_new: tuple[bytes, bytes],
+        summary: str,
+        *,
+        read_back: bool = False,
+    ) -> tuple[ApplyOutcome, bytes | None]:
+        """One smb.conf swap through the safe-apply pipeline, for a rollout and for its
+        restore alike. A restart cuts this SSH connection, so the pipeline may reconnect;
+        ``read_back`` reads the file that is live afterwards over whichever connection
+        still stands."""
+        assert host.path is not None
+        old, new = old_new
         opened: list[Transport] = []
 
         def reconnect() -> Transport:
@@ -506,19 +531,24 @@ class Rollout:
                 transport,
                 ApplyRequest(
                     host.path,
-                    host.before,
-                    host.after,
-                    summary=f"SambaTune fleet rollout {self.record.id}: " + "; ".join(self.record.edits),
+                    old,
+                    new,
+                    summary=summary,
                     sudo=host.sudo,
                     allow_restart=self.options.allow_restart,
                 ),
                 reconnect=reconnect,
                 journal=AppliedVersions().journal(transport.label, host.path),
             )
+            live = (
+                (opened[-1] if opened else transport).read_file(host.path, sudo=host.sudo)
+                if read_back
+                else None
+            )
         finally:
             for extra in opened:
                 extra.close()
-        return self._settle_outcome(host, outcome)
+        return outcome, live
 
     def _settle_outcome(self, host: HostRecord, outcome: ApplyOutcome) -> bool:
         live = {LiveState.NEW: Live.AFTER, LiveState.OLD: Live.BEFORE}.get(outcome.live, Live.UNKNOWN)
@@ -586,30 +616,15 @@ class Rollout:
             self._note(host.name, "not restored", host.message)
             return
         self._note(host.name, "restoring", "putting the previous file back")
-        opened: list[Transport] = []
-
-        def reconnect() -> Transport:
-            opened.append(self.connector(fleet_host))
-            return opened[-1]
-
-        try:
-            outcome = apply_config(
-                transport,
-                ApplyRequest(
-                    host.path,
-                    host.after,
-                    host.before,
-                    summary=f"SambaTune fleet rollout {self.record.id} halted: the previous file back",
-                    sudo=host.sudo,
-                    allow_restart=self.options.allow_restart,
-                ),
-                reconnect=reconnect,
-                journal=AppliedVersions().journal(transport.label, host.path),
-            )
-            checked = sha256((opened[-1] if opened else transport).read_file(host.path, sudo=host.sudo))
-        finally:
-            for extra in opened:
-                extra.close()
+        outcome, live_bytes = self._swap(
+            fleet_host,
+            transport,
+            host,
+            (host.after, host.before),
+            f"SambaTune fleet rollout {self.record.id} halted: the previous file back",
+            read_back=True,
+        )
+        checked = sha256(live_bytes or b"")
         if checked == host.before_sha256:
             self._update(host, state=HostState.RESTORED, live=Live.BEFORE, restored_at=now_iso())
             self._note(host.name, "restored", "the previous file is back, byte for byte (SHA-256 checked)")
