@@ -18,6 +18,7 @@ from smbprotocol.session import Session
 from smbprotocol.tree import TreeConnect
 
 from cli_process import sambatune_cli
+from faults import FaultyTransport, Rule
 from sambatune.applied_versions import AppliedVersions
 from sambatune.conf.apply import APPLIED, PLANNED, REFUSED, ApplyRequest, apply_config
 from sambatune.remote.config_location import detect_config_path
@@ -226,3 +227,59 @@ def test_connected_clients_from_the_text_of_older_samba(fresh_smbd: SmbServer, h
         (f.pid, f.share_path, f.name) for f in as_json.open_files
     ]
     assert as_json.open_files[0].share_path == str(fresh_smbd.share_path)
+
+
+#: What Samba before 4.16 answers to ``smbstatus --json`` (popt's message for an option it
+#: does not know, as smbstatus prints it, then its usage without -j), with exit status 1.
+OLDER_SMBSTATUS_ANSWER = (
+    "\nInvalid option --json: unknown option\n\n"
+    "Usage: [-?pvLSNbPRBnfV] [-?|--help] [--usage] [-p|--processes]\n"
+    "        [-v|--verbose] [-L|--locks] [-S|--shares] [-N|--notify]\n"
+    "        [-u|--user=STRING] [-b|--brief] [-P|--profile] [-R|--profile-rates]\n"
+    "        [-B|--byterange] [-n|--numeric] [-f|--fast] [--resolve-uids]\n"
+)
+
+
+def _smbstatus_json(argv: tuple[str, ...]) -> bool:
+    return "--json" in argv and any(a.endswith("smbstatus") for a in argv)
+
+
+def _as_older_samba(_argv: tuple[str, ...]) -> tuple[str, ...]:
+    return ("sh", "-c", 'printf %s "$1" >&2; exit 1', "smbstatus", OLDER_SMBSTATUS_ANSWER)
+
+
+def test_a_samba_without_json_shows_the_same_clients_end_to_end(
+    fresh_smbd: SmbServer, held: HeldSession, ssh: Transport
+) -> None:
+    """Only ``smbstatus --json`` fails, as Samba 4.15 and older fail it; every other
+    command, smbstatus -b and -L included, runs on the real server over SSH."""
+    path = str(fresh_smbd.config)
+    as_json = connected_clients(ssh, path)
+    assert as_json.source == "smbstatus --json"
+    assert len(as_json.sessions) == 1 and [f.name for f in as_json.open_files] == ["working-on.txt"]
+
+    older = Rule(_smbstatus_json, _as_older_samba, times=1000)
+    old_samba = FaultyTransport(ssh, [older])
+    as_text = connected_clients(old_samba, path)
+    assert older.fired == 1
+    assert as_text.source == "smbstatus -b / -L"
+    assert as_text.sessions == as_json.sessions
+    assert as_text.machines == as_json.machines == ["127.0.0.1"]
+    assert as_text.open_files == as_json.open_files
+
+    # What the admin is told before a restart, and what the client audit lists.
+    original = fresh_smbd.config.read_bytes()
+    candidate = original.replace(b"bind interfaces only = yes", b"bind interfaces only = no")
+    planned = apply_config(old_samba, ApplyRequest(path, original, candidate, dry_run=True))
+    assert planned.status == PLANNED and planned.activation == "restart"
+    assert planned.clients is not None and planned.clients.source == "smbstatus -b / -L"
+    assert planned.clients.sessions == as_json.sessions
+    assert planned.clients.open_files == as_json.open_files
+    assert "1 session(s) from 1 machine(s) (127.0.0.1), 1 open file(s)" in planned.message
+    audited = run_survey(old_samba, config_path=path).client_audit
+    assert audited is not None and audited.source == "smbstatus -b / -L"
+    reference = run_survey(ssh, config_path=path).client_audit
+    assert reference is not None and reference.source == "smbstatus --json"
+    assert audited.sessions == reference.sessions and len(audited.sessions) == 1
+    assert older.fired == 3
+    assert fresh_smbd.config.read_bytes() == original and held.still_works()
