@@ -206,7 +206,7 @@ ENTRIES += [
     {
         **_smb_config(
             "RequireSecuritySignature",
-            "SMB signing required by this client (RequireSecuritySignature, effective value)",
+            "SMB signing required (RequireSecuritySignature)",
             "True: this computer signs every SMB message and refuses servers that will not sign "
             "(the policy 'Microsoft network client: Digitally sign communications (always)'). "
             "Signing protects each message against tampering and relay attacks and costs CPU and "
@@ -222,7 +222,7 @@ ENTRIES += [
     {
         **_smb_config(
             "RequireEncryption",
-            "SMB encryption required by this client (RequireEncryption)",
+            "SMB encryption required (RequireEncryption)",
             "True: this computer connects only to servers that encrypt SMB (SMB 3 with "
             "encryption), and refuses the others. Encryption costs CPU on both ends. "
             "SambaTune reports it and never changes it.",
@@ -278,7 +278,7 @@ def _adapter(
 ENTRIES += [
     _adapter(
         "*RSS",
-        "Receive side scaling (*RSS adapter property)",
+        "Receive side scaling (*RSS)",
         "1 (the standard default): the adapter spreads received traffic over several processor "
         "cores instead of one, and SMB multichannel can open several connections through this "
         "one adapter. 0 leaves all receive work to one core.",
@@ -287,7 +287,7 @@ ENTRIES += [
     ),
     _adapter(
         "*NumRssQueues",
-        "RSS queues (*NumRssQueues adapter property)",
+        "RSS queues (*NumRssQueues)",
         "How many receive queues RSS uses, each served by its own core. The valid values are "
         "the driver's; more queues than logical processors gain nothing.",
         "Standardized RSS keyword (*NumRSSQueues in Microsoft's list; drivers spell it either "
@@ -296,7 +296,7 @@ ENTRIES += [
     ),
     _adapter(
         "*InterruptModeration",
-        "Interrupt moderation (*InterruptModeration adapter property)",
+        "Interrupt moderation (*InterruptModeration)",
         "1 (the usual default): the adapter gathers several packets per interrupt, which saves "
         "CPU at high packet rates; 0 interrupts for every packet, which lowers latency and "
         "costs CPU.",
@@ -305,7 +305,7 @@ ENTRIES += [
     ),
     _adapter(
         "*LsoV2IPv4",
-        "Large send offload, IPv4 (*LsoV2IPv4 adapter property)",
+        "Large send offload, IPv4 (*LsoV2IPv4)",
         "1: TCP hands the adapter large blocks and the adapter cuts them into packets, which "
         "saves CPU on large sends (SMB writes). Enable-NetAdapterLso -IPv4 does the same.",
         "Standardized task-offload keyword: 0 disabled, 1 enabled.",
@@ -313,14 +313,14 @@ ENTRIES += [
     ),
     _adapter(
         "*LsoV2IPv6",
-        "Large send offload, IPv6 (*LsoV2IPv6 adapter property)",
+        "Large send offload, IPv6 (*LsoV2IPv6)",
         "As *LsoV2IPv4, for IPv6 connections. Enable-NetAdapterLso -IPv6 does the same.",
         "Standardized task-offload keyword: 0 disabled, 1 enabled.",
         [LSO_KEYWORDS],
     ),
     _adapter(
         "*RscIPv4",
-        "Receive segment coalescing, IPv4 (*RscIPv4 adapter property)",
+        "Receive segment coalescing, IPv4 (*RscIPv4)",
         "1 (the standard default): the adapter joins received segments of one connection into "
         "larger ones before Windows handles them, which saves CPU on large receives (SMB "
         "reads). Enable-NetAdapterRsc -IPv4 does the same.",
@@ -330,7 +330,7 @@ ENTRIES += [
     ),
     _adapter(
         "*RscIPv6",
-        "Receive segment coalescing, IPv6 (*RscIPv6 adapter property)",
+        "Receive segment coalescing, IPv6 (*RscIPv6)",
         "As *RscIPv4, for IPv6 connections. Enable-NetAdapterRsc -IPv6 does the same.",
         "Standardized keyword from Windows 8 / Server 2012: 0 disabled, 1 enabled (default).",
         [RSC_KEYWORDS],

@@ -3,7 +3,9 @@
 - 95/98/ME: DefaultRcvWindow (text) and friends under VxD\\MSTCP, MaxMTU per binding.
 - 2000/XP/2003: TcpWindowSize, GlobalMaxTcpWindowSize, Tcp1323Opts, per-interface MTU.
 - Vista and later: TcpWindowSize is ignored and said so; the auto-tuning level, the
-  MTU through netsh, jumbo frames, and the SMB client's LanmanWorkstation values.
+  MTU through netsh, jumbo frames, and the SMB client's LanmanWorkstation values; the
+  SMB client's multichannel, cache lifetimes and security report (windows_smb_plan.py)
+  and, from Windows 8, the adapter's offloads (windows_nic_plan.py).
 """
 
 from __future__ import annotations
@@ -27,13 +29,19 @@ from sambatune.client.window import (
     largest_window,
     round_up_to_multiple,
 )
+from sambatune.client.windows_nic_plan import plan_adapter_offloads
+from sambatune.client.windows_smb_plan import (
+    HIGH_LATENCY_SECONDS,
+    LANMAN,
+    plan_smb_client_extras,
+    registry_dword,
+)
 from sambatune.units import format_bits
 
 TCPIP = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters"
 MSTCP = "HKEY_LOCAL_MACHINE\\System\\CurrentControlSet\\Services\\VxD\\MSTCP"
 MSTCP_PARAMETERS = MSTCP + "\\Parameters"
 NETTRANS = "HKEY_LOCAL_MACHINE\\System\\CurrentControlSet\\Services\\Class\\NetTrans"
-LANMAN = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\LanmanWorkstation\\Parameters"
 EXAMPLE_GUID = "{00000000-0000-0000-0000-000000000000}"
 
 #: The largest window each auto-tuning level lets a connection advertise.
@@ -51,8 +59,6 @@ HIGH_LATENCY_CACHES = {
     "DirectoryCacheEntriesMax": 4096,
     "FileNotFoundCacheEntriesMax": 32768,
 }
-#: From this RTT on, metadata round trips cost enough for bigger SMB client caches to pay.
-HIGH_LATENCY_SECONDS = 0.005
 #: Tcp1323Opts when absent on 2000/XP/2003: window scaling and timestamps (TechNet
 #: cc938205 for 2000, cc757402 for Server 2003).
 NT5_TCP1323OPTS_DEFAULT = 3
@@ -98,12 +104,7 @@ def _registry(key: str, name: str, value_type: int = REG_DWORD) -> RegistryValue
     return RegistryValueRef(key, name, value_type)
 
 
-def _dword(observed: Observed) -> int | None:
-    value = observed.value
-    if observed.state == "present" and isinstance(value, RegValue) and value.type == REG_DWORD:
-        assert isinstance(value.data, int)
-        return value.data
-    return None
+_dword = registry_dword
 
 
 def _number_text(observed: Observed) -> int | None:
@@ -617,6 +618,7 @@ def _plan_vista_and_later(ctx: PlanContext) -> list[PlannedChange]:
         )
 
     items += _modern_mtu_items(ctx)
+    items += plan_adapter_offloads(ctx)
     nic = ctx.interface
     known_guid = nic is not None and nic.guid and nic.guid != EXAMPLE_GUID
     items.append(
@@ -914,13 +916,9 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
             "Only SMB 1 uses it; Samba today speaks SMB 2 and 3, where credits replace it.",
         ),
         ("lanman-enablesecuritysignature", "EnableSecuritySignature", "Ignored for SMB 2 and later."),
-        (
-            "lanman-requiresecuritysignature",
-            "RequireSecuritySignature",
-            "Signing costs CPU and some throughput, but requiring it is a security decision; "
-            "SambaTune leaves it to your policy.",
-        ),
     ):
         items.append(ctx.label(catalog_id, _registry(LANMAN, name), reason))
+    # RequireSecuritySignature is in the security report there, read as Windows applies it.
+    items += plan_smb_client_extras(ctx)
     assert all(entry(i.catalog_id) for i in items)
     return items
