@@ -120,6 +120,37 @@ def test_apply_without_a_path_refuses_and_names_every_candidate(
     assert {s.config: s.config.read_bytes() for s in (fresh_smbd, second_smbd)} == before
 
 
+#: Verbs that work on one smbd: with several running and none chosen, each must refuse.
+ONE_SMBD_VERBS = {
+    "advise": ["advise"],
+    "bench-smb": ["bench", "smb", "--share", "bench", "--size", "1MiB", "--runs", "2", "--warmup", "0"],
+    "wizard-start": ["wizard", "start", "--share", "bench", "--test", "copy", "--size", "4MiB"],
+}
+
+
+@pytest.mark.parametrize("verb", ONE_SMBD_VERBS)
+def test_verbs_for_one_smbd_refuse_to_guess_among_several(
+    verb: str, fresh_smbd: SmbServer, second_smbd: SmbServer
+) -> None:
+    from sambatune.bench.results_db import ResultsDatabase
+    from sambatune.wizard.store import WizardStore
+
+    servers = (fresh_smbd, second_smbd)
+    before = {s.config: s.config.read_bytes() for s in servers}
+    result = sambatune_cli(*ONE_SMBD_VERBS[verb])  # no traceback: sambatune_cli checks
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.startswith("sambatune: Several smbd run on this "), result.stderr
+    assert str(fresh_smbd.config) in result.stderr and str(second_smbd.config) in result.stderr
+    assert "--config-path" in result.stderr  # and says how to choose
+    assert result.stdout == ""
+    # Nothing measured, started or changed on either smbd.
+    assert {s.config: s.config.read_bytes() for s in servers} == before
+    assert [p.name for s in servers for p in s.share_path.iterdir()] == []
+    assert [p.name for s in servers for p in s.dir.iterdir() if "sambatune" in p.name] == []
+    assert ResultsDatabase().sessions() == []
+    assert WizardStore().summaries() == []
+
+
 def test_survey_json_has_one_entry_per_instance(fresh_smbd: SmbServer, second_smbd: SmbServer) -> None:
     result = sambatune_cli("survey", "--json")
     assert result.returncode == 0, result.stderr
