@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from sambatune.conf.apply import (
     FAILED_OUTCOME,
     REFUSED,
     ROLLED_BACK,
+    STEP_TITLES,
     ApplyRequest,
     StepEvent,
     apply_config,
@@ -270,7 +272,11 @@ def test_this_computer_uses_the_same_pipeline(server: SmbServer) -> None:
 
 
 def test_sudo_apply_never_shows_the_password(
-    server: SmbServer, sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
+    server: SmbServer,
+    sshd_password: SshServer,
+    sudo_user: SudoUser,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     options = ConnectionOptions(
         host="127.0.0.1",
@@ -280,11 +286,13 @@ def test_sudo_apply_never_shows_the_password(
         password=sudo_user.password,
         sudo_password=sudo_user.password,
     )
+    caplog.set_level(logging.DEBUG)  # every record of every logger, the log file's and more
     transport = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:
         with CommandLineWatch(sudo_user.password) as ps:
             original = server.config.read_bytes()
-            request = ApplyRequest(str(server.config), original, _with_new_share(server), sudo=True)
+            candidate = _with_new_share(server)
+            request = ApplyRequest(str(server.config), original, candidate, sudo=True)
             outcome = apply_config(transport, request)
     finally:
         transport.close()
@@ -294,6 +302,26 @@ def test_sudo_apply_never_shows_the_password(
     assert ps.seen == []
     assert sudo_user.password not in sshd_password.log.read_text()
     assert sudo_user.password not in str(outcome.to_json())
+
+    # The log tells each step, as it starts and as it ends, at INFO...
+    steps = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "sambatune.conf.apply" and r.levelno == logging.INFO
+    ]
+    where = f"{transport.label}: apply {server.config}: "
+    done = [e.step for e in outcome.steps if e.state == "done"]
+    assert done == ["upload", "testparm", "backup", "install", "reload", "health"]
+    for step in done:
+        for state in ("running", "done"):
+            line = f"{where}{STEP_TITLES[step]}: {state}"
+            assert any(m == line or m.startswith(f"{line}: ") for m in steps), (line, steps)
+    assert any(m.startswith(f"{where[:-2]} ended applied, live new") for m in steps), steps
+    # ...and nothing it logged, at any level, holds the password or smb.conf's content.
+    logged = "\n".join(f"{r.getMessage()}\n{r.exc_text or ''}" for r in caplog.records)
+    assert sudo_user.password not in logged
+    content = {line.strip() for line in (original + candidate).decode().splitlines() if line.strip()}
+    assert [line for line in content if line in logged] == []
 
 
 def test_socket_options_taken_away_need_a_restart() -> None:
