@@ -297,3 +297,65 @@ def test_cli_fleet_hosts_json(inventory: Path, fleet_bed: FleetBed) -> None:
     unknown = sambatune_cli("fleet", "hosts", "--inventory", str(inventory), "--limit", "nas99", "--json")
     assert unknown.returncode == 1
     assert "'nas99'" in json.loads(unknown.stdout)["error"]["message"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a process as another user")
+def test_a_fake_smbd_planted_on_one_host_is_reported_and_never_run(
+    fleet_bed: FleetBed,
+    inventory: Path,
+    fleet_known_hosts: Path,
+    warm_catalogs: None,
+    plain_user: object,
+) -> None:
+    """A user on nas02 starts a program named smbd that claims nas02's smb.conf. The
+    fleet survey manages the real smbd there, names the impostor as untrusted on that
+    host only, and never runs it (the trap file stays absent)."""
+    import pwd
+    import subprocess
+
+    uid = pwd.getpwnam(plain_user.name).pw_uid  # type: ignore[attr-defined]
+    trap = Path(f"/tmp/sambatune-fleet-fake-{os.getpid()}")
+    trap.mkdir(mode=0o777, exist_ok=True)
+    trap.chmod(0o777)
+    ran = trap / "ran-as-root"
+    fake = trap / "smbd"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexec sleep 600\n")
+    fake.chmod(0o755)
+    os.chown(fake, uid, -1)
+    sleeper = trap / "sleep.py"
+    sleeper.write_text("import time\ntime.sleep(600)\n")
+    target = fleet_bed.host("nas02").smbd
+    impostor = subprocess.Popen(
+        [str(fake), str(sleeper), f"--configfile={target.config}"],
+        executable="/usr/bin/python3",
+        user=uid,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        fleet = load_inventory(inventory)
+        survey = survey_fleet(fleet, concurrency=5, timeout=90, known_hosts=fleet_known_hosts)
+    finally:
+        impostor.kill()
+        impostor.wait()
+    by_name = {r.host.name: r for r in survey.results}
+    nas02 = by_name["nas02"]
+    assert nas02.status == HostStatus.OK, (nas02.error, nas02.advice_error)
+    managed = nas02.managed_instance
+    assert managed is not None and managed["pid"] != impostor.pid
+    assert managed["config"] == str(target.config) and target.port in managed["ports"]
+    assert impostor.pid not in [i["pid"] for i in nas02.instances]
+    # Every host sees every process of this one machine; each names the impostor.
+    for result in survey.results:
+        assert [u["pid"] for u in result.untrusted] == [impostor.pid], result.host.name
+        assert "not run by root" in result.untrusted[0]["reason"]
+    notes = [n.message for n in nas02.survey.notes() if n.subject == "smbd"]
+    assert any(f"pid {impostor.pid}" in text and "ignores it" in text for text in notes), notes
+    data = json.loads(json.dumps(survey.to_json()))
+    host_json = next(h for h in data["results"] if h["name"] == "nas02")
+    assert host_json["instances"]["untrusted"][0]["pid"] == impostor.pid
+    assert not ran.exists(), "the planted program ran"
+    for path in (fake, sleeper):
+        path.unlink(missing_ok=True)
+    trap.rmdir()

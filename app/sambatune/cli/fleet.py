@@ -194,6 +194,9 @@ def _host_line(result: HostSurvey) -> str:
     if result.error is not None:
         return f"{head} after {format_seconds(result.seconds)}: {result.error.message}"
     parts = [f"Samba {result.samba_version or 'not installed'}", f"{len(result.instances)} smbd"]
+    if result.untrusted:
+        pids = ", ".join(str(p.get("pid")) for p in result.untrusted)
+        parts.append(f"UNTRUSTED process(es) named smbd ignored: pid {pids}")
     if result.findings is not None:
         parts.append(_findings_text(result.findings))
     elif result.advice_error is not None:

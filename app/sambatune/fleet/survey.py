@@ -116,6 +116,8 @@ class HostSurvey:
     samba_version: str | None = None
     smbd_running: bool | None = None
     instances: list[dict[str, Any]] = field(default_factory=list)  # every smbd: pid, config, managed
+    #: Processes named smbd that are not trusted (another user's, a writable binary): pid, uid, reason.
+    untrusted: list[dict[str, Any]] = field(default_factory=list)
     config_path: str | None = None
     config_source: str | None = None
     config_sha256: str | None = None
@@ -145,6 +147,7 @@ class HostSurvey:
                 "count": len(self.instances),
                 "managed": self.managed_instance,
                 "all": self.instances,
+                "untrusted": self.untrusted,
             },
             "config_path": self.config_path,
             "config_source": self.config_source,
@@ -338,6 +341,10 @@ def _survey_reached(
             "ports": [p.get("port") for p in instance.get("listening") or []],
         }
         for instance in survey.instances
+    ]
+    result.untrusted = [
+        {key: impostor.get(key) for key in ("pid", "uid", "reason")}
+        for impostor in survey.untrusted_processes
     ]
     result.nics = [
         {key: nic.get(key) for key in ("name", "state", "speed_mbit", "mtu", "loopback", "virtual")}

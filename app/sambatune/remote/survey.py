@@ -72,6 +72,13 @@ class Survey:
         return instances
 
     @property
+    def untrusted_processes(self) -> list[dict[str, Any]]:
+        """Processes calling themselves smbd that SambaTune does not trust (not run by
+        root, or a binary others can write): listed, never run, read or counted."""
+        processes: list[dict[str, Any]] = self.samba.get("untrusted_processes") or []
+        return processes
+
+    @property
     def managed_instance(self) -> dict[str, Any] | None:
         """The smbd that serves the managed smb.conf; None when none runs for it."""
         for instance in self.instances:
@@ -223,6 +230,17 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
                 WARNING,
                 "smb.conf",
                 f"{samba['config_path']} is not readable by this account; use sudo to edit it.",
+            )
+        )
+    for impostor in samba.get("untrusted_processes") or []:
+        # Someone on the server started a program named smbd: the admin wants to know.
+        notes.append(
+            SurveyNote(
+                WARNING,
+                "smbd",
+                f"A process named smbd (pid {impostor.get('pid')}, user id {impostor.get('uid')}) "
+                f"is not a trusted smbd: {impostor.get('reason')}. SambaTune ignores it; "
+                "find out who started it.",
             )
         )
     testparm = samba.get("testparm") or {}
