@@ -113,6 +113,10 @@ def test_windows_snapshot_labels_current_values() -> None:
     assert mtu[0]["current"]["value"] == 1500 and "Ethernet" in mtu[0]["title"]
     jumbo = settings["adapter-jumbopacket"]
     assert jumbo["current"]["value"] == "1514" and jumbo["restart"] == "adapter-restart"
+    # Read through Get-SmbClientConfiguration, not shown as "not a readable setting".
+    multichannel = settings["smb-client-enablemultichannel"]
+    assert multichannel["current"]["state"] == "present", multichannel
+    assert str(multichannel["current"]["value"]).lower() == "true"
 
 
 def test_a_macos_profile_plan_never_lowers_the_default_ceilings(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from sambatune.client.settings import (
     Observed,
     RegistryValueRef,
     SettingRef,
+    SmbClientConfigRef,
     SysctlRef,
     TcpAutotuningRef,
 )
@@ -135,6 +136,9 @@ def _refs(
         return [AdapterPropertyRef(n.name, setting["keyword"]) for n in real] or [None]
     if kind == "tcp-autotuning":
         return [TcpAutotuningRef()]
+    if kind == "smb-client-config":
+        # Get-SmbClientConfiguration exists from Windows 8 / Server 2012 on.
+        return [SmbClientConfigRef(setting["name"])] if system.os.generation == "win8plus" else [None]
     if kind == "file":
         persistence = getattr(system, "persistence_file", None)
         return [persistence if isinstance(persistence, FileRef) else None]
