@@ -2,8 +2,8 @@
 
 A restore from history, then an edit and an apply: the editor shows what is live, its
 review compares with what is live, and history tells applied versions from a refused
-attempt. A re-survey after the managed smb.conf changed: the wizard's share and the
-editor follow it.
+attempt. A re-survey after the managed smb.conf changed: the wizard's share, the
+Benchmarks page, the editor, smb.conf history and the Overview follow it.
 """
 
 from __future__ import annotations
@@ -15,14 +15,19 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton, QTableWidget
 from pytestqt.qtbot import QtBot
 
+from sambatune.applied_versions import AppliedVersions
+from sambatune.conf.apply import ApplyRequest, apply_config
 from sambatune.profiles import ServerProfile
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.prompts import NoPrompts
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.editor.page import ConfEditorPage
 from sambatune.ui.history_page import HistoryPage
 from sambatune.ui.main_window import MainWindow
+from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.profile_dialog import ProfileDialog
 from sambatune.ui.workspace import ServerWorkspace
 from screenshots import Screenshot
@@ -301,6 +306,112 @@ def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(
         assert bench_share.currentText() == "typed too"
     finally:
         other.stop()
+
+
+def _overview_text(overview: OverviewPage) -> str:
+    """Every label the Overview shows for the newest survey."""
+    return "\n".join(label.text() for widget in overview._content for label in widget.findChildren(QLabel))
+
+
+def _instance_rows(overview: OverviewPage) -> dict[str, str]:
+    """The Overview's smbd instances: smb.conf -> "managed" or ""."""
+    tables = [t for w in overview._content for t in w.findChildren(QTableWidget, "instanceTable")]
+    assert len(tables) == 1
+    table = tables[0]
+    return {item_at(table, row, 1).text(): item_at(table, row, 0).text() for row in range(table.rowCount())}
+
+
+def _manage(qtbot: QtBot, window: MainWindow, workspace: ServerWorkspace, config: Path) -> None:
+    """The admin points the server's settings at ``config``."""
+    window.edit_server(workspace.session.profile.id)
+    dialog = window.findChild(ProfileDialog)
+    assert dialog is not None
+    dialog.config_path.setText(str(config))
+    dialog._accept()
+    qtbot.waitUntil(
+        lambda: workspace.session.survey is not None and workspace.session.survey.config_path == str(config),
+        timeout=SLOW,
+    )
+
+
+def test_a_resurvey_moves_history_and_the_overview_to_the_managed_smbd(
+    qtbot: QtBot,
+    window: MainWindow,
+    workspace: ServerWorkspace,
+    server: SmbServer,
+    ssh_options: ConnectionOptions,
+    tmp_path: Path,
+    screenshot: Screenshot,
+) -> None:
+    # One version applied to the first smbd's file: its history has a backup.
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        original = server.config.read_bytes()
+        journal = AppliedVersions().journal(transport.label, str(server.config))
+        request = ApplyRequest(
+            str(server.config), original, original + b"# one change\n", summary="one change"
+        )
+        assert apply_config(transport, request, journal=journal).ok
+    finally:
+        transport.close()
+    history = workspace.history
+    overview = workspace.overview
+    workspace.tabs.setCurrentWidget(history)
+    qtbot.waitUntil(
+        lambda: history.path == str(server.config) and history.table.rowCount() == 1, timeout=SLOW
+    )
+    assert item_at(history.table, 0, 2).text() == "one change"
+    assert server.process is not None
+    first = _overview_text(overview)
+    assert f"{server.config}  (" in first and f"TCP {server.port}" in first
+    assert "smbd running" in first and f"parent pid {server.process.pid}" in first
+
+    other = SmbServer(tmp_path, "archive-smbd")
+    other.port = free_port()
+    other.start(other.default_config().replace("[bench]", "[archive]"))
+    try:
+        # With smb.conf history on screen, the admin manages the other smbd instead.
+        _manage(qtbot, window, workspace, other.config)
+        qtbot.waitUntil(lambda: history.path == str(other.config), timeout=SLOW)
+        assert history.table.rowCount() == 0, "the other file's backups are shown"
+        assert str(other.config) in history.where.text() and str(server.config) not in history.where.text()
+        assert "No backups yet" in history.diff.toPlainText()
+        assert other.process is not None
+        qtbot.waitUntil(lambda: str(other.config) in _overview_text(overview), timeout=SLOW)
+        shown = _overview_text(overview)
+        assert f"TCP {other.port}" in shown and f"parent pid {other.process.pid}" in shown
+        assert "smbd running" in shown
+        assert f"TCP {server.port}" not in shown  # the instance table lists it, no label
+        instances = _instance_rows(overview)
+        assert instances[str(other.config)] == "managed" and instances[str(server.config)] == ""
+        workspace.tabs.setCurrentWidget(overview)
+        qtbot.wait(200)
+        screenshot(window, "overview-after-resurvey")
+
+        # The managed smbd stops: Survey again says so, and names no port of another.
+        other.stop()
+        surveyed = workspace.session.survey
+        workspace.tabs.setCurrentWidget(history)
+        (again,) = [b for w in overview._content for b in w.findChildren(QPushButton, "refreshSurvey")]
+        again.click()
+        qtbot.waitUntil(lambda: workspace.session.survey is not surveyed, timeout=SLOW)
+        qtbot.waitUntil(lambda: "smbd NOT running" in _overview_text(overview), timeout=SLOW)
+        stopped = _overview_text(overview)
+        assert f"smbd is not running for {other.config}" in stopped
+        assert "smbd running" not in stopped and "parent pid" not in stopped
+        assert f"TCP {server.port}" not in stopped
+        assert history.path == str(other.config) and history.table.rowCount() == 0
+    finally:
+        other.stop()
+
+    # Back to the first smbd: its history and its running state again.
+    _manage(qtbot, window, workspace, server.config)
+    qtbot.waitUntil(
+        lambda: history.path == str(server.config) and history.table.rowCount() == 1, timeout=SLOW
+    )
+    qtbot.waitUntil(lambda: "smbd running" in _overview_text(overview), timeout=SLOW)
+    back = _overview_text(overview)
+    assert f"{server.config}  (" in back and f"parent pid {server.process.pid}" in back
 
 
 def test_unsaved_edits_of_the_old_smb_conf_are_not_dropped_without_asking(
