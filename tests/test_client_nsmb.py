@@ -132,3 +132,40 @@ def test_a_file_that_did_not_exist_is_gone_again_after_the_restore(tmp_path: Pat
     assert read_key(conf.read_text(), "default", "protocol_vers_map").value == "6"
     assert restore_backup(system, result.backup_id or "", store=store).ok
     assert not conf.exists()
+
+
+def test_multichannel_is_turned_back_on_only_for_a_server_that_offers_it(tmp_path: Path) -> None:
+    """mc_on=no goes back to yes (on its own line, restored byte for byte) only where the
+    server offers multichannel; it is never turned off, and mc_prefer_wired is only
+    reported (Apple Support HT212277: on by default from macOS 11.3)."""
+    conf = tmp_path / "nsmb.conf"
+    written = NSMB.replace(b"streams=yes\n", b"streams=yes\nmc_on=no\nmc_prefer_wired=yes\n")
+    conf.write_bytes(written)
+    system = MacSystem(MAC, runner=FakeDefaults(), nsmb_path=conf)
+
+    def mc_items(offers: bool | None) -> dict[str, object]:
+        measured = Measurements(
+            1e9, "entered", 0.001, "entered", server_signing="auto", server_multichannel=offers
+        )
+        plan = build_plan(system, measured)
+        plan.changes = [c for c in plan.changes if c.catalog_id.startswith("nsmb-mc-")]
+        return {"plan": plan, **{c.catalog_id: c for c in plan.changes}}
+
+    for offers in (False, None):
+        items = mc_items(offers)
+        assert items["nsmb-mc-on"].action == "keep"  # type: ignore[attr-defined]
+        assert items["nsmb-mc-prefer-wired"].action == "keep"  # type: ignore[attr-defined]
+    items = mc_items(True)
+    mc_on = items["nsmb-mc-on"]
+    assert mc_on.action == "set" and mc_on.recommended == "yes"  # type: ignore[attr-defined]
+    assert items["nsmb-mc-prefer-wired"].action == "keep"  # type: ignore[attr-defined]
+    store = BackupStore(tmp_path / "backups")
+    result = apply_plan(system, items["plan"], store=store)  # type: ignore[arg-type]
+    assert result.ok, result.message
+    assert conf.read_bytes() == written.replace(b"mc_on=no\n", b"mc_on=yes\n")
+    assert restore_backup(system, result.backup_id or "", store=store).ok
+    assert conf.read_bytes() == written
+
+    # Already on (absent = the default): nothing to do, with or without the server.
+    conf.write_bytes(NSMB)
+    assert mc_items(True)["nsmb-mc-on"].action == "keep"  # type: ignore[attr-defined]

@@ -1,13 +1,16 @@
 """The macOS SMB client's plan: /etc/nsmb.conf's [default] section and Finder's .DS_Store writes.
 
 What is changed: DSDontWriteNetworkStores (one write less per folder Finder opens on a
-share), and signing_required=yes back to the default only where the server does not
-require signing, saying what that gives up. Never silently weakened: without knowing the
+share), signing_required=yes back to the default only where the server does not
+require signing, saying what that gives up, and mc_on=no back on only for a server that
+offers multichannel. Never silently weakened: without knowing the
 server's 'server signing', the item only reports. The rest is shown with its default and
 its trade (nsmb.conf(5)).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from sambatune.client.macos_system import MacSystem, nsmb_path_from_env
 from sambatune.client.plan import MeasureLink, PlannedChange
@@ -116,6 +119,8 @@ def plan_nsmb(ctx: PlanContext) -> list[PlannedChange]:
             )
         )
 
+    items += _multichannel(ctx, ref, bulk)
+
     ds = DefaultsRef("com.apple.desktopservices", "DSDontWriteNetworkStores")
     current = ctx.read(ds)
     if current.state == "present" and current.value == "true":
@@ -155,9 +160,83 @@ def plan_nsmb(ctx: PlanContext) -> list[PlannedChange]:
                 measure=small,
             )
         )
-    ctx.notes.append(
-        "mc_on, mc_prefer_wired and dir_cache_max_cnt (nsmb.conf multichannel and cache size) are "
-        "not planned: their rows of nsmb.conf(5) could not be read for SambaTune, and nothing "
-        "unsourced is set."
+    return items
+
+
+def _multichannel(
+    ctx: PlanContext, ref: Callable[[str], ConfKeyRef], bulk: MeasureLink
+) -> list[PlannedChange]:
+    """mc_on and mc_prefer_wired (Apple's article on SMB multichannel, macOS 11.3 and later).
+
+    mc_on=no is turned back on (in place, so the restore puts 'no' back on its line) only
+    for a server that offers multichannel; it is never turned off. mc_prefer_wired is a
+    choice about this Mac's Wi-Fi that no measurement from here can make: reported."""
+    items: list[PlannedChange] = []
+    server = ctx.measurements.server_multichannel
+    mc_on = ref("mc_on")
+    current = ctx.read(mc_on)
+    off = current.state == "present" and str(current.value).strip().lower() in ("no", "false", "0")
+    if off and server:
+        items.append(
+            ctx.item(
+                "nsmb-mc-on",
+                mc_on,
+                current,
+                "set",
+                "yes",
+                "The server offers multichannel ('server multi channel support = yes') and this Mac "
+                "has it turned off. 'yes' (the default from macOS 11.3) lets it open a connection "
+                "per interface of equal speed, and fail over when one goes down.",
+                measure=bulk,
+            )
+        )
+    elif off:
+        items.append(
+            ctx.item(
+                "nsmb-mc-on",
+                mc_on,
+                current,
+                "keep",
+                None,
+                "Turned off on this Mac. "
+                + (
+                    "The server does not offer multichannel, so turning it on would change nothing."
+                    if server is False
+                    else "Whether the server offers multichannel is not known (survey it), so it is left."
+                ),
+                measure=bulk,
+            )
+        )
+    else:
+        items.append(
+            ctx.item(
+                "nsmb-mc-on",
+                mc_on,
+                current,
+                "keep" if current.known else "none",
+                None,
+                f"{current.display()}: on by default from macOS 11.3"
+                + (
+                    "; the server offers it too."
+                    if server
+                    else "; it matters only where the server offers it."
+                ),
+                measure=bulk,
+            )
+        )
+    wired = ref("mc_prefer_wired")
+    current = ctx.read(wired)
+    items.append(
+        ctx.item(
+            "nsmb-mc-prefer-wired",
+            wired,
+            current,
+            "keep" if current.known else "none",
+            None,
+            f"{current.display()}. Set it to yes by hand if this Mac has both Wi-Fi and Ethernet to the "
+            "server and Wi-Fi reports the faster link: then the cable carries the data and Wi-Fi "
+            "stays the fallback. SambaTune cannot see which link is really faster, so it leaves it.",
+            measure=bulk,
+        )
     )
     return items

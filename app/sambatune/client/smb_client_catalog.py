@@ -109,6 +109,9 @@ ENTRIES: list[dict[str, Any]] = [
 
 NSMB_MAN = "nsmb.conf(5), macOS 15.4 SDK (copy: https://keith.github.io/xcode-man-pages/nsmb.conf.5.html)"
 NSMB_MAN_OLD = "nsmb.conf(5), an older macOS (copy: https://man.cameronkatri.com/nsmb.conf.5)"
+APPLE_MULTICHANNEL = (
+    "Apple Support, Configure SMB Multichannel behavior (https://support.apple.com/en-us/HT212277)"
+)
 NSMB_NOTE = "macOS's SMB client reads nsmb.conf when it connects: disconnect the share and connect again."
 
 
@@ -171,6 +174,25 @@ ENTRIES += [
         "server offers them (Samba with vfs_fruit/streams_xattr).",
         "In nsmb.conf(5)'s keyword table, default yes.",
         [NSMB_MAN, NSMB_MAN_OLD],
+    ),
+    _macos(
+        "mc_on",
+        "SMB multichannel on this Mac (mc_on)",
+        "yes (the default from macOS 11.3): the Mac may open several connections to a server "
+        "that offers multichannel, for speed when the interfaces have the same speed, and for "
+        "failover; no turns it off.",
+        "Apple's support article on SMB multichannel: on by default from macOS Big Sur 11.3, "
+        "mc_on=no in /etc/nsmb.conf turns it off.",
+        [APPLE_MULTICHANNEL, NSMB_MAN],
+    ),
+    _macos(
+        "mc_prefer_wired",
+        "Prefer wired interfaces for multichannel (mc_prefer_wired)",
+        "yes: wired interfaces carry the traffic and Wi-Fi is only the fallback, even when the "
+        "Wi-Fi link reports a higher speed than the Ethernet one; no (the default): the "
+        "fastest-looking interface wins.",
+        "Apple's support article on SMB multichannel (macOS 11.3 and later).",
+        [APPLE_MULTICHANNEL, NSMB_MAN],
     ),
     _macos(
         "DSDontWriteNetworkStores",
