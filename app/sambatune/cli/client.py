@@ -6,11 +6,13 @@ sambatune client apply PLAN.json [--dry-run] --json
 sambatune client restore BACKUP --json
 sambatune client backups --json
 sambatune client window --bandwidth 1gbit --rtt 10ms [--current 64KiB] --json
+sambatune client check PLAN_ID --before|--after --path /mnt/data [--test smb-client|files] --json
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import textwrap
 from pathlib import Path
@@ -121,6 +123,49 @@ def register(subparsers: Any) -> None:
     window.add_argument("--current", help="a window to judge, e.g. 64KiB or 65535")
     add_json_flag(window)
     window.set_defaults(handler=handle_window)
+
+    check = verbs.add_parser(
+        "check",
+        help="measure a plan's effect from this computer: before the apply, then after",
+        description="Run the test a plan's items name (large files, or many small files) through "
+        "the share as this computer mounted it, before the plan is applied and again after; "
+        "the after run is judged against the before one with Welch's test.",
+    )
+    check.add_argument(
+        "plan", metavar="PLAN_ID", help="the plan's id (see 'client plan'), or a PLAN.json file"
+    )
+    phase = check.add_mutually_exclusive_group(required=True)
+    phase.add_argument(
+        "--before", dest="phase", action="store_const", const="before", help="before the apply"
+    )
+    phase.add_argument(
+        "--after",
+        dest="phase",
+        action="store_const",
+        const="after",
+        help="after the apply and a new mount of the share: same test, path and runs as before",
+    )
+    check.add_argument(
+        "--path",
+        help="the share as this computer mounted it (mount point, or UNC path on Windows); "
+        "default: the one the plan names, if real; after: the before's",
+    )
+    check.add_argument(
+        "--test",
+        choices=("smb-client", "files"),
+        help="large-file write and read, or many small files (default: what the plan's changes name)",
+    )
+    check.add_argument("--runs", type=int, help="counted runs (default 5; after: the before's)")
+    check.add_argument("--warmup", type=int, help="warm-up runs first (default 1; after: the before's)")
+    check.add_argument(
+        "--size",
+        metavar="BYTES",
+        help="smb-client: the test file (default auto, sized by a probe); "
+        "files: bytes per file (default 4KiB)",
+    )
+    check.add_argument("--count", metavar="N", help="files: how many (default 2000)")
+    add_json_flag(check)
+    check.set_defaults(handler=handle_check)
 
     helper = verbs.add_parser(
         "apply-elevated", help="(internal) the one-shot elevated helper: REQUEST -> RESULT"
@@ -236,6 +281,10 @@ def handle_plan(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     assert plan is not None
+    from sambatune.client.plan_store import PlanStore
+
+    # Kept by id: 'client check PLAN_ID' finds it after the apply, a reboot or a remount.
+    PlanStore().save(plan)
     data = plan.to_json()
     if args.output:
         args.output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -285,6 +334,16 @@ def format_plan(data: dict[str, Any]) -> str:
     if data.get("after_apply"):
         lines.append("\nAfter the apply (for the changes to take effect; not run by SambaTune):")
         lines += [f"  {command}" for command in data["after_apply"]]
+    linked = [change["measure"]["path"] for change in data["changes"] if change.get("measure")]
+    if linked:
+        from sambatune.wizard.client_check import is_placeholder
+
+        real = list(dict.fromkeys(path for path in linked if not is_placeholder(path)))
+        path = shlex.quote(real[0]) if len(real) == 1 else "MOUNTED_SHARE"
+        lines.append(
+            f"\nBefore and after, from this computer: sambatune client check {data['id']} --before "
+            f"--path {path} (before the apply), then --after (once the share is mounted again)."
+        )
     if data.get("diff"):
         lines.append("\nDiff:")
         for entry in data["diff"]:
@@ -422,6 +481,98 @@ def handle_window(args: argparse.Namespace) -> int:
             f"a {data['current_window']:,}-byte window: at most {format_bits(data['current_throughput_bps'])}"
         )
     return 0
+
+
+# -- check (before and after) -----------------------------------------------------------
+
+STOPPING_CHECK = "Stopping: the test's files are being removed from the share…"
+
+
+def handle_check(args: argparse.Namespace) -> int:
+    from sambatune.cancellation import CancelToken
+    from sambatune.cli.bench_tables import BenchProgress
+    from sambatune.cli.output import ctrl_c_cancels, print_json
+    from sambatune.client.plan_store import load_plan
+    from sambatune.client.quantities import parse_size
+    from sambatune.wizard.client_check import CheckRequest, measure_phase
+
+    plan = load_plan(args.plan)
+    size = None
+    if args.size is not None and args.size.strip().lower() != "auto":
+        size = parse_size(args.size)
+    if args.count is not None:
+        from sambatune.cli.bench import _count
+
+        count: int | None = _count(args.count.strip())
+    else:
+        count = None
+    request = CheckRequest(
+        args.phase,
+        path=args.path,
+        test=args.test,
+        runs=args.runs,
+        warmup=args.warmup,
+        size=size,
+        count=count,
+    )
+    cancel = CancelToken()
+    progress = BenchProgress()
+    try:
+        with ctrl_c_cancels(cancel, STOPPING_CHECK):
+            measured = measure_phase(plan, request, cancel=cancel, on_event=progress.on_event)
+    except KeyboardInterrupt:
+        # Off the main thread Ctrl-C stays KeyboardInterrupt: the test still has to stop.
+        cancel.cancel()
+        raise
+    finally:
+        progress.done()
+    check = measured.check
+    if args.json:
+        print_json(check.to_json())
+        return 0
+    print(format_check(measured))
+    return 0
+
+
+def format_check(measured: Any) -> str:
+    """The per-run tables as the bench verbs print them, then where the check stands."""
+    from sambatune.bench.small_files import format_operations
+    from sambatune.cli.bench_tables import format_result
+
+    check, result = measured.check, measured.result
+    lines = [
+        f"Plan {check.plan_id}, measured {measured.phase} the change: {check.test} through {check.path} "
+        f"({check.describe_method()})",
+        "",
+        format_result(result),
+    ]
+    operations = result.extra.get("operations")
+    if operations:
+        lines += ["", *format_operations(operations)]
+    if measured.phase == "before":
+        lines += [
+            "",
+            f"Saved as the before measurement (session {result.session_id}). Now apply the plan, "
+            "mount the share again, then:",
+            f"  sambatune client check {check.plan_id} --after",
+        ]
+        return "\n".join(lines)
+    verdict = check.verdict or {}
+    lines += [
+        "",
+        f"Before (session {check.before.session_id}) against after (session {result.session_id}): "
+        f"{str(verdict.get('overall', '')).upper()}, recommendation: {verdict.get('recommendation')}.",
+    ]
+    lines += [f"  {piece}" for piece in textwrap.wrap(str(verdict.get("explanation", "")), 92)]
+    for series in verdict.get("series") or []:
+        lines.append(f"- {series['label']}:")
+        # One line: a wrap could part "(p =" from its value, which people and scripts look for.
+        lines.append(f"    {series['sentence']}")
+        for warning in series.get("warnings") or []:
+            lines += [f"    Note: {piece}" for piece in textwrap.wrap(warning, 84)]
+    for note in check.notes:
+        lines += ["", *textwrap.wrap(f"Note: {note}", 92)]
+    return "\n".join(lines)
 
 
 def handle_apply_elevated(args: argparse.Namespace) -> int:
