@@ -178,3 +178,47 @@ def test_cost_notes_say_slower_only_when_significant() -> None:
     signed, encrypted = rows
     assert signed["significant"] and "20% slower than plain" in signed["text"]
     assert not encrypted["significant"] and "no significant difference" in encrypted["text"]
+
+
+@needs_root
+def test_with_several_smbd_and_none_named_the_comparison_refuses_naming_each(
+    smb_root: SmbServer, second_smbd: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    """Reading the sessions of 'the' smbd over SSH needs to know which one serves the share:
+    with two running and no --smb-conf it refuses, names both files, and measures nothing."""
+    from sambatune.bench.results_db import ResultsDatabase
+
+    before = len(ResultsDatabase().sessions())
+    refused = sambatune_cli(
+        "bench",
+        "smb-client",
+        "--server",
+        "127.0.0.1",
+        "--port",
+        str(smb_root.port),
+        "--share",
+        smb_root.share,
+        "--user",
+        "root",
+        "--password-stdin",
+        "--size",
+        "2MiB",
+        "--runs",
+        "2",
+        "--warmup",
+        "0",
+        "--security",
+        "plain,signed",
+        "--ssh",
+        f"{ssh_options.user}@{ssh_options.host}:{ssh_options.port}",
+        "--ssh-identity",
+        str(ssh_options.identity_file),
+        "--ssh-known-hosts",
+        str(ssh_options.known_hosts),
+        stdin=PASSWORD + "\n",
+    )
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "Several smbd run" in refused.stderr and "--smb-conf" in refused.stderr
+    assert str(smb_root.config) in refused.stderr and str(second_smbd.config) in refused.stderr
+    assert len(ResultsDatabase().sessions()) == before
+    assert not [p for p in smb_root.share_path.iterdir() if p.name.startswith(PROBE_PREFIX)]

@@ -218,7 +218,16 @@ def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelT
     )
     transport = open_target(options, TerminalPrompts(args.accept_new_host_key, None, None), cancel=cancel)
     stack.callback(transport.close)
-    config_path = args.smb_conf or run_survey(transport, cancel=cancel, audit_clients=False).config_path
+    config_path = args.smb_conf
+    if not config_path:
+        survey = run_survey(transport, cancel=cancel, audit_clients=False)
+        config_path = survey.config_path
+        if survey.ambiguous:
+            raise InvalidInput(
+                f"Several smbd run on {transport.label} with different smb.conf files: "
+                + ", ".join(survey.config_candidates)
+                + ". Say which one serves the share with --smb-conf."
+            )
     if not config_path:
         raise InvalidInput(
             f"Which smbd serves the share on {transport.label}? The survey could not tell: "

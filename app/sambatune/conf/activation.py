@@ -66,10 +66,18 @@ TESTED = frozenset(
         "bind interfaces only",
         "interfaces",
         "socket options",
+        "server min protocol",
         "server max protocol",
         "server signing",
+        "server smb3 signing algorithms",
+        "server smb3 encryption algorithms",
         "smb2 max read",
+        "smb2 max write",
+        "smb2 max trans",
+        "smb2 max credits",
+        "server multi channel support",
         "path",
+        "vfs objects",
     }
 )
 
