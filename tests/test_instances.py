@@ -314,3 +314,40 @@ def test_a_samba_without_json_shows_the_same_clients_end_to_end(
     assert audited.sessions == reference.sessions and len(audited.sessions) == 1
     assert older.fired == 3
     assert fresh_smbd.config.read_bytes() == original and held.still_works()
+
+
+def test_an_smbd_started_without_a_config_file_serves_the_one_smbd_b_names() -> None:
+    """smbd started without -s reads the file compiled in (smbd -b's CONFIGFILE). Starting
+    such an smbd here would take over the system's own config and port 445, so this reads
+    the real smbd -b and hands a process without -s to the agent's and the app's logic."""
+    import sys
+
+    from sambatune.remote.local import LocalTransport
+    from sambatune.remote.samba_ops import SmbdProcesses, default_config_path
+
+    build = subprocess.run(["smbd", "-b"], capture_output=True, text=True, check=True).stdout
+    configfile = next(
+        line.split(":", 1)[1].strip() for line in build.splitlines() if line.strip().startswith("CONFIGFILE:")
+    )
+    transport = LocalTransport()
+    assert default_config_path(transport) == configfile
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh_agents"))
+    import sysinfo
+
+    without_s = {
+        "pid": 4242,
+        "ppid": 1,
+        "uid": 0,
+        "argv": ["/usr/sbin/smbd", "--foreground", "--no-process-group"],
+        "exe": "/usr/sbin/smbd",
+        "config": None,
+        "trusted": True,
+        "verified": True,
+        "untrusted_reason": None,
+    }
+    [instance], untrusted = sysinfo.smbd_instances([without_s], configfile)
+    assert instance["config"] == configfile and untrusted == []
+    seen = SmbdProcesses(instances=[{**instance, "config": None}], untrusted=[], trusted_binary=None)
+    found = find_instance(transport, configfile, seen=seen)
+    assert found is not None and found.pid == 4242 and found.config == configfile
+    assert find_instance(transport, "/srv/other/smb.conf", seen=seen) is None
