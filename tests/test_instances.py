@@ -351,3 +351,41 @@ def test_an_smbd_started_without_a_config_file_serves_the_one_smbd_b_names() -> 
     found = find_instance(transport, configfile, seen=seen)
     assert found is not None and found.pid == 4242 and found.config == configfile
     assert find_instance(transport, "/srv/other/smb.conf", seen=seen) is None
+
+
+def test_a_profile_saved_in_the_app_takes_the_cli_to_its_chosen_smbd(
+    fresh_smbd: SmbServer, second_smbd: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    """The app remembers which smbd a server means (the Overview's choice, saved in its
+    profile); `--profile NAME` takes a terminal to the same one while two run, without
+    naming the file again. A name that is not saved is one clear error."""
+    from sambatune.profiles import ProfileStore, ServerProfile
+
+    ProfileStore().save(
+        [
+            ServerProfile(
+                name="nas",
+                host=str(ssh_options.host),
+                port=ssh_options.port,
+                user=str(ssh_options.user),
+                identity_file=str(ssh_options.identity_file),
+                config_path=str(second_smbd.config),
+            )
+        ]
+    )
+    known = ["--known-hosts", str(ssh_options.known_hosts)]
+    result = sambatune_cli("survey", "--profile", "nas", *known, "--json")
+    assert result.returncode == 0, result.stderr
+    samba = json.loads(result.stdout)["samba"]
+    assert samba["config_path"] == str(second_smbd.config)
+    [managed] = [i for i in samba["instances"] if i.get("managed")]
+    assert managed["config"] == str(second_smbd.config)
+    assert second_smbd.port in [p["port"] for p in managed["listening"]]
+    # A flag on the command line wins over the profile.
+    result = sambatune_cli(
+        "survey", "--profile", "nas", *known, "--config-path", str(fresh_smbd.config), "--json"
+    )
+    assert json.loads(result.stdout)["samba"]["config_path"] == str(fresh_smbd.config)
+    missing = sambatune_cli("survey", "--profile", "nope", *known)
+    assert missing.returncode == 1
+    assert "No saved server is called 'nope'" in missing.stderr and "nas" in missing.stderr

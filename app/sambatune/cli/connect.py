@@ -19,8 +19,19 @@ if TYPE_CHECKING:
     from sambatune.remote.transport import Transport
 
 
+#: The flags by which verbs name the smb.conf (of the smbd) they work on; a --profile
+#: fills whichever the verb has with the smbd chosen in the app.
+CONFIG_PATH_FLAGS = ("config_path", "remote_path")
+
+
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("connection (no --host means this computer)")
+    group.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="a server saved in the app, by name: its host, port, user, key, jump host, sudo "
+        "and the smbd chosen on its Overview (flags given here win)",
+    )
     group.add_argument("--host", help="server name, ~/.ssh/config alias or user@host[:port]")
     group.add_argument("--port", type=int, help="SSH port (default: from ~/.ssh/config, or 22)")
     group.add_argument("--user", help="SSH user (default: from ~/.ssh/config, or yours)")
@@ -99,6 +110,48 @@ class TerminalPrompts:
             return getpass.getpass(visible(f"{request.prompt()}: "))
         except (EOFError, KeyboardInterrupt):
             return None
+
+
+def apply_profile(args: argparse.Namespace) -> None:
+    """Fill what the command line left out from the saved server ``--profile`` names.
+
+    The profile is the app's own record of a server, so a terminal and the window work on
+    the same smbd: the one chosen on its Overview (its smb.conf) is used unless the verb
+    was given a file.
+    """
+    name = getattr(args, "profile", None)
+    if not name:
+        return
+    from sambatune.errors import InvalidInput
+    from sambatune.profiles import ProfileStore
+
+    profiles = ProfileStore().load()
+    matches = [p for p in profiles if p.name == name] or [p for p in profiles if p.id == name]
+    if not matches:
+        known = ", ".join(sorted(p.name for p in profiles)) or "none saved yet"
+        raise InvalidInput(f"No saved server is called {name!r}.", details=f"Saved servers: {known}")
+    if len(matches) > 1:
+        raise InvalidInput(f"Several saved servers are called {name!r}; name one by its id.")
+    profile = matches[0]
+    if profile.is_local:
+        return
+    filled = {
+        "host": profile.host,
+        "port": profile.port,
+        "user": profile.user or None,
+        "identity": profile.identity_file or None,
+        "jump": profile.jump_host or None,
+        "auth": profile.auth if profile.auth in ("password", "agent") else None,
+    }
+    for attribute, value in filled.items():
+        if getattr(args, attribute, None) in (None, "") and value not in (None, ""):
+            setattr(args, attribute, value)
+    if profile.use_sudo and hasattr(args, "sudo") and not args.sudo:
+        args.sudo = True
+    if profile.config_path:
+        for attribute in CONFIG_PATH_FLAGS:
+            if hasattr(args, attribute) and not getattr(args, attribute):
+                setattr(args, attribute, profile.config_path)
 
 
 def _read_stdin_secrets(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:

@@ -143,6 +143,10 @@ def run_verb(args: argparse.Namespace) -> int:
 def _run_handler(args: argparse.Namespace, verbose: bool) -> int:
     wants_json = bool(getattr(args, "json", False))
     try:
+        if getattr(args, "profile", None):
+            from sambatune.cli.connect import apply_profile
+
+            apply_profile(args)
         code = args.handler(args)
         return EXIT_OK if code is None else int(code)
     except KeyboardInterrupt:
