@@ -140,6 +140,13 @@ class PlanView(QWidget):
         splitter.setStretchFactor(2, 1)
         splitter.setSizes([300, 150, 110])
         layout.addWidget(splitter, 1)
+        self.footer = QVBoxLayout()
+        self.footer.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.footer)
+
+    def add_footer(self, widget: QWidget) -> None:
+        """A widget under the plan about the plan as a whole (the before/after check)."""
+        self.footer.addWidget(widget)
 
     # ------------------------------------------------------------------------------
     def show_plan(self, plan: ClientPlan, summary_html: str) -> None:
@@ -272,10 +279,19 @@ def details_html(change: PlannedChange, plan: ClientPlan) -> str:
         parts.append(
             f"<p><b>Takes effect:</b> {e(TAKES_EFFECT[change.restart])}. {e(change.restart_note)}</p>"
         )
-    if change.measure is not None:
+    if change.measure is not None and plan.os.detected:
+        # This computer's plan: the box under the plan runs the test and judges it.
+        test = "large files" if change.measure.test == "smb-client" else "many small files"
         parts.append(
-            f"<p><b>Measure it before and after:</b> <code>{e(change.measure.command)}</code> "
-            f"({e(change.measure.why)})</p>"
+            f"<p><b>Measure it before and after:</b> {e(test)}, {e(change.measure.why)}. "
+            "<i>Before and after</i> below runs the test ahead of the apply and again after, "
+            f"and compares the two; on the command line: <code>sambatune client check {e(plan.id)} "
+            "--before</code>, then <code>--after</code>.</p>"
+        )
+    elif change.measure is not None:
+        parts.append(
+            f"<p><b>Measure it before and after</b> on that machine: "
+            f"<code>{e(change.measure.command)}</code> ({e(change.measure.why)})</p>"
         )
     if change.changes_something and plan.after_apply:
         steps = "<br>".join(e(step) for step in plan.after_apply)

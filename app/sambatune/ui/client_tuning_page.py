@@ -46,6 +46,7 @@ from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.progress import Progress
 from sambatune.ui.bdp_calculator import BdpCalculator
 from sambatune.ui.client_backups_view import BackupsView
+from sambatune.ui.client_check_box import BeforeAfterBox, local_time
 from sambatune.ui.client_plan_inputs import (
     PlanInputs,
     PlanTarget,
@@ -65,6 +66,7 @@ from sambatune.ui.diff_view import DiffView
 from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.tasks import Task, TaskRunner
 from sambatune.units import format_bits
+from sambatune.wizard.client_check import CheckStore, ClientCheck
 
 NOTICE_STYLES = {
     "info": "background:#e8f4fd; color:#0d3c61; border:1px solid #b6dcfb;",
@@ -129,6 +131,7 @@ class ClientTuningPage(QWidget):
         *,
         system_factory: SystemFactory | None = None,
         store: BackupStore | None = None,
+        check_store: CheckStore | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -138,6 +141,9 @@ class ClientTuningPage(QWidget):
         self.system_factory = system_factory or _default_factory
         # The default store makes its folder: that happens in a worker, not here.
         self.store_factory: Callable[[], BackupStore] = (lambda: store) if store is not None else BackupStore
+        self.check_store_factory: Callable[[], CheckStore] = (
+            (lambda: check_store) if check_store is not None else CheckStore
+        )
         self.system: ClientSystem | None = None
         self.snapshot: ClientSnapshot | None = None
         self.elevation: str | None = None
@@ -193,6 +199,13 @@ class ClientTuningPage(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("clientTabs")
         self.plan_view = PlanView()
+        self.check_box = BeforeAfterBox(
+            self.runner, store_factory=self.check_store_factory, backups_factory=self.store_factory
+        )
+        self.check_box.busy_changed.connect(self._update_buttons)
+        # A measurement answers the notice that asked for it ("waits for the after one").
+        self.check_box.measured.connect(lambda _measured: self._set_notice("info", ""))
+        self.plan_view.add_footer(self.check_box)
         self.tabs.addTab(self.plan_view, "Plan")
         changes = QSplitter(Qt.Orientation.Vertical)
         self.diff = DiffView()
@@ -254,7 +267,8 @@ class ClientTuningPage(QWidget):
     # -- state -----------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self.task is not None
+        """Planning, applying, reading or measuring: one thing at a time on this page."""
+        return self.task is not None or self.check_box.busy
 
     @property
     def forced(self) -> bool:
@@ -269,12 +283,14 @@ class ClientTuningPage(QWidget):
             self._loaded_once = True
             self.refresh_system()
             self.load_backups()
+            self.load_waiting_check()
 
     def _update_buttons(self) -> None:
         has_plan = self.plan is not None
         changes = bool(self.plan and self.plan.actionable())
         busy = self.busy
         self.inputs.set_busy(busy)
+        self.check_box.set_blocked(self.task is not None)
         self.dry_run_button.setEnabled(has_plan and changes and not busy)
         self.save_button.setEnabled(has_plan and not busy)
         reg = bool(self.plan and self.plan.os.is_windows and self.plan.reg_file() is not None)
@@ -413,6 +429,7 @@ class ClientTuningPage(QWidget):
         self.plan = None
         self.plan_applied = False
         self.plan_view.clear("No plan yet for this choice: press Make plan.")
+        self.check_box.show_plan(None)
         self.diff.clear()
         self.output.clear()
         self._set_notice("info", "")
@@ -432,6 +449,7 @@ class ClientTuningPage(QWidget):
         factory = self.system_factory
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> _SystemRead:
+            from sambatune.client.plan_store import PlanStore
             from sambatune.client.planner import plan_events
 
             system = factory(profile)
@@ -442,6 +460,8 @@ class ClientTuningPage(QWidget):
                 elif isinstance(event, PlanReady):
                     plan = event.plan
             assert plan is not None
+            # Kept by id, as 'client plan' keeps it: 'client check PLAN_ID' finds it too.
+            PlanStore().save(plan)
             report(Progress(0.95, "reading the current values"))
             read = read_system(system, request.server)
             read.plan = plan
@@ -457,6 +477,7 @@ class ClientTuningPage(QWidget):
         self.plan = plan = read.plan
         self.plan_applied = False
         self.plan_view.show_plan(plan, self._summary_html(plan))
+        self.check_box.show_plan(plan)
         self.diff.show_diff(plan_diff_text(plan), "(this plan changes nothing)")
         self.output.clear()
         measured = plan.measurements
@@ -490,6 +511,56 @@ class ClientTuningPage(QWidget):
             else:
                 text = f"{count}; {len(heavy)} of them take effect {TAKES_EFFECT[restart]}."
             self._set_notice("warning" if restart != "none" else "info", text)
+        self._update_buttons()
+        self.plan_shown.emit(plan)
+
+    def load_waiting_check(self) -> None:
+        """A before measurement waiting for its after one (the apply needed a reboot, say)
+        brings its plan back on screen: measuring after is the next step."""
+        check_store_factory = self.check_store_factory
+
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> list[ClientCheck]:
+            return check_store_factory().waiting()
+
+        self.runner.start(
+            work,
+            name="Looking for a before measurement",
+            on_done=self._resume_check,
+            on_failed=self.failed.emit,
+        )
+
+    def _resume_check(self, waiting: list[ClientCheck]) -> None:
+        # Reading this computer may still go on (it started with the page); planning or
+        # measuring means the admin is already at another plan.
+        if self.plan is not None or self.check_box.busy or self.inputs.profile_key() is not None:
+            return
+        target = self.target_provider()
+        host = target.host if target else None
+        for check in waiting:
+            try:
+                plan = check.client_plan()
+            except SambaTuneError:
+                continue
+            # Measured towards another server, or planned for another system: not this page's.
+            if plan.os.detected and plan.measurements.get("server") == host:
+                break
+        else:
+            return
+        self.plan = plan
+        self.plan_applied = False
+        self.plan_view.show_plan(plan, self._summary_html(plan))
+        self.check_box.show_plan(plan)
+        self.diff.show_diff(plan_diff_text(plan), "(this plan changes nothing)")
+        if plan.window is not None:
+            # The fields say what the plan was made from, so Make plan makes it again.
+            self.inputs.bandwidth.edit.setText(bandwidth_input_text(plan.window.bandwidth_bps))
+            self.inputs.rtt.edit.setText(rtt_input_text(plan.window.rtt_seconds))
+        self._set_notice(
+            "info",
+            f"Plan {plan.id} from {local_time(plan.created)} is back: its before measurement "
+            "waits for the after one. Apply it if it is not applied yet, mount the share again, "
+            "then Measure after.",
+        )
         self._update_buttons()
         self.plan_shown.emit(plan)
 

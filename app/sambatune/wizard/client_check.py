@@ -86,7 +86,7 @@ def is_placeholder(path: str) -> bool:
     return last == PLACEHOLDER_SHARE
 
 
-def _same_path(first: str, second: str) -> bool:
+def same_path(first: str, second: str) -> bool:
     return os.path.normcase(os.path.normpath(first)) == os.path.normcase(os.path.normpath(second))
 
 
@@ -433,7 +433,7 @@ def _after_of(plan: ClientPlan, request: CheckRequest, existing: ClientCheck | N
             f"one must be the same test, not {request.test}.",
             details="Measure before again to check with the other test.",
         )
-    if request.path is not None and not _same_path(request.path, existing.path):
+    if request.path is not None and not same_path(request.path, existing.path):
         raise InvalidInput(
             f"The before measurement of plan {plan.id} ran on {existing.path}; the after one must "
             f"run there too, not on {request.path}.",
