@@ -217,3 +217,38 @@ def test_ctrl_c_stops_the_test_and_leaves_nothing_behind(plan_id: str, share: Pa
     assert "Traceback" not in err and "files are being removed" in err
     assert leftovers(share) == []
     assert CheckStore().load(plan_id) is None
+
+
+def test_an_apply_in_between_is_seen_and_a_revert_names_its_backup(
+    capsys: pytest.CaptureFixture[str], plan_id: str, share: Path, tmp_path: Path
+) -> None:
+    from sambatune.client.apply import apply_plan
+    from sambatune.client.backups import BackupStore
+    from sambatune.client.cifs_mounts import EtcPaths
+    from sambatune.client.linux_system import LinuxSystem
+    from sambatune.client.plan_store import PlanStore
+    from sambatune.wizard.client_check import verdict_record
+    from sambatune.wizard.verdict import Verdict
+
+    code, _, _ = run_cli(capsys, "check", plan_id, "--before", "--path", str(share), "--size", "1MiB", *FAST)
+    assert code == 0
+    # The plan's one change is the fstab's rsize (in the test's own etc): applied for real,
+    # with the backup the apply always makes first.
+    plan = PlanStore().load(plan_id)
+    plan.changes = [c for c in plan.changes if c.catalog_id.startswith("cifs-")]
+    system = LinuxSystem(sysctl_dir=tmp_path / "sysctl.d", etc=EtcPaths.under(tmp_path / "etc"))
+    applied = apply_plan(system, plan, store=BackupStore())
+    assert applied.ok and applied.backup_id, applied.message
+    assert "rsize" not in (tmp_path / "etc" / "fstab").read_text()
+
+    code, data, _ = run_cli(capsys, "check", plan_id, "--after", "--json")
+    assert code == 0 and data["notes"] == []  # the apply is on record: no doubt to voice
+    # Whatever this run's verdict, a worse one tells how to put the old values back.
+    worse = verdict_record(Verdict("worse", "revert", "", ()), plan_id)
+    assert worse["restore"] == {
+        "backup_id": applied.backup_id,
+        "command": f"sambatune client restore {applied.backup_id}",
+    }
+    assert f"sambatune client restore {applied.backup_id}" in worse["explanation"]
+    better = verdict_record(Verdict("better", "keep", "", ()), plan_id)
+    assert better["restore"] is None and "keep it" in better["explanation"]
