@@ -15,7 +15,7 @@ from sambatune.conf.effective import effective_view
 from test_conf_corpus import disagreements
 from test_conf_oracle import installed_catalog
 
-CASES = {
+CASES: dict[str, tuple[str, dict[str, dict[str, str | None]]]] = {
     # lib/param/loadparm.c, lpcfg_service_ok: [printers] is made printable and not
     # browseable; another printable share keeps what it says.
     "printers": (
@@ -60,6 +60,13 @@ CASES = {
         "[data]\n  path = /tmp\n[global]\n  server role = dc\n  realm = X.LAN\n",
         {"global": {"passdb backend": "samba_dsdb"}},
     ),
+    # source3/param/loadparm.c, lp_load_ex: config backend = registry drops every global
+    # and share read from the file and starts over from the registry (empty here), whose
+    # process_registry_globals sets registry shares = yes.
+    "registry-backend": (
+        "[global]\n  workgroup = FOO\n  config backend = registry\n  log level = 2\n[data]\n  path = /srv\n",
+        {"global": {"registry shares": "Yes", "workgroup": None, "log level": None}},
+    ),
     # copy = another share: the copied values are part of the share (source3 copy_service).
     "copy": (
         "[base]\n  path = /srv\n  read only = no\n[copy]\n  copy = base\n  comment = c\n",
@@ -80,6 +87,21 @@ def test_samba_sets_it_and_sambatune_says_so(name: str, tmp_path: Path) -> None:
         for parameter, value in values.items():
             assert shown[section].get(parameter) == value, (section, parameter, shown)
     assert not disagreements(path), disagreements(path)
+
+
+@pytest.mark.testbed  # runs Samba's own programs
+def test_a_registry_backend_leaves_nothing_of_the_file_and_lint_says_so(tmp_path: Path) -> None:
+    from sambatune.conf.lint import lint
+
+    path = tmp_path / "backend.conf"
+    path.write_text(CASES["registry-backend"][0])
+    view = effective_view(SmbConfDocument.read(str(path)), installed_catalog())
+    assert list(view.to_json()) == ["global"]  # [data] is gone, as in testparm's dump
+    assert view.registry_backend is not None and view.registry_backend.line == 3
+    [finding] = [
+        f for f in lint(SmbConfDocument.read(str(path)), installed_catalog()) if f.code == "registry-backend"
+    ]
+    assert finding.line == 3 and finding.severity == "warning" and "net conf" in finding.message
 
 
 def test_the_ad_dc_share_defaults_are_not_applied_when_the_role_comes_last(tmp_path: Path) -> None:

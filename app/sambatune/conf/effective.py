@@ -261,6 +261,10 @@ class EffectiveConfig:
         self.documents: list[SmbConfDocument] = []
         self.global_section = Section(GLOBAL, True, {})
         self.sections[GLOBAL] = self.global_section
+        #: Where ``config backend = registry`` is set, if it is: Samba then throws away
+        #: everything it read from the files and loads its settings from the registry
+        #: (``net conf``), so the view holds only what that switch itself sets.
+        self.registry_backend: Origin | None = None
 
     def section(self, name: str) -> Section | None:
         """A section by name as Samba finds it (case-insensitive; any spelling of global)."""
@@ -620,6 +624,10 @@ class _Walker:
                 "a DOS charset cannot be UTF-8",
                 dos.origin,
             )
+        backend = self.result.global_section.settings.get("config backend")
+        if backend is not None and name_key(backend.value) == "registry":
+            self._registry_backend(backend.origin)
+            return
         if self._is_ad_dc():
             setting = self.result.global_section.settings.get("server role")
             origin = setting.origin if setting else Origin("", 0)
@@ -631,6 +639,19 @@ class _Walker:
                     "server role = active directory domain controller",
                     origin,
                 )
+
+    def _registry_backend(self, origin: Origin) -> None:
+        """lp_load_ex (source3/param/loadparm.c): with the backend switched to the registry
+        it drops every service and global it read, starts over from the registry's
+        globals and shares, and process_registry_globals turns on 'registry shares'. What
+        the registry holds is not in the files, so nothing of it is shown."""
+        result = self.result
+        result.registry_backend = origin
+        fresh = Section(GLOBAL, True, {})
+        fresh.headers = list(result.global_section.headers)
+        result.global_section = fresh
+        result.sections = {GLOBAL: fresh}
+        self._force(fresh, "registry shares", "Yes", "config backend = registry", origin)
 
     def _parametric(self, canonical: str, written: str, value: str, origin: Origin) -> None:
         current = self.current

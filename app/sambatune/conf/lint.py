@@ -241,7 +241,21 @@ class _Linter:
     # -- what Samba corrects on its own (lpcfg_service_ok) --------------------------------
     def _samba_corrections(self) -> None:
         """testparm warns about these two and loads the file anyway; a share nobody can
-        reach is easy to miss in a long file, so lint says it too, on the share's header."""
+        reach is easy to miss in a long file, so lint says it too, on the share's header.
+        A registry backend makes the whole file moot, which testparm only hints at."""
+        origin = self.view.registry_backend
+        if origin is not None:
+            self.add(
+                origin.file,
+                origin.line,
+                "global",
+                "config backend",
+                "warning",
+                "registry-backend",
+                "With 'config backend = registry' Samba ignores every other setting and share "
+                "in this file and reads them from the registry instead: change them with "
+                "'net conf', or remove this line to use the file.",
+            )
         for section in self.view.shares():
             forced = section.forced.get("available")
             if forced is not None and forced.reason.startswith("a share without a path"):
