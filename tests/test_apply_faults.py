@@ -48,6 +48,7 @@ from sambatune.remote.config_backups import BackupStore
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
+from testbed.impostor import plant_fake_smbd
 from testbed.ports import free_port
 from testbed.processes import processes_mentioning
 from testbed.smbd import SmbServer
@@ -421,31 +422,11 @@ def test_a_fake_smbd_of_another_user_is_never_run_as_root(
     plain_user: object,
     ssh_options: ConnectionOptions,
 ) -> None:
-    import pwd
-
-    uid = pwd.getpwnam(plain_user.name).pw_uid  # type: ignore[attr-defined]
-    trap = Path(f"/tmp/sambatune-fake-{os.getpid()}")
-    trap.mkdir(mode=0o777, exist_ok=True)
-    trap.chmod(0o777)
-    ran = trap / "ran-as-root"
-    fake = trap / "smbd"
-    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexec sleep 600\n")
-    fake.chmod(0o755)
-    os.chown(fake, uid, -1)
     server = SmbServer(tmp_path, "real-smbd")
     server.port = free_port()
     server.config.write_text(server.default_config())
     # Started first, so it has the lower pid, and it names the real smbd's config.
-    sleeper = trap / "sleep.py"
-    sleeper.write_text("import time\ntime.sleep(600)\n")
-    impostor = subprocess.Popen(
-        [str(fake), str(sleeper), f"--configfile={server.config}"],
-        executable="/usr/bin/python3",
-        user=uid,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    impostor = plant_fake_smbd(plain_user.name, server.config, "fake")  # type: ignore[attr-defined]
     server.start()
     transport = open_target(ssh_options, NoPrompts())
     try:
@@ -470,19 +451,16 @@ def test_a_fake_smbd_of_another_user_is_never_run_as_root(
         after = find_instance(transport, str(server.config))
     finally:
         transport.close()
-        impostor.kill()
-        impostor.wait()
+        impostor.stop()
         server.stop()
-    assert not ran.exists(), "the planted program ran"
+    assert not impostor.ran, "the planted program ran"
     assert outcome.status == APPLIED, outcome.message
     assert "restarted" in outcome.message
     assert after is not None and after.pid != before, "the real smbd did not restart"
     assert after.exe == "/usr/sbin/smbd"
     assert_truth(outcome, server.config, original, candidate, transport.label)
-    for path in (ran, fake, sleeper):
-        path.unlink(missing_ok=True)
-    trap.rmdir()
-    assert not processes_mentioning(str(trap))
+    impostor.remove()
+    assert not processes_mentioning(str(impostor.directory))
 
 
 def test_a_root_owned_smbd_in_a_world_writable_place_is_not_trusted(tmp_path: Path) -> None:

@@ -90,19 +90,17 @@ def test_plain_signed_encrypted_each_named_from_the_server(smb_root: SmbServer) 
     assert not [p for p in smb_root.share_path.iterdir() if p.name.startswith(PROBE_PREFIX)]
 
 
-@needs_root
-def test_cli_security_comparison_reads_the_server_over_ssh(
-    smb_root: SmbServer, ssh_options: ConnectionOptions
-) -> None:
-    done = sambatune_cli(
+def _compare_over_ssh(server: SmbServer, ssh_options: ConnectionOptions, security: str) -> list[str]:
+    """bench smb-client comparing ``security`` kinds of session, reading the server over SSH."""
+    return [
         "bench",
         "smb-client",
         "--server",
         "127.0.0.1",
         "--port",
-        str(smb_root.port),
+        str(server.port),
         "--share",
-        smb_root.share,
+        server.share,
         "--user",
         "root",
         "--password-stdin",
@@ -113,13 +111,22 @@ def test_cli_security_comparison_reads_the_server_over_ssh(
         "--warmup",
         "0",
         "--security",
-        "plain,signed,encrypted",
+        security,
         "--ssh",
         f"{ssh_options.user}@{ssh_options.host}:{ssh_options.port}",
         "--ssh-identity",
         str(ssh_options.identity_file),
         "--ssh-known-hosts",
         str(ssh_options.known_hosts),
+    ]
+
+
+@needs_root
+def test_cli_security_comparison_reads_the_server_over_ssh(
+    smb_root: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    done = sambatune_cli(
+        *_compare_over_ssh(smb_root, ssh_options, "plain,signed,encrypted"),
         "--smb-conf",
         str(smb_root.config),
         "--json",
@@ -189,34 +196,7 @@ def test_with_several_smbd_and_none_named_the_comparison_refuses_naming_each(
     from sambatune.bench.results_db import ResultsDatabase
 
     before = len(ResultsDatabase().sessions())
-    refused = sambatune_cli(
-        "bench",
-        "smb-client",
-        "--server",
-        "127.0.0.1",
-        "--port",
-        str(smb_root.port),
-        "--share",
-        smb_root.share,
-        "--user",
-        "root",
-        "--password-stdin",
-        "--size",
-        "2MiB",
-        "--runs",
-        "2",
-        "--warmup",
-        "0",
-        "--security",
-        "plain,signed",
-        "--ssh",
-        f"{ssh_options.user}@{ssh_options.host}:{ssh_options.port}",
-        "--ssh-identity",
-        str(ssh_options.identity_file),
-        "--ssh-known-hosts",
-        str(ssh_options.known_hosts),
-        stdin=PASSWORD + "\n",
-    )
+    refused = sambatune_cli(*_compare_over_ssh(smb_root, ssh_options, "plain,signed"), stdin=PASSWORD + "\n")
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "Several smbd run" in refused.stderr and "--smb-conf" in refused.stderr
     assert str(smb_root.config) in refused.stderr and str(second_smbd.config) in refused.stderr

@@ -20,6 +20,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.fleet.inventory import Fleet, fleet_by_hand, load_inventory
 from sambatune.fleet.survey import FleetPrompts, HostStatus, HostSurvey, survey_fleet
 from testbed.fleet import FleetBed
+from testbed.impostor import plant_fake_smbd
 
 
 @pytest.fixture
@@ -310,35 +311,13 @@ def test_a_fake_smbd_planted_on_one_host_is_reported_and_never_run(
     """A user on nas02 starts a program named smbd that claims nas02's smb.conf. The
     fleet survey manages the real smbd there, names the impostor as untrusted on that
     host only, and never runs it (the trap file stays absent)."""
-    import pwd
-    import subprocess
-
-    uid = pwd.getpwnam(plain_user.name).pw_uid  # type: ignore[attr-defined]
-    trap = Path(f"/tmp/sambatune-fleet-fake-{os.getpid()}")
-    trap.mkdir(mode=0o777, exist_ok=True)
-    trap.chmod(0o777)
-    ran = trap / "ran-as-root"
-    fake = trap / "smbd"
-    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexec sleep 600\n")
-    fake.chmod(0o755)
-    os.chown(fake, uid, -1)
-    sleeper = trap / "sleep.py"
-    sleeper.write_text("import time\ntime.sleep(600)\n")
     target = fleet_bed.host("nas02").smbd
-    impostor = subprocess.Popen(
-        [str(fake), str(sleeper), f"--configfile={target.config}"],
-        executable="/usr/bin/python3",
-        user=uid,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    impostor = plant_fake_smbd(plain_user.name, target.config, "fleet-fake")  # type: ignore[attr-defined]
     try:
         fleet = load_inventory(inventory)
         survey = survey_fleet(fleet, concurrency=5, timeout=90, known_hosts=fleet_known_hosts)
     finally:
-        impostor.kill()
-        impostor.wait()
+        impostor.stop()
     by_name = {r.host.name: r for r in survey.results}
     nas02 = by_name["nas02"]
     assert nas02.status == HostStatus.OK, (nas02.error, nas02.advice_error)
@@ -355,7 +334,5 @@ def test_a_fake_smbd_planted_on_one_host_is_reported_and_never_run(
     data = json.loads(json.dumps(survey.to_json()))
     host_json = next(h for h in data["results"] if h["name"] == "nas02")
     assert host_json["instances"]["untrusted"][0]["pid"] == impostor.pid
-    assert not ran.exists(), "the planted program ran"
-    for path in (fake, sleeper):
-        path.unlink(missing_ok=True)
-    trap.rmdir()
+    assert not impostor.ran, "the planted program ran"
+    impostor.remove()
