@@ -63,8 +63,9 @@ def log_dir() -> Path:
     (``~/.local/state/SambaTune/log``, ``~/Library/Logs/SambaTune``,
     ``%LOCALAPPDATA%\\SambaTune\\Logs``), or ``logs`` under ``SAMBATUNE_HOME``.
 
-    Only the desktop app writes there, so importing platformdirs costs nothing that
-    matters (the CLI's fast path never asks for it).
+    The desktop app and the command line's verbs that reach a server write there; the
+    CLI's fast local verbs (conf effective, lint, explain) never ask for it, so they do
+    not pay for importing platformdirs.
     """
     override = _home_override()
     if override is not None:

@@ -18,19 +18,26 @@ A hard crash (a segfault in a library) leaves no Python traceback to log:
 :func:`start_crash_log` has :mod:`faulthandler` write every thread's stack to
 ``crash.log`` beside the log instead.
 
-The command line does not write this file: its runs are often scripted or run in
-parallel (several processes rotating one file lose lines), and everything goes to the
-terminal already. ``--verbose`` sends the same records to stderr (``sambatune.cli.output``).
+The command line writes its own file beside it, ``sambatune-cli.log``
+(:func:`cli_file_log`), for the verbs that reach a server or change this computer: the
+same records, one line naming the verb and its exit status. Its runs are often scripted
+or parallel, so it is never rotated by a process that writes to it: each run appends
+(one ``write`` per record with ``O_APPEND``) and only the run that starts when the file
+is past its limit rotates it, under an exclusive lock, while runs still writing keep
+appending to the renamed file. ``--verbose`` also sends the records to stderr
+(``sambatune.cli.output``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import faulthandler
 import io
 import logging
 import logging.handlers
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -46,6 +53,97 @@ _crash_file: TextIO | None = None  # faulthandler needs it open for the whole ru
 
 def log_path() -> Path:
     return log_dir() / "sambatune.log"
+
+
+def cli_log_path() -> Path:
+    return log_dir() / "sambatune-cli.log"
+
+
+#: The logger of a command-line run's own lines: they go to its log file only.
+CLI_RUN_LOGGER = "sambatune.cli.run"
+#: The command line's log rotates past this size at the start of a run, keeping three.
+CLI_LOG_LIMIT = 2_000_000
+CLI_LOG_KEEP = 3
+
+
+def _rotate_cli_log(path: Path) -> None:
+    """Rotate ``path`` if it is past its limit, holding a lock so that two runs starting
+    together rotate once. Windows cannot rename a file another run has open: the
+    rotation then waits for a start when no run is writing."""
+    lock_path = path.with_name(path.name + ".lock")
+    create_private_file(lock_path)
+    with open(lock_path, "a", encoding="utf-8") as lock:
+        try:
+            import fcntl
+
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        except ImportError:  # Windows: renaming an open file fails instead, below
+            pass
+        try:
+            if path.stat().st_size <= CLI_LOG_LIMIT:
+                return
+        except FileNotFoundError:
+            return
+        try:
+            for index in range(CLI_LOG_KEEP - 1, 0, -1):
+                older = path.with_name(f"{path.name}.{index}")
+                if older.exists():
+                    older.replace(path.with_name(f"{path.name}.{index + 1}"))
+            path.replace(path.with_name(f"{path.name}.1"))
+        except OSError:
+            pass
+
+
+@contextlib.contextmanager
+def cli_file_log(verb: str, level: int = logging.INFO) -> Iterator[Path]:
+    """The command line's log for one run of ``verb`` (see the module's docstring).
+
+    Records below WARNING never reached the terminal before this file existed, and
+    warnings still do: Python shows them through its last-resort handler only while no
+    handler is set, so one for stderr stands in for it."""
+    path = cli_log_path()
+    handler: logging.FileHandler | None = None
+    try:
+        for old in path.parent.glob(path.name + "*"):
+            private_file(old)
+        _rotate_cli_log(path)
+        create_private_file(path)
+        handler = logging.FileHandler(path, mode="a", encoding="utf-8")
+    except OSError:
+        pass  # a log that cannot be written (a full disk, another account's file) must not stop the verb
+    if handler is None:
+        yield path
+        return
+    handler.setFormatter(logging.Formatter(FORMAT))
+    root, paramiko = logging.getLogger(), logging.getLogger("paramiko")
+    saved = root.level, paramiko.level
+    terminal: logging.Handler | None = None
+    if not any(
+        isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler) for h in root.handlers
+    ):
+        terminal = logging.StreamHandler()  # sys.stderr as it is now: the terminal-safe one
+        terminal.setLevel(logging.WARNING)
+        root.addHandler(terminal)
+    root.addHandler(handler)
+    root.setLevel(min(level, saved[0]) if saved[0] else level)
+    paramiko.setLevel(logging.WARNING)  # every auth attempt at INFO otherwise
+    # The run's own lines (started, exit status) are for the file only: on a terminal
+    # the verb's one clear message must stay the last line.
+    run = logging.getLogger(CLI_RUN_LOGGER)
+    run.propagate = False
+    run.setLevel(logging.INFO)
+    run.addHandler(handler)
+    run.info("sambatune %s started (pid %d)", verb, os.getpid())
+    try:
+        yield path
+    finally:
+        run.removeHandler(handler)
+        root.removeHandler(handler)
+        handler.close()
+        if terminal is not None:
+            root.removeHandler(terminal)
+        root.setLevel(saved[0])
+        paramiko.setLevel(saved[1])
 
 
 def crash_log_path() -> Path:

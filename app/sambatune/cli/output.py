@@ -136,8 +136,44 @@ def run_verb(args: argparse.Namespace) -> int:
     With ``--verbose`` the log goes to stderr as it happens (see :func:`verbose_log`).
     """
     verbose = bool(getattr(args, "verbose", False))
-    with verbose_log(verbose):
-        return _run_handler(args, verbose)
+    import logging
+
+    log = logging.getLogger("sambatune.cli.run")  # logfile.CLI_RUN_LOGGER: the file only
+    log.propagate = False  # never on the terminal, also for verbs that keep no file
+    with verbose_log(verbose), _file_log(args):
+        try:
+            code = _run_handler(args, verbose)
+        except Exception:
+            # A bug: its traceback goes to the log file for the report (Python prints it too).
+            log.info("sambatune %s stopped by an unexpected error", _verb_name(args), exc_info=True)
+            raise
+        log.info("sambatune %s exit status %d", _verb_name(args), code)
+        return code
+
+
+#: Verbs that only read or write a local smb.conf: nothing on a server, nothing of this
+#: computer's settings, and they must start fast, so they keep no log file.
+_LOCAL_FILE_VERBS = {("conf", name) for name in ("effective", "lint", "explain", "set", "unset", "catalog")}
+#: The elevated helper runs as root in the user's session: files it made in the user's
+#: log folder would belong to root, and its parent logs the outcome anyway.
+_LOCAL_FILE_VERBS.add(("client", "apply-elevated"))
+
+
+def _verb_name(args: argparse.Namespace) -> str:
+    verb = str(getattr(args, "verb", "") or "")
+    sub = getattr(args, f"{verb}_verb", None) or getattr(args, "bench_test", None)
+    return f"{verb} {sub}" if sub else verb
+
+
+def _file_log(args: argparse.Namespace) -> contextlib.AbstractContextManager[object]:
+    """The command line's log file (``sambatune.logfile.cli_file_log``) for verbs that
+    reach a server or change this computer."""
+    verb = str(getattr(args, "verb", "") or "")
+    if (verb, getattr(args, f"{verb}_verb", None)) in _LOCAL_FILE_VERBS:
+        return contextlib.nullcontext()
+    from sambatune.logfile import cli_file_log
+
+    return cli_file_log(_verb_name(args))
 
 
 def _run_handler(args: argparse.Namespace, verbose: bool) -> int:
@@ -158,10 +194,13 @@ def _run_handler(args: argparse.Namespace, verbose: bool) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except SambaTuneError as error:
-        if verbose:  # where it came from, for a bug report; the message follows
-            import logging
+        import logging
 
-            logging.getLogger(__name__).info("sambatune %s failed", getattr(args, "verb", ""), exc_info=True)
+        # Where it came from, for a bug report: in the log file, and on stderr with
+        # --verbose (INFO, so the terminal never shows a traceback otherwise).
+        logging.getLogger(__name__).info(
+            "sambatune %s failed: %s", _verb_name(args), error.message, exc_info=True
+        )
         report_error(error, wants_json, verbose=verbose)
         return EXIT_CANCELLED if isinstance(error, Cancelled) else EXIT_ERROR
 
@@ -171,8 +210,7 @@ def verbose_log(enabled: bool) -> Iterator[None]:
     """With ``--verbose``, SambaTune's log on stderr while the verb runs: every command on
     the target (exit status, duration), apply steps, warnings, and an error's traceback.
 
-    The command line keeps no log file (scripted and parallel runs would share one, and
-    the terminal has it all); the desktop app's is described in ``sambatune.logfile``.
+    The same records go to the command line's log file (``sambatune.logfile``).
     Lines pass through the same filter as the rest of stderr: a server's text cannot
     drive the terminal from the log either.
     """
