@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sambatune.applied_versions import AppliedVersions
 from sambatune.cancellation import CancelToken
 from sambatune.cli import fleet_apply
 from sambatune.cli.main import main
@@ -38,6 +40,7 @@ from sambatune.fleet.rollout_store import (
 )
 from sambatune.remote.transport import Transport
 from testbed.fleet import FleetBed
+from testbed.impostor import plant_fake_smbd
 from testbed.processes import processes_mentioning
 
 FOUR = "nas01:nas02:nas03:nas04"
@@ -426,3 +429,64 @@ def test_a_host_lost_mid_rollout_halts_and_the_others_are_put_back(
         "nas04": HostState.PENDING,
     }
     assert {h.name: live_sha(bed, h.name) for h in bed.hosts} == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a process as another user")
+def test_a_restart_rollout_restarts_the_real_smbd_beside_a_planted_fake(
+    bed: FleetBed,
+    inventory: Path,
+    known_hosts: Path,
+    capsys: pytest.CaptureFixture[str],
+    plain_user: object,
+) -> None:
+    """A user on nas02 runs a program named smbd that claims nas02's smb.conf. A rollout
+    whose change needs a restart restarts the real smbd (new pid) and never runs the fake;
+    what the CLI said, the rollout record, the apply history and the live file agree."""
+    host = bed.host("nas02")
+    config = host.smbd.config
+    original = config.read_bytes()
+    assert b"interfaces = lo" in original  # bound addresses change only with a restart
+    before_pid = main_smbd_pid(bed, "nas02")
+    impostor = plant_fake_smbd(plain_user.name, config, "rollout-fake")  # type: ignore[attr-defined]
+    try:
+        code, done = run_cli(
+            capsys,
+            *apply_argv(
+                inventory,
+                known_hosts,
+                "--limit",
+                "nas02",
+                "--set",
+                "[global] interfaces = 127.0.0.1/8",
+                "--allow-restart",
+                "--measure",
+                "none",
+                "--yes",
+                "--json",
+            ),
+        )
+        alive = impostor.process.poll() is None
+    finally:
+        impostor.stop()
+    assert code == 0 and done["status"] == "done", done
+    record = RolloutStore().load(done["rollout_id"])
+    [host_record] = record.hosts
+    assert host_record.state is HostState.APPLIED and host_record.live is Live.AFTER
+    assert host_record.activation == "restart"
+    cli_host = done["hosts"][0]
+    assert cli_host["state"] == "applied" and cli_host["after_sha256"] == host_record.after_sha256
+    transport = connector(known_hosts)(load_inventory(inventory).host("nas02"))
+    label = transport.label
+    transport.close()
+    [latest, *_] = AppliedVersions().for_server(label, str(config))
+    assert latest.outcome == "applied" and latest.live == "new"
+    assert latest.sha256 == host_record.after_sha256
+    assert not impostor.ran, "the planted program ran"
+    assert alive, "the fake smbd was stopped or restarted by the rollout"
+    after_pid = main_smbd_pid(bed, "nas02")
+    assert after_pid not in (before_pid, impostor.pid), "the real smbd did not restart"
+    impostor.remove()
+    # Leave nas02's smbd as the bed started it: its own process, the file's sockets.
+    config.write_bytes(original)
+    host.smbd.stop()
+    host.smbd.start()
