@@ -139,6 +139,19 @@ def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_fact
     assert "ansible-playbook site.yml" in readme and "AWX" in readme and "Semaphore" in readme
     # Nothing on the hosts changed.
     assert all(s.config.read_bytes() == rollout.before[n] for n, s in rollout.servers.items())
+    # The report names exactly what it wrote: the folder's own files are not its to list.
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert report.files == written
+
+
+def test_the_report_lists_only_what_the_export_wrote(rollout_factory: RolloutFactory) -> None:
+    rollout: Rollout = rollout_factory({"nas01": None})
+    rollout.out.mkdir(parents=True)
+    (rollout.out / "notes.txt").write_text("the admin's own file\n")
+    report = rollout.export("[global] log level = 2")
+    assert report.ok and "notes.txt" not in report.files
+    assert "site.yml" in report.files and "files/nas01/smb.conf" in report.files
+    assert (rollout.out / "notes.txt").read_text() == "the admin's own file\n"
 
 
 @needs_ansible

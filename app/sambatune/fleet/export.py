@@ -122,6 +122,8 @@ class ExportReport:
     exported: list[HostCandidate]
     refused: dict[str, str]  # host -> why it is not in the project
     seconds: float
+    #: The files this export wrote, relative to ``out`` (nothing else in the folder).
+    files: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -279,9 +281,10 @@ def write_project(
     *,
     wave: int,
     allow_restart: bool,
-) -> None:
+) -> list[str]:
     """Write the Ansible project into ``out`` (created; files of an earlier export of
-    the same hosts are replaced, nothing else there is touched)."""
+    the same hosts are replaced, nothing else there is touched). Returns the files
+    written, relative to ``out``: the folder may hold anything else of the user's."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "site.yml").write_bytes(read_resource("fleet", "site.yml"))
     (out / "ansible.cfg").write_text(ANSIBLE_CFG)
@@ -330,6 +333,14 @@ def write_project(
     }
     (out / "sambatune-export.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out / "README.md").write_text(readme(edits, exported, refused, wave=wave, allow_restart=allow_restart))
+    names = ["site.yml", "ansible.cfg", "rollout.yml", "inventory.yml", "sambatune-export.json", "README.md"]
+    for candidate in exported:
+        name = candidate.host.name
+        names += [
+            f"host_vars/{name}.yml",
+            *(f"files/{name}/{f}" for f in ("smb.conf", "live.sha256", "change.diff")),
+        ]
+    return sorted(names)
 
 
 def readme(
@@ -461,9 +472,12 @@ def fleet_export(
         if on_host is not None:
             on_host(outcome.host.name, outcome.error)
     exported = [prepared[h.name] for h in hosts if h.name in prepared]
-    if exported:
+    files = (
         write_project(out, edits, exported, refused, wave=wave, allow_restart=allow_restart)
-    return ExportReport(out, list(edits), wave, exported, refused, time.monotonic() - started)
+        if exported
+        else []
+    )
+    return ExportReport(out, list(edits), wave, exported, refused, time.monotonic() - started, files)
 
 
 def project_hosts(out: Path) -> list[str]:

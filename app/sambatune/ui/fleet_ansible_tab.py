@@ -47,15 +47,6 @@ _BAD = ("failed", "unreachable")
 ChangeSource = Callable[[], tuple[list[Edit], RolloutOptions]]
 
 
-def written_files(out: Path) -> list[str]:
-    """The project's files, relative to its folder (ansible-runner's own left out)."""
-    return sorted(
-        str(path.relative_to(out))
-        for path in out.rglob("*")
-        if path.is_file() and ".ansible-runner" not in path.parts
-    )
-
-
 class AnsibleTab(QWidget):
     def __init__(self, runner: TaskRunner, change: ChangeSource, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -203,8 +194,7 @@ class AnsibleTab(QWidget):
                 self.exported.setItem(row, column, item)
         if report.exported:
             self.project = report.out
-            files = written_files(report.out)
-            self.files.setText(f"Written to {report.out}:\n" + "\n".join(files))
+            self.files.setText(f"Written to {report.out}:\n" + "\n".join(report.files))
             run = f"cd {report.out} && ansible-playbook site.yml"
             left = f" {len(report.refused)} host(s) left out (see the table)." if report.refused else ""
             self.status.setText(f"Exported {len(report.exported)} host(s).{left} Run it yourself with: {run}")
