@@ -367,6 +367,11 @@ def test_catalog_verb_regenerates_the_bundled_snapshot(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "parameters" in result.stdout and str(output) in result.stdout
     made = json.loads(output.read_text())
+    # It runs testparm on the target: the command line's log names the verb and the command.
+    from sambatune.logfile import cli_log_path
+
+    log = cli_log_path().read_text()
+    assert "sambatune conf catalog started" in log and "testparm" in log and "exit status 0" in log
     series = ".".join(made["samba_version"].split(".")[:2])
     bundled = Path(__file__).parents[1] / "resources" / "parameters" / f"catalog-{series}.json"
     if not bundled.exists():

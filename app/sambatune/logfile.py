@@ -59,17 +59,26 @@ def cli_log_path() -> Path:
     return log_dir() / "sambatune-cli.log"
 
 
-#: The logger of a command-line run's own lines: they go to its log file only.
+#: The logger of a command-line run's own lines (started, exit status): they go to its
+#: log file only, so on a terminal the verb's one clear message stays the last line.
 CLI_RUN_LOGGER = "sambatune.cli.run"
 #: The command line's log rotates past this size at the start of a run, keeping three.
 CLI_LOG_LIMIT = 2_000_000
 CLI_LOG_KEEP = 3
 
 
-def _rotate_cli_log(path: Path) -> None:
-    """Rotate ``path`` if it is past its limit, holding a lock so that two runs starting
-    together rotate once. Windows cannot rename a file another run has open: the
-    rotation then waits for a start when no run is writing."""
+def _private_logs(path: Path) -> None:
+    """Tighten the mode of ``path`` and its rotations (made by an older version, or
+    copied in) before anything is written to them."""
+    for old in path.parent.glob(path.name + "*"):
+        private_file(old)
+
+
+def _open_cli_log(path: Path) -> PrivateRotatingLog:
+    """The file handler, rotated first if the file is past its limit. Rotation happens
+    only here, under an exclusive lock, so two runs starting together rotate once, and
+    runs still writing keep appending to the renamed file. Windows cannot rename a file
+    another run has open: the rotation then waits for a start when no run writes."""
     lock_path = path.with_name(path.name + ".lock")
     create_private_file(lock_path)
     with open(lock_path, "a", encoding="utf-8") as lock:
@@ -77,65 +86,54 @@ def _rotate_cli_log(path: Path) -> None:
             import fcntl
 
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        except ImportError:  # Windows: renaming an open file fails instead, below
+        except ImportError:  # Windows: the rename below fails instead
             pass
-        try:
-            if path.stat().st_size <= CLI_LOG_LIMIT:
-                return
-        except FileNotFoundError:
-            return
-        try:
-            for index in range(CLI_LOG_KEEP - 1, 0, -1):
-                older = path.with_name(f"{path.name}.{index}")
-                if older.exists():
-                    older.replace(path.with_name(f"{path.name}.{index + 1}"))
-            path.replace(path.with_name(f"{path.name}.1"))
-        except OSError:
-            pass
+        # maxBytes=0: it never rolls over by itself while a run writes.
+        handler = PrivateRotatingLog(path, maxBytes=0, backupCount=CLI_LOG_KEEP, encoding="utf-8")
+        if path.stat().st_size > CLI_LOG_LIMIT:
+            with contextlib.suppress(OSError):
+                handler.doRollover()
+    return handler
 
 
 @contextlib.contextmanager
-def cli_file_log(verb: str, level: int = logging.INFO) -> Iterator[Path]:
-    """The command line's log for one run of ``verb`` (see the module's docstring).
+def cli_file_log(verb: str) -> Iterator[logging.Logger]:
+    """The command line's log for one run of ``verb`` (see the module's docstring). It
+    yields the run's own logger, for the exit status; an error that is not SambaTune's
+    is logged with its traceback on its way out.
 
     Records below WARNING never reached the terminal before this file existed, and
     warnings still do: Python shows them through its last-resort handler only while no
     handler is set, so one for stderr stands in for it."""
+    run = logging.getLogger(CLI_RUN_LOGGER)
+    run.propagate = False
+    run.setLevel(logging.INFO)
     path = cli_log_path()
-    handler: logging.FileHandler | None = None
     try:
-        for old in path.parent.glob(path.name + "*"):
-            private_file(old)
-        _rotate_cli_log(path)
-        create_private_file(path)
-        handler = logging.FileHandler(path, mode="a", encoding="utf-8")
-    except OSError:
-        pass  # a log that cannot be written (a full disk, another account's file) must not stop the verb
-    if handler is None:
-        yield path
+        _private_logs(path)
+        handler = _open_cli_log(path)
+    except OSError:  # a full disk, another account's file: the verb runs without a log
+        yield run
         return
     handler.setFormatter(logging.Formatter(FORMAT))
     root, paramiko = logging.getLogger(), logging.getLogger("paramiko")
     saved = root.level, paramiko.level
     terminal: logging.Handler | None = None
-    if not any(
-        isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler) for h in root.handlers
-    ):
+    if not any(type(h) is logging.StreamHandler for h in root.handlers):  # --verbose has one
         terminal = logging.StreamHandler()  # sys.stderr as it is now: the terminal-safe one
         terminal.setLevel(logging.WARNING)
         root.addHandler(terminal)
     root.addHandler(handler)
-    root.setLevel(min(level, saved[0]) if saved[0] else level)
+    root.setLevel(min(logging.INFO, saved[0]) if saved[0] else logging.INFO)
     paramiko.setLevel(logging.WARNING)  # every auth attempt at INFO otherwise
-    # The run's own lines (started, exit status) are for the file only: on a terminal
-    # the verb's one clear message must stay the last line.
-    run = logging.getLogger(CLI_RUN_LOGGER)
-    run.propagate = False
-    run.setLevel(logging.INFO)
     run.addHandler(handler)
     run.info("sambatune %s started (pid %d)", verb, os.getpid())
     try:
-        yield path
+        yield run
+    except Exception:
+        # A bug: its traceback goes to the file for the report (Python prints it too).
+        run.info("sambatune %s stopped by an unexpected error", verb, exc_info=True)
+        raise
     finally:
         run.removeHandler(handler)
         root.removeHandler(handler)
@@ -161,8 +159,7 @@ class PrivateRotatingLog(logging.handlers.RotatingFileHandler):
 
 def start_file_log(level: int = logging.INFO) -> Path:
     path = log_path()
-    for old in path.parent.glob(path.name + "*"):
-        private_file(old)
+    _private_logs(path)
     handler = PrivateRotatingLog(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
     handler.setFormatter(logging.Formatter(FORMAT))
     root = logging.getLogger()
@@ -178,8 +175,7 @@ def start_crash_log() -> Path:
     process dies of a fatal signal (SIGSEGV, SIGABRT, ...), where no logging can run."""
     global _crash_file
     path = crash_log_path()
-    for old in path.parent.glob(path.name + "*"):
-        private_file(old)
+    _private_logs(path)
     if path.exists() and path.stat().st_size > CRASH_LOG_LIMIT:
         path.replace(path.with_name(path.name + ".1"))
     create_private_file(path)

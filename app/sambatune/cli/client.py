@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from sambatune.cli.output import add_json_flag
+from sambatune.cli.output import KEEPS_NO_LOG, add_json_flag
 
 
 def register(subparsers: Any) -> None:
@@ -172,7 +172,7 @@ def register(subparsers: Any) -> None:
     )
     helper.add_argument("request", type=Path)
     helper.add_argument("result", type=Path)
-    helper.set_defaults(handler=handle_apply_elevated)
+    helper.set_defaults(handler=handle_apply_elevated, **KEEPS_NO_LOG)
 
 
 def _add_os(parser: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from sambatune.cli.output import add_json_flag, escape_json_controls
+from sambatune.cli.output import KEEPS_NO_LOG, add_json_flag, escape_json_controls
 
 if TYPE_CHECKING:
     from sambatune.conf.catalog import ParameterCatalog
@@ -41,14 +41,14 @@ def register(subparsers: Any) -> None:
         help="every value in the form testparm prints it (Yes/No, sizes in bytes, ...)",
     )
     add_json_flag(effective)
-    effective.set_defaults(handler=handle_effective)
+    effective.set_defaults(handler=handle_effective, **KEEPS_NO_LOG)
 
     lint = verbs.add_parser("lint", help="findings with line numbers for one Samba version")
     lint.add_argument("file", metavar="FILE")
     _add_version_option(lint)
     lint.add_argument("--no-includes", action="store_true", help="do not read the files named by include =")
     add_json_flag(lint)
-    lint.set_defaults(handler=handle_lint)
+    lint.set_defaults(handler=handle_lint, **KEEPS_NO_LOG)
 
     explain = verbs.add_parser("explain", help="what a parameter is and does, for one version")
     explain.add_argument("name", metavar="NAME", help="a parameter name (any spelling)")
@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
         "--man", action="store_true", help="also show the entry from this computer's smb.conf(5)"
     )
     add_json_flag(explain)
-    explain.set_defaults(handler=handle_explain)
+    explain.set_defaults(handler=handle_explain, **KEEPS_NO_LOG)
 
     set_verb = verbs.add_parser("set", help="set a parameter in a local file (minimal edit)")
     set_verb.add_argument("file", metavar="FILE")
@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
     set_verb.add_argument("value", metavar="VALUE")
     _add_version_option(set_verb)
     add_json_flag(set_verb)
-    set_verb.set_defaults(handler=handle_set)
+    set_verb.set_defaults(handler=handle_set, **KEEPS_NO_LOG)
 
     unset = verbs.add_parser("unset", help="remove a parameter (and its synonyms) from a section")
     unset.add_argument("file", metavar="FILE")
@@ -74,7 +74,7 @@ def register(subparsers: Any) -> None:
     unset.add_argument("name", metavar="NAME")
     _add_version_option(unset)
     add_json_flag(unset)
-    unset.set_defaults(handler=handle_unset)
+    unset.set_defaults(handler=handle_unset, **KEEPS_NO_LOG)
 
     catalog = verbs.add_parser("catalog", help="read a server's parameter catalog through its testparm")
     from sambatune.cli.connect import add_connection_options

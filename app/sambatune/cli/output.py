@@ -136,44 +136,28 @@ def run_verb(args: argparse.Namespace) -> int:
     With ``--verbose`` the log goes to stderr as it happens (see :func:`verbose_log`).
     """
     verbose = bool(getattr(args, "verbose", False))
-    import logging
+    if getattr(args, "keeps_no_log", False):
+        with verbose_log(verbose):
+            return _run_handler(args, verbose)
+    from sambatune.logfile import cli_file_log
 
-    log = logging.getLogger("sambatune.cli.run")  # logfile.CLI_RUN_LOGGER: the file only
-    log.propagate = False  # never on the terminal, also for verbs that keep no file
-    with verbose_log(verbose), _file_log(args):
-        try:
-            code = _run_handler(args, verbose)
-        except Exception:
-            # A bug: its traceback goes to the log file for the report (Python prints it too).
-            log.info("sambatune %s stopped by an unexpected error", _verb_name(args), exc_info=True)
-            raise
-        log.info("sambatune %s exit status %d", _verb_name(args), code)
+    with verbose_log(verbose), cli_file_log(_verb_name(args)) as run:
+        code = _run_handler(args, verbose)
+        run.info("sambatune %s exit status %d", _verb_name(args), code)
         return code
 
 
-#: Verbs that only read or write a local smb.conf: nothing on a server, nothing of this
-#: computer's settings, and they must start fast, so they keep no log file.
-_LOCAL_FILE_VERBS = {("conf", name) for name in ("effective", "lint", "explain", "set", "unset", "catalog")}
-#: The elevated helper runs as root in the user's session: files it made in the user's
-#: log folder would belong to root, and its parent logs the outcome anyway.
-_LOCAL_FILE_VERBS.add(("client", "apply-elevated"))
+#: For the verbs that only read or write a local file (conf effective, lint, ...): they
+#: reach no server and change nothing of this computer's settings, and must start fast.
+#: The elevated helper keeps none either: it runs as root, and files it made in the
+#: user's log folder would be root's.
+KEEPS_NO_LOG = {"keeps_no_log": True}
 
 
 def _verb_name(args: argparse.Namespace) -> str:
     verb = str(getattr(args, "verb", "") or "")
     sub = getattr(args, f"{verb}_verb", None) or getattr(args, "bench_test", None)
     return f"{verb} {sub}" if sub else verb
-
-
-def _file_log(args: argparse.Namespace) -> contextlib.AbstractContextManager[object]:
-    """The command line's log file (``sambatune.logfile.cli_file_log``) for verbs that
-    reach a server or change this computer."""
-    verb = str(getattr(args, "verb", "") or "")
-    if (verb, getattr(args, f"{verb}_verb", None)) in _LOCAL_FILE_VERBS:
-        return contextlib.nullcontext()
-    from sambatune.logfile import cli_file_log
-
-    return cli_file_log(_verb_name(args))
 
 
 def _run_handler(args: argparse.Namespace, verbose: bool) -> int:
