@@ -335,15 +335,9 @@ class EffectiveConfig:
             for section_name, values in self._values().items():
                 shown = {}
                 for name, written in values.items():
+                    # _values() already chose each value (set, copied or Samba's own).
                     parameter = None if ":" in name else self.catalog.parameters.get(name)
-                    if parameter is None:
-                        shown[name] = written
-                        continue
-                    resolved = self.resolve(section_name, name)
-                    if resolved.source == "default":
-                        value = parameter.default
-                    else:
-                        value = stored_form(parameter, resolved.value or "")
+                    value = stored_form(parameter, written) if parameter is not None else None
                     shown[name] = written if value is None else value
                 reading[section_name] = shown
         return reading

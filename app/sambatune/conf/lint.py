@@ -257,8 +257,8 @@ class _Linter:
                 "'net conf', or remove this line to use the file.",
             )
         for section in self.view.shares():
-            forced = section.forced.get("available")
-            if forced is not None and forced.reason.startswith("a share without a path"):
+            forced = section.forced.get("available")  # only a missing path forces it (lpcfg_service_ok)
+            if forced is not None:
                 self.add(
                     forced.origin.file,
                     forced.origin.line,
