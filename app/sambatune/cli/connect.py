@@ -133,15 +133,15 @@ def apply_profile(args: argparse.Namespace) -> None:
     if len(matches) > 1:
         raise InvalidInput(f"Several saved servers are called {name!r}; name one by its id.")
     profile = matches[0]
-    if profile.is_local:
-        return
+    # The window's own reading of the profile (trimmed, empty fields as None).
+    options = profile.connection_options()
     filled = {
-        "host": profile.host,
-        "port": profile.port,
-        "user": profile.user or None,
-        "identity": profile.identity_file or None,
-        "jump": profile.jump_host or None,
-        "auth": profile.auth if profile.auth in ("password", "agent") else None,
+        "host": options.host,
+        "port": options.port,
+        "user": options.user,
+        "identity": options.identity_file,
+        "jump": options.jump_host,
+        "auth": options.auth,
     }
     for attribute, value in filled.items():
         if getattr(args, attribute, None) in (None, "") and value not in (None, ""):
