@@ -26,6 +26,7 @@ from sambatune.conf.includes import TransportIncludes
 from sambatune.conf.testparm_output import dump_by_section
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.remote.agents import AgentEvent
+from sambatune.remote.config_location import several_smbd
 from sambatune.remote.samba_ops import TestparmReport, run_testparm
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
@@ -60,11 +61,7 @@ def gather_inputs(
         survey = run_survey(transport, config_path=config_path, cancel=cancel, on_event=on_event)
     path = config_path or survey.config_path
     if not path and survey.ambiguous:
-        raise InvalidInput(
-            f"Several smbd run on {transport.label} with different smb.conf "
-            f"files ({', '.join(survey.config_candidates)}): say which one "
-            "with --config-path."
-        )
+        raise several_smbd(transport.label, survey.config_candidates, "with --config-path")
     if not path:
         raise InvalidInput(f"No smb.conf was found on {transport.label}: give its path (--config-path).")
     if data is None and not transport.file_exists(path):

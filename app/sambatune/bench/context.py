@@ -13,6 +13,7 @@ from typing import Any
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.agents import AgentEvent
+from sambatune.remote.config_location import several_smbd
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
 
@@ -61,11 +62,8 @@ class BenchContext:
             return 445
         if self.survey.ambiguous and not self.smb_conf_path:
             # 445 could well be another instance's port: never measure the wrong smbd.
-            raise InvalidInput(
-                "Several smbd run on this server with different smb.conf files ("
-                + ", ".join(self.survey.config_candidates)
-                + "): say which one "
-                "(--config-path) or give the SMB port."
+            raise several_smbd(
+                "this server", self.survey.config_candidates, "with --config-path, or give the SMB port"
             )
         for instance in self.survey.samba.get("instances") or []:
             if self.smb_conf_path and instance.get("config") == self.smb_conf_path:

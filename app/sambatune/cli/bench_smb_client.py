@@ -207,6 +207,7 @@ def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelT
     from sambatune.bench.smb_security import server_sessions
     from sambatune.cli.connect import TerminalPrompts
     from sambatune.errors import InvalidInput
+    from sambatune.remote.config_location import several_smbd
     from sambatune.remote.connection import ConnectionOptions, open_target
     from sambatune.remote.survey import run_survey
 
@@ -223,11 +224,7 @@ def _server_sessions(args: argparse.Namespace, stack: ExitStack, cancel: CancelT
         survey = run_survey(transport, cancel=cancel, audit_clients=False)
         config_path = survey.config_path
         if survey.ambiguous:
-            raise InvalidInput(
-                f"Several smbd run on {transport.label} with different smb.conf files: "
-                + ", ".join(survey.config_candidates)
-                + ". Say which one serves the share with --smb-conf."
-            )
+            raise several_smbd(transport.label, survey.config_candidates, "serves the share with --smb-conf")
     if not config_path:
         raise InvalidInput(
             f"Which smbd serves the share on {transport.label}? The survey could not tell: "

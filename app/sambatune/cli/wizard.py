@@ -159,7 +159,7 @@ def _add_smb_password(group: Any) -> None:
 # -- starting and running ------------------------------------------------------------------
 def handle_start(args: argparse.Namespace) -> int:
     from sambatune.cli.connect import connect_from_args
-    from sambatune.errors import InvalidInput, SambaTuneError
+    from sambatune.errors import SambaTuneError
     from sambatune.remote.config_location import detect_config_path, needs_sudo
     from sambatune.wizard.machine import TuningWizard
     from sambatune.wizard.store import WizardStore
@@ -172,12 +172,7 @@ def handle_start(args: argparse.Namespace) -> int:
         spec = spec.with_password(_smb_password(args) if spec.user else None)
         path = args.config_path
         if not path:
-            try:
-                path = detect_config_path(transport)
-            except InvalidInput as error:
-                raise InvalidInput(
-                    error.message.replace("--remote-path", "--config-path"), details=error.details
-                ) from error
+            path = detect_config_path(transport, flag="--config-path")
         sudo = bool(args.sudo) or needs_sudo(transport, path)
         if sudo:
             transport.check_sudo()

@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.samba_ops import default_config_path
 from sambatune.remote.transport import Transport
 
 
-def detect_config_path(transport: Transport) -> str:
+def several_smbd(where: str, candidates: Sequence[str], how: str, details: str = "") -> InvalidInput:
+    """The one refusal for "several smbd run and none was chosen", wherever it is met:
+    it names every smb.conf, and ``how`` says how this verb is told which one."""
+    return InvalidInput(
+        f"Several smbd run on {where} with different smb.conf files: {', '.join(candidates)}. "
+        f"Say which one {how}.",
+        details=details,
+    )
+
+
+def detect_config_path(transport: Transport, flag: str = "--remote-path") -> str:
     """The smb.conf the running smbd was started with; smbd -b's only when none runs.
 
     Refuses when several smbd run with different files: changing the wrong one (or a
-    default no running smbd reads) is what this guards against.
+    default no running smbd reads) is what this guards against. ``flag`` is how the
+    verb asking names the file.
     """
     from sambatune.remote.samba_ops import smbd_processes
 
@@ -22,7 +34,7 @@ def detect_config_path(transport: Transport) -> str:
     except SambaTuneError as error:
         raise InvalidInput(
             f"Could not tell which smb.conf the smbd on {transport.label} uses "
-            f"({error.message}); name it with --remote-path."
+            f"({error.message}); name it with {flag}."
         ) from error
     # smbd -b is one more round trip: only when an smbd runs without -s, or none runs.
     needed = not seen.instances or any(not i.get("config") for i in seen.instances)
@@ -31,16 +43,16 @@ def detect_config_path(transport: Transport) -> str:
     if len(configs) == 1:
         return configs[0]
     if configs:
-        raise InvalidInput(
-            f"Several smbd run on {transport.label} with different smb.conf files: "
-            + ", ".join(configs)
-            + ". Say which one to change with --remote-path.",
+        raise several_smbd(
+            transport.label,
+            configs,
+            f"to change with {flag}",
             details="\n".join(f"pid {i['pid']}: {i.get('config') or default}" for i in seen.instances),
         )
     if default:
         return default
     raise InvalidInput(
-        f"No smbd runs on {transport.label} and smbd -b names no smb.conf; name the file with --remote-path."
+        f"No smbd runs on {transport.label} and smbd -b names no smb.conf; name the file with {flag}."
     )
 
 
