@@ -252,3 +252,20 @@ def test_an_apply_in_between_is_seen_and_a_revert_names_its_backup(
     assert f"sambatune client restore {applied.backup_id}" in worse["explanation"]
     better = verdict_record(Verdict("better", "keep", "", ()), plan_id)
     assert better["restore"] is None and "keep it" in better["explanation"]
+
+
+def test_an_after_run_finds_its_plan_when_the_plan_store_pruned_it(
+    capsys: pytest.CaptureFixture[str], plan_id: str, share: Path
+) -> None:
+    """The plan store keeps the newest 100 plans; the after run may come much later."""
+    from sambatune.client.plan_store import PlanStore
+
+    code, _before, _ = run_cli(
+        capsys, "check", plan_id, "--before", "--path", str(share), "--size", "1MiB", *FAST, "--json"
+    )
+    assert code == 0
+    PlanStore().path_of(plan_id).unlink()
+    code, after, _ = run_cli(capsys, "check", plan_id, "--after", "--json")
+    assert code == 0 and after["verdict"] is not None
+    code, _, err = run_cli(capsys, "check", "0123456789ab", "--after")
+    assert code == 1 and "0123456789ab" in err

@@ -494,9 +494,21 @@ def handle_check(args: argparse.Namespace) -> int:
     from sambatune.cli.output import ctrl_c_cancels, print_json
     from sambatune.client.plan_store import load_plan
     from sambatune.client.quantities import parse_size
-    from sambatune.wizard.client_check import CheckRequest, measure_phase
+    from sambatune.errors import InvalidInput
+    from sambatune.wizard.client_check import AFTER, CheckRequest, CheckStore, measure_phase
 
-    plan = load_plan(args.plan)
+    try:
+        plan = load_plan(args.plan)
+    except InvalidInput as missing:
+        # The plan store keeps the newest plans only; a check keeps its own plan's copy,
+        # so an after run still finds a plan that has since been pruned.
+        try:
+            check = CheckStore().load(args.plan) if args.phase == AFTER else None
+        except InvalidInput:
+            check = None
+        if check is None:
+            raise missing from None
+        plan = check.client_plan()
     size = None
     if args.size is not None and args.size.strip().lower() != "auto":
         size = parse_size(args.size)
