@@ -22,7 +22,7 @@ from cli_process import sambatune_cli
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.cli.main import main
 from sambatune.client.plan import ClientPlan
-from sambatune.wizard.client_check import CheckStore, default_path, default_test, is_placeholder
+from sambatune.wizard.client_check import CheckStore, default_path, default_test, is_example_share
 
 FAST = ("--runs", "2", "--warmup", "0")
 
@@ -185,7 +185,7 @@ def test_a_plan_whose_items_name_both_tests_asks_which(
     assert code == 1 and "measured by two tests" in err and "--test smb-client or --test files" in err
     # The Mac plan's path is Finder's example, not a share.
     plan = ClientPlan.from_json(data)
-    assert is_placeholder("/Volumes/SHARE") and is_placeholder("\\\\files1\\SHARE")
+    assert is_example_share("/Volumes/SHARE") and is_example_share("\\\\files1\\SHARE")
     assert default_path(plan) is None
     code, _, err = run_cli(
         capsys, "check", data["id"], "--before", "--test", "files", "--path", "/Volumes/SHARE"

@@ -336,9 +336,9 @@ def format_plan(data: dict[str, Any]) -> str:
         lines += [f"  {command}" for command in data["after_apply"]]
     linked = [change["measure"]["path"] for change in data["changes"] if change.get("measure")]
     if linked:
-        from sambatune.wizard.client_check import is_placeholder
+        from sambatune.wizard.client_check import is_example_share
 
-        real = list(dict.fromkeys(path for path in linked if not is_placeholder(path)))
+        real = list(dict.fromkeys(path for path in linked if not is_example_share(path)))
         path = shlex.quote(real[0]) if len(real) == 1 else "MOUNTED_SHARE"
         lines.append(
             f"\nBefore and after, from this computer: sambatune client check {data['id']} --before "

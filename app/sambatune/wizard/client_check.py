@@ -60,7 +60,7 @@ CHECK_VERSION = 1
 DEFAULT_RUNS, DEFAULT_WARMUP = 5, 1
 #: The share name the plans write where they cannot know it: nsmb_plan's /Volumes/SHARE,
 #: windows_smb_plan's \\SERVER\SHARE or \\files1\SHARE. Such a path is an example to edit.
-PLACEHOLDER_SHARE = "SHARE"
+EXAMPLE_SHARE = "SHARE"
 
 #: What each overall verdict means for a client plan. judge() decides the verdict; its
 #: own sentences speak of smb.conf findings, which these measurements are not about.
@@ -80,10 +80,10 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def is_placeholder(path: str) -> bool:
+def is_example_share(path: str) -> bool:
     """True for a path a plan wrote as an example (``/Volumes/SHARE``, ``\\\\SERVER\\SHARE``)."""
     last = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    return last == PLACEHOLDER_SHARE
+    return last == EXAMPLE_SHARE
 
 
 def same_path(first: str, second: str) -> bool:
@@ -140,7 +140,7 @@ def linked_paths(plan: ClientPlan, test: str | None = None) -> list[str]:
 def default_path(plan: ClientPlan, test: str | None = None) -> str | None:
     """The one real path the links name; None when they name none, several, or only an
     example (the share's name was unknown when the plan was made)."""
-    real = [p for p in linked_paths(plan, test) if not is_placeholder(p)]
+    real = [p for p in linked_paths(plan, test) if not is_example_share(p)]
     return real[0] if len(real) == 1 else None
 
 
@@ -398,7 +398,7 @@ def _before_of(plan: ClientPlan, request: CheckRequest) -> ClientCheck:
             details=(f"The plan names {', '.join(examples)} as an example. " if examples else "")
             + "A mount point (/mnt/data, /Volumes/data) or a UNC path (\\\\server\\data) on Windows.",
         )
-    if is_placeholder(path):
+    if is_example_share(path):
         raise InvalidInput(
             f"{path} is the plan's example, not a share: give the real one (its mount point, "
             "or its UNC path on Windows)."
