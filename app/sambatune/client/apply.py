@@ -655,14 +655,9 @@ def restart_for(ref: SettingRef) -> str:
         return "reboot"
     if isinstance(ref, AdapterPropertyRef):
         return "adapter-restart"
-    from sambatune.client.catalog import find_entry
     from sambatune.client.minimums import catalog_entry_of
-    from sambatune.client.settings import SmbClientConfigRef
 
-    if isinstance(ref, SmbClientConfigRef):
-        entry = find_entry(ref.kind, name=ref.name)
-    else:
-        entry = catalog_entry_of(ref)
+    entry = catalog_entry_of(ref)
     return entry.restart if entry is not None else "none"
 
 

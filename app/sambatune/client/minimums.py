@@ -44,12 +44,14 @@ def entry_of(ref: SettingRef | None) -> CatalogEntry | None:
 
 def catalog_entry_of(ref: SettingRef | None) -> CatalogEntry | None:
     """The catalog entry of any setting SambaTune manages by name (the SMB-client kinds too)."""
-    from sambatune.client.settings import ConfKeyRef, DefaultsRef, MountOptionRef
+    from sambatune.client.settings import ConfKeyRef, DefaultsRef, MountOptionRef, SmbClientConfigRef
 
     if isinstance(ref, MountOptionRef):
         return find_entry("mount-option", option=ref.option)
     if isinstance(ref, (ConfKeyRef, DefaultsRef)):
         return find_entry(ref.kind, key=ref.key)
+    if isinstance(ref, SmbClientConfigRef):
+        return find_entry(ref.kind, name=ref.name)
     return entry_of(ref)
 
 
