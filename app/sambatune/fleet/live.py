@@ -15,7 +15,7 @@ import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -70,9 +70,6 @@ for tool in sys.argv[2:]:
 """
 
 Connector = Callable[[FleetHost], Transport]
-#: A host that drops the connection attempt (a firewall, a powered-off machine) is
-#: reported after this long instead of after the kernel's two minutes of retries.
-CONNECT_TIMEOUT = 15.0
 
 
 def connect(
@@ -87,9 +84,9 @@ def connect(
     known already (SambaTune's known_hosts or ~/.ssh/known_hosts) is refused, never
     accepted silently, since nobody is there to compare fingerprints (unless ``prompts``
     was told to, as ``--accept-new-host-key`` does)."""
+    # A host that swallows the connection attempt is given up after ConnectTimeout from
+    # ~/.ssh/config, else 10 s (remote.sshconfig), as a single connect is.
     options = host.connection_options(known_hosts=known_hosts, ssh_config=ssh_config)
-    if options.connect_timeout is None:
-        options = replace(options, connect_timeout=CONNECT_TIMEOUT)
     return open_target(options, prompts or NoPrompts(), cancel=cancel)
 
 
