@@ -42,10 +42,9 @@ from sambatune.errors import (
     SecretRequired,
 )
 from sambatune.fleet.inventory import Fleet, FleetHost
-from sambatune.remote.client_audit import ClientAudit, audit_clients
 from sambatune.remote.hostkeys import HostKeyQuestion
 from sambatune.remote.prompts import SecretRequest
-from sambatune.remote.survey import Survey
+from sambatune.remote.survey import Survey, add_client_audit
 from sambatune.states import TextState
 
 log = logging.getLogger(__name__)
@@ -480,26 +479,17 @@ _FIRST_OF_EACH_VERSION = _CatalogWarmUp()
 def _with_client_audit(
     transport: Any, inputs: AdvisorInput, survey: Survey, cancel: CancelToken
 ) -> AdvisorInput:
-    """The advisor's inputs with who is connected and how (the survey's JSON gets it too),
-    from the [global] values the advisor's testparm already read; on any error a note."""
-    path = inputs.config.path
-    if survey.managed_instance is None or not path:
+    """The advisor's inputs with who is connected and how, from the [global] values the
+    advisor's testparm already read."""
+    audit = add_client_audit(
+        transport,
+        survey,
+        cancel,
+        path=inputs.config.path,
+        globals_=dict(inputs.config.effective.get("global", {})),
+    )
+    if audit is None:
         return inputs
-    as_root = transport.can_sudo()
-    try:
-        audit = audit_clients(
-            transport,
-            path,
-            survey.nics,
-            sudo=as_root,
-            cancel=cancel,
-            globals_=dict(inputs.config.effective.get("global", {})),
-        )
-    except Cancelled:
-        raise
-    except SambaTuneError as exc:
-        audit = ClientAudit(complete=False, notes=[f"The client audit failed: {exc}"])
-    survey.data["client_audit"] = audit.to_json()
     return replace(inputs, server=replace(inputs.server, client_audit=audit))
 
 

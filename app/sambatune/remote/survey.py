@@ -173,28 +173,37 @@ def run_survey(
         agent=result.hello,
         collected_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )
-    audit = _client_audit(transport, survey, cancel) if audit_clients else None
-    if audit is not None:
-        survey.data["client_audit"] = audit.to_json()
+    if audit_clients:
+        add_client_audit(transport, survey, cancel)
     return survey
 
 
-def _client_audit(transport: Transport, survey: Survey, cancel: CancelToken | None) -> ClientAudit | None:
-    """Who is connected to the managed smbd, and how; None when no smbd runs for it.
-    Root (directly or by sudo that needs no password or has one) sees every session;
-    without it the audit lists this account's own and says so, rather than fail the
-    survey."""
-    path = survey.config_path
+def add_client_audit(
+    transport: Transport,
+    survey: Survey,
+    cancel: CancelToken | None,
+    *,
+    path: str | None = None,
+    globals_: dict[str, str] | None = None,
+) -> ClientAudit | None:
+    """Who is connected to the managed smbd, and how, put into the survey's data too;
+    None when no smbd runs for it. Root (directly or by sudo that needs no password or
+    has one) sees every session; without it the audit lists this account's own and says
+    so, rather than fail the survey. ``globals_``: the smbd's [global] when a caller has
+    read them already (one ``testparm -sv`` less)."""
+    path = path or survey.config_path
     if not path or survey.managed_instance is None:
         return None
     as_root = transport.can_sudo()
     try:
-        return audit_clients(transport, path, survey.nics, sudo=as_root, cancel=cancel)
+        audit = audit_clients(transport, path, survey.nics, sudo=as_root, cancel=cancel, globals_=globals_)
     except Cancelled:
         raise
     except SambaTuneError as exc:
         # The survey stands without the audit: say why it is missing instead of failing.
-        return ClientAudit(complete=False, notes=[f"The client audit failed: {exc}"])
+        audit = ClientAudit(complete=False, notes=[f"The client audit failed: {exc}"])
+    survey.data["client_audit"] = audit.to_json()
+    return audit
 
 
 def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
