@@ -7,8 +7,12 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from cli_process import sambatune_cli, ssh_args
+from sambatune.logfile import cli_log_path
+from sambatune.remote.connection import ConnectionOptions
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -77,42 +81,24 @@ def test_verbose_error_shows_where_it_came_from(tmp_path: Path) -> None:
 
 
 def _log_dir() -> Path:
-    import os
-
-    return Path(os.environ["SAMBATUNE_HOME"]) / "logs"
+    return cli_log_path().parent
 
 
 def test_the_log_file_holds_every_command_and_error_and_no_secret(
-    sshd: SshServer, user_key: Path, smbd: SmbServer, tmp_path: Path
+    sshd: SshServer, ssh_options: ConnectionOptions, smbd: SmbServer
 ) -> None:
     """What happened, afterwards: each run names its verb and exit status, every command on
     the target with its status and time, an error with its traceback; the terminal shows
     no more than before, and a password read from stdin is in neither."""
-    base = [
-        "--port",
-        str(sshd.port),
-        "--user",
-        current_user(),
-        "--identity",
-        str(user_key),
-        "--known-hosts",
-        str(tmp_path / "kh"),
-        "--accept-new-host-key",
-    ]
-    done = sambatune("survey", "--host", "127.0.0.1", *base, "--config-path", str(smbd.config), "--json")
+    done = sambatune_cli("survey", *ssh_args(ssh_options), "--config-path", str(smbd.config), "--json")
     assert done.returncode == 0, done.stderr
     assert " INFO " not in done.stderr
     secret = "Not-A-Real-Pass-9"
-    refused = subprocess.run(
-        [sys.executable, "-m", "sambatune", "survey", "--host", "nowhere.invalid", *base, "--password-stdin"],
-        input=secret + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    elsewhere = replace(ssh_options, host="nowhere.invalid")
+    refused = sambatune_cli("survey", *ssh_args(elsewhere), "--password-stdin", stdin=secret + "\n")
+    assert refused.returncode == 1
     assert sambatune("conf", "lint", str(smbd.config)).returncode in (0, 1)  # local: no log
-    log = (_log_dir() / "sambatune-cli.log").read_text()
+    log = cli_log_path().read_text()
     label = f"{current_user()}@127.0.0.1:{sshd.port}"
     assert re.search(r"INFO sambatune.cli.run: sambatune survey started \(pid \d+\)", log)
     assert f"INFO sambatune.remote.agents: {label}: agent sysinfo" in log
@@ -122,7 +108,7 @@ def test_the_log_file_holds_every_command_and_error_and_no_secret(
     assert "Traceback (most recent call last):" in log and "sambatune survey exit status 1" in log
     assert "conf lint" not in log
     assert secret not in log
-    assert (_log_dir() / "sambatune-cli.log").stat().st_mode & 0o077 == 0
+    assert cli_log_path().stat().st_mode & 0o077 == 0
 
 
 def test_the_log_file_rotates_at_the_start_of_a_run_and_keeps_three(tmp_path: Path) -> None:
