@@ -323,3 +323,14 @@ def test_quitting_the_app_during_fleet_work_asks_first(qtbot: QtBot) -> None:
         assert main.running_work() == []
     finally:
         listener.close()
+
+
+def test_hosts_typed_with_blanks_are_recorded_as_the_command_line_reads_them() -> None:
+    """The window's field takes blanks or commas; a rollout record keeps them as --hosts
+    takes them (commas), so `fleet apply --resume` finds the same hosts."""
+    from sambatune.cli.fleet_apply import _fleet
+
+    source = FleetSource(BY_HAND, "admin@nas1:2222  nas2, nas3")
+    record = source.to_record()
+    assert record["hosts"] == "admin@nas1:2222,nas2,nas3"
+    assert _fleet(record).names == source.load().names == FleetSource.from_record(record).load().names

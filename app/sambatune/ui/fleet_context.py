@@ -37,8 +37,12 @@ class FleetSource:
         elif self.kind == SSH_CONFIG:
             fleet = fleet_from_ssh_config(Path(self.value).expanduser() if self.value else None)
         else:
-            fleet = fleet_by_hand(self.value.replace(",", " ").split())
+            fleet = fleet_by_hand(self.typed_hosts())
         return fleet.select(self.limit or None)
+
+    def typed_hosts(self) -> list[str]:
+        """The hosts typed by hand: the window's field takes commas or blanks between them."""
+        return self.value.replace(",", " ").split()
 
     def to_record(self) -> dict[str, Any]:
         """The ``source`` of a rollout record, as ``fleet apply`` writes it."""
@@ -47,7 +51,8 @@ class FleetSource:
             "ssh_config": str(Path(self.value).expanduser().resolve())
             if self.kind == SSH_CONFIG and self.value
             else None,
-            "hosts": self.value if self.kind == BY_HAND else None,
+            # As --hosts takes them (commas only), so `fleet apply --resume` reads the same hosts.
+            "hosts": ",".join(self.typed_hosts()) if self.kind == BY_HAND else None,
             "limit": self.limit or None,
             "known_hosts": self.known_hosts,
         }
