@@ -110,7 +110,9 @@ def comparability_warnings(
             + ", ".join(f"{k}: {old_params.get(k)!r} -> {new_params.get(k)!r}" for k in differing)
             + "); the change in figures may come from that."
         )
-    if before.smb_conf is None or after.smb_conf is None:
+    if before.result.through_mounted_share and after.result.through_mounted_share:
+        pass  # this computer's own client on both sides: no server's smb.conf takes part
+    elif before.smb_conf is None or after.smb_conf is None:
         warnings.append("smb.conf was not recorded for both sessions, so what changed is unknown.")
     else:
         settings = {line[1:].split("=")[0].strip().lower() for line in changed_lines}

@@ -18,6 +18,9 @@ from sambatune.units import BYTES, OPERATIONS
 __all__ = ["BYTES", "OPERATIONS"]  # where the bench code has always imported them from
 
 
+#: ``extra["client"]["client"]`` of a session measured through a mounted share.
+MOUNTED_SHARE_CLIENT = "os-path"
+
 @dataclass(frozen=True)
 class RunRecord:
     """One run of one series, warm-up or counted."""
@@ -184,6 +187,12 @@ class BenchResult:
     @property
     def summary(self) -> SeriesResult:
         return self.series[self.primary]
+
+    @property
+    def through_mounted_share(self) -> bool:
+        """Measured through this computer's own SMB client on a mounted share (``--path``):
+        no server's smb.conf takes part in it."""
+        return (self.extra.get("client") or {}).get("client") == MOUNTED_SHARE_CLIENT
 
     def to_json(self) -> dict[str, Any]:
         return {

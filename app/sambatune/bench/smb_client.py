@@ -24,6 +24,7 @@ from sambatune.bench import path_probe
 from sambatune.bench.context import BenchContext
 from sambatune.bench.events import BenchEvent, Progress, Step
 from sambatune.bench.progress import PlannedRun
+from sambatune.bench.records import MOUNTED_SHARE_CLIENT
 from sambatune.bench.runner import Benchmark, Method, Recorder
 from sambatune.bench.sizing import adapted_size
 from sambatune.bench.smb_security import (
@@ -48,7 +49,7 @@ from sambatune.units import format_bits, format_bytes, format_percent, format_ra
 
 WRITE, READ = "write", "read"
 SMBPROTOCOL = "smbprotocol"
-OS_PATH = "os-path"
+OS_PATH = MOUNTED_SHARE_CLIENT
 SERIES_LABELS = {
     (SMBPROTOCOL, WRITE): "SMB write from this computer (SambaTune's client)",
     (SMBPROTOCOL, READ): "SMB read from this computer (SambaTune's client)",

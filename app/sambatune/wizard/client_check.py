@@ -534,10 +534,6 @@ def verdict_record(verdict: Verdict, plan_id: str, backups: BackupStore | None =
             if restore
             else " No SambaTune backup of this plan's apply is on record: undo it as it was applied."
         )
-    for series in data["series"]:
-        # These tests run on this computer and record no smb.conf: the comparison's note
-        # that smb.conf was not recorded says nothing here.
-        series["warnings"] = [w for w in series["warnings"] if "smb.conf" not in w]
     data["explanation"] = explanation
     data["restore"] = restore
     return data
