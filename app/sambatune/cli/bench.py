@@ -374,21 +374,12 @@ def build_benchmark(
         )
         return SmbBenchmark(transport, method, smb, **common)
     from sambatune.bench.dirscale import DirscaleBenchmark, DirscaleOptions
+    from sambatune.client.quantities import parse_count
 
     dirscale = DirscaleOptions(
         share=_share(args, context),
-        counts=_list(args.files, _count),
+        counts=_list(args.files, parse_count),
         lookups=args.lookups,
         **smb_login,
     )
     return DirscaleBenchmark(transport, method, dirscale, **common)
-
-
-def _count(text: str) -> int:
-    from sambatune.errors import InvalidInput
-
-    scale = {"k": 1000, "m": 1_000_000}.get(text[-1:].lower(), 1)
-    digits = text[:-1] if scale != 1 else text
-    if not digits.isdigit():
-        raise InvalidInput(f"{text!r} is not a file count.", details="Examples: 1000, 10k, 100k.")
-    return int(digits) * scale

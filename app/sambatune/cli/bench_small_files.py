@@ -55,15 +55,14 @@ def handle(args: argparse.Namespace) -> int:
     from sambatune.bench.runner import Method
     from sambatune.bench.small_files import SmallFilesBenchmark, SmallFilesOptions, format_operations
     from sambatune.cancellation import CancelToken
-    from sambatune.cli.bench import _count
     from sambatune.cli.bench_smb_client import share_target_fields
     from sambatune.cli.bench_tables import BenchProgress, format_result
     from sambatune.cli.output import print_json
-    from sambatune.client.quantities import parse_size
+    from sambatune.client.quantities import parse_count, parse_size
 
     options = SmallFilesOptions(
         **share_target_fields(args),
-        count=_count(args.count.strip()),
+        count=parse_count(args.count.strip()),
         size=parse_size(args.size),
         outstanding=args.outstanding,
     )

@@ -493,7 +493,7 @@ def handle_check(args: argparse.Namespace) -> int:
     from sambatune.cli.bench_tables import BenchProgress
     from sambatune.cli.output import ctrl_c_cancels, print_json
     from sambatune.client.plan_store import load_plan
-    from sambatune.client.quantities import parse_size
+    from sambatune.client.quantities import parse_count, parse_size
     from sambatune.errors import InvalidInput
     from sambatune.wizard.client_check import AFTER, CheckRequest, CheckStore, measure_phase
 
@@ -513,9 +513,7 @@ def handle_check(args: argparse.Namespace) -> int:
     if args.size is not None and args.size.strip().lower() != "auto":
         size = parse_size(args.size)
     if args.count is not None:
-        from sambatune.cli.bench import _count
-
-        count: int | None = _count(args.count.strip())
+        count: int | None = parse_count(args.count.strip())
     else:
         count = None
     request = CheckRequest(

@@ -128,3 +128,12 @@ def parse_size(text: str) -> int:
     if value != int(value) or value <= 0:
         raise InvalidInput(f"{text!r} is not a whole, positive number of bytes.")
     return int(value)
+
+
+def parse_count(text: str) -> int:
+    """A number of files as typed: 1000, 10k, 100k, 1m."""
+    scale = {"k": 1000, "m": 1_000_000}.get(text[-1:].lower(), 1)
+    digits = text[:-1] if scale != 1 else text
+    if not digits.isdigit():
+        raise InvalidInput(f"{text!r} is not a file count.", details="Examples: 1000, 10k, 100k.")
+    return int(digits) * scale

@@ -20,7 +20,6 @@ the plan is no longer on anyone's screen. No Qt here: ``sambatune client check``
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from sambatune.client.plan_store import valid_plan_id
 from sambatune.errors import InvalidInput
 from sambatune.progress import Progress
 from sambatune.units import format_figure
+from sambatune.wizard.store import now_iso
 from sambatune.wizard.verdict import Verdict, judge
 
 SMB_CLIENT, FILES = "smb-client", "files"
@@ -74,10 +74,6 @@ EXPLANATIONS = {
     "stay where you were.",
     "too few runs": "There were too few runs to tell: measure before and after again with more runs.",
 }
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def is_example_share(path: str) -> bool:
@@ -218,7 +214,7 @@ class ClientCheck:
     after: PhaseRecord | None = None
     verdict: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
-    updated: str = field(default_factory=_now)
+    updated: str = field(default_factory=now_iso)
 
     @property
     def waiting_for_after(self) -> bool:
@@ -305,7 +301,7 @@ class CheckStore:
 
         path = self.path_of(check.plan_id)
         appdirs.private_dir(self.root)
-        check.updated = _now()
+        check.updated = now_iso()
         data = {**check.to_json(), "plan": check.plan}
         write_local_file_atomic(
             str(path),
