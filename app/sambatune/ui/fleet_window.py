@@ -70,16 +70,17 @@ class FleetWindow(QMainWindow):
         self.setCentralWidget(central)
         self._build_menu()
 
-        remembered = last_source()
-        if remembered is not None:
-            self.source_bar.set_source(remembered)
+        # Read once (a small file): start() asks whether there was one.
+        self._remembered = last_source()
+        if self._remembered is not None:
+            self.source_bar.set_source(self._remembered)
 
     def start(self, *, browse: bool) -> None:
         """What opening the window does: ask for an inventory (File > Open Ansible
         inventory…), or load the hosts used last (Server > Fleet…)."""
         if browse:
             self.source_bar.browse_inventory()
-        elif last_source() is not None:
+        elif self._remembered is not None:
             self.load(self.source_bar.source())
 
     def _build_menu(self) -> None:
@@ -103,7 +104,9 @@ class FleetWindow(QMainWindow):
         self.source_bar.load_button.setEnabled(False)
 
         def work(_report: Report, _cancel: CancelToken) -> LoadedFleet:
-            return LoadedFleet(source, source.load())
+            loaded = LoadedFleet(source, source.load())
+            remember_source(source)  # an atomic write with fsync: not on the GUI thread
+            return loaded
 
         self.runner.start(
             work,
@@ -115,7 +118,6 @@ class FleetWindow(QMainWindow):
 
     def show_fleet(self, loaded: LoadedFleet) -> None:
         self.loaded = loaded
-        remember_source(loaded.source)
         self.setWindowTitle(f"Fleet: {loaded.source.describe()} — SambaTune")
         for tab in (self.hosts_tab, self.drift_tab, self.rollout_tab, self.ansible_tab):
             tab.set_fleet(loaded)
