@@ -21,6 +21,7 @@ __all__ = ["BYTES", "OPERATIONS"]  # where the bench code has always imported th
 #: ``extra["client"]["client"]`` of a session measured through a mounted share.
 MOUNTED_SHARE_CLIENT = "os-path"
 
+
 @dataclass(frozen=True)
 class RunRecord:
     """One run of one series, warm-up or counted."""
