@@ -11,18 +11,32 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from sambatune.cli.main import main
 from sambatune.fleet.ansible_run import RunEvent, ansible_unavailable, run_project
+from sambatune.fleet.ansible_yaml import UNSAFE_TAG, construct_unsafe
 from sambatune.fleet.change import parse_edit
 from sambatune.fleet.export import ExportReport, fleet_export
 from sambatune.fleet.inventory import load_inventory
 from sambatune.packaged import read_resource
 from test_fleet_drift import SO_RCVBUF, start_bed
 from testbed.smbd import SmbServer
+
+
+class AnsibleYaml(yaml.SafeLoader):
+    """PyYAML's safe loader, knowing Ansible's !unsafe (the export's host_vars use it)."""
+
+
+AnsibleYaml.add_constructor(UNSAFE_TAG, construct_unsafe)
+
+
+def read_yaml(path: Path) -> Any:
+    return yaml.load(path.read_text(), Loader=AnsibleYaml)
+
 
 needs_ansible = pytest.mark.skipif(ansible_unavailable() is not None, reason=str(ansible_unavailable()))
 
@@ -116,8 +130,8 @@ def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_fact
             f"{hashlib.sha256(live).hexdigest()}  {rollout.servers[name].config}\n"
         )
         assert "+  log level = 2" in (out / "files" / name / "change.diff").read_text()
-    nas01 = yaml.safe_load((out / "host_vars" / "nas01.yml").read_text())
-    nas02 = yaml.safe_load((out / "host_vars" / "nas02.yml").read_text())
+    nas01 = read_yaml(out / "host_vars" / "nas01.yml")
+    nas02 = read_yaml(out / "host_vars" / "nas02.yml")
     assert nas01["samba_conf"] == str(rollout.servers["nas01"].config)
     assert nas01["samba_live_sha256"] == hashlib.sha256(rollout.before["nas01"]).hexdigest()
     assert nas01["samba_restart_needed"] is False
@@ -126,7 +140,7 @@ def test_export_writes_each_hosts_minimal_candidate_and_the_project(rollout_fact
     assert nas02["samba_service"] == ""  # the test bed's smbd runs under no systemd unit
     for tool in ("samba_testparm", "samba_smbcontrol"):
         assert nas01[tool].startswith("/") and Path(nas01[tool]).is_file()
-    inventory = yaml.safe_load((out / "inventory.yml").read_text())
+    inventory = read_yaml(out / "inventory.yml")
     assert set(inventory["all"]["hosts"]) == {"nas01", "nas02"}
     assert (
         inventory["all"]["hosts"]["nas01"]["ansible_port"]

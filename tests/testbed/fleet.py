@@ -115,3 +115,27 @@ class FleetBed:
         ]
         path.write_text("\n".join(lines))
         return path
+
+
+def own_processes(host: BedHost, config: Path | None = None) -> BedHost:
+    """Give ``host`` processes of its own, as a real server has (root only): its sshd
+    runs in new pid and mount namespaces with their own /proc, and its smbd inside them,
+    so what a command there sees of smbd is this host's alone, whatever else runs here.
+    ``config`` starts that smbd from another smb.conf path (same text)."""
+    host.smbd.stop()
+    host.sshd.stop()
+    host.sshd.launcher = ("unshare", "--pid", "--fork", "--mount", "--mount-proc", "--propagation", "private")
+    host.sshd.start()
+    assert host.sshd.process is not None
+    # unshare forks the namespace's first process (sshd, pid 1 there) and waits for it.
+    children = Path(f"/proc/{host.sshd.process.pid}/task/{host.sshd.process.pid}/children")
+    first = int(children.read_text().split()[0])
+    host.smbd.launcher = ("nsenter", f"--target={first}", "--pid", "--mount")
+    if config is not None:
+        text = host.smbd.config.read_text() if host.smbd.config.exists() else host.smbd.default_config()
+        config.parent.mkdir(parents=True, exist_ok=True)
+        host.smbd.config = config
+        host.smbd.start(text)
+    else:
+        host.smbd.start()
+    return host

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from sambatune.appdirs import private_dir
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import Activation, ParameterChange, classify_changes
 from sambatune.errors import CommandFailed, InvalidInput
+from sambatune.fleet.ansible_yaml import as_data, dump
 from sambatune.fleet.change import Edit, apply_edits
 from sambatune.fleet.inventory import SECRET_VARIABLES, VAULT_ENCRYPTED, FleetHost
 from sambatune.fleet.live import Connector, each_host, find_root_tools, host_catalog, read_live
@@ -238,24 +238,31 @@ def inventory_document(hosts: Sequence[FleetHost]) -> dict[str, Any]:
 
 
 def host_variables(candidate: HostCandidate) -> dict[str, Any]:
+    """What the playbook knows of one host. Every text in it came from the server (or
+    was used as read from the inventory), so Ansible gets it as data, never a template."""
     restart = candidate.restart_changes
-    return {
-        "samba_conf": candidate.path,
-        "samba_live_sha256": candidate.live_sha256,
-        "samba_candidate_sha256": candidate.candidate_sha256,
-        "samba_restart_needed": bool(restart),
-        "samba_restart_reason": "; ".join(f"{c.describe()}: {c.why}" for c in restart),
-        "samba_service": candidate.service,
-        "samba_testparm": candidate.tools["testparm"],
-        "samba_smbcontrol": candidate.tools["smbcontrol"],
-    }
-
-
-def _yaml(data: Any, comment: str = "") -> str:
-    head = "".join(f"# {line}\n" for line in comment.splitlines()) if comment else ""
-    return (
-        "---\n" + head + yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return as_data(
+        {
+            "samba_conf": candidate.path,
+            "samba_live_sha256": candidate.live_sha256,
+            "samba_candidate_sha256": candidate.candidate_sha256,
+            "samba_restart_needed": bool(restart),
+            "samba_restart_reason": "; ".join(f"{c.describe()}: {c.why}" for c in restart),
+            "samba_service": candidate.service,
+            "samba_testparm": candidate.tools["testparm"],
+            "samba_smbcontrol": candidate.tools["smbcontrol"],
+        }
     )
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """``data`` into ``path``, readable by this user only (an earlier export's file is
+    replaced and tightened; a symbolic link planted in its place is refused)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        if os.name == "posix":
+            os.fchmod(handle.fileno(), 0o600)
+        handle.write(data)
 
 
 ANSIBLE_CFG = """\
@@ -284,44 +291,36 @@ def write_project(
 ) -> list[str]:
     """Write the Ansible project into ``out`` (created; files of an earlier export of
     the same hosts are replaced, nothing else there is touched). Returns the files
-    written, relative to ``out``: the folder may hold anything else of the user's."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "site.yml").write_bytes(read_resource("fleet", "site.yml"))
-    (out / "ansible.cfg").write_text(ANSIBLE_CFG)
-    (out / "rollout.yml").write_text(
-        _yaml(
+    written, relative to ``out``: the folder may hold anything else of the user's.
+
+    The project holds every host's whole smb.conf, so the folder and what it holds are
+    the user's alone (0700 and 0600).
+    """
+    written: dict[str, bytes] = {
+        "site.yml": read_resource("fleet", "site.yml"),
+        "ansible.cfg": ANSIBLE_CFG.encode(),
+        "rollout.yml": dump(
             {
                 "samba_wave_size": wave,
                 "samba_allow_restart": allow_restart,
                 "samba_staged": "{{ samba_conf | dirname }}/.{{ samba_conf | basename }}.sambatune-candidate",
             },
             "How the rollout goes; -e on the command line overrides each of these.",
-        )
-    )
-    (out / "inventory.yml").write_text(
-        _yaml(
+        ).encode(),
+        "inventory.yml": dump(
             inventory_document([c.host for c in exported]),
             "The hosts of this export, as the inventory had them.",
-        )
-    )
-    host_vars = out / "host_vars"
-    host_vars.mkdir(exist_ok=True)
+        ).encode(),
+    }
     for candidate in exported:
         name = candidate.host.name
-        (host_vars / f"{name}.yml").write_text(
-            _yaml(
-                host_variables(candidate),
-                "Written by sambatune fleet export; the playbook relies on each value.",
-            )
-        )
-        files = out / "files" / name
-        if files.exists():
-            shutil.rmtree(files)
-        files.mkdir(parents=True)
-        (files / "smb.conf").write_bytes(candidate.candidate)
-        # sha256sum's own format, so `sha256sum -c` on the host checks the live file.
-        (files / "live.sha256").write_text(f"{candidate.live_sha256}  {candidate.path}\n")
-        (files / "change.diff").write_text(candidate.diff(), errors="surrogateescape")
+        written[f"host_vars/{name}.yml"] = dump(
+            host_variables(candidate),
+            "Written by sambatune fleet export; the playbook relies on each value.",
+        ).encode()
+        written[f"files/{name}/smb.conf"] = candidate.candidate
+        written[f"files/{name}/live.sha256"] = _sha256sum_line(candidate.live_sha256, candidate.path)
+        written[f"files/{name}/change.diff"] = candidate.diff().encode("utf-8", "surrogateescape")
     summary = {
         "written_by": "sambatune fleet export",
         "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -331,16 +330,29 @@ def write_project(
         "hosts": [c.to_json() for c in exported],
         "refused": [{"host": h, "error": e} for h, e in refused.items()],
     }
-    (out / "sambatune-export.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (out / "README.md").write_text(readme(edits, exported, refused, wave=wave, allow_restart=allow_restart))
-    names = ["site.yml", "ansible.cfg", "rollout.yml", "inventory.yml", "sambatune-export.json", "README.md"]
+    written["sambatune-export.json"] = (json.dumps(summary, indent=2) + "\n").encode()
+    written["README.md"] = readme(edits, exported, refused, wave=wave, allow_restart=allow_restart).encode()
+
+    private_dir(out)
+    private_dir(out / "host_vars")
+    private_dir(out / "files")
     for candidate in exported:
-        name = candidate.host.name
-        names += [
-            f"host_vars/{name}.yml",
-            *(f"files/{name}/{f}" for f in ("smb.conf", "live.sha256", "change.diff")),
-        ]
-    return sorted(names)
+        files = out / "files" / candidate.host.name
+        if files.exists():
+            shutil.rmtree(files)
+        private_dir(files)
+    for name, data in written.items():
+        _write_private(out / name, data)
+    return sorted(written)
+
+
+def _sha256sum_line(digest: str, path: str) -> bytes:
+    """sha256sum's own format, so `sha256sum -c` on the host checks the live file; a
+    name with a backslash or a newline is escaped as sha256sum escapes it."""
+    if "\\" in path or "\n" in path:
+        escaped = path.replace("\\", "\\\\").replace("\n", "\\n")
+        return f"\\{digest}  {escaped}\n".encode("utf-8", "surrogateescape")
+    return f"{digest}  {path}\n".encode("utf-8", "surrogateescape")
 
 
 def readme(

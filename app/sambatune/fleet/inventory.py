@@ -535,6 +535,8 @@ def _line_loader() -> type:
     imported when an inventory is read, not when the CLI starts)."""
     import yaml
 
+    from sambatune.fleet.ansible_yaml import UNSAFE_TAG, construct_unsafe
+
     class LineLoader(yaml.SafeLoader):
         pass
 
@@ -554,16 +556,14 @@ def _line_loader() -> type:
             result.lines[key] = key_node.start_mark.line + 1
         return result
 
-    def as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-        # !unsafe is Ansible's "do not template" text; !vault an encrypted one we
-        # cannot open: it stays a value nobody here can use.
-        if node.tag == "!vault":
-            return VAULT_ENCRYPTED
-        return str(loader.construct_scalar(node))
+    def vault(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+        # An encrypted value we cannot open: it stays a value nobody here can use.
+        return VAULT_ENCRYPTED
 
     LineLoader.add_constructor("tag:yaml.org,2002:map", mapping)
-    LineLoader.add_constructor("!unsafe", as_text)
-    LineLoader.add_constructor("!vault", as_text)
+    # Ansible's "do not template": kept as such, so an export writes it !unsafe again.
+    LineLoader.add_constructor(UNSAFE_TAG, construct_unsafe)
+    LineLoader.add_constructor("!vault", vault)
     return LineLoader
 
 
