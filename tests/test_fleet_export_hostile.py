@@ -205,6 +205,7 @@ def test_a_hostile_fleets_export_is_data_to_ansible(
     data = json.loads(capsys.readouterr().out)
     assert not pwned(tmp_path, Path.cwd()), "a server's text ran as a template in fleet run"
     assert code == 0 and data["failed_hosts"] == [], data
+    assert stat.S_IMODE((out / ".ansible-runner").stat().st_mode) == 0o700
     for name in ("nas01", "nas03", "nas04"):
         server = hostile.fleet_bed.host(name).smbd
         assert server.config.read_bytes() == (out / "files" / name / "smb.conf").read_bytes(), name

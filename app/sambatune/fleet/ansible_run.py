@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sambatune.appdirs import private_dir
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
 
@@ -197,7 +198,8 @@ def run_project(
     # ansible-runner keeps each run's cmdline and extra vars in env/ and reuses them
     # when the next run gives none: a --check run would make every later run a check.
     shutil.rmtree(runner_dir / "env", ignore_errors=True)
-    runner_dir.mkdir(exist_ok=True)
+    # Its artifacts hold the run's whole output (diffs of smb.conf among it): private.
+    private_dir(runner_dir)
     runner = ansible_runner.run(
         private_data_dir=str(runner_dir),
         project_dir=str(project),
