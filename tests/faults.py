@@ -62,6 +62,39 @@ def garbage_testparm(code: int) -> Rewrite:
     )
 
 
+def patched_swap(
+    prefix: str = "", *, alarm: int | None = None, replace: Sequence[tuple[str, str]] = ()
+) -> Rewrite:
+    """The real swap script, changed: ``prefix`` runs first (it may wrap os functions),
+    its alarm fires after ``alarm`` seconds, and each ``replace`` pair edits its text."""
+
+    def rewrite(argv: tuple[str, ...]) -> tuple[str, ...]:
+        at = argv.index("-c") + 1
+        script = argv[at]
+        if alarm is not None:
+            assert "signal.alarm(60)" in script
+            script = script.replace("signal.alarm(60)", f"signal.alarm({alarm})")
+        for old, new in replace:
+            assert old in script, old
+            script = script.replace(old, new)
+        return (*argv[:at], prefix + script, *argv[at + 1 :])
+
+    return rewrite
+
+
+def on_directory_fsync(action: str) -> str:
+    """A prefix for :func:`patched_swap`: ``action`` (a statement) runs whenever the
+    script fsyncs a directory, which it does only after its rename."""
+    return (
+        "import os as _os, stat as _stat, errno as _errno, time as _time\n"
+        "_fsync = _os.fsync\n"
+        "def _patched(fd):\n"
+        f"    if _stat.S_ISDIR(_os.fstat(fd).st_mode): {action}\n"
+        "    return _fsync(fd)\n"
+        "_os.fsync = _patched\n"
+    )
+
+
 def then_hang(argv: tuple[str, ...]) -> tuple[str, ...]:
     """Run the command, then never answer (until our short timeout gives up)."""
     return ("sh", "-c", '"$@"; exec sleep 30', "sambatune-hang", *argv)

@@ -29,7 +29,10 @@ from faults import (
     garbage_agent,
     garbage_testparm,
     is_agent,
+    is_rollback,
     is_swap,
+    on_directory_fsync,
+    patched_swap,
     sha,
     then_cut,
     then_hang,
@@ -207,6 +210,66 @@ def test_hang_right_after_the_swap_is_not_reported_as_nothing_changed(
         faulty.label,
     )
     assert "bench" in fresh_smbd.list_shares()
+
+
+SWAP_FAILURES_AFTER_THE_RENAME = {
+    "eio-from-the-directory-fsync": patched_swap(
+        on_directory_fsync("raise OSError(_errno.EIO, 'Input/output error')")
+    ),
+    "directory-fsync-outlasts-the-alarm": patched_swap(on_directory_fsync("_time.sleep(5)"), alarm=2),
+    "slow-rename": patched_swap(
+        alarm=2,
+        replace=[
+            ("if exchange(tmp, target):", "if exchange(tmp, target) and not __import__('time').sleep(5):")
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", list(SWAP_FAILURES_AFTER_THE_RENAME))
+def test_a_swap_that_fails_after_its_rename_is_decided_by_the_live_file(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, fault: str
+) -> None:
+    """The script exits non-zero, but the new file is live: never 'unchanged'."""
+    faulty.rules.append(Rule(is_swap, SWAP_FAILURES_AFTER_THE_RENAME[fault]))
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert faulty.rules[0].fired == 1
+    message = outcome.message  # type: ignore[attr-defined]
+    assert outcome.status == ROLLED_BACK, message  # type: ignore[attr-defined]
+    assert "unchanged" not in message and "gone live" in message, message
+    assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label)  # type: ignore[arg-type]
+    assert not _leftovers(fresh_smbd)
+    assert "bench" in fresh_smbd.list_shares() and "fresh" not in fresh_smbd.list_shares()
+
+
+def test_a_swap_that_fails_before_its_rename_says_the_file_is_unchanged(
+    fresh_smbd: SmbServer, faulty: FaultyTransport
+) -> None:
+    """The other side of the same decision: the live file is read, and it is the old one."""
+    faulty.rules.append(
+        Rule(is_swap, patched_swap(replace=[("    # between the check and the swap\n", "    sys.exit(1)\n")]))
+    )
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert outcome.status == FAILED_OUTCOME, outcome.message  # type: ignore[attr-defined]
+    assert "Checked: the live file is the old version" in outcome.message  # type: ignore[attr-defined]
+    assert assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label) == "old"  # type: ignore[arg-type]
+    assert not _leftovers(fresh_smbd)
+
+
+def test_a_rollback_copy_that_fails_after_its_rename_still_counts_as_rolled_back(
+    fresh_smbd: SmbServer, faulty: FaultyTransport
+) -> None:
+    faulty.rules += [
+        Rule(lambda a: "smbcontrol" in a, then_hang, timeout=3),
+        Rule(is_rollback, patched_swap(on_directory_fsync("raise OSError(_errno.EIO, 'I/O error')"))),
+    ]
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    assert faulty.rules[1].fired == 1
+    assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
+    assert assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label) == "old"  # type: ignore[arg-type]
 
 
 def test_hang_in_the_reload_rolls_back(fresh_smbd: SmbServer, faulty: FaultyTransport) -> None:

@@ -244,7 +244,8 @@ def who_applies(transport: Transport) -> str:
 
 class _Uncertain(Exception):
     """A step whose effect on the server we cannot know from here: the connection
-    dropped, the command did not answer in time, or we were interrupted waiting."""
+    dropped, the command did not answer in time, we were interrupted waiting, or the
+    swap script failed (it may have failed after its rename)."""
 
     def __init__(self, step: ApplyStep, cause: BaseException) -> None:
         super().__init__(str(cause))
@@ -255,7 +256,10 @@ class _Uncertain(Exception):
 
     @property
     def dropped(self) -> bool:
-        return not isinstance(self.cause, (CommandTimedOut, KeyboardInterrupt))
+        """The connection went away (else the server is there, but hung or failing)."""
+        if isinstance(self.cause, SambaTuneError):
+            return isinstance(self.cause, ConnectionFailed)
+        return not isinstance(self.cause, KeyboardInterrupt)
 
     def describe(self) -> str:
         where = STEP_TITLES.get(self.step, self.step)
@@ -263,6 +267,8 @@ class _Uncertain(Exception):
             return f"Interrupted during '{where}'"
         if isinstance(self.cause, CommandTimedOut):
             return f"The server stopped answering during '{where}'"
+        if isinstance(self.cause, SambaTuneError) and not self.dropped:
+            return f"'{where}' failed ({self.cause.message.rstrip('.')})"
         return f"The connection was lost during '{where}'"
 
 
@@ -458,13 +464,10 @@ class ApplyRun:
             # The swap may have happened before the interrupt came: ask the server.
             return self._recover(_Uncertain(ApplyStep.INSTALL, interrupt))
         except SambaTuneError as error:
-            # The swap script refuses before it replaces anything; only a connection
-            # problem or an interrupt (handled above) leaves its effect open.
-            self._cleanup_candidate()
-            self._event(ApplyStep.INSTALL, FAILED, error.message)
-            return self._outcome(
-                FAILED_OUTCOME, LiveState.OLD, f"{error.message} The live file is unchanged."
-            )
+            # A failed swap may have failed after its rename (a directory fsync that
+            # failed or outlasted the script's alarm): the server says what is live.
+            self._event(ApplyStep.INSTALL, FAILED, error.message, error.details)
+            return self._recover(_Uncertain(ApplyStep.INSTALL, error))
         if swapped is not None:
             return swapped
         self.installed = True
@@ -677,11 +680,7 @@ class ApplyRun:
                 ),
             )
         if not swap.ok:
-            self._event(ApplyStep.INSTALL, FAILED, swap.error)
-            self._cleanup_candidate()
-            return self._outcome(
-                FAILED_OUTCOME, LiveState.OLD, "The swap failed; the live file is unchanged: " + swap.error
-            )
+            raise CommandFailed(f"The swap script failed: {swap.error}")
         return None
 
     def _activate_and_check(self) -> ApplyOutcome:
@@ -766,13 +765,7 @@ class ApplyRun:
             )
         except SambaTuneError as error:
             self._event(ApplyStep.ROLLBACK, FAILED, error.message)
-            return self._outcome(
-                FAILED_OUTCOME,
-                LiveState.NEW,
-                f"{why} Putting the old file back "
-                f"failed: {error.message}. The live file holds the new "
-                f"version; the backup is {self.backup.path}.",
-            )
+            return self._rollback_failed(why, f"failed: {error.message}")
         if back.changed_meanwhile:
             self._event(ApplyStep.ROLLBACK, FAILED, "The live file changed again; not touched.")
             return self._outcome(
@@ -784,12 +777,10 @@ class ApplyRun:
             )
         if not back.ok:
             self._event(ApplyStep.ROLLBACK, FAILED, back.error)
-            return self._outcome(
-                FAILED_OUTCOME,
-                LiveState.NEW,
-                f"{why} Putting the old file back "
-                f"failed too: {back.error}. The backup is {self.backup.path}.",
-            )
+            # The copy may have failed after its rename, as the swap may: ask the server.
+            if self._live_digest() != self.backup.sha256:
+                return self._rollback_failed(why, f"failed too: {back.error}")
+            self._event(ApplyStep.ROLLBACK, RUNNING, "Checked again: the previous file is back.")
         try:
             if self.reasons:
                 restart_smbd(t, self.served_path, sudo=request.sudo)
@@ -802,6 +793,39 @@ class ApplyRun:
         self._event(ApplyStep.ROLLBACK, DONE, "The previous file is back. " + state_note)
         return self._outcome(
             ROLLED_BACK, LiveState.OLD, f"{why} The previous file was put back. " + state_note
+        )
+
+    def _live_digest(self) -> str | None:
+        """The live file's SHA-256 as the server has it now; None when it cannot say."""
+        try:
+            if not self.transport.is_connected():
+                if self.reconnect is None:
+                    return None
+                self.transport = self.reconnect()
+            return read_live(self.transport, self.request.path, sudo=self.request.sudo).sha256
+        except SambaTuneError:
+            return None
+
+    def _rollback_failed(self, why: str, failure: str) -> ApplyOutcome:
+        """Putting the old file back did not work: say what the server holds now."""
+        assert self.backup is not None
+        digest = self._live_digest()
+        state = (
+            LiveState.OLD
+            if digest == self.backup.sha256
+            else LiveState.NEW
+            if digest in (self.request.candidate_sha256, None)
+            else LiveState.UNKNOWN
+        )
+        held = {
+            LiveState.OLD: "The live file holds the previous version, but smbd was not told.",
+            LiveState.NEW: "The live file holds the new version.",
+            LiveState.UNKNOWN: "The live file is now neither version.",
+        }[state]
+        return self._outcome(
+            FAILED_OUTCOME,
+            state,
+            f"{why} Putting the old file back {failure}. {held} The backup is {self.backup.path}.",
         )
 
     def _recover(self, lost: _Uncertain) -> ApplyOutcome:
@@ -837,6 +861,9 @@ class ApplyRun:
             if not self.installed:
                 self.installed = True
                 self._event(ApplyStep.INSTALL, DONE, "Checked again: the live file holds the new version.")
+                # A swap stopped after its exchange leaves the old bytes under this
+                # run's temporary name; the backup holds them already.
+                self._cleanup_candidate()
                 if not lost.dropped:
                     # The server hung with the swap done: trust it with the old file only.
                     return self._rollback(f"{what}; the new version had gone live.")
