@@ -164,10 +164,14 @@ def _read_stdin_secrets(args: argparse.Namespace) -> tuple[str | None, str | Non
 
 
 def options_from_args(
-    args: argparse.Namespace, password: str | None = None, sudo_password: str | None = None
+    args: argparse.Namespace,
+    password: str | None = None,
+    sudo_password: str | None = None,
+    passphrase: str | None = None,
 ) -> ConnectionOptions:
     from sambatune.remote.connection import ConnectionOptions
 
+    auth = getattr(args, "auth", None)
     return ConnectionOptions(
         host=args.host,
         port=args.port,
@@ -179,7 +183,10 @@ def options_from_args(
         connect_timeout=args.connect_timeout,
         password=password,
         sudo_password=sudo_password,
-        auth=getattr(args, "auth", None),
+        auth=auth,
+        # Without --passphrase-stdin the password line answers a passphrase question too
+        # (TerminalPrompts); with --auth password no key is tried.
+        password_opens_keys=password is not None and passphrase is None and auth != "password",
     )
 
 
@@ -202,7 +209,7 @@ def reconnectable_from_args(
 
     password, passphrase, sudo_password = _read_stdin_secrets(args)
     # The passphrase stays out of the options: they hand their password to the server.
-    options = options_from_args(args, password, sudo_password)
+    options = options_from_args(args, password, sudo_password, passphrase)
     prompts = TerminalPrompts(args.accept_new_host_key, password, passphrase)
     transport = open_target(options, prompts, cancel=cancel)
     return transport, lambda: open_target(options, prompts)

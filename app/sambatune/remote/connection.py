@@ -33,6 +33,9 @@ class ConnectionOptions:
     sudo_password: str | None = None
     # "password" skips keys, "agent" uses only ssh-agent; None tries all, like OpenSSH.
     auth: str | None = None
+    # The password also answers a key's passphrase question (one --password-stdin line
+    # for both): while an encrypted key could be tried, it never reaches a server.
+    password_opens_keys: bool = False
 
     @property
     def is_local(self) -> bool:
@@ -70,7 +73,14 @@ def open_target(
         store = (
             HostKeyStore.single_file(options.known_hosts) if options.known_hosts else HostKeyStore.default()
         )
-        transport = connect_ssh(endpoint, prompts, store, password=options.password, cancel=cancel)
+        transport = connect_ssh(
+            endpoint,
+            prompts,
+            store,
+            password=options.password,
+            password_opens_keys=options.password_opens_keys,
+            cancel=cancel,
+        )
     if options.sudo_password is not None:
         transport.set_sudo_password(options.sudo_password)
     return transport

@@ -254,13 +254,24 @@ def connect_ssh(
     host_keys: HostKeyStore,
     *,
     password: str | None = None,
+    password_opens_keys: bool = False,
     cancel: CancelToken | None = None,
 ) -> SshTransport:
-    """Connect (through every ProxyJump hop), verify the host key, authenticate."""
+    """Connect (through every ProxyJump hop), verify the host key, authenticate.
+
+    ``password_opens_keys``: the password is also the answer to a key's passphrase
+    question. It is then never sent to a server while an encrypted key is configured
+    anywhere in the chain, whatever the server offers: a server that offers no
+    publickey never makes SambaTune ask for a passphrase, so the line would otherwise
+    go out as a password though it was meant for a key.
+    """
     hops: list[paramiko.Transport] = []
     # Every secret given as a key passphrase on any hop: none of them may reach a server
     # as a password, and the same prompts (the same stdin line) serve every hop.
     passphrases: set[str] = set()
+    chain = [*endpoint.proxy_jump, endpoint]
+    if password is not None and password_opens_keys and any(map(_may_need_passphrase, chain)):
+        passphrases.add(password)
     try:
         sock: Any = None
         for hop in endpoint.proxy_jump:
@@ -625,6 +636,19 @@ def _authenticate(
             f"(tried: {', '.join(dict.fromkeys(tried)) or 'nothing usable'}).",
             details=f"The server accepts: {', '.join(allowed)}.",
         )
+
+
+def _may_need_passphrase(endpoint: SshEndpoint) -> bool:
+    """True when a key file the endpoint would try cannot be opened without a
+    passphrase (or cannot be read at all: a passphrase may have been meant for it)."""
+    for path in endpoint.identity_files:
+        try:
+            _load_private_key(path, None)
+        except FileNotFoundError:
+            continue
+        except (paramiko.SSHException, ValueError, OSError):
+            return True
+    return False
 
 
 def _agent_keys() -> list[paramiko.PKey]:
