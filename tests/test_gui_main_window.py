@@ -112,6 +112,33 @@ def test_rejecting_the_key_shows_an_error(
     assert sshd.host_key_fingerprint in window.message_bar.message
 
 
+@pytest.mark.parametrize(
+    "key", [Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space], ids=["return", "enter", "space"]
+)
+def test_enter_at_the_host_key_prompt_does_not_trust_the_key(
+    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path, key: Qt.Key
+) -> None:
+    """A key nobody compared is never trusted by a key press: the safe answer is the default."""
+    from sambatune.appdirs import known_hosts_file
+    from sambatune.profiles import ServerProfile
+
+    profile = ServerProfile(
+        name="t", host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(user_key)
+    )
+    window.add_profile(profile)
+    window.connect_server(profile.id)
+    qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
+    host_dialog = window.findChild(HostKeyDialog)
+    assert host_dialog is not None
+    qtbot.waitExposed(host_dialog)
+    assert host_dialog.reject_button.isDefault() and not host_dialog.trust_button.isDefault()
+    qtbot.waitUntil(lambda: host_dialog.focusWidget() is host_dialog.reject_button, timeout=5000)
+    qtbot.keyClick(host_dialog.focusWidget(), key)
+    qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=15000)
+    assert "Unknown host key" in window.message_bar.message
+    assert sshd.known_hosts_line not in known_hosts_file().read_text()
+
+
 def test_cancel_connect_keeps_the_gui_alive(window: MainWindow, qtbot: QtBot) -> None:
     import socket
 

@@ -9,6 +9,7 @@ for every crafted file, ssh and SambaTune (answering yes to unknown keys, as
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from pathlib import Path
 import paramiko
 import pytest
 
-from sambatune.errors import HostKeyChanged, HostKeyRevoked, HostKeyUnknown
+from sambatune.errors import HostKeyChanged, HostKeyRevoked, HostKeyUnknown, InvalidInput
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.hostkeys import (
     CERT_AUTHORITY,
@@ -30,6 +31,7 @@ from sambatune.remote.hostkeys import (
     parse_line,
 )
 from sambatune.remote.prompts import FixedAnswers, NoPrompts
+from sambatune.remote.sshconfig import resolve_endpoint
 from testbed.sshd import SshServer, current_user, keygen
 
 
@@ -365,6 +367,128 @@ def test_sambatune_decides_as_openssh_accept_new(
         # Refused without a question: the app, which asks a person, refuses these too,
         # as ssh does with StrictHostKeyChecking=ask.
         assert answers.questions == []
+
+
+# --------------------------------------------------------------------------------------
+# Every file OpenSSH reads: the config's UserKnownHostsFile (several, with %-tokens) and
+# GlobalKnownHostsFile, or their defaults. A key on record in any of them counts.
+
+LOCATED_CASES = [c for c in ORACLE_CASES if c.name in ("exact", "exact-changed", "hashed-changed", "revoked")]
+LOCATIONS = ["global-known-hosts-file", "second-user-known-hosts-file"]
+
+
+def located_config(folder: Path) -> Path:
+    """An ssh config naming two user files (one by %h and %p) and two global ones,
+    all in ``folder`` and empty; absolute paths, since ssh's ~ is the passwd home."""
+    folder.mkdir()
+    for name in ("user", "global1", "global2"):
+        (folder / name).touch()
+    config = folder / "config"
+    config.write_text(
+        "Host *\n"
+        f"  UserKnownHostsFile {folder}/user {folder}/user-%h-%p\n"
+        f'  GlobalKnownHostsFile {folder}/global1 "{folder}/global2"\n'
+    )
+    return config
+
+
+@pytest.mark.parametrize("where", LOCATIONS)
+@pytest.mark.parametrize("case", LOCATED_CASES, ids=lambda c: c.name)
+def test_sambatune_reads_every_known_hosts_file_openssh_reads(
+    case: Case, where: str, sshd: SshServer, keys: dict[str, Path], user_key: Path, tmp_path: Path
+) -> None:
+    publics = {"other": public_line(keys["other"]), "ed25519": public_line(sshd.host_key.with_suffix(".pub"))}
+    line = case.known_hosts.format(port=sshd.port, **publics) + "\n"
+    outcomes = {}
+    for who in ("openssh", "sambatune"):
+        folder = tmp_path / who
+        config = located_config(folder)
+        crafted = folder / ("global2" if where.startswith("global") else f"user-127.0.0.1-{sshd.port}")
+        crafted.write_text(line)
+        if case.hash_names:
+            subprocess.run(["ssh-keygen", "-H", "-f", str(crafted)], check=True, capture_output=True)
+        if who == "openssh":
+            done = subprocess.run(
+                [
+                    "ssh", "-F", str(config), "-o", "StrictHostKeyChecking=accept-new",
+                    "-o", "UpdateHostKeys=no", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
+                    "-i", str(user_key), "-p", str(sshd.port), f"{current_user()}@127.0.0.1", "true",
+                ],
+                capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            outcomes[who] = (
+                "revoked" if "REVOKED HOST KEY" in done.stderr
+                else "changed" if "HOST IDENTIFICATION HAS CHANGED" in done.stderr
+                else ("new" if "Permanently added" in done.stderr else "known") if done.returncode == 0
+                else done.stderr
+            )  # fmt: skip
+            added = (folder / "user").read_text()
+        else:
+            options = ConnectionOptions(
+                host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(user_key),
+                ssh_config=config,
+            )  # fmt: skip
+            try:
+                open_target(options, FixedAnswers(accept_new_host_key=True)).close()
+                outcomes[who] = "known" if _own_known_hosts() == "" else "new"
+            except HostKeyRevoked:
+                outcomes[who] = "revoked"
+            except HostKeyChanged:
+                outcomes[who] = "changed"
+            mine = _own_known_hosts()
+        assert crafted.read_text() != "" and (folder / "global1").read_text() == ""
+    assert outcomes == {"openssh": case.outcome, "sambatune": case.outcome}
+    # The same key is added, or none (ssh to its first user file, SambaTune to its own).
+    assert [k.split()[1:] for k in mine.splitlines()] == [k.split()[1:] for k in added.splitlines()]
+
+
+def _own_known_hosts() -> str:
+    from sambatune.appdirs import known_hosts_file
+
+    return known_hosts_file().read_text()
+
+
+def test_the_default_files_are_openssh_defaults(
+    sshd: SshServer, keys: dict[str, Path], user_key: Path, isolated_home: Path
+) -> None:
+    endpoint = resolve_endpoint("127.0.0.1", ssh_config=paramiko.SSHConfig())
+    assert endpoint.user_known_hosts == (
+        str(isolated_home / ".ssh" / "known_hosts"),
+        str(isolated_home / ".ssh" / "known_hosts2"),
+    )
+    assert endpoint.global_known_hosts == ("/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2")
+    # A key on record in ~/.ssh/known_hosts2 is as good as one in known_hosts.
+    (isolated_home / ".ssh" / "known_hosts2").write_text(
+        f"[127.0.0.1]:{sshd.port} {public_line(keys['other'])}\n"
+    )
+    options = ConnectionOptions(
+        host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(user_key)
+    )
+    with pytest.raises(HostKeyChanged):
+        open_target(options, FixedAnswers(accept_new_host_key=True))
+    assert _own_known_hosts() == ""
+
+
+def test_known_hosts_options_are_read_as_ssh_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KNOWN_DIR", "/srv/keys")
+    config = paramiko.SSHConfig.from_text(
+        "Host files1\n  HostName Files1.Example.org\n  Port 2222\n  User admin\n"
+        '  UserKnownHostsFile ~/a "/b c/%h_%p_%r" ${KNOWN_DIR}/%n %%literal\n'
+        "  GlobalKnownHostsFile none\n"
+        "Host files2\n  UserKnownHostsFile /x/%Q\n"
+    )
+    endpoint = resolve_endpoint("files1", ssh_config=config)
+    assert endpoint.user_known_hosts == (
+        os.path.expanduser("~/a"),
+        "/b c/files1.example.org_2222_admin",
+        "/srv/keys/files1",
+        "%literal",
+    )
+    assert endpoint.global_known_hosts == ()
+    with pytest.raises(InvalidInput, match="%Q"):
+        resolve_endpoint("files2", ssh_config=config)
 
 
 # --------------------------------------------------------------------------------------

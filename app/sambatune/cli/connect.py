@@ -47,7 +47,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         "--known-hosts",
         metavar="FILE",
         type=Path,
-        help="use this known_hosts file instead of ~/.ssh/known_hosts and SambaTune's own",
+        help="use this known_hosts file instead of your own and SambaTune's "
+        "(the system-wide ones still count, as for ssh)",
     )
     group.add_argument("--ssh-config", metavar="FILE", type=Path, help="like ssh -F")
     group.add_argument(

@@ -16,6 +16,7 @@ import binascii
 import enum
 import hashlib
 import hmac
+import logging
 import os
 import re
 import warnings
@@ -25,6 +26,10 @@ from pathlib import Path
 import paramiko
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
+
+from sambatune.remote.sshconfig import SshEndpoint
+
+log = logging.getLogger(__name__)
 
 # What ssh-keygen -l prints in brackets for each key algorithm.
 _KEYGEN_TYPE = {
@@ -154,24 +159,43 @@ def check_host_key(entries: list[KnownKey], key: paramiko.PKey) -> HostKeyCheck:
 
 
 class HostKeyStore:
-    """Known hosts read from OpenSSH's file(s) and SambaTune's own; new keys go to ours."""
+    """Known hosts read from OpenSSH's files and SambaTune's own; new keys go to ours.
 
-    def __init__(self, read_files: list[Path], write_file: Path) -> None:
+    OpenSSH reads, for each host, the files its config names for that host
+    (UserKnownHostsFile, GlobalKnownHostsFile, or their defaults: ~/.ssh/known_hosts
+    and known_hosts2, /etc/ssh/ssh_known_hosts and ssh_known_hosts2) as one set: a key
+    on record in any of them makes another key "changed", a revocation in any of them
+    refuses it. :meth:`for_endpoint` is that set for one host.
+    """
+
+    def __init__(
+        self, read_files: list[Path], write_file: Path, *, replaces_user_files: bool = False
+    ) -> None:
         self.read_files = [Path(p) for p in read_files]
         self.write_file = Path(write_file)
         if self.write_file not in self.read_files:
             self.read_files.append(self.write_file)
+        # --known-hosts FILE stands for the user's files (as ssh -o UserKnownHostsFile=FILE).
+        self.replaces_user_files = replaces_user_files
 
     @classmethod
     def default(cls) -> HostKeyStore:
+        """SambaTune's own file; each host adds the files OpenSSH reads for it."""
         from sambatune.appdirs import known_hosts_file
 
-        user_file = Path(os.path.expanduser("~/.ssh/known_hosts"))
-        return cls([user_file], known_hosts_file())
+        return cls([], known_hosts_file())
 
     @classmethod
     def single_file(cls, path: Path) -> HostKeyStore:
-        return cls([path], path)
+        """``path`` instead of the user's known_hosts files (and SambaTune's own); the
+        global ones still count, as for ssh -o UserKnownHostsFile=PATH."""
+        return cls([path], path, replaces_user_files=True)
+
+    def for_endpoint(self, endpoint: SshEndpoint) -> HostKeyStore:
+        """The files OpenSSH reads for ``endpoint``, with this store's own."""
+        user = [] if self.replaces_user_files else [Path(p) for p in endpoint.user_known_hosts]
+        files = [*self.read_files, *user, *(Path(p) for p in endpoint.global_known_hosts)]
+        return HostKeyStore(list(dict.fromkeys(files)), self.write_file)
 
     def entries(self, host: str) -> list[KnownKey]:
         """Every line that applies to ``host`` (``[host]:port`` when not on port 22), markers included."""
@@ -179,9 +203,15 @@ class HostKeyStore:
         host = host.lower()
         found: list[KnownKey] = []
         for path in self.read_files:
-            if not path.is_file():
+            try:
+                handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 continue
-            with open(path, encoding="utf-8", errors="replace") as handle:
+            except OSError as error:
+                # ssh says so and reads the others; a key it cannot see decides nothing.
+                log.warning("Cannot read the known hosts file %s: %s", path, error.strerror or error)
+                continue
+            with handle:
                 for number, line in enumerate(handle, 1):
                     entry = parse_line(line, path, number)
                     if entry is not None and host_matches(entry.hosts, host):

@@ -366,6 +366,7 @@ def _open_transport(
 ) -> paramiko.Transport:
     if sock is None:
         sock = _tcp_connect(endpoint, cancel)
+    host_keys = host_keys.for_endpoint(endpoint)
     transport = paramiko.Transport(sock)
     unregister = cancel.on_cancel(transport.close) if cancel else (lambda: None)
     try:

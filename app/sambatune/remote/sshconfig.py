@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import getpass
 import glob
+import hashlib
 import logging
 import os
 import re
 import shlex
+import socket
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +63,10 @@ class SshEndpoint:
     use_agent: bool = True
     proxy_jump: tuple[SshEndpoint, ...] = field(default=())
     connect_timeout: float = 10.0
+    #: The known_hosts files OpenSSH reads for this host, tokens and ~ expanded:
+    #: UserKnownHostsFile and GlobalKnownHostsFile, else their defaults.
+    user_known_hosts: tuple[str, ...] = ()
+    global_known_hosts: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -71,6 +77,68 @@ class SshEndpoint:
     def known_hosts_name(self) -> str:
         """The name OpenSSH stores in known_hosts: ``host`` or ``[host]:port``."""
         return self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
+
+
+def default_user_known_hosts() -> tuple[str, ...]:
+    """OpenSSH's UserKnownHostsFile when the config names none."""
+    return tuple(os.path.expanduser(f"~/.ssh/{name}") for name in ("known_hosts", "known_hosts2"))
+
+
+def default_global_known_hosts() -> tuple[str, ...]:
+    """OpenSSH's GlobalKnownHostsFile when the config names none (Win32-OpenSSH keeps
+    them under %ProgramData%\\ssh)."""
+    if os.name == "nt":
+        folder = os.path.join(os.environ.get("PROGRAMDATA", r"C:\ProgramData"), "ssh")
+    else:
+        folder = "/etc/ssh"
+    return tuple(os.path.join(folder, name) for name in ("ssh_known_hosts", "ssh_known_hosts2"))
+
+
+# ${NAME} in a path of the config: the environment variable, as ssh expands it.
+_ENVIRONMENT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _known_hosts_files(
+    value: str | None, defaults: tuple[str, ...], tokens: dict[str, str] | None
+) -> tuple[str, ...]:
+    """The files one known_hosts option names: several, quoted as ssh quotes them, "none"
+    for no file; ~, ${ENV} and (for UserKnownHostsFile) %-tokens expanded."""
+    if value is None:
+        return defaults
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise InvalidInput(f"Cannot read the known hosts files {value!r} of the SSH config: {exc}") from exc
+    if [w.lower() for w in words] == ["none"]:
+        return ()
+    files = []
+    for word in words:
+        if tokens is not None:
+            word = _expand_tokens(word, tokens)
+
+        def environment(match: re.Match[str]) -> str:
+            if match.group(1) not in os.environ:
+                raise InvalidInput(
+                    f"The SSH config names a known hosts file with ${{{match.group(1)}}}, "
+                    "which is not set (ssh refuses it too)."
+                )
+            return os.environ[match.group(1)]
+
+        files.append(os.path.expanduser(_ENVIRONMENT.sub(environment, word)))
+    return tuple(files)
+
+
+def _expand_tokens(text: str, tokens: dict[str, str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        token = match.group(1)
+        if token not in tokens:
+            raise InvalidInput(
+                f"The SSH config names a known hosts file with %{token}, which ssh does not "
+                "expand there either."
+            )
+        return tokens[token]
+
+    return re.sub(r"%(.)", one, text)
 
 
 def default_ssh_config_path() -> Path:
@@ -278,6 +346,25 @@ def resolve_endpoint(
 
     jumps: list[SshEndpoint] = []
     proxy_jump = jump_host or found.get("proxyjump", "")
+    local_host = socket.gethostname()
+    hostname_seen = hostname.lower()  # ssh lowercases the name it looks up and expands
+    tokens = {
+        "%": "%",
+        "d": os.path.expanduser("~"),
+        "h": hostname_seen,
+        "i": str(os.getuid()) if hasattr(os, "getuid") else "0",
+        "j": "" if proxy_jump.lower() == "none" else proxy_jump,
+        "k": found.get("hostkeyalias", typed_host),
+        "L": local_host.split(".")[0],
+        "l": local_host,
+        "n": typed_host,
+        "p": str(resolved_port),
+        "r": resolved_user,
+        "u": getpass.getuser(),
+    }
+    tokens["C"] = hashlib.sha1(
+        "".join(tokens[t] for t in "lhprj").encode(), usedforsecurity=False
+    ).hexdigest()
     if proxy_jump and proxy_jump.lower() != "none":
         for hop in proxy_jump.split(","):
             jumps.append(
@@ -298,6 +385,12 @@ def resolve_endpoint(
         use_agent=found.get("identityagent", "").lower() != "none",
         proxy_jump=tuple(jumps),
         connect_timeout=timeout,
+        user_known_hosts=_known_hosts_files(
+            found.get("userknownhostsfile"), default_user_known_hosts(), tokens
+        ),
+        global_known_hosts=_known_hosts_files(
+            found.get("globalknownhostsfile"), default_global_known_hosts(), None
+        ),
     )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -64,10 +64,18 @@ class HostKeyDialog(QDialog):
         buttons = QDialogButtonBox()
         self.trust_button = buttons.addButton("Trust and connect", QDialogButtonBox.ButtonRole.AcceptRole)
         self.reject_button = buttons.addButton("Do not connect", QDialogButtonBox.ButtonRole.RejectRole)
+        # Enter and Space must never trust a key nobody compared: "Do not connect" is
+        # the default and has the focus. A focused push button in a dialog makes itself
+        # the default (autoDefault), so the trust button may not.
+        self.trust_button.setAutoDefault(False)
         self.reject_button.setDefault(True)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.reject_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
 
 class SecretDialog(QDialog):
