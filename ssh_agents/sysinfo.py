@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import socket
+import stat
 import subprocess
 
 import agent_runtime
@@ -49,14 +50,66 @@ def which(name):
     return None
 
 
+# The running agent, so that run() starts children it kills when it stops.
+AGENT = None
+
+
 def run(argv, timeout=30):
+    """(exit code, stdout, stderr); a command past ``timeout`` is killed (124)."""
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-        out, err = proc.communicate(timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        if AGENT is not None:
+            proc = AGENT.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        else:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+    except OSError as exc:
         return 127, "", str(exc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return 124, "", "%s did not finish within %d s and was stopped" % (argv[0], timeout)
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+INCLUDE_LINE = re.compile(r"^\s*include\s*=\s*(.*?)\s*$", re.IGNORECASE)
+BLOCKING_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def blocking_include(config, seen=None, depth=0):
+    """(include, what it is) when ``config`` includes, at any depth, a FIFO or a device:
+    testparm and smbd would wait on it (or read it) for ever. Only regular files are
+    opened here; names with %-macros are left alone."""
+    seen = set() if seen is None else seen
+    if depth > 16 or len(seen) > 200 or config in seen:
+        return None
+    seen.add(config)
+    try:
+        info = os.stat(config)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > (8 << 20):
+            return None
+        with open(config, "rb") as handle:
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        match = INCLUDE_LINE.match(line)
+        if not match or not match.group(1) or "%" in match.group(1):
+            continue
+        path = match.group(1)
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        for test, what in BLOCKING_KINDS:
+            if test(mode):
+                return path, what
+        found = blocking_include(path, seen, depth + 1)
+        if found:
+            return found
+    return None
 
 
 def os_info():
@@ -417,7 +470,15 @@ def samba_info(params, mount_table):
     info["config_readable"] = bool(config) and os.access(config, os.R_OK)
 
     info["shares"] = []
-    if testparm and config and os.path.exists(config):
+    blocked = blocking_include(config) if config else None
+    if blocked:
+        info["blocking_include"] = {"path": blocked[0], "kind": blocked[1]}
+        info["testparm"] = {
+            "exit_code": 1,
+            "messages": ["%s includes %s, which is %s, not a file: testparm and smbd would "
+                         "wait on it; testparm was not run" % (config, blocked[0], blocked[1])],
+        }
+    elif testparm and config and os.path.exists(config):
         code, out, err = run([testparm, "-s", "--suppress-prompt", config])
         info["testparm"] = {
             "exit_code": code,
@@ -472,7 +533,7 @@ INSTANCE_DIRS = ("pid directory", "lock directory", "state directory", "cache di
 
 def instance_dirs(testparm, config):
     """Where an instance keeps its pid file and databases (two instances must not share)."""
-    if not testparm or not config or not os.access(config, os.R_OK):
+    if not testparm or not config or not os.access(config, os.R_OK) or blocking_include(config):
         return {}
     code, out, _ = run([testparm, "-s", "-v", "--suppress-prompt", config], timeout=60)
     values = parse_globals(out) if code == 0 else {}
@@ -558,6 +619,8 @@ def smbd_instances(processes, default_config):
 
 
 def main(agent, params):
+    global AGENT
+    AGENT = agent
     if params.get("only") == "smbd":
         return smbd_only(params)
     agent.progress(0.1, "system")

@@ -15,13 +15,19 @@ from pathlib import Path
 from sambatune.applied_versions import AppliedVersions
 from sambatune.cancellation import CancelToken
 from sambatune.conf.apply import ApplyOutcome
-from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
+from sambatune.remote.transport import OUTPUT_LIMIT, CommandResult, RemoteProcess, Transport
 
 Rewrite = Callable[[tuple[str, ...]], tuple[str, ...]]
 
+# The sshd process that serves this connection: the nearest ancestor called sshd (the
+# command may run under the server-side time limit, timeout, or a shell).
+SSHD_OF_THIS_CONNECTION = (
+    'p=$PPID; while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != sshd ]; do '
+    "p=$(cut -d' ' -f4 /proc/$p/stat); done; "
+)
 # Appended to a command: once it has run, the server kills the sshd process that
 # serves this connection, so the client never hears the exit status.
-CUT_AFTER = 'status=$?; kill -KILL "$PPID"; exit $status'
+CUT_AFTER = "status=$?; " + SSHD_OF_THIS_CONNECTION + 'kill -KILL "$p"; exit $status'
 
 
 def is_swap(argv: Sequence[str]) -> bool:
@@ -43,13 +49,19 @@ def then_cut(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 def cut_first(argv: tuple[str, ...]) -> tuple[str, ...]:
     """Drop the connection before the command runs."""
-    return ("sh", "-c", 'kill -KILL "$PPID"', "sambatune-cut")
+    return ("sh", "-c", SSHD_OF_THIS_CONNECTION + 'kill -KILL "$p"', "sambatune-cut")
 
 
 def cut_mid_stream(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The real command gets the first 64 bytes sent on stdin, then the connection drops:
     a cut in the middle of an upload."""
-    return ("sh", "-c", '{ head -c 64; kill -KILL "$PPID"; } | "$@"', "sambatune-cut", *argv)
+    return (
+        "sh",
+        "-c",
+        "{ head -c 64; " + SSHD_OF_THIS_CONNECTION + 'kill -KILL "$p"; } | "$@"',
+        "sambatune-cut",
+        *argv,
+    )
 
 
 def garbage_testparm(code: int) -> Rewrite:
@@ -118,6 +130,25 @@ def garbage_agent(config: str) -> Rewrite:
     return lambda _argv: ("python3", "-c", script)
 
 
+HELLO = '{"type":"hello","protocol":1}'
+
+
+def silent_agent(_argv: tuple[str, ...]) -> tuple[str, ...]:
+    """An agent that greets, then never answers (it leaves when its stdin closes, as
+    SambaTune's own agents do)."""
+    script = f"import sys; sys.stdin.readline(); print({HELLO!r}, flush=True); sys.stdin.read()"
+    return ("python3", "-c", script)
+
+
+def endless_line_agent(size: int) -> Rewrite:
+    """An agent that greets, then sends one line of ``size`` bytes and more."""
+    script = (
+        f"import sys; sys.stdin.readline(); print({HELLO!r}, flush=True); "
+        f"sys.stdout.write('{{' + 'x' * {size}); sys.stdout.flush(); sys.stdin.read()"
+    )
+    return lambda _argv: ("python3", "-c", script)
+
+
 @dataclass
 class Rule:
     matches: Callable[[tuple[str, ...]], bool]
@@ -149,12 +180,17 @@ class FaultyTransport(Transport):
         return argv, None
 
     def _run(
-        self, argv: Sequence[str], stdin: bytes | None, timeout: float | None, cancel: CancelToken | None
+        self,
+        argv: Sequence[str],
+        stdin: bytes | None,
+        timeout: float | None,
+        cancel: CancelToken | None,
+        max_output: int = OUTPUT_LIMIT,
     ) -> CommandResult:
         wire, rule = self._pick(tuple(argv))
         if rule is not None and rule.timeout is not None:
             timeout = rule.timeout
-        return self.inner._run(wire, stdin, timeout, cancel)
+        return self.inner._run(wire, stdin, timeout, cancel, max_output)
 
     def _start(self, argv: Sequence[str]) -> RemoteProcess:
         wire, _rule = self._pick(tuple(argv))

@@ -21,11 +21,13 @@ from pathlib import Path
 import pytest
 
 from faults import (
+    HELLO,
     FaultyTransport,
     Rule,
     assert_truth,
     cut_first,
     cut_mid_stream,
+    endless_line_agent,
     garbage_agent,
     garbage_testparm,
     is_agent,
@@ -34,6 +36,7 @@ from faults import (
     on_directory_fsync,
     patched_swap,
     sha,
+    silent_agent,
     then_cut,
     then_hang,
 )
@@ -306,6 +309,31 @@ def test_garbage_from_the_agent_at_the_health_check_rolls_back(
         candidate,
         faulty.label,
     )
+
+
+@pytest.mark.parametrize("answer", ["never", "a-50-MB-line"])
+def test_an_agent_that_does_not_answer_the_health_check_is_stopped_and_rolled_back(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, answer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It used to be waited for without end (281 s seen), with the new file live."""
+    from sambatune.remote import samba_ops
+
+    monkeypatch.setattr(samba_ops, "SMBD_PROCESSES_TIMEOUT", 3.0)
+    rewrite = silent_agent if answer == "never" else endless_line_agent(50_000_000)
+    faulty.rules.append(Rule(is_agent, rewrite, after_step="reload"))
+    candidate = _candidate(fresh_smbd)
+    started = time.monotonic()
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=False)
+    took = time.monotonic() - started
+    assert faulty.rules[0].fired == 1
+    assert outcome.status == ROLLED_BACK, outcome.message  # type: ignore[attr-defined]
+    expected = "did not finish in time" if answer == "never" else "longer than 16 MiB"
+    assert expected in outcome.message, outcome.message  # type: ignore[attr-defined]
+    assert took < 60, took
+    assert assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label) == "old"  # type: ignore[arg-type]
+    # The agent left with its channel: nothing of it runs on the server.
+    time.sleep(1)
+    assert not [p for p in processes_mentioning(HELLO) if "python3" in p[1]]
 
 
 @pytest.mark.parametrize("code", [0, 1], ids=["says-ok", "says-no"])

@@ -220,3 +220,37 @@ def test_cli_lint_reports_hostile_includes_and_refuses_hostile_files(tmp_path: P
     refused = sambatune("conf", "effective", str(big), "--samba-version", "4.17")
     assert refused.returncode == 1 and "larger than 8 MiB" in refused.stderr
     assert not processes_mentioning(str(fifo))
+
+
+def spellings(path: Path, count: int) -> list[str]:
+    """``count`` ways of writing the same absolute path."""
+    parent, name = str(path.parent), path.name
+    forms = [
+        f"{parent}/{name}",
+        f"{parent}//{name}",
+        f"{parent}/./{name}",
+        f"{parent}/../{path.parent.name}/{name}",
+    ]
+    forms += [f"{parent}/{'./' * i}{name}" for i in range(2, count)]
+    return forms[:count]
+
+
+def test_one_file_under_nine_spellings_is_one_loop(reader_for: NewReader, folder: Path) -> None:
+    """Each spelling used to count as another file: the walk grew like n! (9: about 10^6)."""
+    main = folder / "main.conf"
+    main.write_text("[global]\n  workgroup = W\n" + "".join(f"  include = {s}\n" for s in spellings(main, 9)))
+    found = bounded_lint(main.read_text(), reader_for())
+    assert about_includes(found) and all(code == "include-loop" for _, code in about_includes(found))
+
+
+def test_files_that_each_include_the_next_twice_stay_bounded(reader_for: NewReader, folder: Path) -> None:
+    """2^30 walks if followed blindly; SambaTune stops at its budget and says so."""
+    depth = 30
+    for level in range(depth):
+        text = f"  comment = level {level}\n"
+        if level + 1 < depth:
+            following = folder / f"level{level + 1}.conf"
+            text += f"  include = {following}\n  include = {following}\n"
+        (folder / f"level{level}.conf").write_text(text)
+    found = bounded_lint(f"[global]\n  include = {folder / 'level0.conf'}\n", reader_for())
+    assert [code for _, code in about_includes(found)] == ["include-too-many"]

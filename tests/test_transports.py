@@ -16,7 +16,7 @@ import pytest
 from paramiko import Channel
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import CommandFailed, SudoFailed
+from sambatune.errors import CommandFailed, CommandTimedOut, OutputTooLarge, SudoFailed
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import FixedAnswers, NoPrompts
 from sambatune.remote.transport import Transport
@@ -309,3 +309,55 @@ def test_a_channel_closed_before_its_command_starts_is_a_closed_connection(
     finally:
         monkeypatch.undo()
         transport.close()
+
+
+# -- every read from a target is bounded in time and size -----------------------------
+
+
+def test_a_command_past_its_time_limit_is_stopped_on_the_target(transport: Transport) -> None:
+    """A command that blocks (testparm opening a FIFO) is not left behind when SambaTune
+    stops waiting: the target stops it too."""
+    marker = f"sambatune-limit-{os.getpid()}-{time.monotonic_ns()}"
+    started = time.monotonic()
+    with pytest.raises(CommandTimedOut):
+        transport.run(["sh", "-c", f"sleep 30 # {marker}"], timeout=2)
+    assert time.monotonic() - started < 20
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(marker):
+        time.sleep(0.1)
+    assert not _running(marker)
+
+
+def test_a_command_may_still_exit_124_itself(transport: Transport) -> None:
+    """timeout's own code, from a command that ended in time, is the command's answer."""
+    assert transport.run(["sh", "-c", "exit 124"], timeout=30).exit_code == 124
+
+
+def test_a_command_that_prints_too_much_is_stopped(transport: Transport) -> None:
+    marker = f"sambatune-flood-{os.getpid()}-{time.monotonic_ns()}"
+    started = time.monotonic()
+    with pytest.raises(OutputTooLarge, match="more than 1 MiB"):
+        transport.run(["sh", "-c", f"head -c 1073741824 /dev/zero # {marker}"], max_output=1 << 20)
+    assert time.monotonic() - started < 20
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(marker):
+        time.sleep(0.1)
+    assert not _running(marker)
+
+
+def test_a_line_past_the_limit_is_refused_without_reading_it_all(transport: Transport) -> None:
+    """A 50 MB line took minutes through paramiko's readline (it copies the line for
+    every 8 KiB); now a line past the limit stops the process at once."""
+    process = transport.start(["sh", "-c", "echo short; head -c 52428800 /dev/zero; echo"])
+    with process:
+        assert process.readline() == b"short\n"
+        started = time.monotonic()
+        with pytest.raises(OutputTooLarge):
+            process.readline(limit=1 << 20)
+        assert time.monotonic() - started < 10
+    # Long lines under the limit arrive whole, in one piece each.
+    process = transport.start(["sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo end"])
+    with process:
+        assert process.readline() == b"a" * 3000000 + b"\n"
+        assert process.readline() == b"end\n"
+        assert process.readline() == b""

@@ -93,6 +93,12 @@ class CommandTimedOut(CommandFailed):
     code = "command-timed-out"
 
 
+class OutputTooLarge(CommandFailed):
+    """A command or agent on the target printed more than SambaTune reads from it."""
+
+    code = "output-too-large"
+
+
 class SudoFailed(SambaTuneError):
     code = "sudo-failed"
 

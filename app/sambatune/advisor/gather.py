@@ -27,6 +27,7 @@ from sambatune.conf.testparm_output import dump_by_section
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.remote.agents import AgentEvent
 from sambatune.remote.config_location import several_smbd
+from sambatune.remote.regular_file import described
 from sambatune.remote.samba_ops import TestparmReport, run_testparm
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
@@ -70,10 +71,11 @@ def gather_inputs(
         sudo = not transport.run(["test", "-r", path], timeout=30).ok
     if sudo:
         transport.check_sudo()
-    verbose = _checked(run_testparm(transport, path, sudo=sudo, verbose=True, cancel=cancel))
     if data is None:
         data = transport.read_file(path, sudo=sudo)
+    # Read first (it never opens a FIFO or a device): testparm would wait on one for ever.
     explicit = explicit_from_file(transport, path, sudo=sudo, cancel=cancel, data=data)
+    verbose = _checked(run_testparm(transport, path, sudo=sudo, verbose=True, cancel=cancel))
     effective = dump_by_section(verbose.dump)
     effective.setdefault(GLOBAL, {})["log level"] = explicit.get(GLOBAL, {}).get(
         "log level", DEFAULT_LOG_LEVEL
@@ -89,6 +91,10 @@ def gather_inputs(
         measurements=measurements,
         recorded_sessions=tuple(sessions),
     )
+
+
+#: What an include may be that Samba's programs open and then wait on or read for ever.
+BLOCKING_KINDS = ("fifo", "character device", "block device", "socket")
 
 
 def explicit_from_file(
@@ -109,6 +115,13 @@ def explicit_from_file(
     catalog = live_catalog(transport, cancel=cancel)
     document = SmbConfDocument(data if data is not None else transport.read_file(path, sudo=sudo), path)
     view = effective_view(document, catalog, read_include=TransportIncludes(transport, sudo=sudo))
+    for link in view.includes:
+        if link.status == "not-regular" and link.detail in BLOCKING_KINDS:
+            raise CommandFailed(
+                f"{path} includes {link.path}, which is {described(link.detail)}, not a file: "
+                "testparm and smbd would wait on it (or read it for ever). Point the include "
+                "at a regular file.",
+            )
     explicit = view.to_json()
     for ignored in view.ignored:
         if ignored.reason not in ("unknown", "removed") or ignored.written_value is None:

@@ -34,6 +34,7 @@ Values are the text Samba stored: continuation lines joined, blank runs collapse
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
@@ -80,6 +81,18 @@ _IDMAP_PARAMETRIC = {
 # 100 files; an include line in the 100th fails with "Maximum include depth (100)
 # exceeded!" and Samba refuses the whole configuration.
 MAX_INCLUDE_DEPTH = 100
+# What SambaTune follows of includes in one reading, however the files nest: a file
+# may be included many times (a common file in every share), but a few files that
+# each include the next twice double the work at every level. Past these the rest is
+# not followed, and the reading says so.
+MAX_FOLLOWED_INCLUDES = 10_000
+MAX_WALKED_ROWS = 2_000_000
+
+
+def include_key(path: str) -> str:
+    """One spelling for every way of writing the same absolute path (``/etc//samba``,
+    ``/etc/./samba``, ``/etc/x/../samba``): loops and repeated reads are found by it."""
+    return posixpath.normpath("/" + path.lstrip("/"))
 
 
 class Origin(NamedTuple):
@@ -175,6 +188,7 @@ IncludeStatus = Literal[
     "relative",  # relative path: resolved against smbd's working directory, not followed
     "registry",  # include = registry: settings live in the registry
     "loop",  # the file is already being read
+    "too-many",  # past what SambaTune follows in one reading (MAX_FOLLOWED_INCLUDES)
     "not-followed",  # following includes was switched off
 ]
 
@@ -370,6 +384,9 @@ class _Walker:
         # Share-level values set in [global] so far: new shares start from these.
         self.share_defaults: dict[str, Setting] = {}
         self.stack: list[str] = []
+        self.stack_keys: list[str] = []  # include_key() of each file on the stack
+        self.followed = 0  # includes followed so far
+        self.walked_rows = 0
         # written name -> what classify() says about it
         self.names: dict[str, tuple[str, int]] = {}
 
@@ -413,6 +430,8 @@ class _Walker:
         label = document.path or "<document>"
         self.result.documents.append(document)
         self.stack.append(label)
+        self.stack_keys.append(include_key(label))
+        self.walked_rows += len(document.rows)
         names = self.names
         classify = self.classify
         share_defaults = self.share_defaults
@@ -450,6 +469,7 @@ class _Walker:
                 settings, overridden = current.settings, current.overridden
                 in_global = current.is_global
         self.stack.pop()
+        self.stack_keys.pop()
 
     def _special(self, canonical: str, flags: int, row: Head, label: str, index: int) -> None:
         """A parameter that is unknown, parametric, global-only, inverse, a list, include or copy."""
@@ -768,7 +788,7 @@ class _Walker:
                 )
             )
             return
-        if path in self.stack:
+        if include_key(path) in self.stack_keys:
             result.includes.append(
                 IncludeLink(origin, section, path, "loop", None, "the file is already being read")
             )
@@ -784,6 +804,20 @@ class _Walker:
         if self.read_include is None:
             result.includes.append(IncludeLink(origin, section, path, "not-followed", None))
             return
+        if self.followed >= MAX_FOLLOWED_INCLUDES or self.walked_rows >= MAX_WALKED_ROWS:
+            result.includes.append(
+                IncludeLink(
+                    origin,
+                    section,
+                    path,
+                    "too-many",
+                    None,
+                    f"past {MAX_FOLLOWED_INCLUDES:,} included files (or {MAX_WALKED_ROWS:,} lines) "
+                    "in one reading, SambaTune follows no more",
+                )
+            )
+            return
+        self.followed += 1
         found = self.read_include(path)
         if isinstance(found, tuple):
             status, detail = found

@@ -15,7 +15,7 @@ import abc
 from typing import TYPE_CHECKING
 
 from sambatune.conf.document import SmbConfDocument
-from sambatune.conf.effective import IncludeStatus
+from sambatune.conf.effective import IncludeStatus, include_key
 from sambatune.errors import SambaTuneError
 from sambatune.remote.regular_file import READ_LIMIT, FileRead, read_local
 
@@ -48,9 +48,10 @@ class _Includes(abc.ABC):
         self.total = 0
 
     def __call__(self, path: str) -> IncludeResult:
-        if path not in self.documents:
-            self.documents[path] = self._read(path)
-        return self.documents[path]
+        key = include_key(path)  # every spelling of one file is read once
+        if key not in self.documents:
+            self.documents[key] = self._read(path)
+        return self.documents[key]
 
     @abc.abstractmethod
     def _fetch(self, path: str, limit: int) -> FileRead | tuple[IncludeStatus, str]: ...

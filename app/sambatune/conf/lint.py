@@ -89,6 +89,7 @@ CODES: dict[str, str] = {
     "include-unreadable": "the included file could not be read",
     "include-not-regular": "the include names a directory, device, FIFO or socket; not read",
     "include-too-large": "the included file is larger than SambaTune reads; not checked",
+    "include-too-many": "the includes name files more often than SambaTune follows; not checked",
     "include-not-followed": "an include whose target depends on the client or the registry",
     "include-relative": "a relative include path, resolved against smbd's working directory",
     "socket-buffer-fixed": "SO_RCVBUF/SO_SNDBUF in socket options turn off Linux TCP autotuning",
@@ -393,6 +394,18 @@ class _Linter:
                     "include-not-regular",
                     _not_regular(link.path, link.detail),
                 )
+            elif link.status == "too-many":
+                if not any(f.code == "include-too-many" for f in self.findings):
+                    self.add(
+                        file,
+                        line,
+                        link.section,
+                        "include",
+                        "warning",
+                        "include-too-many",
+                        f"Not followed from here on: {link.detail}. The includes name the same "
+                        "files over and over; what SambaTune shows of them is incomplete.",
+                    )
             elif link.status == "too-large":
                 self.add(
                     file,

@@ -17,14 +17,22 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import AgentFailed, Cancelled, CommandFailed, ConnectionFailed
+from sambatune.errors import (
+    AgentFailed,
+    Cancelled,
+    CommandFailed,
+    CommandTimedOut,
+    ConnectionFailed,
+    OutputTooLarge,
+)
 from sambatune.packaged import agent_source
-from sambatune.remote.transport import RemoteProcess, Transport
+from sambatune.remote.transport import LINE_LIMIT, OUTPUT_LIMIT, RemoteProcess, Transport
 
 PROTOCOL = 1
 BUNDLE_HEADER = b"SAMBATUNE-BUNDLE "
@@ -91,7 +99,14 @@ def bundle(name: str, params: dict[str, Any]) -> bytes:
 
 
 class AgentRun:
-    """A running agent. Iterate :meth:`events`, then read :attr:`result`."""
+    """A running agent. Iterate :meth:`events`, then read :attr:`result`.
+
+    ``timeout``: seconds the whole run may take; past it the agent is stopped (its
+    stdin closed, the channel dropped) and :class:`CommandTimedOut` says so. Agents
+    that answer a question (sysinfo) have one; measurements that run as long as the
+    person chose have none and are cancelled instead. Every line is at most
+    ``LINE_LIMIT`` bytes and the whole output ``OUTPUT_LIMIT``.
+    """
 
     def __init__(
         self,
@@ -102,6 +117,7 @@ class AgentRun:
         sudo: bool = False,
         cancel: CancelToken | None = None,
         python: str | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.transport = transport
         self.name = name
@@ -110,6 +126,9 @@ class AgentRun:
         self.cancel = cancel or CancelToken()
         self.hello: dict[str, Any] = {}
         self.result: AgentResult | None = None
+        self.timeout = timeout
+        self.timed_out = False
+        self._watchdog: threading.Timer | None = None
         # The command line is the same bootstrap for every agent: say which one it runs.
         log.info("%s: agent %s", transport.label, name)
         try:
@@ -119,6 +138,10 @@ class AgentRun:
                 raise self._no_python(exc.message) from exc
             raise
         self._unregister = self.cancel.on_cancel(self.stop)
+        if timeout is not None:
+            self._watchdog = threading.Timer(timeout, self._expire)
+            self._watchdog.daemon = True
+            self._watchdog.start()
         try:
             self._process.write(bundle(name, self.params))
         except Exception:
@@ -133,11 +156,44 @@ class AgentRun:
         self._process.close_stdin()
         self._process.kill()
 
+    def _expire(self) -> None:
+        self.timed_out = True
+        self.stop()
+
+    def _lines(self) -> Iterator[str]:
+        """The agent's lines, bounded in length and in total."""
+        total = 0
+        try:
+            for line in self._process.lines(LINE_LIMIT):
+                total += len(line) + 1
+                if total > OUTPUT_LIMIT:
+                    self.stop()
+                    raise OutputTooLarge(
+                        f"The {self.name} agent on {self.transport.label} sent more than "
+                        f"{OUTPUT_LIMIT // (1024 * 1024)} MiB and was stopped."
+                    )
+                yield line
+        except OutputTooLarge as error:
+            if error.message.startswith("The server sent"):
+                raise OutputTooLarge(
+                    f"The {self.name} agent on {self.transport.label} sent a line longer than "
+                    f"{LINE_LIMIT // (1024 * 1024)} MiB and was stopped."
+                ) from error
+            raise
+        self._raise_if_timed_out()
+
+    def _raise_if_timed_out(self) -> None:
+        if self.timed_out:
+            raise CommandTimedOut(
+                f"The {self.name} agent on {self.transport.label} did not answer within "
+                f"{self.timeout:g} s and was stopped."
+            )
+
     def events(self) -> Generator[AgentEvent, None, None]:
         """Yield progress, samples and logs until the result; raise on error or cancel."""
         collected: list[AgentEvent] = []
         try:
-            lines = self._process.lines()
+            lines = self._lines()
             self.hello = self._read_hello(lines)
             for line in lines:
                 message = _parse(line)
@@ -145,12 +201,13 @@ class AgentRun:
                     continue
                 kind = message.pop("type", "")
                 if kind == "result":
-                    self.result = AgentResult(
-                        self.hello,
-                        message.get("data"),
-                        float(message.get("seconds", 0)),
-                        collected,
-                    )
+                    data = message.get("data")
+                    if not isinstance(data, dict):
+                        raise AgentFailed(
+                            f"The {self.name} agent on {self.transport.label} gave a result "
+                            "SambaTune cannot read."
+                        )
+                    self.result = AgentResult(self.hello, data, _seconds(message.get("seconds")), collected)
                     return
                 if kind == "error":
                     raise self._failure(message)
@@ -164,6 +221,8 @@ class AgentRun:
                 details=self._stderr(),
             )
         finally:
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             self._unregister()
             self._process.close_stdin()
             self._process.kill()
@@ -251,9 +310,16 @@ def _parse(line: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past Python's limit
         return None
     return value if isinstance(value, dict) else None
+
+
+def _seconds(value: Any) -> float:
+    try:
+        return max(0.0, float(value or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
 
 
 def run_agent(
@@ -265,5 +331,8 @@ def run_agent(
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
     python: str | None = None,
+    timeout: float | None = None,
 ) -> AgentResult:
-    return AgentRun(transport, name, params, sudo=sudo, cancel=cancel, python=python).run(on_event)
+    return AgentRun(transport, name, params, sudo=sudo, cancel=cancel, python=python, timeout=timeout).run(
+        on_event
+    )

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import tempfile
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, CommandFailed, CommandTimedOut
 from sambatune.remote.regular_file import FileRead, read_local
-from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
+from sambatune.remote.transport import (
+    LINE_LIMIT,
+    OUTPUT_LIMIT,
+    CommandResult,
+    RemoteProcess,
+    Transport,
+    line_too_long,
+    output_too_large,
+)
 
 
 class LocalProcess(RemoteProcess):
@@ -50,12 +60,16 @@ class LocalProcess(RemoteProcess):
             with contextlib.suppress(OSError):
                 self._popen.stdin.close()
 
-    def readline(self) -> bytes:
+    def readline(self, limit: int = LINE_LIMIT) -> bytes:
         assert self._popen.stdout is not None
         try:
-            return self._popen.stdout.readline()
+            line = self._popen.stdout.readline(limit + 1)
         except (OSError, ValueError):
             return b""
+        if len(line) > limit:
+            self.kill()
+            raise line_too_long(limit)
+        return line
 
     def stderr_text(self) -> str:
         self._stderr_thread.join(timeout=5)
@@ -83,6 +97,73 @@ class LocalProcess(RemoteProcess):
                     stream.close()
 
 
+class _BoundedOutput:
+    """A command's stdin fed and its stdout and stderr read by threads, at most
+    ``limit`` bytes together: past that the command is stopped."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], limit: int) -> None:
+        self.popen = popen
+        self.limit = limit
+        self.size = 0
+        self.too_large = False
+        self._lock = threading.Lock()
+        self._chunks: dict[int, list[bytes]] = {1: [], 2: []}
+        self._threads = [
+            threading.Thread(target=self._drain, args=(stream, key), daemon=True)
+            for key, stream in ((1, popen.stdout), (2, popen.stderr))
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _drain(self, stream: Any, key: int) -> None:
+        descriptor = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(descriptor, 1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self.size += len(chunk)
+                if self.size > self.limit:
+                    self.too_large = True
+                    _stop_group(self.popen)
+                    return
+                self._chunks[key].append(chunk)
+
+    def feed(self, data: bytes | None) -> None:
+        def write() -> None:
+            assert self.popen.stdin is not None
+            with contextlib.suppress(OSError):
+                if data:
+                    self.popen.stdin.write(data)
+                self.popen.stdin.close()
+
+        if data:
+            threading.Thread(target=write, daemon=True).start()
+        else:
+            write()
+
+    def collected(self) -> tuple[bytes, bytes]:
+        for thread in self._threads:
+            thread.join(5)  # a grandchild that kept the pipe open is not waited for
+        with self._lock:
+            return b"".join(self._chunks[1]), b"".join(self._chunks[2])
+
+
+def _stop_group(popen: subprocess.Popen[bytes]) -> None:
+    """Stop the command and everything in its process group (on POSIX)."""
+    if os.name == "posix":
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGKILL)
+    if popen.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            popen.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(5)
+
+
 class LocalTransport(Transport):
     label = "this computer"
 
@@ -96,6 +177,7 @@ class LocalTransport(Transport):
         stdin: bytes | None,
         timeout: float | None,
         cancel: CancelToken | None,
+        max_output: int = OUTPUT_LIMIT,
     ) -> CommandResult:
         try:
             popen = subprocess.Popen(
@@ -103,18 +185,30 @@ class LocalTransport(Transport):
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                # Its own process group, so that stopping it stops what it started too.
+                start_new_session=os.name == "posix",
             )
         except FileNotFoundError:
             return CommandResult(tuple(argv), 127, b"", f"{argv[0]}: command not found\n".encode())
-        unregister = cancel.on_cancel(popen.kill) if cancel else (lambda: None)
+        output = _BoundedOutput(popen, max_output)
+        unregister = cancel.on_cancel(lambda: _stop_group(popen)) if cancel else (lambda: None)
         try:
-            out, err = popen.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            popen.kill()
-            popen.communicate()
-            raise CommandTimedOut(f"{argv[0]} did not finish within {timeout:g} s", exit_code=None) from exc
+            output.feed(stdin)
+            try:
+                popen.wait(timeout)
+            except subprocess.TimeoutExpired as exc:
+                _stop_group(popen)
+                raise CommandTimedOut(
+                    f"{argv[0]} did not finish within {timeout:g} s", exit_code=None
+                ) from exc
+            out, err = output.collected()
+        except BaseException:
+            _stop_group(popen)
+            raise
         finally:
             unregister()
+        if output.too_large:
+            raise output_too_large(argv, max_output)
         if cancel is not None and cancel.cancelled:
             raise Cancelled()
         return CommandResult(tuple(argv), popen.returncode, out, err)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import CommandFailed
+from sambatune.errors import AgentFailed, CommandFailed, CommandTimedOut
 from sambatune.remote.transport import Transport
 
 # smbd binds its sockets once, at start; a reload never re-binds them. "socket options"
@@ -141,20 +141,32 @@ class SmbdProcesses:
     trusted_binary: str | None
 
 
+#: How long the agent that lists smbd processes may take: it reads /proc and runs
+#: testparm once per smbd (30 s at most each), on a busy server a few seconds in all.
+SMBD_PROCESSES_TIMEOUT = 60.0
+
+
 def smbd_processes(
     transport: Transport,
     *,
     sudo: bool = False,
     cancel: CancelToken | None = None,
+    timeout: float = SMBD_PROCESSES_TIMEOUT,
 ) -> SmbdProcesses:
     from sambatune.remote.agents import run_agent
 
-    result = run_agent(transport, "sysinfo", {"only": "smbd"}, sudo=sudo, cancel=cancel)
-    samba = result.data.get("samba") or {}
+    result = run_agent(transport, "sysinfo", {"only": "smbd"}, sudo=sudo, cancel=cancel, timeout=timeout)
+    samba = result.data.get("samba")
+    samba = samba if isinstance(samba, dict) else {}
+
+    def dicts(value: Any) -> list[dict[str, Any]]:
+        return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+    binary = samba.get("trusted_binary")
     return SmbdProcesses(
-        instances=list(samba.get("instances") or []),
-        untrusted=list(samba.get("untrusted_processes") or []),
-        trusted_binary=samba.get("trusted_binary") or None,
+        instances=dicts(samba.get("instances")),
+        untrusted=dicts(samba.get("untrusted_processes")),
+        trusted_binary=binary if isinstance(binary, str) and binary else None,
     )
 
 
@@ -165,28 +177,42 @@ def find_instance(
     sudo: bool = False,
     cancel: CancelToken | None = None,
     seen: SmbdProcesses | None = None,
+    timeout: float = SMBD_PROCESSES_TIMEOUT,
 ) -> SmbdInstance | None:
     """The trusted running smbd that serves ``config_path`` (its parent process), if any.
 
     With ``sudo`` the agent runs as root, which is what lets it see root's sockets and
     check which binary each smbd runs; without root no smbd can be verified.
     """
-    processes = seen or smbd_processes(transport, sudo=sudo, cancel=cancel)
+    processes = seen or smbd_processes(transport, sudo=sudo, cancel=cancel, timeout=timeout)
     instances = processes.instances
     # An smbd started without -s serves the built-in default config file.
     default = default_config_path(transport) if any(not i.get("config") for i in instances) else None
     for instance in instances:
         if (instance.get("config") or default) == config_path:
-            listening = instance.get("listening") or []
-            return SmbdInstance(
-                pid=int(instance["pid"]),
-                config=config_path,
-                ports=sorted({int(p["port"]) for p in listening}),
-                addresses=sorted({str(p["address"]) for p in listening}),
-                exe=str(instance.get("exe") or "") if instance.get("verified") else "",
-                argv=[str(a) for a in instance.get("argv") or []],
-            )
+            try:
+                listening = [p for p in instance.get("listening") or [] if isinstance(p, dict)]
+                return SmbdInstance(
+                    pid=_whole_number(instance["pid"]),
+                    config=config_path,
+                    ports=sorted({_whole_number(p["port"]) for p in listening}),
+                    addresses=sorted({str(p["address"]) for p in listening}),
+                    exe=str(instance.get("exe") or "") if instance.get("verified") is True else "",
+                    argv=[str(a) for a in instance.get("argv") or []],
+                )
+            except (KeyError, TypeError, ValueError) as error:
+                raise AgentFailed(
+                    f"SambaTune cannot read the list of smbd processes on {transport.label}.",
+                    details=repr(error),
+                ) from error
     return None
+
+
+def _whole_number(value: Any) -> int:
+    """A pid or a port from an agent's answer: an int, nothing else (not a bool, not text)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 32:
+        raise ValueError(f"not a whole number: {str(value)[:40]!r}")
+    return value
 
 
 def default_config_path(transport: Transport) -> str | None:
@@ -302,6 +328,10 @@ class HealthReport:
         }
 
 
+#: The whole health check, every attempt together.
+HEALTH_CHECK_BUDGET = 120.0
+
+
 def health_check(
     transport: Transport,
     config_path: str,
@@ -310,15 +340,27 @@ def health_check(
     attempts: int = 10,
     sudo: bool = False,
     cancel: CancelToken | None = None,
+    budget: float = HEALTH_CHECK_BUDGET,
 ) -> HealthReport:
     """smbd alive for this config, listening, and (where anonymous listing works) listing
-    the shares the config defines."""
+    the shares the config defines. All attempts together take at most ``budget``
+    seconds: a server whose tools stop answering fails the check, it never hangs it."""
     last = HealthReport(False, False, message="smbd for this configuration is not running")
     missing_seen = 0
+    deadline = time.monotonic() + budget
+
+    def remaining() -> float:
+        left = deadline - time.monotonic()
+        if left < 1:
+            raise CommandTimedOut(f"The health check found no answer within {budget:g} s.")
+        return left
+
     for attempt in range(attempts):
         if attempt:
             (cancel.wait(0.5) if cancel else time.sleep(0.5))
-        instance = find_instance(transport, config_path, sudo=sudo, cancel=cancel)
+        instance = find_instance(
+            transport, config_path, sudo=sudo, cancel=cancel, timeout=min(SMBD_PROCESSES_TIMEOUT, remaining())
+        )
         if instance is None:
             continue
         if not instance.ports:
@@ -328,7 +370,7 @@ def health_check(
         address = _client_address(instance.addresses)
         listed = transport.run(
             ["smbclient", "-N", "-g", "-p", str(port), "-L", f"//{address}"],
-            timeout=60,
+            timeout=min(60, remaining()),
         )
         text = listed.text + listed.error_text
         if listed.ok:

@@ -30,7 +30,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed
-from sambatune.remote.transport import Transport
+from sambatune.remote.transport import CommandResult, Transport
 
 #: Dialect names smbstatus prints for SMB1 (the NT1 family and older).
 SMB1_DIALECTS = ("NT1", "LANMAN", "CORE", "COREPLUS", "SMB1")
@@ -131,6 +131,11 @@ class ConnectedClients:
         }
 
 
+#: The most smbstatus may print: some 20,000 sessions with their open files. A server
+#: printing more is stopped and the audit says so; its output is held in memory here.
+SMBSTATUS_OUTPUT_LIMIT = 32 * 1024 * 1024
+
+
 def connected_clients(
     transport: Transport,
     config_path: str,
@@ -139,14 +144,23 @@ def connected_clients(
     cancel: CancelToken | None = None,
 ) -> ConnectedClients:
     base = ["smbstatus", f"--configfile={config_path}"]
-    result = transport.run([*base, "--json"], sudo=sudo, timeout=60, cancel=cancel)
-    if result.ok and result.text.lstrip().startswith("{"):
-        return parse_json(result.text)
+
+    def smbstatus(*flags: str) -> CommandResult:
+        return transport.run(
+            [*base, *flags], sudo=sudo, timeout=60, cancel=cancel, max_output=SMBSTATUS_OUTPUT_LIMIT
+        )
+
+    result = smbstatus("--json")
+    if result.ok and result.stdout.lstrip().startswith(b"{"):
+        try:
+            return parse_json(result.stdout)
+        except UnreadableAnswer as error:
+            raise CommandFailed(f"smbstatus --json on {transport.label} printed {error}.") from error
     if result.exit_code == 127:
         raise CommandFailed(f"smbstatus is not installed on {transport.label}.", exit_code=127)
-    sessions = transport.run([*base, "-b"], sudo=sudo, timeout=60, cancel=cancel)
+    sessions = smbstatus("-b")
     sessions.check("smbstatus -b")
-    files = transport.run([*base, "-L"], sudo=sudo, timeout=60, cancel=cancel)
+    files = smbstatus("-L")
     return ConnectedClients(
         parse_sessions_text(sessions.text),
         parse_locks_text(files.text) if files.ok else [],
@@ -154,20 +168,31 @@ def connected_clients(
     )
 
 
-def parse_json(text: str) -> ConnectedClients:
-    data = json.loads(text)
+class UnreadableAnswer(ValueError):
+    """smbstatus' JSON is not the shape Samba prints (its text says what it is)."""
+
+
+def parse_json(raw: str | bytes) -> ConnectedClients:
+    """``smbstatus --json``. A server's answer is data of any shape: entries that are
+    not what Samba prints are skipped; a whole answer that is not is refused."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as error:  # RecursionError: "[[[[..." past Python's limit
+        raise UnreadableAnswer("text that is not JSON") from error
+    if not isinstance(data, dict):
+        raise UnreadableAnswer(f"a JSON {type(data).__name__}, not an object")
     sessions = []
-    for entry in (data.get("sessions") or {}).values():
+    for entry in _entries(data, "sessions"):
         signing, signing_degree = _crypto(entry.get("signing"))
         encryption, encryption_degree = _crypto(entry.get("encryption"))
         channels = entry.get("num_channels")
         sessions.append(
             SmbSession(
-                pid=_int(entry.get("server_id", {}).get("pid")),
-                user=str(entry.get("username") or ""),
-                machine=str(entry.get("remote_machine") or entry.get("hostname") or ""),
-                dialect=str(entry.get("session_dialect") or ""),
-                address=str(entry.get("hostname") or ""),
+                pid=_int(_mapping(entry.get("server_id")).get("pid")),
+                user=_text(entry.get("username")),
+                machine=_text(entry.get("remote_machine")) or _text(entry.get("hostname")),
+                dialect=_text(entry.get("session_dialect")),
+                address=_text(entry.get("hostname")),
                 signing=signing,
                 signing_degree=signing_degree,
                 encryption=encryption,
@@ -176,16 +201,35 @@ def parse_json(text: str) -> ConnectedClients:
             )
         )
     files = []
-    for entry in (data.get("open_files") or {}).values():
-        for one in (entry.get("opens") or {}).values():
+    for entry in _entries(data, "open_files"):
+        for one in _entries(entry, "opens"):
             files.append(
                 OpenFile(
-                    pid=_int(one.get("server_id", {}).get("pid")),
-                    share_path=str(entry.get("service_path") or ""),
-                    name=str(entry.get("filename") or ""),
+                    pid=_int(_mapping(one.get("server_id")).get("pid")),
+                    share_path=_text(entry.get("service_path")),
+                    name=_text(entry.get("filename")),
                 )
             )
     return ConnectedClients(sessions, files)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _entries(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The objects under ``key`` (smbstatus keys them by id); anything else is skipped."""
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        raise UnreadableAnswer(f'"{key}" as a JSON {type(value).__name__}, not an object')
+    return [entry for entry in value.values() if isinstance(entry, dict)]
+
+
+def _text(value: Any) -> str:
+    """A name from the answer: text, or nothing (a number, a list or an object is not a name)."""
+    return value if isinstance(value, str) else ""
 
 
 def _crypto(value: Any) -> tuple[str, str]:
@@ -193,8 +237,8 @@ def _crypto(value: Any) -> tuple[str, str]:
     the cipher "-" (nothing) becomes ""."""
     if not isinstance(value, dict):
         return "", ""
-    cipher = str(value.get("cipher") or "")
-    return ("" if cipher == NO_CIPHER else cipher), str(value.get("degree") or "")
+    cipher = _text(value.get("cipher"))
+    return ("" if cipher == NO_CIPHER else cipher), _text(value.get("degree"))
 
 
 def _text_crypto(value: str) -> tuple[str, str]:
@@ -209,15 +253,23 @@ def _text_crypto(value: str) -> tuple[str, str]:
 
 
 def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
+    """A pid or a count: a whole number that fits, else 0."""
+    if isinstance(value, bool):
         return 0
+    if isinstance(value, str) and not re.fullmatch(r"[0-9]{1,10}", value):
+        return 0
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: 1e999, Infinity
+        return 0
+    return number if 0 <= number < 1 << 32 else 0
 
 
 # "730  nobody  nogroup  127.0.0.1 (ipv4:127.0.0.1:50986)  SMB3_11  partial(AES-128-GCM)  AES-128-GMAC"
 # Samba before 4.12 has no Encryption and Signing columns; the groups are then empty.
-_SESSION_LINE = re.compile(r"^(\d+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+\(([^)]*)\))?\s*(\S*)\s*(\S*)\s*(\S*)")
+_SESSION_LINE = re.compile(
+    r"^([0-9]{1,10})\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+\(([^)]*)\))?\s*(\S*)\s*(\S*)\s*(\S*)"
+)
 
 
 def parse_sessions_text(text: str) -> list[SmbSession]:
@@ -248,7 +300,7 @@ def parse_sessions_text(text: str) -> list[SmbSession]:
 
 
 # "0  0  127.0.0.1:445  127.0.0.1:37598 users:(("smbd",pid=26041,fd=28))"
-_SOCKET_OWNER = re.compile(r"pid=(\d+)")
+_SOCKET_OWNER = re.compile(r"pid=([0-9]{1,10})\b")
 
 
 def count_channels(
@@ -289,6 +341,6 @@ def parse_locks_text(text: str) -> list[OpenFile]:
     found = []
     for line in text.splitlines():
         fields = line.split()
-        if len(fields) >= 9 and fields[0].isdigit() and fields[3].startswith("0x"):
+        if len(fields) >= 9 and re.fullmatch(r"[0-9]{1,10}", fields[0]) and fields[3].startswith("0x"):
             found.append(OpenFile(int(fields[0]), fields[6], " ".join(fields[7:-5]) or fields[7]))
     return found

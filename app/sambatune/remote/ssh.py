@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import select
 import shlex
 import socket
@@ -37,7 +38,15 @@ from sambatune.remote.hostkeys import (
 )
 from sambatune.remote.prompts import ConnectionPrompts, SecretRequest
 from sambatune.remote.sshconfig import SshEndpoint
-from sambatune.remote.transport import CommandResult, RemoteProcess, Transport
+from sambatune.remote.transport import (
+    LINE_LIMIT,
+    OUTPUT_LIMIT,
+    CommandResult,
+    RemoteProcess,
+    Transport,
+    line_too_long,
+    output_too_large,
+)
 
 _RSA_ALGORITHMS = ("rsa-sha2-512", "rsa-sha2-256", "ssh-rsa")
 
@@ -49,7 +58,10 @@ logging.getLogger("paramiko").addHandler(logging.NullHandler())
 class SshProcess(RemoteProcess):
     def __init__(self, channel: paramiko.Channel) -> None:
         self._channel = channel
-        self._stdout = channel.makefile("rb")
+        # stdout read straight from the channel (paramiko's readline copies the line for
+        # every 8 KiB it gets: a 50 MB line took minutes): bytes before _start are read.
+        self._buffer = bytearray()
+        self._start = 0
         self._stderr_chunks: list[bytes] = []
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
@@ -73,12 +85,32 @@ class SshProcess(RemoteProcess):
         with contextlib.suppress(Exception):
             self._channel.shutdown_write()
 
-    def readline(self) -> bytes:
-        try:
-            line: bytes = self._stdout.readline()
-            return line
-        except (OSError, EOFError, paramiko.SSHException):
-            return b""
+    def readline(self, limit: int = LINE_LIMIT) -> bytes:
+        scanned = self._start
+        while True:
+            end = self._buffer.find(b"\n", scanned)
+            if end >= 0:
+                return self._take(end + 1)
+            scanned = len(self._buffer)
+            if scanned - self._start > limit:
+                self.kill()
+                raise line_too_long(limit)
+            try:
+                chunk = self._channel.recv(1 << 16)
+            except (OSError, EOFError, paramiko.SSHException):
+                chunk = b""
+            if not chunk:
+                return self._take(len(self._buffer))
+            if self._start > (1 << 20) and self._start * 2 > len(self._buffer):
+                del self._buffer[: self._start]
+                scanned -= self._start
+                self._start = 0
+            self._buffer += chunk
+
+    def _take(self, end: int) -> bytes:
+        line = bytes(self._buffer[self._start : end])
+        self._start = end
+        return line
 
     def stderr_text(self) -> str:
         self._stderr_thread.join(timeout=5)
@@ -153,12 +185,14 @@ class SshTransport(Transport):
         stdin: bytes | None,
         timeout: float | None,
         cancel: CancelToken | None,
+        max_output: int = OUTPUT_LIMIT,
     ) -> CommandResult:
         channel = self._open_channel()
         unregister = cancel.on_cancel(channel.close) if cancel else (lambda: None)
+        started = time.monotonic()
         try:
             try:
-                channel.exec_command(shlex.join(argv))
+                channel.exec_command(shlex.join(time_limited(argv, timeout)))
             except paramiko.SSHException as exc:
                 # The channel closed between opening and starting the command: a cancel
                 # (it closes the channel) or the connection closing under a task.
@@ -173,7 +207,10 @@ class SshTransport(Transport):
                 sender.start()
             else:
                 channel.shutdown_write()
-            out, err = _collect(channel, timeout, argv)
+            # The server stops the command at ``timeout``; this side waits a little longer
+            # for that answer, then gives up on a server that sends none.
+            wait = None if timeout is None else timeout + SERVER_TIME_LIMIT_GRACE
+            out, err = _collect(channel, wait, argv, max_output)
             if cancel is not None and cancel.cancelled:
                 raise Cancelled()
             # paramiko marks every channel of a dead connection as exited with -1, the
@@ -184,6 +221,14 @@ class SshTransport(Transport):
             code = channel.recv_exit_status()
             if sender is not None:
                 sender.join(timeout=5)
+            if (
+                timeout is not None
+                and code in TIME_LIMIT_EXITS
+                and time.monotonic() - started >= timeout - 0.5
+            ):
+                raise CommandTimedOut(
+                    f"{argv[0]} did not finish within {timeout:g} s and was stopped on the server."
+                )
             return CommandResult(tuple(argv), code, out, err)
         finally:
             unregister()
@@ -215,24 +260,53 @@ def _send_and_close(channel: paramiko.Channel, data: bytes) -> None:
         channel.shutdown_write()
 
 
-def _collect(channel: paramiko.Channel, timeout: float | None, argv: Sequence[str]) -> tuple[bytes, bytes]:
+# Put in front of a command with a time limit, on the server: GNU timeout stops it
+# there (its whole process group, SIGKILL 5 s after SIGTERM) when the limit passes, so
+# a command that blocks (testparm opening a FIFO an include names) is not left running
+# when SambaTune stops waiting. A server without GNU timeout runs the command as is.
+_TIME_LIMIT_SCRIPT = 'timeout --version >/dev/null 2>&1 && exec timeout -k 5 "$0" "$@"; exec "$@"'
+#: Exit codes of GNU timeout for a command it stopped (SIGTERM, then SIGKILL).
+TIME_LIMIT_EXITS = (124, 137)
+#: How much longer than a command's limit the client waits for the server's answer.
+SERVER_TIME_LIMIT_GRACE = 10.0
+
+
+def time_limited(argv: Sequence[str], timeout: float | None) -> Sequence[str]:
+    """``argv`` as sent to the server: stopped there after ``timeout`` seconds."""
+    if timeout is None:
+        return argv
+    return ("sh", "-c", _TIME_LIMIT_SCRIPT, str(max(1, math.ceil(timeout))), *argv)
+
+
+def _collect(
+    channel: paramiko.Channel, timeout: float | None, argv: Sequence[str], max_output: int = OUTPUT_LIMIT
+) -> tuple[bytes, bytes]:
     out: list[bytes] = []
     err: list[bytes] = []
+    size = 0
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         drained = False
         while channel.recv_ready():
             out.append(channel.recv(1 << 16))
+            size += len(out[-1])
             drained = True
         while channel.recv_stderr_ready():
             err.append(channel.recv_stderr(1 << 16))
+            size += len(err[-1])
             drained = True
+        if size > max_output:
+            channel.close()
+            raise output_too_large(argv, max_output)
         if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
             # Output may still be in flight after the exit status; read to EOF.
-            while chunk := channel.recv(1 << 16):
-                out.append(chunk)
-            while chunk := channel.recv_stderr(1 << 16):
-                err.append(chunk)
+            for receive, chunks in ((channel.recv, out), (channel.recv_stderr, err)):
+                while chunk := receive(1 << 16):
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > max_output:
+                        channel.close()
+                        raise output_too_large(argv, max_output)
             break
         if channel.closed or (channel.eof_received and channel.exit_status_ready()):
             break

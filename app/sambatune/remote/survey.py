@@ -154,6 +154,11 @@ class Survey:
         }
 
 
+#: The survey agent reads /proc and /sys and runs testparm (60 s at most per smbd):
+#: past this the server is not answering, and the survey says so.
+SURVEY_TIMEOUT = 300.0
+
+
 def run_survey(
     transport: Transport,
     *,
@@ -166,7 +171,7 @@ def run_survey(
     how unless ``audit_clients`` is False: the audit costs four more round trips (sudo
     check, testparm, smbstatus, ss), which a benchmark's context does not need."""
     params = {"config_path": config_path} if config_path else {}
-    result = run_agent(transport, "sysinfo", params, cancel=cancel, on_event=on_event)
+    result = run_agent(transport, "sysinfo", params, cancel=cancel, on_event=on_event, timeout=SURVEY_TIMEOUT)
     survey = Survey(
         target=transport.label,
         data=result.data,
@@ -194,6 +199,15 @@ def add_client_audit(
     path = path or survey.config_path
     if not path or survey.managed_instance is None:
         return None
+    blocked = (survey.data.get("samba") or {}).get("blocking_include")
+    if isinstance(blocked, dict):
+        # smbstatus and testparm load the file too, and would wait on it.
+        audit = ClientAudit(
+            complete=False,
+            notes=[f"Not audited: {path} includes {blocked.get('path')}, which is {blocked.get('kind')}."],
+        )
+        survey.data["client_audit"] = audit.to_json()
+        return audit
     as_root = transport.can_sudo()
     try:
         audit = audit_clients(transport, path, survey.nics, sudo=as_root, cancel=cancel, globals_=globals_)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sambatune.cancellation import CancelToken
-from sambatune.errors import CommandFailed, SudoFailed
+from sambatune.errors import CommandFailed, OutputTooLarge, SudoFailed
 from sambatune.remote import regular_file
 from sambatune.remote.regular_file import FileRead
 
@@ -41,6 +41,12 @@ REDACTED = "********"
 #: An argument longer than this, or of several lines, is a script: logged by its size
 #: and first line, not in full at every run.
 LOGGED_ARGUMENT_LIMIT = 120
+#: The longest line read from a process on a target (an agent's JSON line: a survey
+#: of a server with thousands of shares is a few MiB).
+LINE_LIMIT = 16 * 1024 * 1024
+#: The most a command run to completion may print (stdout and stderr together) before
+#: it is stopped: whatever a server prints is held in memory here.
+OUTPUT_LIMIT = 64 * 1024 * 1024
 
 log = logging.getLogger(__name__)
 
@@ -89,12 +95,13 @@ class RemoteProcess(abc.ABC):
     def close_stdin(self) -> None: ...
 
     @abc.abstractmethod
-    def readline(self) -> bytes:
-        """The next stdout line with its newline; b"" at end of output."""
+    def readline(self, limit: int = LINE_LIMIT) -> bytes:
+        """The next stdout line with its newline; b"" at end of output. A line longer
+        than ``limit`` raises :class:`OutputTooLarge` (the rest is not read)."""
 
-    def lines(self) -> Iterator[str]:
+    def lines(self, limit: int = LINE_LIMIT) -> Iterator[str]:
         while True:
-            line = self.readline()
+            line = self.readline(limit)
             if not line:
                 return
             yield line.decode("utf-8", "replace").rstrip("\r\n")
@@ -136,7 +143,11 @@ class Transport(abc.ABC):
         stdin: bytes | None,
         timeout: float | None,
         cancel: CancelToken | None,
-    ) -> CommandResult: ...
+        max_output: int = OUTPUT_LIMIT,
+    ) -> CommandResult:
+        """Run ``argv``; past ``timeout`` it is stopped (on the target too, where the
+        target can) and :class:`CommandTimedOut` raised; printing more than
+        ``max_output`` bytes stops it with :class:`OutputTooLarge`."""
 
     @abc.abstractmethod
     def _start(self, argv: Sequence[str]) -> RemoteProcess: ...
@@ -161,12 +172,17 @@ class Transport(abc.ABC):
         timeout: float | None = 120.0,
         sudo: bool = False,
         cancel: CancelToken | None = None,
+        max_output: int = OUTPUT_LIMIT,
     ) -> CommandResult:
-        """Run a command to completion and return what it printed and its exit code."""
+        """Run a command to completion and return what it printed and its exit code.
+
+        Whatever the target does, this returns or raises within about ``timeout``
+        seconds, holding at most ``max_output`` bytes of what the command printed.
+        """
         if sudo:
             argv, stdin = self._with_sudo(argv, stdin, prompt=SUDO_PROMPT)
-            return self._sudo_result(self._logged_run(tuple(argv), stdin, timeout, cancel))
-        return self._logged_run(tuple(argv), stdin, timeout, cancel)
+            return self._sudo_result(self._logged_run(tuple(argv), stdin, timeout, cancel, max_output))
+        return self._logged_run(tuple(argv), stdin, timeout, cancel, max_output)
 
     def start(self, argv: Sequence[str], *, sudo: bool = False) -> RemoteProcess:
         """Start a long-running command; its stdin stays open until closed or killed."""
@@ -269,10 +285,11 @@ class Transport(abc.ABC):
         stdin: bytes | None,
         timeout: float | None,
         cancel: CancelToken | None,
+        max_output: int = OUTPUT_LIMIT,
     ) -> CommandResult:
         started = time.monotonic()
         try:
-            result = self._run(argv, stdin, timeout, cancel)
+            result = self._run(argv, stdin, timeout, cancel, max_output)
         except BaseException as exc:
             self._log_command(argv, _failure(exc), started)
             raise
@@ -427,8 +444,8 @@ class _LoggedProcess(RemoteProcess):
     def close_stdin(self) -> None:
         self._inner.close_stdin()
 
-    def readline(self) -> bytes:
-        return self._inner.readline()
+    def readline(self, limit: int = LINE_LIMIT) -> bytes:
+        return self._inner.readline(limit)
 
     def stderr_text(self) -> str:
         return self._inner.stderr_text()
@@ -441,6 +458,19 @@ class _LoggedProcess(RemoteProcess):
     def kill(self) -> None:
         self._inner.kill()
         self._ended("closed by SambaTune")
+
+
+def line_too_long(limit: int) -> OutputTooLarge:
+    return OutputTooLarge(
+        f"The server sent a line longer than {limit // (1024 * 1024)} MiB; SambaTune stopped reading it."
+    )
+
+
+def output_too_large(argv: Sequence[str], limit: int) -> OutputTooLarge:
+    return OutputTooLarge(
+        f"{argv[0]} printed more than {limit // (1024 * 1024)} MiB and was stopped.",
+        details=f"command: {shlex.join(argv)[:300]}",
+    )
 
 
 def _failure(exc: BaseException) -> str:
