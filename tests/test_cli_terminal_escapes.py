@@ -184,3 +184,54 @@ def test_data_without_an_output_file_stays_exact_in_a_pipe(
         data_stdout().write("note,\x1b[2J\n")
         print("said \x1b[2J")
     assert piped.getvalue() == "note,\x1b[2J\nsaid ^[[2J\n"
+
+
+FORGED = "2025-01-01 00:00:00,000 INFO sambatune.cli.run: sambatune survey exit status 0"
+
+
+def test_a_path_from_the_server_forges_no_line_in_the_report_or_the_log(
+    fresh_smbd: SmbServer, tmp_path: Path
+) -> None:
+    """An smbd started from a folder whose name holds a line break and an escape: every
+    line SambaTune prints or logs is its own, and no escape reaches either raw (issue
+    27 item 5)."""
+    from sambatune.logfile import cli_log_path
+
+    folder = tmp_path / f"srv\n{FORGED}\n  PROBLEM  forged: \x1b[2J"
+    folder.mkdir()
+    text = fresh_smbd.config.read_text()
+    fresh_smbd.stop()
+    fresh_smbd.config = folder / "smb.conf"
+    fresh_smbd.start(text)
+    result = sambatune("survey", "--config-path", str(fresh_smbd.config))
+    assert result.returncode == 0, result.stderr
+    assert_no_raw_controls(result.stdout, result.stderr)
+    shown = result.stdout.decode()
+    assert "srv^J" + FORGED in shown  # the path, on its line
+    assert not [line for line in shown.splitlines() if line.startswith((FORGED, "  PROBLEM  forged"))]
+
+    # An error that quotes the path goes to the log with its traceback.
+    failed = sambatune("advise", "--config-path", str(folder / "missing.conf"))
+    assert failed.returncode == 1
+    assert_no_raw_controls(failed.stdout, failed.stderr)
+    log = cli_log_path().read_bytes()
+    assert b"missing.conf" in log and b"Traceback (most recent call last):" in log
+    assert_no_raw_controls(log)
+    assert not [line for line in log.decode().splitlines() if line.startswith("2025-01-01")]
+
+
+def test_the_log_keeps_each_record_on_its_own_lines() -> None:
+    import logging
+
+    from sambatune.logfile import LogFormatter
+
+    record = logging.LogRecord("t", logging.ERROR, __file__, 1, "path %s", (f"/x\n{FORGED}\x1b[2J",), None)
+    try:
+        raise RuntimeError(f"bad\n{FORGED}\u2028\x1b]0;t\x07")
+    except RuntimeError:
+        record.exc_info = sys.exc_info()
+    lines = LogFormatter().format(record).splitlines()
+    assert lines[0].endswith("path /x") and lines[1] == "    " + FORGED + "^[[2J"
+    assert "Traceback (most recent call last):" in lines
+    assert not [line for line in lines if line.startswith("2025-")]
+    assert lines[-1] == f"    {FORGED}\\u2028^[]0;t^G"

@@ -37,11 +37,13 @@ import io
 import logging
 import logging.handlers
 import os
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from sambatune.appdirs import create_private_file, log_dir, private_file
+from sambatune.visible_text import visible
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 #: A crash report grows only when the app crashes (plus one line per start); past
@@ -49,6 +51,46 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 CRASH_LOG_LIMIT = 1_000_000
 
 _crash_file: TextIO | None = None  # faulthandler needs it open for the whole run
+
+
+class LogFormatter(logging.Formatter):
+    """FORMAT, each record on lines of its own: text from a server (a path, a testparm
+    message, an error's text) can neither forge a record nor drive a terminal.
+
+    Control characters are written out (ESC as ``^[``); a line break inside a message
+    or an exception's text starts an indented line, so only a record itself starts a
+    line with a time. A traceback keeps its shape.
+    """
+
+    def __init__(self, fmt: str = FORMAT) -> None:
+        super().__init__(fmt)
+
+    def format(self, record: logging.LogRecord) -> str:
+        # A copy: another handler may format the same record its own way, and
+        # logging.Formatter caches the exception's text on the record it formats.
+        shown = logging.makeLogRecord(record.__dict__)
+        shown.msg, shown.args = _indented(visible(record.getMessage())), None
+        shown.exc_info = shown.exc_text = shown.stack_info = None
+        text = super().format(shown)
+        if record.exc_info and record.exc_info[0] is not None:
+            # One chunk per frame, header or exception: the exception's own text
+            # (first line kept, its line breaks indented) is the server's part.
+            chunks = traceback.TracebackException(*record.exc_info).format()
+            text += "\n" + "\n".join(_indented(visible(chunk.strip("\n"))) for chunk in chunks)
+        elif record.exc_text:
+            text += "\n" + _indented(visible(record.exc_text))
+        if record.stack_info:
+            text += "\n" + _indented(visible(record.stack_info))
+        return text
+
+
+def _indented(text: str) -> str:
+    """Every line after the first that starts at the margin is indented: a traceback's
+    own lines (frames) are already; a message's line breaks come from its text.
+    Unicode's line separators, which some viewers break lines on, are written out."""
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    first, *rest = text.split("\n")
+    return "\n".join([first, *(line if line[:1] in (" ", "") else "    " + line for line in rest)])
 
 
 def log_path() -> Path:
@@ -115,12 +157,13 @@ def cli_file_log(verb: str) -> Iterator[logging.Logger]:
     except OSError:  # a full disk, another account's file: the verb runs without a log
         yield run
         return
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(LogFormatter())
     root, paramiko = logging.getLogger(), logging.getLogger("paramiko")
     saved = root.level, paramiko.level
     terminal: logging.Handler | None = None
     if not any(type(h) is logging.StreamHandler for h in root.handlers):  # --verbose has one
         terminal = logging.StreamHandler()  # sys.stderr as it is now: the terminal-safe one
+        terminal.setFormatter(LogFormatter("%(message)s"))
         terminal.setLevel(logging.WARNING)
         root.addHandler(terminal)
     root.addHandler(handler)
@@ -161,7 +204,7 @@ def start_file_log(level: int = logging.INFO) -> Path:
     path = log_path()
     _private_logs(path)
     handler = PrivateRotatingLog(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(LogFormatter())
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)

@@ -23,29 +23,14 @@ from typing import Any, TextIO, cast
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, SambaTuneError
+from sambatune.visible_text import visible
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_CANCELLED = 130
 
 
-# C0 controls but tab and newline, DEL, and C1 (U+009B alone starts a CSI on some terminals).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _JSON_RAW = re.compile(r"[\x7f-\x9f]")
-
-
-def _notation(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return "^" + chr(code + 0x40)
-    if code == 0x7F:
-        return "^?"
-    return f"\\x{code:02x}"
-
-
-def visible(text: str) -> str:
-    """``text`` with its control characters (but tab and newline) shown, e.g. ESC as ``^[``."""
-    return _CONTROL.sub(_notation, text)
 
 
 def escape_json_controls(text: str) -> str:
@@ -203,10 +188,10 @@ def verbose_log(enabled: bool) -> Iterator[None]:
         return
     import logging
 
-    from sambatune.logfile import FORMAT
+    from sambatune.logfile import LogFormatter
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(LogFormatter())
     root, paramiko = logging.getLogger(), logging.getLogger("paramiko")
     saved = root.level, paramiko.level
     root.addHandler(handler)

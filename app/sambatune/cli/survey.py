@@ -45,6 +45,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def format_survey(data: dict[str, Any]) -> str:
     from sambatune.units import format_bytes
+    from sambatune.visible_text import one_line
 
     samba = data.get("samba") or {}
     cpu = data.get("cpu") or {}
@@ -91,4 +92,6 @@ def format_survey(data: dict[str, Any]) -> str:
             lines.append(f"  Clients  {note}")
     for note in data.get("notes") or []:
         lines.append(f"  {note['severity'].upper():8} {note['subject']}: {note['message']}")
-    return "\n".join(lines)
+    # Nearly every value above is the server's text (a hostname, a path from a command
+    # line, a client's machine name): each line stays one line, whatever it holds.
+    return "\n".join(one_line(line) for line in lines)
