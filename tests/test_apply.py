@@ -33,6 +33,8 @@ from testbed.smbd import SmbServer
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
 
+#: The apply lock beside smb.conf, which stays between runs (remote.apply_guard).
+LOCK_SUFFIX = ".sambatune-lock"
 NEW_SHARE = "\n[fresh]\n  path = {path}\n  read only = yes\n  guest ok = yes\n"
 
 
@@ -66,7 +68,7 @@ def _leftovers(server: SmbServer) -> list[str]:
     return [
         p.name
         for p in server.config.parent.iterdir()
-        if "sambatune-" in p.name and p.name != "sambatune-backups"
+        if "sambatune-" in p.name and p.name != "sambatune-backups" and not p.name.endswith(LOCK_SUFFIX)
     ]
 
 
@@ -204,7 +206,11 @@ def test_full_disk_changes_nothing(tmp_path: Path, ssh: Transport, room: str) ->
         assert outcome.status in (REFUSED, FAILED_OUTCOME)
         assert outcome.live == "old"
         assert server.config.read_bytes() == original
-        assert not [p for p in etc.iterdir() if "sambatune-" in p.name and p.is_file()]
+        assert not [
+            p
+            for p in etc.iterdir()
+            if "sambatune-" in p.name and p.is_file() and not p.name.endswith(LOCK_SUFFIX)
+        ]
     finally:
         server.stop()
         subprocess.run(["umount", str(etc)], check=False)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,7 +62,10 @@ from testbed.ports import free_port
 from testbed.processes import processes_mentioning
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
+from testbed.sudo_user import SudoUser
 
+#: The apply lock beside smb.conf, which stays between runs (remote.apply_guard).
+LOCK_SUFFIX = ".sambatune-lock"
 NEW_SHARE = "\n[fresh]\n  path = {path}\n  read only = yes\n  guest ok = yes\n"
 
 
@@ -71,7 +77,7 @@ def _leftovers(server: SmbServer) -> list[str]:
     return [
         p.name
         for p in server.config.parent.iterdir()
-        if "sambatune-" in p.name and p.name != "sambatune-backups"
+        if "sambatune-" in p.name and p.name != "sambatune-backups" and not p.name.endswith(LOCK_SUFFIX)
     ]
 
 
@@ -662,38 +668,110 @@ def test_an_interrupt_as_the_swap_returns_is_settled_from_the_server(
     assert "Interrupted" in outcome.message  # type: ignore[attr-defined]
 
 
+def _lock_file(server: SmbServer) -> Path:
+    return server.config.parent / f".{server.config.name}{LOCK_SUFFIX}"
+
+
 def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
     fresh_smbd: SmbServer, ssh_options: ConnectionOptions
 ) -> None:
     import fcntl
 
     original = fresh_smbd.config.read_bytes()
-    directory = os.open(fresh_smbd.config.parent, os.O_RDONLY)
     transport = open_target(ssh_options, NoPrompts())
     try:
-        fcntl.flock(directory, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds it
-        outcome = apply_config(
-            transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
-        )
-        assert outcome.status == REFUSED, outcome.message
-        assert "Another SambaTune run" in outcome.message
-        assert fresh_smbd.config.read_bytes() == original
-        fcntl.flock(directory, fcntl.LOCK_UN)
         assert apply_config(
             transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
         ).ok
-        # The run is over: its guard (a cat on the server) let go of the lock.
-        deadline = time.monotonic() + 5
-        while True:
-            try:
-                fcntl.flock(directory, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                assert time.monotonic() < deadline, "the guard still holds the lock"
-                time.sleep(0.05)
+        lock = _lock_file(fresh_smbd)
+        assert lock.stat().st_mode & 0o777 == 0o600 and lock.stat().st_size == 0
+        fresh_smbd.config.write_bytes(original)
+        held = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds it
+            outcome = apply_config(
+                transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
+            )
+            assert outcome.status == REFUSED, outcome.message
+            assert "Another SambaTune run" in outcome.message
+            assert fresh_smbd.config.read_bytes() == original
+            fcntl.flock(held, fcntl.LOCK_UN)
+            assert apply_config(
+                transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
+            ).ok
+            # The run is over: its guard (a cat on the server) let go of the lock.
+            deadline = time.monotonic() + 5
+            while True:
+                try:
+                    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    assert time.monotonic() < deadline, "the guard still holds the lock"
+                    time.sleep(0.05)
+        finally:
+            os.close(held)
     finally:
-        os.close(directory)
         transport.close()
+
+
+@pytest.mark.needs_root
+def test_another_user_cannot_hold_the_apply_lock(
+    ssh_options: ConnectionOptions, plain_user: SudoUser, tmp_path: Path
+) -> None:
+    """Anyone who could read smb.conf's folder could flock it and refuse every apply."""
+    shared = Path(tempfile.mkdtemp(prefix="sambatune-lock-", dir="/tmp"))
+    shared.chmod(0o755)  # another user may read the folder, as /etc/samba
+    server = SmbServer(shared, "smbd")
+    try:
+        server.start()
+        server.dir.chmod(0o755)
+        server.config.chmod(0o644)
+        uid = pwd.getpwnam(plain_user.name).pw_uid
+        holder = subprocess.Popen(
+            ["flock", "-n", str(server.config.parent), "sleep", "60"], user=uid, start_new_session=True
+        )
+        try:
+            time.sleep(0.5)
+            assert holder.poll() is None, "the other user could not even lock the folder"
+            transport = open_target(ssh_options, NoPrompts())
+            try:
+                original = server.config.read_bytes()
+                outcome = apply_config(
+                    transport, ApplyRequest(str(server.config), original, _candidate(server))
+                )
+            finally:
+                transport.close()
+            assert outcome.status == APPLIED, outcome.message
+            # And the lock file itself is out of reach.
+            tried = subprocess.run(
+                ["flock", "-n", str(_lock_file(server)), "true"], user=uid, capture_output=True, text=True
+            )
+            assert tried.returncode != 0 and "Permission denied" in tried.stderr, tried.stderr
+        finally:
+            os.killpg(holder.pid, signal.SIGKILL)
+            holder.wait()
+    finally:
+        server.stop()
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_lock_file_of_another_account_is_refused(
+    fresh_smbd: SmbServer, ssh_options: ConnectionOptions
+) -> None:
+    lock = _lock_file(fresh_smbd)
+    lock.symlink_to(fresh_smbd.config.parent / "elsewhere")
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        original = fresh_smbd.config.read_bytes()
+        outcome = apply_config(
+            transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
+        )
+    finally:
+        transport.close()
+    assert outcome.status in (REFUSED, FAILED_OUTCOME) and "not SambaTune's lock file" in outcome.message
+    assert (
+        fresh_smbd.config.read_bytes() == original and not (fresh_smbd.config.parent / "elsewhere").exists()
+    )
 
 
 # -- the restart consent and the dry run (issue 15) -----------------------------------------

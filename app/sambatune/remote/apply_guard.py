@@ -5,10 +5,14 @@ A run starts with one command that stays running on the server for the whole run
 all of this at once):
 
 1. it resolves smb.conf through symbolic links: the file really replaced;
-2. it takes an exclusive ``flock`` on that file's directory (no lock file is ever
-   left there) on a descriptor that ``cat``, reading our channel, keeps open: when
-   the run ends, is cut off or is killed, the channel closes, ``cat`` sees the end of
-   its input, and the lock is gone with no process left on the server;
+2. it takes an exclusive ``flock`` on the lock file ``.NAME.sambatune-lock`` beside
+   it, on a descriptor that ``cat``, reading our channel, keeps open: when the run
+   ends, is cut off or is killed, the channel closes, ``cat`` sees the end of its
+   input, and the lock is gone with no process left on the server. The lock file is
+   the applying account's, mode 0600, in the folder only that account can write: no
+   one else can open it, so no one else can hold the lock and refuse every apply (a
+   lock on the folder itself could be taken by anyone who can read it). It stays,
+   empty, between runs: removing it would let two runs lock two different files;
 3. holding the lock, every temporary file of our naming beside the config (and half
    written backups) is a leftover of a run that is no longer alive, so it removes
    them. Without ``flock`` on the server it removes only leftovers older than an hour
@@ -17,6 +21,7 @@ all of this at once):
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 from sambatune.errors import CommandFailed, ConnectionFailed
@@ -24,6 +29,8 @@ from sambatune.remote.transport import RemoteProcess, Transport
 
 BUSY_EXIT = 75
 STALE_MINUTES = 60
+
+BAD_LOCK_EXIT = 76
 
 # Arguments: the config path as given, the backup directory. Prints "real PATH", then
 # "removed PATH" for each leftover, then "locked" or "unlocked", and holds on.
@@ -35,7 +42,13 @@ real=$(readlink -f -- "$path" 2>/dev/null) || real=
 dir=$(dirname -- "$real"); base=$(basename -- "$real")
 q=$(printf '%s' "$base" | sed 's/[][*?\\]/\\&/g')
 printf 'real %s\n' "$real"
-exec 9<"$dir" || exit 1
+lock="$dir/.$base.sambatune-lock"
+if [ -L "$lock" ] || { [ -e "$lock" ] && { [ ! -f "$lock" ] || [ ! -O "$lock" ]; }; }; then
+  printf '%s is not a file of this account\n' "$lock" >&2; exit 76
+fi
+umask 077
+exec 9>>"$lock" || exit 1
+chmod 600 "$lock" || exit 1
 age=
 if command -v flock >/dev/null 2>&1; then
   flock -n -E 75 9 || exit 75
@@ -94,11 +107,20 @@ class ApplyGuard:
         process.close_stdin()
         code = _exit_code(process)
         process.kill()
+        lock = (
+            f"{posixpath.dirname(guarded.real_path)}/.{posixpath.basename(guarded.real_path)}.sambatune-lock"
+        )
         if code == BUSY_EXIT:
             raise ApplyBusy(
                 "Another SambaTune run is applying a change to this file right now; "
                 "nothing was changed. Try again when it has finished.",
-                details=f"lock: the directory of {guarded.real_path}",
+                details=f"lock: {lock}",
+            )
+        if code == BAD_LOCK_EXIT:
+            raise CommandFailed(
+                f"{lock} is not SambaTune's lock file: it belongs to another account or is not "
+                "a plain file. Nothing was changed; remove it if you know where it comes from.",
+                details=process.stderr_text(),
             )
         if not self.transport.is_connected():
             raise ConnectionFailed("The connection dropped while taking the apply lock.")
