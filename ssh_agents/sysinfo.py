@@ -464,6 +464,12 @@ def samba_info(params, mount_table):
         instance["managed"] = instance in serving
     # "Running" is said of the instance that serves the managed file, never of another.
     info["running"] = bool(serving)
+    # Root's smbd for this very file, from a binary SambaTune does not trust: it serves
+    # the file (so it is not "not running"), but nothing of it is ever run or reloaded.
+    info["untrusted_serving"] = [
+        p["pid"] for p in info["untrusted_processes"]
+        if p["kind"] == "unsafe-binary" and config and same_file(p["config"], config)
+    ]
     info["other_instances"] = len(info["instances"]) - len(serving)
     info["config_path"] = config
     info["config_source"] = source
@@ -614,8 +620,27 @@ def smbd_instances(processes, default_config):
             "listening": listening_ports(family),
         })
     untrusted = [{"pid": p["pid"], "uid": p["uid"], "argv": p["argv"], "exe": p["exe"],
-                  "reason": p["untrusted_reason"]} for p in processes if not p["trusted"]]
+                  "reason": p["untrusted_reason"], "kind": untrusted_kind(p),
+                  "config": p["config"] or default_config}
+                 for p in processes if not p["trusted"] and p["ppid"] not in untrusted_parents(processes)]
     return instances, untrusted
+
+
+def untrusted_parents(processes):
+    """Pids of untrusted smbd whose children are listed with them (a family is one entry)."""
+    return set(p["pid"] for p in processes if not p["trusted"])
+
+
+def untrusted_kind(process):
+    """Why an smbd is not trusted, as a word: ``not-root`` (another user started it),
+    ``not-smbd`` (root runs another program under the name), ``unsafe-binary`` (root
+    runs smbd from a path another user could have written: root's smbd, but whoever
+    can write there can run code as root through it)."""
+    if process["uid"] != 0:
+        return "not-root"
+    if process["exe"] and os.path.basename(process["exe"]) != "smbd":
+        return "not-smbd"
+    return "unsafe-binary"
 
 
 def main(agent, params):

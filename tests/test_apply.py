@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import os
 import signal
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sambatune.applied_versions import AppliedVersions
 from sambatune.conf.apply import (
     APPLIED,
     FAILED_OUTCOME,
@@ -120,6 +123,32 @@ def test_someone_else_changed_the_file(server: SmbServer, ssh: Transport) -> Non
     assert "+# edited by a colleague" in outcome.live_diff
     assert "+[fresh]" in outcome.candidate_vs_live
     assert not _leftovers(server)
+
+
+def test_a_change_made_from_an_older_version_is_refused_before_anything_happens(
+    server: SmbServer, ssh: Transport
+) -> None:
+    """The live file moved on since the version the change was made from (an apply
+    that did not overlap this one): refused at once, unless forced."""
+    request = _request(server, _with_new_share(server))
+    theirs = request.original + b"# applied by a colleague before\n"
+    server.config.write_bytes(theirs)
+    backups_before = BackupStore(ssh, str(server.config)).entries()
+    journal = AppliedVersions().journal(ssh.label, str(server.config))
+    outcome = apply_config(ssh, request, journal=journal)
+    assert outcome.status == REFUSED, outcome.message
+    assert "changed outside SambaTune" in outcome.message and "--force" in outcome.message
+    assert "+# applied by a colleague before" in outcome.live_diff
+    assert not outcome.steps or all(e.step != "upload" for e in outcome.steps)
+    assert server.config.read_bytes() == theirs and not _leftovers(server)
+    assert AppliedVersions().for_server(ssh.label, str(server.config)) == []
+    assert BackupStore(ssh, str(server.config)).entries() == backups_before
+
+    forced = apply_config(ssh, dataclasses.replace(request, force=True), journal=journal)
+    assert forced.status == APPLIED, forced.message
+    assert any("replaced" in w for w in forced.warnings)
+    assert forced.backup is not None and forced.backup.sha256 == hashlib.sha256(theirs).hexdigest()
+    assert server.config.read_bytes() == request.candidate
 
 
 @pytest.mark.parametrize("step", ["upload", "testparm", "backup", "install", "reload"])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -436,3 +438,54 @@ def test_effective_testparm_values_is_what_testparm_prints(tmp_path: Path) -> No
     assert f"{path}:17: warning: [nopath]" in lint.stdout and "(share-without-path)" in lint.stdout
     assert "WARNING: [printers] service MUST be printable!" in testparm.stderr
     assert "WARNING: No path in service nopath - making it unavailable!" in testparm.stderr
+
+
+def test_the_second_of_two_applies_made_from_one_version_is_refused(
+    fresh_smbd: SmbServer, target: list[str], tmp_path: Path
+) -> None:
+    """Two admins each take the live file and change it; the second apply used to report
+    "Applied and verified" and silently undo the first (issue 27 item 7)."""
+    remote = ["--remote-path", str(fresh_smbd.config)]
+    copies = {name: tmp_path / f"{name}.conf" for name in ("first", "second")}
+    for name, copy in copies.items():
+        got = sambatune_cli("conf", "get", *remote, *target, "-o", str(copy), "--json")
+        assert got.returncode == 0, got.stderr
+        assert json.loads(got.stdout)["sha256"] == hashlib.sha256(fresh_smbd.config.read_bytes()).hexdigest()
+        assert copy.read_bytes() == fresh_smbd.config.read_bytes()
+        edited = sambatune_cli("conf", "set", str(copy), name, "path", str(fresh_smbd.share_path))
+        assert edited.returncode == 0, edited.stderr
+
+    def apply(copy: Path, *flags: str) -> tuple[int, dict[str, Any]]:
+        done = sambatune_cli(
+            "conf", "apply", "--file", str(copy), *remote, *target, "--yes", "--json", *flags
+        )
+        return done.returncode, json.loads(done.stdout)
+
+    code, first = apply(copies["first"])
+    assert code == 0 and first["status"] == "applied", first
+    code, second = apply(copies["second"])
+    assert code == 1 and second["status"] == "refused", second
+    assert "changed since the version this change was made from" in second["message"]
+    assert "applied a change" in second["message"] and "first.conf" in second["message"]
+    assert "+[first]" in second["live_diff"]
+    assert fresh_smbd.config.read_bytes() == copies["first"].read_bytes()  # the first stays
+    assert set(fresh_smbd.list_shares()) >= {"first"}
+
+    # Applied over it only when asked: the first change is then gone, and it says so.
+    code, forced = apply(copies["second"], "--force")
+    assert code == 0 and forced["status"] == "applied", forced
+    assert any("--force" in w and "replaced" in w for w in forced["warnings"])
+    assert fresh_smbd.config.read_bytes() == copies["second"].read_bytes()
+
+    # The copy applied is now the live version: editing it further just works.
+    assert sambatune_cli("conf", "set", str(copies["second"]), "second", "comment", "again").returncode == 0
+    code, again = apply(copies["second"])
+    assert code == 0 and again["status"] == "applied", again
+
+    # A change by hand on the server, then a file made without 'conf get': refused too,
+    # since this computer last applied another version there.
+    fresh_smbd.config.write_bytes(fresh_smbd.config.read_bytes() + b"# by hand\n")
+    other = tmp_path / "other.conf"
+    other.write_bytes(copies["second"].read_bytes() + b"[third]\n  path = /tmp\n")
+    code, refused = apply(other)
+    assert code == 1 and refused["status"] == "refused" and "+# by hand" in refused["live_diff"]

@@ -389,3 +389,54 @@ def test_a_profile_saved_in_the_app_takes_the_cli_to_its_chosen_smbd(
     missing = sambatune_cli("survey", "--profile", "nope", *known)
     assert missing.returncode == 1
     assert "No saved server is called 'nope'" in missing.stderr and "nas" in missing.stderr
+
+
+@pytest.mark.needs_root
+def test_root_s_smbd_from_a_path_others_can_write_is_named_not_hidden(
+    tmp_path: Path, ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It used to read as "smbd is not running", with no word on why (issue 27 item 8)."""
+    import shutil
+    import tempfile
+
+    import testbed.smbd
+    from sambatune.cli.survey import format_survey
+
+    folder = Path(tempfile.mkdtemp(prefix="sambatune-unsafe-smbd-", dir="/tmp"))  # /tmp: anyone writes
+    try:
+        binary = folder / "smbd"
+        shutil.copy2(testbed.smbd.SMBD, binary)
+        monkeypatch.setattr(testbed.smbd, "SMBD", str(binary))
+        server = SmbServer(tmp_path, "unsafe-smbd").start()
+        try:
+            target = open_target(ssh_options, NoPrompts())
+            try:
+                survey = run_survey(target, config_path=str(server.config), audit_clients=False)
+                data = survey.to_json()
+                samba = data["samba"]
+                assert not samba["running"]
+                assert server.process is not None and samba["untrusted_serving"]
+                [process] = [
+                    p for p in samba["untrusted_processes"] if p["pid"] in samba["untrusted_serving"]
+                ]
+                assert process["kind"] == "unsafe-binary" and process["config"] == str(server.config)
+                problems = [n["message"] for n in data["notes"] if n["subject"] == "smbd"]
+                assert any("does not trust" in m and "/tmp can be written" in m for m in problems), problems
+                assert not any("is not running" in m for m in problems)
+                text = format_survey(data)
+                assert "served by an UNTRUSTED smbd" in text and "(UNTRUSTED, uid 0)" in text
+
+                original = server.config.read_bytes()
+                candidate = original + b"# a change\n"
+                pid = process["pid"]
+                outcome = apply_config(target, ApplyRequest(str(server.config), original, candidate))
+            finally:
+                target.close()
+            assert outcome.status == APPLIED, outcome.message
+            assert "not trusted" in outcome.message and any("does not trust" in w for w in outcome.warnings)
+            assert server.config.read_bytes() == candidate
+            assert Path(f"/proc/{pid}").exists()  # neither restarted nor stopped
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -92,7 +92,9 @@ def register(subparsers: Any) -> None:
     catalog.set_defaults(handler=handle_catalog)
 
     from sambatune.cli.conf_apply import register_apply_verbs
+    from sambatune.cli.conf_get import register_get_verb
 
+    register_get_verb(verbs)
     register_apply_verbs(verbs)
 
 

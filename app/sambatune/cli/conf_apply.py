@@ -26,6 +26,20 @@ def register_apply_verbs(verbs: Any) -> None:
     apply = verbs.add_parser("apply", help="validate, back up, swap, reload and verify a new smb.conf")
     add_connection_options(apply)
     apply.add_argument("--file", required=True, metavar="NEW_SMB_CONF", help="the new version (a local file)")
+    apply.add_argument(
+        "--base",
+        metavar="OLD_SMB_CONF",
+        help="the copy of the live file the new version was made from: when the live file "
+        "is no longer that, the apply is refused and shows what changed (default: what "
+        "'conf get' wrote to NEW_SMB_CONF, else the version SambaTune last applied there "
+        "from this computer, else the live file)",
+    )
+    apply.add_argument(
+        "--force",
+        action="store_true",
+        help="apply even when the live file changed since the version it was made from "
+        "(that change is replaced)",
+    )
     _add_target_options(apply)
     apply.add_argument("--summary", default="", help="one line saying what the change is")
     _add_consent_options(apply)
@@ -124,6 +138,8 @@ def _run_pipeline(
     candidate: bytes,
     summary: str,
     reconnect: Callable[[], Any],
+    *,
+    force: bool = False,
 ) -> int:
     from sambatune.applied_versions import AppliedVersions
     from sambatune.cancellation import CancelToken
@@ -177,6 +193,7 @@ def _run_pipeline(
         retention=args.keep,
         allow_restart=args.allow_restart,
         dry_run=args.dry_run,
+        force=force,
     )
     cancel = CancelToken()
     opened = [transport]
@@ -203,7 +220,7 @@ def _run_pipeline(
         _print_changes(outcome)
         print(outcome.message)
         if outcome.live_diff:
-            print("What changed on the server meanwhile:\n" + outcome.live_diff)
+            print("What changed on the server since:\n" + outcome.live_diff)
     return 0 if outcome.ok or outcome.status is PLANNED else 1
 
 
@@ -228,20 +245,52 @@ def _print_changes(outcome: Any) -> None:
 def handle_apply(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from sambatune.cli.conf_get import FetchedCopies
     from sambatune.conf.apply import read_live
     from sambatune.errors import InvalidInput
 
-    try:
-        candidate = Path(args.file).read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"Cannot read {args.file}: {exc.strerror}") from exc
+    def read(name: str) -> bytes:
+        try:
+            return Path(name).read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"Cannot read {name}: {exc.strerror}") from exc
+
+    candidate = read(args.file)
+    given_base = read(args.base) if args.base else None
     transport, path, sudo, reconnect = _open(args)
+    copies = FetchedCopies()
     try:
         live = read_live(transport, path, sudo=sudo)
+        base = (
+            given_base
+            if given_base is not None
+            else copies.base_of(Path(args.file), transport.label, path)
+            or _last_applied(transport.label, path, live.data)
+        )
         summary = args.summary or f"applied {Path(args.file).name}"
-        return _run_pipeline(args, transport, path, sudo, live.data, candidate, summary, reconnect)
+        code = _run_pipeline(
+            args, transport, path, sudo, base, candidate, summary, reconnect, force=args.force
+        )
+        if code == 0 and not args.dry_run and candidate != base:
+            # The file is now what is live: a further edit of it starts from there.
+            copies.remember(Path(args.file), transport.label, path, candidate)
+        return code
     finally:
         transport.close()
+
+
+def _last_applied(target: str, path: str, live: bytes) -> bytes:
+    """What a new version given without --base was made from, as far as this computer
+    knows: the version SambaTune last made live there from here, else the live file.
+    A change someone else made since (from another computer, by hand) is then found,
+    not silently replaced."""
+    from sambatune.applied_versions import AppliedVersions
+    from sambatune.states import LiveState
+
+    rows = AppliedVersions().for_server(target, path)
+    if rows and rows[0].live == LiveState.NEW and rows[0].content:
+        return rows[0].content
+    return live
 
 
 def handle_history(args: argparse.Namespace) -> int:

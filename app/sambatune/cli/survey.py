@@ -43,6 +43,14 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _running_words(samba: dict[str, Any]) -> str:
+    from sambatune.remote.survey import untrusted_serving
+
+    if samba.get("running"):
+        return "running"
+    return "served by an UNTRUSTED smbd (see below)" if untrusted_serving(samba) else "NOT running"
+
+
 def format_survey(data: dict[str, Any]) -> str:
     from sambatune.units import format_bytes
     from sambatune.visible_text import one_line
@@ -56,14 +64,18 @@ def format_survey(data: dict[str, Any]) -> str:
         f"  CPU      {cpu.get('available')} x {cpu.get('model')}",
         f"  Memory   {format_bytes(memory.get('total_bytes'))}"
         f" ({format_bytes(memory.get('available_bytes'))} available)",
-        f"  Samba    {samba.get('version_text') or 'not installed'}"
-        f"{', running' if samba.get('running') else ', NOT running'}",
+        f"  Samba    {samba.get('version_text') or 'not installed'}, {_running_words(samba)}",
         f"  smb.conf {samba.get('config_path') or 'not chosen'} ({samba.get('config_source')})",
     ]
     for instance in samba.get("instances") or []:
         ports = ", ".join(str(p["port"]) for p in instance.get("listening") or []) or "none"
         mark = "managed" if instance.get("managed") else "other"
         lines.append(f"  smbd     pid {instance['pid']} ({mark}): {instance.get('config')}, TCP {ports}")
+    for process in samba.get("untrusted_processes") or []:
+        lines.append(
+            f"  smbd     pid {process.get('pid')} (UNTRUSTED, uid {process.get('uid')}): "
+            f"{process.get('exe') or '?'}, {process.get('config') or '?'}"
+        )
     for nic in data.get("nics") or []:
         speed = f"{nic['speed_mbit']} Mbit/s" if nic.get("speed_mbit") else "speed unknown"
         lines.append(

@@ -13,6 +13,7 @@ re-established) unknown.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import getpass
 import hashlib
@@ -165,6 +166,9 @@ class ApplyRequest:
     # A restart ends every client's connection: only with the admin's explicit yes.
     allow_restart: bool = False
     dry_run: bool = False
+    # ``original`` is what the change was made from: when the live file is no longer
+    # that, the change is refused (someone else's would be undone) unless forced.
+    force: bool = False
 
     @property
     def original_sha256(self) -> str:
@@ -325,6 +329,8 @@ class ApplyRun:
         self.warnings: list[str] = []
         self.installed = False
         self.smbd_was_running = True
+        # Root's smbd for this file from a binary SambaTune does not trust (the agent's entry).
+        self.untrusted_smbd: dict[str, Any] | None = None
         self.current_step = ApplyStep.UPLOAD
         self.live_after: bytes | None = None  # someone else's version, when we saw one
 
@@ -498,7 +504,17 @@ class ApplyRun:
                 "Removed what an earlier, interrupted run left: "
                 + ", ".join(posixpath.basename(p) for p in guarded.removed)
             )
-        self._settle_interrupted_runs()
+        live = read_live(t, request.path, sudo=sudo)
+        self._settle_interrupted_runs(live.sha256)
+        if live.sha256 != request.original_sha256:
+            who = self._who_changed(request.original_sha256)
+            if not request.force:
+                return self._moved_on(live.data, who)
+            self.warnings.append(
+                "The live file changed since the version this change was made from "
+                f"({who}); applied over it as asked (--force): that change is replaced."
+            )
+            self.request = request = dataclasses.replace(request, original=live.data)
         try:
             seen = smbd_processes(t, sudo=sudo, cancel=self.cancel)
             instance = None
@@ -507,6 +523,8 @@ class ApplyRun:
             self.smbd_was_running = instance is not None
             if instance is not None:
                 self.served_path = instance.config
+            else:
+                self._note_untrusted_smbd(seen.untrusted)
         except AgentFailed as error:
             self.warnings.append(f"Could not tell whether smbd runs: {error.message}")
         try:
@@ -613,12 +631,31 @@ class ApplyRun:
             + ". Nothing was changed; apply again allowing the restart.",
         )
 
+    def _note_untrusted_smbd(self, untrusted: list[dict[str, Any]]) -> None:
+        """Root's smbd serving this file from a binary SambaTune does not trust: it is
+        never reloaded or restarted, and the admin is told so rather than "not running"."""
+        paths = {self.request.path, self.real_path}
+        for process in untrusted:
+            if process.get("kind") == "unsafe-binary" and process.get("config") in paths:
+                self.untrusted_smbd = process
+                self.warnings.append(
+                    f"smbd (pid {process.get('pid')}) serves this file as root from "
+                    f"{process.get('exe') or 'a binary'} that SambaTune does not trust "
+                    f"({process.get('reason')}): it is not reloaded, restarted or checked."
+                )
+                return
+
+    def _not_running_words(self) -> str:
+        if self.untrusted_smbd is not None:
+            return (
+                f"the smbd serving it (pid {self.untrusted_smbd.get('pid')}) is not trusted, so "
+                "nothing is reloaded: it serves the old version until it restarts"
+            )
+        return "smbd is not running for this file, so nothing is reloaded"
+
     def _plan_sentence(self) -> str:
         if not self.smbd_was_running:
-            return (
-                "Dry run: testparm accepts it; smbd is not running for this file, so "
-                "nothing would be reloaded. Nothing was changed."
-            )
+            return f"Dry run: testparm accepts it; {self._not_running_words()}. Nothing was changed."
         if self.reasons:
             who = self.clients.sentence() if self.clients else "Who is connected is not known."
             return (
@@ -631,16 +668,12 @@ class ApplyRun:
             "Dry run: testparm accepts it; a reload applies it without dropping anyone. Nothing was changed."
         )
 
-    def _settle_interrupted_runs(self) -> None:
+    def _settle_interrupted_runs(self, live_sha256: str) -> None:
         """Rows an earlier, killed run left 'in progress' get the truth from the server."""
         if self.journal is None:
             return
-        pending = self.journal.unfinished()
-        if not pending:
-            return
-        live = read_live(self.transport, self.request.path, sudo=self.request.sudo)
-        for version in pending:
-            state = self.journal.settle_interrupted(version, live.sha256)
+        for version in self.journal.unfinished():
+            state = self.journal.settle_interrupted(version, live_sha256)
             self.warnings.append(
                 f"An earlier apply ({version.applied_at}) was interrupted before it finished; "
                 + {
@@ -664,21 +697,9 @@ class ApplyRun:
         )
         if swap.changed_meanwhile:
             live_now = read_live(self.transport, request.path, sudo=request.sudo).data
-            self.live_after = live_now
             self._event(ApplyStep.INSTALL, FAILED, "Someone else changed the live file meanwhile.")
             self._cleanup_candidate()
-            return self._outcome(
-                REFUSED,
-                LiveState.OLD,
-                "The live file changed since you opened it, so SambaTune did not overwrite "
-                "it. Review the other change, then apply again.",
-                live_diff=unified_diff(
-                    request.original, live_now, request.path, "when you opened it", "live now"
-                ),
-                candidate_vs_live=unified_diff(
-                    live_now, request.candidate, request.path, "live now", "yours"
-                ),
-            )
+            return self._moved_on(live_now, "changed while this apply ran")
         if not swap.ok:
             raise CommandFailed(f"The swap script failed: {swap.error}")
         return None
@@ -703,10 +724,14 @@ class ApplyRun:
             self._event(
                 ApplyStep.RELOAD,
                 SKIPPED,
-                "smbd is not running for this file; it will read the new version when it starts.",
+                "smbd is not running for this file; it will read the new version when it starts."
+                if self.untrusted_smbd is None
+                else self._not_running_words() + ".",
             )
             self._event(ApplyStep.HEALTH, SKIPPED)
             self._prune()
+            if self.untrusted_smbd is not None:
+                return self._outcome(APPLIED, LiveState.NEW, f"Applied; {self._not_running_words()}.")
             return self._outcome(
                 APPLIED, LiveState.NEW, "Applied. smbd is not running, so nothing was reloaded."
             )
@@ -794,6 +819,35 @@ class ApplyRun:
         return self._outcome(
             ROLLED_BACK, LiveState.OLD, f"{why} The previous file was put back. " + state_note
         )
+
+    def _moved_on(self, live_now: bytes, who: str) -> ApplyOutcome:
+        """Refused: the live file is no longer the version the change was made from."""
+        request = self.request
+        self.live_after = live_now
+        return self._outcome(
+            REFUSED,
+            LiveState.OLD,
+            f"The live file changed since the version this change was made from ({who}), so "
+            "SambaTune did not overwrite it. Review the other change, then apply again "
+            "(or apply over it with --force).",
+            live_diff=unified_diff(request.original, live_now, request.path, "made from", "live now"),
+            candidate_vs_live=unified_diff(live_now, request.candidate, request.path, "live now", "yours"),
+        )
+
+    def _who_changed(self, base_sha256: str) -> str:
+        """Who replaced the version with ``base_sha256``: the SambaTune apply that backed
+        it up, as its backup records, or someone outside SambaTune."""
+        try:
+            backups = BackupStore(
+                self.transport, self.request.path, backup_dir=self.request.backup_dir, sudo=self.request.sudo
+            ).entries()
+        except SambaTuneError:
+            backups = []
+        for backup in backups:
+            if backup.sha256 == base_sha256:
+                what = f": {backup.summary}" if backup.summary else ""
+                return f"{backup.applied_by} applied a change at {backup.created}{what}"
+        return "changed outside SambaTune, or by a run whose backup is gone"
 
     def _live_digest(self) -> str | None:
         """The live file's SHA-256 as the server has it now; None when it cannot say."""

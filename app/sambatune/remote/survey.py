@@ -220,6 +220,13 @@ def add_client_audit(
     return audit
 
 
+def untrusted_serving(samba: dict[str, Any]) -> list[dict[str, Any]]:
+    """Root's smbd processes serving the managed file from a binary SambaTune does not
+    trust (a path another user could write): not "not running", and never used."""
+    pids = samba.get("untrusted_serving") or []
+    return [p for p in samba.get("untrusted_processes") or [] if isinstance(p, dict) and p.get("pid") in pids]
+
+
 def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
     notes: list[SurveyNote] = []
     samba = data.get("samba") or {}
@@ -236,6 +243,19 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
                 "manages (Overview, or --remote-path on the command line).",
             )
         )
+    elif not samba.get("running") and untrusted_serving(samba):
+        for process in untrusted_serving(samba):
+            notes.append(
+                SurveyNote(
+                    PROBLEM,
+                    "smbd",
+                    f"smbd (pid {process.get('pid')}) serves {samba.get('config_path')} as root, "
+                    f"from {process.get('exe') or 'a binary'} that SambaTune does not trust: "
+                    f"{process.get('reason')}. Whoever can write there can run code as root. "
+                    "SambaTune will not reload, restart or check this smbd: make the path "
+                    "root's alone (chown root, chmod go-w) or run the packaged smbd.",
+                )
+            )
     elif not samba.get("running"):
         others = samba.get("other_instances") or 0
         notes.append(
@@ -255,7 +275,10 @@ def survey_notes(data: dict[str, Any]) -> list[SurveyNote]:
                 f"{samba['config_path']} is not readable by this account; use sudo to edit it.",
             )
         )
+    described = {p.get("pid") for p in untrusted_serving(samba)} if not samba.get("running") else set()
     for impostor in samba.get("untrusted_processes") or []:
+        if not isinstance(impostor, dict) or impostor.get("pid") in described:
+            continue
         # Someone on the server started a program named smbd: the admin wants to know.
         notes.append(
             SurveyNote(

@@ -508,6 +508,12 @@ def plan_html(plan: ApplyOutcome) -> str:
             + "; connected ones keep the old value until they reconnect."
         )
     if plan.activation is SmbdAction.NONE:
+        untrusted = [w for w in plan.warnings if "does not trust" in w]
+        if untrusted:
+            return (
+                "<span style='color:#b3261e'><b>⚠ The smbd serving this file is not trusted.</b></span> "
+                + html.escape(untrusted[0])
+            )
         return "smbd is not running for this file: it reads the new version when it starts."
     if plan.activation is SmbdAction.RELOAD:
         return (

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.remote.client_audit import ClientAudit
-from sambatune.remote.survey import PROBLEM, WARNING, Survey
+from sambatune.remote.survey import PROBLEM, WARNING, Survey, untrusted_serving
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits, format_bytes
 
@@ -224,11 +224,15 @@ class OverviewPage(QWidget):
         if survey.ambiguous:
             version_row.addWidget(_badge("choose an smbd below", False))
         else:
-            version_row.addWidget(
-                _badge(
-                    "smbd running" if samba.get("running") else "smbd NOT running", bool(samba.get("running"))
-                )
+            running = bool(samba.get("running"))
+            words = (
+                "smbd running"
+                if running
+                else "smbd UNTRUSTED"
+                if untrusted_serving(samba)
+                else "smbd NOT running"
             )
+            version_row.addWidget(_badge(words, running))
         version_row.addStretch(1)
         form.addRow("Version", version)
         if survey.ambiguous:
