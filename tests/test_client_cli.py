@@ -267,6 +267,75 @@ def test_a_plan_cannot_smuggle_a_file_write(capsys: pytest.CaptureFixture[str], 
     assert code == 1 and "not SambaTune's own" in error["message"]
 
 
+def _linux_plan(capsys: pytest.CaptureFixture[str], tmp_path: Path, sysctl_dir: Path) -> dict[str, Any]:
+    plan = tmp_path / "made.json"
+    args = ["plan", "--bandwidth", "40gbit", "--rtt", "50ms", "--sysctl-dir", str(sysctl_dir)]
+    code, _ = run_cli(capsys, *args, "-o", str(plan), "--json")
+    assert code == 0
+    data: dict[str, Any] = json.loads(plan.read_text())
+    return data
+
+
+def _apply_plan(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data: Any, sysctl_dir: Path
+) -> dict[str, Any]:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(data))
+    code = main(["client", "apply", str(plan), "--sysctl-dir", str(sysctl_dir), "--dry-run", "--json"])
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert code == 1, out
+    return out["error"]
+
+
+def test_a_plan_writes_only_its_own_file_in_a_folder_only_its_owner_changes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The right file name in another folder, or the right folder when others may
+    change it: refused before anything is read or written (issue 27 item 9)."""
+    folder = tmp_path / "sysctl.d"
+    folder.mkdir(mode=0o755)
+    data = _linux_plan(capsys, tmp_path, folder)
+    [change] = [c for c in data["changes"] if c["catalog_id"] == "linux-sysctl-file"]
+    change["setting"]["path"] = str(tmp_path / "elsewhere" / "90-sambatune.conf")
+    error = _apply_plan(capsys, tmp_path, data, folder)
+    assert "is not this computer's" in error["message"] and "--sysctl-dir" in error["message"]
+
+    change["setting"]["path"] = str(folder / "90-sambatune.conf")
+    folder.chmod(0o777)
+    error = _apply_plan(capsys, tmp_path, data, folder)
+    assert "can be changed by other users" in error["message"]
+    folder.chmod(0o755)
+    linked = tmp_path / "linked.d"
+    linked.symlink_to(folder)
+    change["setting"]["path"] = str(linked / "90-sambatune.conf")
+    error = _apply_plan(capsys, tmp_path, data, linked)
+    assert "is not a folder" in error["message"]
+    assert not list(folder.iterdir())
+
+
+DAMAGED_PLANS = {
+    "no-os": lambda d: d.pop("os"),
+    "window-a-number": lambda d: d.__setitem__("window", 5),
+    "changes-hold-a-number": lambda d: d.__setitem__("changes", [5]),
+    "current-as-text": lambda d: d["changes"][0].__setitem__("current", "x"),
+    "honoured-as-text": lambda d: d["changes"][0].__setitem__("honoured", "false"),
+    "sources-as-text": lambda d: d["changes"][0].__setitem__("sources", "ab"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGED_PLANS))
+def test_a_damaged_plan_is_one_clear_refusal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, damage: str
+) -> None:
+    folder = tmp_path / "sysctl.d"
+    folder.mkdir()
+    data = _linux_plan(capsys, tmp_path, folder)
+    DAMAGED_PLANS[damage](data)
+    error = _apply_plan(capsys, tmp_path, data, folder)
+    assert "damaged" in error["message"] or "not a" in error["message"], error
+    assert not list(folder.iterdir())
+
+
 def test_a_reader_that_goes_away_is_not_a_traceback(tmp_path: Path) -> None:
     """``sambatune client show | head -1``: the pipe closes before everything is written."""
     process = subprocess.Popen(

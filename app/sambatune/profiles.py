@@ -7,6 +7,7 @@ part of a profile; they live in memory, or in the OS keyring if the user opts in
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -83,9 +84,47 @@ class ServerProfile:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ServerProfile:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+    def from_json(cls, data: Any) -> ServerProfile:
+        """A saved server, every value checked: a hand-edited or damaged file gives one
+        clear refusal, never a profile whose wrong types fail later (or, with the id
+        "local", one that quietly means this computer)."""
+        if not isinstance(data, dict):
+            raise InvalidInput(f"a server is a JSON object, not {_json_type(data)}")
+        values: dict[str, Any] = {}
+        for item in fields(cls):
+            if item.name not in data:
+                continue
+            value = data[item.name]
+            if item.name == "port":
+                if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                    raise InvalidInput(f"port must be a whole number, not {_json_type(value)}")
+            elif item.name == "use_sudo":
+                if not isinstance(value, bool):
+                    raise InvalidInput(f"use_sudo must be true or false, not {_json_type(value)}")
+            elif not isinstance(value, str):
+                raise InvalidInput(f"{item.name} must be text, not {_json_type(value)}")
+            values[item.name] = value
+        if "name" not in values or "host" not in values:
+            raise InvalidInput("a server needs a name and a host")
+        profile = cls(**values)
+        if not profile.id.strip():
+            raise InvalidInput("a server needs an id")
+        if profile.is_local:
+            raise InvalidInput(f"the id \"{LOCAL_ID}\" is this computer's own, never a saved server's")
+        profile.validate()
+        return profile
+
+
+def _json_type(value: Any) -> str:
+    names = {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+    }
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def local_profile() -> ServerProfile:
@@ -97,6 +136,8 @@ class ProfileStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_dir() / "servers.json"
+        # A file that failed to load is never overwritten: the next save keeps it aside.
+        self.damaged = False
 
     def load(self) -> list[ServerProfile]:
         if not self.path.exists():
@@ -104,15 +145,42 @@ class ProfileStore:
         private_file(self.path)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            return [ServerProfile.from_json(item) for item in data.get("servers", [])]
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise InvalidInput(
-                f"The server list {self.path} is damaged and was not loaded.", details=str(exc)
-            ) from exc
+        except (OSError, ValueError) as exc:
+            raise self._damaged(str(exc)) from exc
+        servers = data.get("servers", []) if isinstance(data, dict) else None
+        if not isinstance(servers, list):
+            raise self._damaged('it holds no list of "servers"')
+        profiles: list[ServerProfile] = []
+        problems: list[str] = []
+        for index, item in enumerate(servers):
+            try:
+                profiles.append(ServerProfile.from_json(item))
+            except InvalidInput as exc:
+                name = (
+                    item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else ""
+                )
+                problems.append(f"server {index + 1}{f' ({name!r})' if name else ''}: {exc.message}")
+        ids = [p.id for p in profiles]
+        problems += [f"the id {i!r} is used twice" for i in sorted({i for i in ids if ids.count(i) > 1})]
+        if problems:
+            raise self._damaged("; ".join(problems))
+        return profiles
+
+    def _damaged(self, why: str) -> InvalidInput:
+        self.damaged = True
+        return InvalidInput(
+            f"The server list {self.path} is damaged and was not loaded: {why}.",
+            details="Fix the file by hand. Saving a server here keeps it as "
+            f"{self.path.name}.damaged-DATE and starts a new list.",
+        )
 
     def save(self, profiles: list[ServerProfile]) -> None:
         from sambatune.remote.local import write_local_file_atomic
 
+        if self.damaged and self.path.exists():
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            self.path.replace(self.path.with_name(f"{self.path.name}.damaged-{stamp}"))
+        self.damaged = False
         payload = {"version": 1, "servers": [p.to_json() for p in profiles if not p.is_local]}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # The atomic write keeps an existing file's mode: tighten it first.

@@ -323,7 +323,7 @@ def _execute(
     registry = _registry_of(system)
     for write in writes:
         write.target = write.ref.check_value(write.target) if write.target is not None else None
-        problem = out_of_scope(write.ref, write.target)
+        problem = out_of_scope(write.ref, write.target) or _file_out_of_place(system, write.ref)
         if problem:
             raise InvalidInput(
                 f"Refusing the whole {action}: {problem}",
@@ -645,6 +645,41 @@ def out_of_scope(ref: SettingRef, target: SettingValue | None) -> str | None:
     else:
         ok = False
     return None if ok else f"{ref.label()} is not a setting SambaTune manages."
+
+
+def _file_out_of_place(system: ClientSystem, ref: SettingRef) -> str | None:
+    """Why a whole-file write is not this system's own persistence file in a folder only
+    its owner can change, or None. A plan or a backup is a file anyone could hand to the
+    apply (run as root): it may name SambaTune's file, never a file elsewhere."""
+    import os
+    import stat
+    from pathlib import Path
+
+    from sambatune.client.settings import FileRef
+
+    if not isinstance(ref, FileRef):
+        return None
+    own = getattr(system, "persistence_file", None)
+    if not isinstance(own, FileRef):
+        return f"{ref.path}: this computer keeps no sysctl file of SambaTune's."
+    if Path(ref.path) != Path(own.path):
+        return (
+            f"{ref.path} is not this computer's {own.path} (a plan made with --sysctl-dir "
+            "is applied with the same --sysctl-dir)."
+        )
+    # The folder, or the nearest one above it that exists (the write makes the rest).
+    folder = Path(ref.path).parent
+    while not os.path.lexists(folder) and folder.parent != folder:
+        folder = folder.parent
+    try:
+        info = os.lstat(folder)
+    except OSError as error:
+        return f"{folder} cannot be used: {error.strerror}."
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{folder} is not a folder (a link or a file), so {ref.path} is not written there."
+    if info.st_uid not in (0, os.geteuid()) or info.st_mode & 0o022:
+        return f"{folder} can be changed by other users, so {ref.path} is not written there."
+    return None
 
 
 def restart_for(ref: SettingRef) -> str:

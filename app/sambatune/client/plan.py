@@ -157,6 +157,13 @@ class PlannedChange:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlannedChange:
+        if not isinstance(data, dict):
+            raise InvalidInput("A plan item is not a JSON object.")
+        for name, kind in (("honoured", bool), ("sources", list), ("operations", list)):
+            if name in data and data[name] is not None and not isinstance(data[name], kind):
+                raise InvalidInput(
+                    f"A plan item is damaged: its {name} is {type(data[name]).__name__}, not {kind.__name__}."
+                )
         try:
             return cls(
                 id=str(data["id"]),
@@ -179,6 +186,8 @@ class PlannedChange:
             )
         except KeyError as exc:
             raise InvalidInput(f"A plan item lacks {exc.args[0]!r}.") from exc
+        except (TypeError, AttributeError, ValueError, OverflowError) as exc:
+            raise InvalidInput(f"A plan item is damaged: {exc}.") from exc
 
 
 _RESTART_ORDER = {kind: rank for rank, kind in enumerate(RESTART_KINDS)}
@@ -297,6 +306,22 @@ class ClientPlan:
             )
         if data.get("version") != PLAN_VERSION:
             raise InvalidInput(f"Plan format version {data.get('version')} is not supported.")
+        try:
+            return cls._from_checked(data)
+        except InvalidInput:
+            raise
+        except KeyError as exc:
+            raise InvalidInput(f"The plan is damaged: it lacks {exc.args[0]!r}.") from exc
+        except (TypeError, AttributeError, ValueError, OverflowError) as exc:
+            raise InvalidInput(f"The plan is damaged: {exc}.") from exc
+
+    @classmethod
+    def _from_checked(cls, data: dict[str, Any]) -> ClientPlan:
+        for name, kind in (("changes", list), ("window", dict), ("os", dict), ("measurements", dict)):
+            if data.get(name) is not None and not isinstance(data[name], kind):
+                raise InvalidInput(
+                    f"The plan is damaged: {name} is {type(data[name]).__name__}, not {kind.__name__}."
+                )
         window = data.get("window")
         return cls(
             os=OsInfo.from_json(data["os"]),
