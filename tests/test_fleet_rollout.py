@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -390,6 +392,49 @@ def test_the_record_keeps_the_exact_bytes(tmp_path: Path) -> None:
     assert store.create(RolloutRecord(0, [], {}, {})).id == record.id + 1
     assert [s.id for s in store.summaries()] == [record.id + 1, record.id]
     assert (tmp_path / "rollouts" / f"{record.id}.json").stat().st_mode & 0o077 == 0
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from sambatune.fleet.rollout_store import RolloutStore
+holding = RolloutStore(Path(sys.argv[1])).hold(int(sys.argv[2]))
+holding.__enter__()
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_rollout_whose_program_was_killed_shows_as_interrupted_and_resumes_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SIGKILL leaves the record "running" for ever; the lock it held tells the truth
+    (issue 27 item 10), and while a process runs it, nobody resumes it twice."""
+    store = RolloutStore()
+    record = store.create(
+        RolloutRecord(0, ["[global] log level = 1"], {"hosts": "nas1"}, RolloutOptions().to_json())
+    )
+    assert store.load(record.id).status is RolloutStatus.RUNNING  # as written
+    assert store.load_shown(record.id).status is RolloutStatus.INTERRUPTED  # nobody runs it
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(store.folder), str(record.id)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        [summary] = store.summaries()
+        assert summary.status == RolloutStatus.RUNNING and summary.running_now
+        code, refused = run_cli(capsys, "fleet", "apply", "--resume", str(record.id), "--yes", "--json")
+        assert code == 1 and "is running in another SambaTune" in refused["error"]["message"], refused
+        assert f"pid {holder.pid}" in refused["error"]["message"]
+    finally:
+        holder.kill()
+        holder.wait()
+    code, listed = run_cli(capsys, "fleet", "rollouts", "--json")
+    [shown] = listed["rollouts"]
+    assert shown["status"] == "interrupted" and shown["recorded_status"] == "running"
+    assert not shown["running_now"] and "killed or crashed" in shown["reason"]
+    with store.hold(record.id):  # free again: a resume may run it
+        pass
 
 
 def test_a_host_lost_mid_rollout_halts_and_the_others_are_put_back(

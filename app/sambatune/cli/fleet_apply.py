@@ -329,7 +329,7 @@ def handle_report(args: argparse.Namespace) -> int:
     from sambatune.fleet.rollout_report import report_html, report_text
     from sambatune.fleet.rollout_store import RolloutStore
 
-    record = RolloutStore().load(args.rollout_id)
+    record = RolloutStore().load_shown(args.rollout_id)
     if args.output is not None:
         args.output.write_text(report_html(record), encoding="utf-8")
         if not args.json:

@@ -261,6 +261,9 @@ class RolloutEvent:
     message: str
 
 
+ENDED = (RolloutStatus.DONE, RolloutStatus.HALTED, RolloutStatus.REFUSED)
+
+
 class Rollout:
     """Runs (or resumes) a recorded rollout to its end: done, halted or interrupted."""
 
@@ -317,10 +320,20 @@ class Rollout:
 
     # -- the run --------------------------------------------------------------------
     def run(self) -> RolloutRecord:
+        """Run (or resume) the rollout in this process alone: another SambaTune running
+        it already refuses this run, and one that dies shows it as interrupted."""
+        with self.store.hold(self.record.id):
+            return self._run()
+
+    def _run(self) -> RolloutRecord:
         record = self.record
-        if record.status in (RolloutStatus.DONE, RolloutStatus.HALTED, RolloutStatus.REFUSED):
+        if record.status in ENDED:
             raise InvalidInput(f"Rollout {record.id} has ended ({record.status}); nothing to resume.")
-        halting = record.status is RolloutStatus.HALTING
+        # What another process may have written since this record was read.
+        on_record = self.store.recorded_status(record.id)
+        if on_record in ENDED:
+            raise InvalidInput(f"Rollout {record.id} has ended ({on_record}); nothing to resume.")
+        halting = record.status is RolloutStatus.HALTING or on_record == RolloutStatus.HALTING
         self._set_status(RolloutStatus.HALTING if halting else RolloutStatus.RUNNING)
         fresh = all(entry.what == "planned" for entry in record.timeline)
         self._note(None, "started" if fresh else "resumed")

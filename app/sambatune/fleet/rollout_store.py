@@ -17,12 +17,15 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import socket
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sambatune.appdirs import data_dir, private_dir
+from sambatune.appdirs import create_private_file, data_dir, private_dir
 from sambatune.errors import InvalidInput
 from sambatune.states import TextState
 
@@ -286,11 +289,17 @@ class RolloutSummary:
     hosts: int
     applied: int
     reason: str
+    #: A SambaTune (this one or another process) is running it right now.
+    running_now: bool = False
+    #: The status its record holds, when the one shown is derived (a dead owner).
+    recorded_status: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "rollout_id": self.id,
             "status": self.status,
+            "running_now": self.running_now,
+            "recorded_status": self.recorded_status or self.status,
             "edits": self.edits,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -311,6 +320,55 @@ class RolloutStore:
 
     def _path(self, rollout_id: int) -> Path:
         return self.folder / f"{rollout_id}.json"
+
+    def _lock_path(self, rollout_id: int) -> Path:
+        return self.folder / f"{rollout_id}.lock"
+
+    @contextlib.contextmanager
+    def hold(self, rollout_id: int) -> Iterator[None]:
+        """Run rollout ``rollout_id`` here alone: an exclusive lock on its lock file, held
+        while this process runs it and gone when the process ends, however it ends (a
+        SIGKILL too). Another process holding it refuses this one."""
+        private_dir(self.folder)
+        path = self._lock_path(rollout_id)
+        create_private_file(path)
+        descriptor = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            if not _try_lock(descriptor, exclusive=True):
+                try:
+                    owner = os.read(descriptor, 200).decode("utf-8", "replace").strip()
+                except OSError:  # Windows: the locked byte cannot be read either
+                    owner = ""
+                raise InvalidInput(
+                    f"Rollout {rollout_id} is running in another SambaTune ({owner or 'another process'}): "
+                    "wait for it, "
+                    "or stop it there, then resume it."
+                )
+            os.ftruncate(descriptor, 0)
+            os.write(descriptor, f"pid {os.getpid()} on {socket.gethostname()}".encode())
+            yield
+        finally:
+            os.close(descriptor)  # closing lets go of the lock
+
+    def running_now(self, rollout_id: int) -> bool:
+        """Whether a SambaTune holds rollout ``rollout_id`` now (see :meth:`hold`)."""
+        try:
+            descriptor = os.open(self._lock_path(rollout_id), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return False
+        try:
+            return not _try_lock(descriptor, exclusive=False)
+        finally:
+            os.close(descriptor)
+
+    def _shown(self, status: str, rollout_id: int) -> tuple[str, bool]:
+        """The status to show and whether it runs now: a record left "running" by a
+        process that died (SIGKILL, a crash, a power cut) reads "interrupted"."""
+        if status not in (RolloutStatus.RUNNING, RolloutStatus.HALTING):
+            return status, False
+        if self.running_now(rollout_id):
+            return status, True
+        return (RolloutStatus.INTERRUPTED if status == RolloutStatus.RUNNING else status), False
 
     def create(self, record: RolloutRecord) -> RolloutRecord:
         """Give ``record`` the next free id and write it."""
@@ -361,6 +419,25 @@ class RolloutStore:
                 f"The record of rollout {rollout_id} ({path}) cannot be read: {error}"
             ) from error
 
+    def load_shown(self, rollout_id: int) -> RolloutRecord:
+        """The record as a report shows it: "interrupted" when it says "running" and
+        no process runs it any more."""
+        record = self.load(rollout_id)
+        shown, _running = self._shown(record.status, rollout_id)
+        if shown != record.status:
+            record.status = RolloutStatus(shown)
+            record.reason = DEAD_OWNER
+        return record
+
+    def recorded_status(self, rollout_id: int) -> str | None:
+        """The status the record on disk holds, as written (None: no readable record)."""
+        try:
+            data = json.loads(self._path(rollout_id).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        status = data.get("status") if isinstance(data, dict) else None
+        return status if isinstance(status, str) else None
+
     def summaries(self) -> list[RolloutSummary]:
         """Every rollout, newest first; a record that cannot be read is skipped, not fatal."""
         summaries = []
@@ -370,22 +447,54 @@ class RolloutStore:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
                 hosts = data.get("hosts", [])
+                recorded = str(data["status"])
+                shown, running = self._shown(recorded, int(data["rollout_id"]))
                 summaries.append(
                     RolloutSummary(
                         id=int(data["rollout_id"]),
-                        status=str(data["status"]),
+                        status=shown,
                         edits=list(data["edits"]),
                         created_at=str(data["created_at"]),
                         updated_at=str(data["updated_at"]),
                         finished_at=data.get("finished_at"),
                         hosts=len(hosts),
                         applied=sum(1 for h in hosts if h.get("state") == HostState.APPLIED),
-                        reason=str(data.get("reason") or ""),
+                        reason=DEAD_OWNER if shown != recorded else str(data.get("reason") or ""),
+                        running_now=running,
+                        recorded_status=recorded,
                     )
                 )
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         return summaries
+
+
+DEAD_OWNER = "the program that ran it ended without a word (killed or crashed); resume it"
+
+
+def _try_lock(descriptor: int, *, exclusive: bool) -> bool:
+    """Lock the file without waiting; False when another open file holds it. flock, not
+    lockf: two open files of one process exclude each other too (the app may look at a
+    rollout it runs itself)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        try:
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        if not exclusive:
+            msvcrt.locking(descriptor, msvcrt.LK_UNLCK, 1)
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(descriptor, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    if not exclusive:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+    return True
 
 
 def _number(path: Path) -> int:

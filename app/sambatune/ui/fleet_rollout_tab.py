@@ -380,7 +380,9 @@ class RolloutTab(QWidget):
 
     def _selected_resumable(self) -> RolloutSummary | None:
         summary = self._selected_summary()
-        return summary if summary is not None and summary.status in RESUMABLE else None
+        # One a SambaTune runs now (this one or another) is not resumed twice.
+        resumable = summary is not None and summary.status in RESUMABLE and not summary.running_now
+        return summary if resumable else None
 
     def _past_selected(self) -> None:
         self.resume_button.setEnabled(not self.busy and self._selected_resumable() is not None)
@@ -400,7 +402,7 @@ class RolloutTab(QWidget):
             self.status.setText(error.message)
 
         self.runner.start(
-            lambda _report, _cancel: RolloutStore().load(rollout_id),
+            lambda _report, _cancel: RolloutStore().load_shown(rollout_id),
             name="Fleet rollout record",
             on_done=shown,
             on_failed=failed,
