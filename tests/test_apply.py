@@ -141,7 +141,8 @@ def test_a_change_made_from_an_older_version_is_refused_before_anything_happens(
     assert "+# applied by a colleague before" in outcome.live_diff
     assert not outcome.steps or all(e.step != "upload" for e in outcome.steps)
     assert server.config.read_bytes() == theirs and not _leftovers(server)
-    assert AppliedVersions().for_server(ssh.label, str(server.config)) == []
+    [attempt] = AppliedVersions().for_server(ssh.label, str(server.config))
+    assert (attempt.outcome, attempt.live, attempt.content) == ("refused", "old", theirs)
     assert BackupStore(ssh, str(server.config)).entries() == backups_before
 
     forced = apply_config(ssh, dataclasses.replace(request, force=True), journal=journal)

@@ -223,27 +223,22 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     _close(qtbot, dialog, page)
     assert server.config.read_bytes() == mine and not page.dirty
 
-    # History: three versions applied, one restore among them, and the refused attempt
-    # marked as such.
+    # History: three versions applied and one restore among them, each with its backup.
+    # The refused attempt made none (it was refused before anything happened on the
+    # server); this computer's record keeps it, as refused with the other version live.
     workspace.tabs.setCurrentWidget(history)
-    qtbot.waitUntil(lambda: history.table.rowCount() == 5, timeout=SLOW)
+    qtbot.waitUntil(lambda: history.table.rowCount() == 4, timeout=SLOW)
     rows = _history_rows(history)
-    assert [summary for summary, _ in rows] == [
-        "add [third]",
-        "add [third], first try",
-        "add [second]",
-        rows[3][0],
-        "add [fresh]",
-    ]
-    assert rows[3][0].startswith("restored the backup of")
-    happened = [what for _, what in rows]
-    assert happened[1] == "Refused: someone else had changed the file"
-    assert "did not overwrite it" in history.table.item(1, 1).toolTip()
-    assert [w for w in happened if w == "Applied"] == ["Applied"] * 4
+    assert [summary for summary, _ in rows] == ["add [third]", "add [second]", rows[2][0], "add [fresh]"]
+    assert rows[2][0].startswith("restored the backup of")
+    assert [what for _, what in rows] == ["Applied"] * 4
+    runs = AppliedVersions().for_server(workspace.session.require_transport().label, str(server.config))
+    refused = [r for r in runs if r.summary == "add [third], first try"]
+    assert [(r.outcome, r.live, r.content) for r in refused] == [("refused", "old", theirs)]
     history.table.selectRow(1)
     qtbot.waitUntil(lambda: history.restore_button.isEnabled(), timeout=SLOW)
     qtbot.wait(200)
-    screenshot(window, "history-applied-and-refused")
+    screenshot(window, "history-applied")
 
 
 def test_a_resurvey_after_the_smb_conf_changed_moves_every_page_along(

@@ -287,10 +287,9 @@ def _last_applied(target: str, path: str, live: bytes) -> bytes:
     from sambatune.applied_versions import AppliedVersions
     from sambatune.states import LiveState
 
-    rows = AppliedVersions().for_server(target, path)
-    if rows and rows[0].live == LiveState.NEW and rows[0].content:
-        return rows[0].content
-    return live
+    # The newest run that left its version live (refused and rolled back runs did not).
+    made_live = next((r for r in AppliedVersions().for_server(target, path) if r.live == LiveState.NEW), None)
+    return made_live.content if made_live is not None and made_live.content else live
 
 
 def handle_history(args: argparse.Namespace) -> int:

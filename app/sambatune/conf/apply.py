@@ -509,6 +509,14 @@ class ApplyRun:
         if live.sha256 != request.original_sha256:
             who = self._who_changed(request.original_sha256)
             if not request.force:
+                if self.journal is not None and not request.dry_run:
+                    # Recorded as a refused attempt, as a refusal at the swap is.
+                    self.journal.begin(
+                        candidate=request.candidate,
+                        previous=request.original,
+                        summary=request.summary,
+                        backup_id=None,
+                    )
                 return self._moved_on(live.data, who)
             self.warnings.append(
                 "The live file changed since the version this change was made from "
