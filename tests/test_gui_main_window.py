@@ -90,12 +90,10 @@ def test_add_connect_trust_and_see_overview(
     assert sshd.known_hosts_line in known_hosts_file().read_text()
 
 
-def test_rejecting_the_key_shows_an_error(
-    window: MainWindow,
-    qtbot: QtBot,
-    sshd: SshServer,
-    user_key: Path,
-) -> None:
+def _connect_to_an_unknown_key(
+    window: MainWindow, qtbot: QtBot, sshd: SshServer, user_key: Path
+) -> HostKeyDialog:
+    """Add the test sshd as a server and connect: its key is unknown, so the prompt opens."""
     from sambatune.profiles import ServerProfile
 
     profile = ServerProfile(
@@ -106,6 +104,16 @@ def test_rejecting_the_key_shows_an_error(
     qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
     host_dialog = window.findChild(HostKeyDialog)
     assert host_dialog is not None
+    return host_dialog
+
+
+def test_rejecting_the_key_shows_an_error(
+    window: MainWindow,
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
+) -> None:
+    host_dialog = _connect_to_an_unknown_key(window, qtbot, sshd, user_key)
     host_dialog.reject_button.click()
     qtbot.waitUntil(lambda: window.message_bar.isVisible(), timeout=15000)
     assert "Unknown host key" in window.message_bar.message
@@ -120,16 +128,8 @@ def test_enter_at_the_host_key_prompt_does_not_trust_the_key(
 ) -> None:
     """A key nobody compared is never trusted by a key press: the safe answer is the default."""
     from sambatune.appdirs import known_hosts_file
-    from sambatune.profiles import ServerProfile
 
-    profile = ServerProfile(
-        name="t", host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(user_key)
-    )
-    window.add_profile(profile)
-    window.connect_server(profile.id)
-    qtbot.waitUntil(lambda: window.findChild(HostKeyDialog) is not None, timeout=15000)
-    host_dialog = window.findChild(HostKeyDialog)
-    assert host_dialog is not None
+    host_dialog = _connect_to_an_unknown_key(window, qtbot, sshd, user_key)
     qtbot.waitExposed(host_dialog)
     assert host_dialog.reject_button.isDefault() and not host_dialog.trust_button.isDefault()
     qtbot.waitUntil(lambda: host_dialog.focusWidget() is host_dialog.reject_button, timeout=5000)

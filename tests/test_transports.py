@@ -71,10 +71,15 @@ def test_stream_cancel_kills_the_process(transport: Transport, tmp_path: Path) -
             pass
         cancel.raise_if_cancelled()
     assert time.monotonic() - started < 10
-    deadline = time.monotonic() + 10
+    assert _gone(marker)
+
+
+def _gone(marker: str, seconds: float = 10) -> bool:
+    """Whether no process mentioning ``marker`` runs, waiting up to ``seconds`` for it."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and _running(marker):
         time.sleep(0.1)
-    assert not _running(marker)
+    return not _running(marker)
 
 
 def _running(marker: str) -> bool:
@@ -322,10 +327,7 @@ def test_a_command_past_its_time_limit_is_stopped_on_the_target(transport: Trans
     with pytest.raises(CommandTimedOut):
         transport.run(["sh", "-c", f"sleep 30 # {marker}"], timeout=2)
     assert time.monotonic() - started < 20
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _running(marker):
-        time.sleep(0.1)
-    assert not _running(marker)
+    assert _gone(marker)
 
 
 def test_a_command_may_still_exit_124_itself(transport: Transport) -> None:
@@ -339,10 +341,7 @@ def test_a_command_that_prints_too_much_is_stopped(transport: Transport) -> None
     with pytest.raises(OutputTooLarge, match="more than 1 MiB"):
         transport.run(["sh", "-c", f"head -c 1073741824 /dev/zero # {marker}"], max_output=1 << 20)
     assert time.monotonic() - started < 20
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _running(marker):
-        time.sleep(0.1)
-    assert not _running(marker)
+    assert _gone(marker)
 
 
 def test_a_line_past_the_limit_is_refused_without_reading_it_all(transport: Transport) -> None:
