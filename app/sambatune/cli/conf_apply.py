@@ -146,6 +146,7 @@ def _run_pipeline(
     from sambatune.cli.output import TerminalProgress, print_json
     from sambatune.conf.apply import (
         PLANNED,
+        REFUSED,
         STEP_TITLES,
         ApplyRequest,
         StepState,
@@ -221,6 +222,8 @@ def _run_pipeline(
         print(outcome.message)
         if outcome.live_diff:
             print("What changed on the server since:\n" + outcome.live_diff)
+            if outcome.status is REFUSED:
+                print("To apply yours over it anyway (replacing that change): add --force.")
     return 0 if outcome.ok or outcome.status is PLANNED else 1
 
 

@@ -836,8 +836,7 @@ class ApplyRun:
             REFUSED,
             LiveState.OLD,
             f"The live file changed since the version this change was made from ({who}), so "
-            "SambaTune did not overwrite it. Review the other change, then apply again "
-            "(or apply over it with --force).",
+            "SambaTune did not overwrite it. Review the other change, then apply again.",
             live_diff=unified_diff(request.original, live_now, request.path, "made from", "live now"),
             candidate_vs_live=unified_diff(live_now, request.candidate, request.path, "live now", "yours"),
         )
