@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from faults import FaultyTransport, Rule
+from sambatune.cli.fleet_rollout import print_export
 from sambatune.cli.main import main
 from sambatune.fleet.ansible_run import ansible_unavailable
 from sambatune.fleet.ansible_yaml import UnsafeText, dump
@@ -162,6 +163,11 @@ def test_a_hostile_fleets_export_is_data_to_ansible(
     assert paths["nas01"] == str(tmp_path / "srv" / payload(1) / "smb.conf")
     assert "\n" in paths["nas04"]
     assert {c.host.name: c.tools["testparm"] for c in report.exported}["nas03"] == str(testparm)
+    # What the command line prints of the export keeps each path on its line.
+    capsys.readouterr()
+    print_export(report)
+    shown = capsys.readouterr().out
+    assert "^J{% for i in [1] %}" in shown and not [x for x in shown.splitlines() if x.startswith("{% for")]
 
     # Every string the playbook reads of a host is data to Ansible's own loader, and
     # the inventory's !unsafe survived.

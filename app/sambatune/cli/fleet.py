@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sambatune.cli.output import add_json_flag
+from sambatune.visible_text import one_line
 
 if TYPE_CHECKING:
     from sambatune.fleet.inventory import Fleet
@@ -182,7 +183,7 @@ def _printer(total: int) -> Callable[[HostSurvey], None]:
     def show(result: HostSurvey) -> None:
         with lock:
             done[0] += 1
-            print(f"[{done[0]:>{len(str(total))}}/{total}] {_host_line(result)}", flush=True)
+            print(one_line(f"[{done[0]:>{len(str(total))}}/{total}] {_host_line(result)}"), flush=True)
 
     return show
 
@@ -257,6 +258,7 @@ def format_fleet_survey(survey: FleetSurvey) -> str:
 
 
 def _table(rows: Sequence[Sequence[str]]) -> str:
+    rows = [[one_line(cell) for cell in row] for row in rows]  # a cell holds no line break
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows

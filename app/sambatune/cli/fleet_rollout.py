@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sambatune.cli.output import add_json_flag
+from sambatune.visible_text import one_line
 
 if TYPE_CHECKING:
     from sambatune.fleet.drift import DriftReport
@@ -158,7 +159,7 @@ def print_drift(report: DriftReport) -> None:
     read = f"{len(reachable)} of {len(report.hosts)} hosts read in {report.seconds:.1f} s"
     print(f"{read}; compared with {against}.")
     for host in report.unreachable:
-        print(f"  {host.host}: {host.error}")
+        print(one_line(f"  {host.host}: {host.error}"))
     drifting = [p for p in report.parameters if p.differing]
     per_host = [p for p in report.parameters if not p.differing]
     if drifting:
@@ -171,7 +172,7 @@ def print_drift(report: DriftReport) -> None:
             rows.append((where, expected, hosts, "restart" if p.needs_restart else "reload"))
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
         for row in rows:
-            print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+            print(one_line(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}"))
     elif not report.shares:
         print("No drift: every host reads the same values.")
     for share in report.shares:
@@ -182,11 +183,11 @@ def print_drift(report: DriftReport) -> None:
             parts.append("not in the golden file but on " + ", ".join(share.not_in_golden_on))
         if share.present_on and not share.not_in_golden_on:
             parts.append("present on " + ", ".join(share.present_on))
-        print(f"share [{share.share}]: " + "; ".join(parts))
+        print(one_line(f"share [{share.share}]: " + "; ".join(parts)))
     if per_host:
         names = ", ".join(f"[{p.section}] {p.parameter}" for p in per_host[:12])
         more = f" and {len(per_host) - 12} more" if len(per_host) > 12 else ""
-        print(f"Different on hosts with no majority (names, paths, ports): {names}{more}.")
+        print(one_line(f"Different on hosts with no majority (names, paths, ports): {names}{more}."))
 
 
 # -- export and run -----------------------------------------------------------------------
@@ -226,11 +227,12 @@ def print_export(report: ExportReport) -> None:
     print(f"Wrote {report.out} for {len(report.exported)} host(s) in {report.seconds:.1f} s:")
     for candidate in report.exported:
         how = "no change" if candidate.unchanged else "restart" if candidate.restart_changes else "reload"
-        print(f"  {candidate.host.name}: {candidate.path} ({how})")
+        # The path and the notes are the server's text: each stays on its line.
+        print(one_line(f"  {candidate.host.name}: {candidate.path} ({how})"))
         for warning in candidate.warnings:
-            print(f"    note: {warning}")
+            print(one_line(f"    note: {warning}"))
     for host, error in report.refused.items():
-        print(f"  {host}: left out: {error}")
+        print(one_line(f"  {host}: left out: {error}"))
     if report.exported:
         print(f"Run it: cd {report.out} && ansible-playbook site.yml (see README.md there).")
 
