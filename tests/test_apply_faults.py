@@ -672,6 +672,24 @@ def _lock_file(server: SmbServer) -> Path:
     return server.config.parent / f".{server.config.name}{LOCK_SUFFIX}"
 
 
+def _take_once_released(held: int) -> None:
+    """Lock the apply lock as soon as the last run's guard lets go of it.
+
+    A run's guard is a cat on the server that holds the lock while the run's
+    channel is open; it exits a moment after the run returns, not before.
+    """
+    import fcntl
+
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            assert time.monotonic() < deadline, "the last run's guard still holds the lock"
+            time.sleep(0.05)
+
+
 def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
     fresh_smbd: SmbServer, ssh_options: ConnectionOptions
 ) -> None:
@@ -688,7 +706,7 @@ def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
         fresh_smbd.config.write_bytes(original)
         held = os.open(lock, os.O_RDONLY)
         try:
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds it
+            _take_once_released(held)  # now another run holds it
             outcome = apply_config(
                 transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
             )
@@ -699,15 +717,7 @@ def test_a_second_run_on_the_same_file_is_refused_while_one_holds_it(
             assert apply_config(
                 transport, ApplyRequest(str(fresh_smbd.config), original, _candidate(fresh_smbd))
             ).ok
-            # The run is over: its guard (a cat on the server) let go of the lock.
-            deadline = time.monotonic() + 5
-            while True:
-                try:
-                    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    assert time.monotonic() < deadline, "the guard still holds the lock"
-                    time.sleep(0.05)
+            _take_once_released(held)
         finally:
             os.close(held)
     finally:
