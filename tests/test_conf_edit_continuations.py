@@ -178,9 +178,9 @@ def test_set_next_to_a_continuation_reads_right_in_testparm(case: str, tmp_path:
 @pytest.mark.parametrize(
     ("text", "section", "name"),
     [
-        # Adding after it would read the include's path without its backslash, and before
-        # it would change what the included file can override.
-        ("[data]\n   path = /x\n   include = /etc/samba/x.conf \\", "data", "comment"),
+        # Adding after it would read the copy's name without its backslash, and before
+        # it would let the copied share override it.
+        ("[other]\n   path = /o\n[data]\n   path = /x\n   copy = other \\", "data", "comment"),
         # A new share can only go at the end, which would change the comment.
         ("[data]\n   comment = first \\\\\n", "newshare", "path"),
     ],

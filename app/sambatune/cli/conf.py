@@ -17,7 +17,7 @@ from sambatune.cli.output import KEEPS_NO_LOG, add_json_flag, escape_json_contro
 if TYPE_CHECKING:
     from sambatune.conf.catalog import ParameterCatalog
     from sambatune.conf.document import SmbConfDocument
-    from sambatune.conf.effective import EffectiveConfig
+    from sambatune.conf.effective import EffectiveConfig, IncludeReader
 
 
 def register(subparsers: Any) -> None:
@@ -65,6 +65,11 @@ def register(subparsers: Any) -> None:
     set_verb.add_argument("name", metavar="NAME")
     set_verb.add_argument("value", metavar="VALUE")
     _add_version_option(set_verb)
+    set_verb.add_argument(
+        "--no-includes",
+        action="store_true",
+        help="do not read the files named by include = (every include is then taken to open a share)",
+    )
     add_json_flag(set_verb)
     set_verb.set_defaults(handler=handle_set, **KEEPS_NO_LOG)
 
@@ -73,6 +78,7 @@ def register(subparsers: Any) -> None:
     unset.add_argument("section", metavar="SECTION", help="share name, or global")
     unset.add_argument("name", metavar="NAME")
     _add_version_option(unset)
+    unset.add_argument("--no-includes", action="store_true", help="do not read the files named by include =")
     add_json_flag(unset)
     unset.set_defaults(handler=handle_unset, **KEEPS_NO_LOG)
 
@@ -164,12 +170,7 @@ def read_document(path: str) -> SmbConfDocument:
 def _view(args: argparse.Namespace, document: SmbConfDocument, catalog: ParameterCatalog) -> EffectiveConfig:
     from sambatune.conf.effective import effective_view
 
-    reader = None
-    if not args.no_includes:
-        from sambatune.conf.includes import LocalIncludes
-
-        reader = LocalIncludes()
-    return effective_view(document, catalog, read_include=reader)
+    return effective_view(document, catalog, read_include=_includes(args))
 
 
 def _write_json(value: Any) -> None:
@@ -366,12 +367,20 @@ def _report_changes(args: argparse.Namespace, changes: list[Any], message: str) 
         print(message)
 
 
+def _includes(args: argparse.Namespace) -> IncludeReader | None:
+    if args.no_includes:
+        return None
+    from sambatune.conf.includes import LocalIncludes
+
+    return LocalIncludes()
+
+
 def handle_set(args: argparse.Namespace) -> int:
-    from sambatune.conf.edits import set_parameter
+    from sambatune.conf.placement import placed_set
 
     document = read_document(args.file)
     catalog = choose_catalog(args.samba_version)
-    changes = set_parameter(document, args.section, args.name, args.value, catalog)
+    changes = placed_set(document, args.section, args.name, args.value, catalog, _includes(args))
     _save(args.file, document)
     first = changes[0].first
     _report_changes(
@@ -381,11 +390,11 @@ def handle_set(args: argparse.Namespace) -> int:
 
 
 def handle_unset(args: argparse.Namespace) -> int:
-    from sambatune.conf.edits import unset_parameter
+    from sambatune.conf.placement import placed_unset
 
     document = read_document(args.file)
     catalog = choose_catalog(args.samba_version)
-    changes = unset_parameter(document, args.section, args.name, catalog)
+    changes = placed_unset(document, args.section, args.name, catalog, _includes(args))
     if not changes:
         _report_changes(args, [], f"[{args.section}] does not set {args.name}; nothing changed.")
         return 0

@@ -13,11 +13,20 @@ removes every occurrence, synonyms included, so the default applies again.
 
 Only the given document is edited: a value set in an included file is not
 touched (the effective view says where a value comes from).
+
+Includes: Samba reads an included file at its ``include =`` line, and a file that
+opens a share leaves Samba in that share when it returns. So a section's block ends
+at such an include (its "barrier"): a new line goes above it, and lines below it,
+up to the next header, belong to no section of this file's own (they are read in
+the included file's last share). Callers that read the includes pass the lines of
+the includes that open a section; without them every include counts as one, the
+safe side. :mod:`sambatune.conf.placement` checks each edit with the reader.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Container
 from typing import NamedTuple
 
 from sambatune.conf.catalog import ParameterCatalog
@@ -51,25 +60,48 @@ class _Block(NamedTuple):
     end: int  # index after the block's last line
 
 
-def _blocks(document: SmbConfDocument) -> list[_Block]:
+#: Lines after an include that opens a section: read in a section of another file.
+AFTER_INCLUDE = "\0after-include"
+
+#: 1-based line numbers of the include lines after which Samba may be in another section;
+#: None: every include line (the reader was not asked).
+Barriers = Container[int] | None
+#: No barriers: a section is every line from its header to the next (adding, renaming
+#: and removing whole sections).
+WHOLE_SECTIONS: Barriers = frozenset()
+
+
+def _blocks(document: SmbConfDocument, barriers: Barriers = None) -> list[_Block]:
     blocks: list[_Block] = []
     key, header, start = "global", None, 0
     rows = document.rows
     for index, row in enumerate(rows):
-        if not isinstance(row, str) and row[0] == SECTION:
+        if isinstance(row, str):
+            continue
+        if row[0] == SECTION:
             blocks.append(_Block(key, header, start, index))
             name = row[1]
             key = "global" if is_global_section(name) else section_key(name)
             header, start = index, index + 1 + row[3]
+        elif row[0] == PARAMETER and key != AFTER_INCLUDE and _is_barrier(row[1], index, barriers):
+            # The block ends above the include; what follows it is read elsewhere.
+            blocks.append(_Block(key, header, start, index))
+            key, header, start = AFTER_INCLUDE, index, index
     blocks.append(_Block(key, header, start, len(rows)))
     return blocks
 
 
-def _section_blocks(document: SmbConfDocument, section: str) -> list[_Block]:
+def _is_barrier(name: str, index: int, barriers: Barriers) -> bool:
+    if name_key(name) != "include":
+        return False
+    return barriers is None or index + 1 in barriers
+
+
+def _section_blocks(document: SmbConfDocument, section: str, barriers: Barriers = None) -> list[_Block]:
     key = "global" if is_global_section(section) else section_key(section)
     return [
         block
-        for block in _blocks(document)
+        for block in _blocks(document, barriers)
         if block.key == key and (block.header is not None or _has_entries(document, block))
     ]
 
@@ -202,19 +234,22 @@ def set_parameter(
     name: str,
     value: str,
     catalog: ParameterCatalog | None = None,
+    *,
+    barriers: Barriers = None,
 ) -> list[LineChange]:
     """Make ``section`` set ``name = value``; see the module docstring for duplicates.
 
     An existing winning line keeps its indentation, spacing and, when it spells the
     same name, its spelling; a synonym is replaced by ``name``. A new line goes at
-    the end of the section's last block; a share that does not exist is added at
-    the end of the file, [global] before the first share when it is missing.
+    the end of the section's last block (above an include that opens a section); a
+    share that does not exist is added at the end of the file, [global] before the
+    first share when it is missing.
     """
     name = _check_name(name)
     value = _check_value(value)
     section = "global" if is_global_section(section) else _check_section(section)
     eol = _line_ending(document)
-    blocks = _section_blocks(document, section)
+    blocks = _section_blocks(document, section, barriers)
     found = _occurrences(document, blocks, name, catalog)
     if found:
         index = found[-1]
@@ -234,9 +269,9 @@ def set_parameter(
         change = LineChange(index + 1, 1 + row[3], (line,))
         document.replace_lines(change.first, change.removed, change.inserted)
         return [change]
-    block = _target_block(document, blocks, section, name, catalog) if blocks else None
+    block = _target_block(document, blocks, section, name, catalog, barriers) if blocks else None
     if block is None:
-        return _add_section_with(document, section, name, value, eol)
+        return _add_section_with(document, section, name, value, eol, barriers)
     near = [i for i in range(block.start, block.end) if not isinstance(document.rows[i], str)]
     indent, equals = _style(document, near)
     insert_at = _block_content_end(document, block)
@@ -246,15 +281,25 @@ def set_parameter(
 
 
 def _target_block(
-    document: SmbConfDocument, blocks: list[_Block], section: str, name: str, catalog: ParameterCatalog | None
+    document: SmbConfDocument,
+    blocks: list[_Block],
+    section: str,
+    name: str,
+    catalog: ParameterCatalog | None,
+    barriers: Barriers = None,
 ) -> _Block | None:
     """Where a new line for ``name`` goes; None: in a new [global] above the first share."""
     if not is_global_section(section):
         return blocks[-1]
     # A share copies the [global] defaults when Samba reads its header, so a share-level
-    # default must come before every share: in a global block that precedes them all.
+    # default must come before every share: in a global block that precedes them all
+    # (an include that opens a share counts as one).
     first_share = next(
-        (block.header for block in _blocks(document) if block.key != "global" and block.header is not None),
+        (
+            block.header
+            for block in _blocks(document, barriers)
+            if block.key != "global" and block.header is not None
+        ),
         None,
     )
     before = [block for block in blocks if first_share is None or (block.header or 0) < first_share]
@@ -379,13 +424,15 @@ _ORDERED = {"=include", "=copy", "include", "copy"}
 
 
 def _add_section_with(
-    document: SmbConfDocument, section: str, name: str, value: str, eol: str
+    document: SmbConfDocument, section: str, name: str, value: str, eol: str, barriers: Barriers = None
 ) -> list[LineChange]:
     indent, equals = _style(document, [])
     header = "[global]" if is_global_section(section) else f"[{section}]"
     lines = [header + eol, f"{indent}{name}{equals}{value}{eol}"]
     if is_global_section(section):
-        first_share = next((block.header for block in _blocks(document) if block.header is not None), None)
+        first_share = next(
+            (block.header for block in _blocks(document, barriers) if block.header is not None), None
+        )
         if first_share is not None:
             return [_insert(document, first_share, [*lines, eol], eol)]
     return [_append(document, lines, eol)]
@@ -404,10 +451,16 @@ def unset_parameter(
     section: str,
     name: str,
     catalog: ParameterCatalog | None = None,
+    *,
+    barriers: Barriers = None,
 ) -> list[LineChange]:
-    """Remove every line of ``section`` that sets ``name`` (synonyms too); [] if none does."""
+    """Remove every line of ``section`` that sets ``name`` (synonyms too); [] if none does.
+
+    Lines below an include that opens a section are left: Samba reads them in a
+    section of the included file.
+    """
     name = _check_name(name)
-    blocks = _section_blocks(document, section)
+    blocks = _section_blocks(document, section, barriers)
     changes = []
     for index in reversed(_occurrences(document, blocks, name, catalog)):
         row = document.rows[index]
@@ -424,7 +477,7 @@ def unset_parameter(
 def add_section(document: SmbConfDocument, name: str) -> list[LineChange]:
     """Append an empty ``[name]`` at the end; InvalidInput if the section exists."""
     name = _check_section(name)
-    if _section_blocks(document, name):
+    if _section_blocks(document, name, WHOLE_SECTIONS):
         raise InvalidInput(f"[{name}] already exists.")
     eol = _line_ending(document)
     return [_append(document, [f"[{name}]{eol}"], eol)]
@@ -435,10 +488,10 @@ def rename_section(document: SmbConfDocument, old: str, new: str) -> list[LineCh
     new = _check_section(new)
     if is_global_section(old) or is_global_section(new):
         raise InvalidInput("[global] cannot be renamed, and no share can become [global].")
-    blocks = [block for block in _section_blocks(document, old) if block.header is not None]
+    blocks = [block for block in _section_blocks(document, old, WHOLE_SECTIONS) if block.header is not None]
     if not blocks:
         raise InvalidInput(f"There is no section [{old}].")
-    if section_key(new) != section_key(old) and _section_blocks(document, new):
+    if section_key(new) != section_key(old) and _section_blocks(document, new, WHOLE_SECTIONS):
         raise InvalidInput(f"[{new}] already exists; renaming would merge the two sections.")
     changes = []
     for block in blocks:
@@ -466,7 +519,7 @@ def remove_section(document: SmbConfDocument, name: str) -> list[LineChange]:
     Comment lines right above the next header (no blank line between) stay: they
     describe the next section. For [global], parameters before the first section go too.
     """
-    blocks = _section_blocks(document, name)
+    blocks = _section_blocks(document, name, WHOLE_SECTIONS)
     if not blocks:
         raise InvalidInput(f"There is no section [{name}].")
     changes = []

@@ -53,6 +53,10 @@ class _Includes(abc.ABC):
             self.documents[key] = self._read(path)
         return self.documents[key]
 
+    def already_read(self, path: str) -> IncludeResult:
+        """What was read for ``path`` so far, reading nothing (a GUI thread's question)."""
+        return self.documents.get(include_key(path), ("not-followed", "not read yet"))
+
     @abc.abstractmethod
     def _fetch(self, path: str, limit: int) -> FileRead | tuple[IncludeStatus, str]: ...
 

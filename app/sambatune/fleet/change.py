@@ -18,7 +18,8 @@ from typing import Any
 
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument
-from sambatune.conf.edits import set_parameter, unset_parameter
+from sambatune.conf.effective import IncludeReader
+from sambatune.conf.placement import placed_set, placed_unset
 from sambatune.conf.syntax import collapse_blanks, is_global_section
 from sambatune.errors import InvalidInput
 
@@ -67,19 +68,24 @@ def parse_edit(text: str, *, unset: bool = False) -> Edit:
 
 
 def apply_edits(
-    data: bytes, path: str, edits: Sequence[Edit], catalog: ParameterCatalog | None = None
+    data: bytes,
+    path: str,
+    edits: Sequence[Edit],
+    catalog: ParameterCatalog | None = None,
+    read_include: IncludeReader | None = None,
 ) -> bytes:
-    """``data`` with every edit made, only the lines each must touch changed.
+    """``data`` with every edit made where Samba reads it, only the lines each must touch
+    changed (:mod:`sambatune.conf.placement`; ``read_include`` reads the host's includes).
 
-    A setting that comes from an included file is not edited there: the line is made
-    in this file, which is what Samba reads last at that point.
+    An edit Samba would not read as asked (a share or a winning value in an included
+    file) raises :class:`~sambatune.conf.placement.EditRefused`, naming the file.
     """
     document = SmbConfDocument(data, path)
     for edit in edits:
         if edit.value is None:
-            unset_parameter(document, edit.section, edit.name, catalog)
+            placed_unset(document, edit.section, edit.name, catalog, read_include)
         else:
-            set_parameter(document, edit.section, edit.name, edit.value, catalog)
+            placed_set(document, edit.section, edit.name, edit.value, catalog, read_include)
     return document.render()
 
 

@@ -231,7 +231,8 @@ def read_host(
     dump = HostDump(live.path, live.sha256, sections, names)
     if golden is not None:
         edits = overlay_edits(host.variables.get(OVERLAY_VARIABLE), base_dir)
-        candidate = apply_edits(golden, live.path, edits, catalog)
+        includes = TransportIncludes(transport, sudo=live.sudo)
+        candidate = apply_edits(golden, live.path, edits, catalog, includes)
         expected, expected_names = _sections(_golden_dump(transport, candidate, live.sudo))
         expected.setdefault(GLOBAL, {})["log level"] = _log_level(
             candidate, live.path, catalog, transport, live.sudo

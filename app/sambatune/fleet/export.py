@@ -31,6 +31,7 @@ from typing import Any
 from sambatune.appdirs import private_dir
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import Activation, ParameterChange, classify_changes
+from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.fleet.ansible_yaml import as_data, dump
 from sambatune.fleet.change import Edit, apply_edits
@@ -178,7 +179,8 @@ def prepare_host(
         raise InvalidInput(f"{host.name!r} cannot name a folder of the export; rename it in the inventory.")
     live = read_live(transport, host, cancel)
     catalog = host_catalog(transport, cancel)
-    candidate = apply_edits(live.data, live.path, edits, catalog)
+    includes = TransportIncludes(transport, sudo=live.sudo)
+    candidate = apply_edits(live.data, live.path, edits, catalog, includes)
     tools = find_root_tools(transport, TOOLS)
     before = run_testparm(transport, live.path, sudo=live.sudo, cancel=cancel)
     warnings = []

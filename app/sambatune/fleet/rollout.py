@@ -33,6 +33,7 @@ from sambatune.applied_versions import AppliedVersions
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.cancellation import CancelToken
 from sambatune.conf.apply import PLANNED, ApplyOutcome, ApplyRequest, apply_config, unified_diff
+from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.fleet.change import Edit, apply_edits
 from sambatune.fleet.inventory import FleetHost
@@ -141,7 +142,9 @@ def plan_host(
 ) -> tuple[HostRecord, str | None]:
     """Read, render and dry-run one host: its record and, if it cannot take the change, why."""
     live = read_live(transport, host)
-    candidate = apply_edits(live.data, live.path, edits, host_catalog(transport))
+    candidate = apply_edits(
+        live.data, live.path, edits, host_catalog(transport), TransportIncludes(transport, sudo=live.sudo)
+    )
     record = HostRecord(
         name=host.name,
         wave=None,

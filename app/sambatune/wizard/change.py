@@ -13,7 +13,8 @@ from sambatune.advisor.findings import ConfigChange
 from sambatune.conf.activation import Activation, classify_parameter
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import SmbConfDocument
-from sambatune.conf.edits import set_parameter, unset_parameter
+from sambatune.conf.effective import IncludeReader
+from sambatune.conf.placement import placed_set, placed_unset
 from sambatune.errors import InvalidInput
 
 
@@ -31,16 +32,21 @@ def change_from_json(data: dict[str, Any]) -> ConfigChange:
 
 
 def apply_change(
-    live: bytes, change: ConfigChange, path: str, catalog: ParameterCatalog | None = None
+    live: bytes,
+    change: ConfigChange,
+    path: str,
+    catalog: ParameterCatalog | None = None,
+    read_include: IncludeReader | None = None,
 ) -> bytes:
-    """The file ``live`` with ``change`` (and the edits that belong to it) made."""
+    """The file ``live`` with ``change`` (and the edits that belong to it) made where
+    Samba reads them; :class:`~sambatune.conf.placement.EditRefused` if Samba would not."""
     document = SmbConfDocument(live, path)
     for edit in (change, *change.also):
         if edit.action == "set":
             assert edit.value is not None
-            set_parameter(document, edit.section, edit.parameter, edit.value, catalog)
+            placed_set(document, edit.section, edit.parameter, edit.value, catalog, read_include)
         else:
-            unset_parameter(document, edit.section, edit.parameter, catalog)
+            placed_unset(document, edit.section, edit.parameter, catalog, read_include)
     candidate = document.render()
     if candidate == live:
         raise InvalidInput(

@@ -43,6 +43,7 @@ from sambatune.conf.apply import (
     unified_diff,
 )
 from sambatune.conf.catalog_build import live_catalog
+from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
 from sambatune.remote.agents import AgentEvent
 from sambatune.remote.smb_sessions import connected_clients
@@ -379,7 +380,13 @@ class TuningWizard:
         change = change_from_json(finding["change"])
         live = self._live(transport)
         self._check_live(live, self.expected_live, "the change")
-        candidate = apply_change(live, change, self.config_path, live_catalog(transport))
+        candidate = apply_change(
+            live,
+            change,
+            self.config_path,
+            live_catalog(transport),
+            TransportIncludes(transport, sudo=self.sudo),
+        )
         return self._add(
             CHOOSE,
             {

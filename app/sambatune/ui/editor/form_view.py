@@ -32,12 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.conf import edits
+from sambatune.conf import edits, placement
 from sambatune.conf.catalog import Parameter, ParameterCatalog
 from sambatune.conf.completion import parameter_names, value_choices
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.edits import LineChange
-from sambatune.conf.effective import EffectiveConfig, Section, Setting
+from sambatune.conf.effective import EffectiveConfig, IncludeReader, Section, Setting
 from sambatune.conf.hints import ParameterHints
 from sambatune.conf.normalize import enum_form
 from sambatune.conf.values import INT_MAX, integer_is_clean, parse_boolean, parse_integer
@@ -61,6 +61,8 @@ class FormView(QWidget):
         self.catalog: ParameterCatalog | None = None
         self.hints: ParameterHints | None = None
         self.view: EffectiveConfig | None = None
+        #: Included files as far as they were read (never reads: this is the GUI thread).
+        self.read_include: IncludeReader | None = None
         self.label = ""  # the edited document's path label: settings from includes differ
         self.read_only = False
         self.section_name = "global"
@@ -345,15 +347,17 @@ class FormView(QWidget):
 
     # -- edits out ---------------------------------------------------------------------------
     def _set(self, section: str, name: str, value: str) -> None:
-        catalog = self.catalog
+        catalog, includes = self.catalog, self.read_include
         self.status.setText("")
         self.edit_requested.emit(
-            lambda document: edits.set_parameter(document, section, name, value, catalog)
+            lambda document: placement.placed_set(document, section, name, value, catalog, includes)
         )
 
     def _remove(self, name: str) -> None:
-        section, catalog = self.section_name, self.catalog
-        self.edit_requested.emit(lambda document: edits.unset_parameter(document, section, name, catalog))
+        section, catalog, includes = self.section_name, self.catalog, self.read_include
+        self.edit_requested.emit(
+            lambda document: placement.placed_unset(document, section, name, catalog, includes)
+        )
 
     def _add_parameter(self) -> None:
         name = self.new_name.text().strip()
@@ -371,7 +375,10 @@ class FormView(QWidget):
             self.status.setText("Type the name of the new share first.")
             return
         self.section_name = name
-        self.edit_requested.emit(lambda document: edits.add_section(document, name))
+        catalog, includes = self.catalog, self.read_include
+        self.edit_requested.emit(
+            lambda document: placement.placed_add_section(document, name, catalog, includes)
+        )
         self.new_share.clear()
 
     def _remove_share(self) -> None:

@@ -225,6 +225,7 @@ class ConfEditorPage(QWidget):
         self.apply_flow = ServerApplyFlow(self)
         self.lint.read_include = self.source.include_reader if not self.read_only else (lambda: None)
         self._include_reader: Any = None
+        self.form.read_include = self._already_read
         self._make_actions()
         self.update_buttons()
         self._update_title()
@@ -414,6 +415,12 @@ class ConfEditorPage(QWidget):
         if self._include_reader is None:
             self._include_reader = self.source.include_reader()
         return self._include_reader
+
+    def _already_read(self, path: str) -> Any:
+        """An include as the lint run read it; form edits on the GUI thread read nothing."""
+        if self._include_reader is None:
+            return "not-followed", "not read yet"
+        return self._include_reader.already_read(path)
 
     def forget(self) -> None:
         """Drop the text (the connection it came from is going away)."""
