@@ -27,6 +27,13 @@ from typing import Any, Protocol
 
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import ParameterChange, classify_changes, needs_restart
+from sambatune.conf.apply_effect import (
+    intended_sets,
+    kept_shares,
+    missing_includes,
+    unshown_changes,
+    vanishing_shares,
+)
 from sambatune.conf.testparm_output import dump_by_section
 from sambatune.errors import (
     AgentFailed,
@@ -44,15 +51,17 @@ from sambatune.remote.config_backups import (
     default_backup_dir,
 )
 from sambatune.remote.samba_ops import (
+    SmbdInstance,
     TestparmReport,
     find_instance,
     health_check,
     reload_smbd,
     restart_smbd,
     run_testparm,
+    served_shares,
     smbd_processes,
 )
-from sambatune.remote.smb_sessions import ConnectedClients, connected_clients
+from sambatune.remote.smb_sessions import ConnectedClients, connected_clients, shares_in_use
 from sambatune.remote.transport import Transport
 from sambatune.remote.verified_replace import replace_verified
 from sambatune.states import ApplyStatus, LiveState, TextState
@@ -331,6 +340,9 @@ class ApplyRun:
         self.smbd_was_running = True
         # Root's smbd for this file from a binary SambaTune does not trust (the agent's entry).
         self.untrusted_smbd: dict[str, Any] | None = None
+        self.instance: SmbdInstance | None = None
+        # The shares smbd listed before the swap that the candidate keeps defining.
+        self.still_served: list[str] = []
         self.current_step = ApplyStep.UPLOAD
         self.live_after: bytes | None = None  # someone else's version, when we saw one
 
@@ -529,6 +541,7 @@ class ApplyRun:
             for path in dict.fromkeys((request.path, self.real_path)):
                 instance = instance or find_instance(t, path, sudo=sudo, seen=seen)
             self.smbd_was_running = instance is not None
+            self.instance = instance
             if instance is not None:
                 self.served_path = instance.config
             else:
@@ -575,6 +588,9 @@ class ApplyRun:
         old_report = self._guarded(ApplyStep.TESTPARM, lambda: run_testparm(t, request.path, sudo=sudo))
         self.old_dump = old_report.dump
         self.changes = classify_changes(self.old_dump, report.dump)
+        refused = self._prove_effect(report.dump)
+        if refused is not None:
+            return refused
         self.reasons = [c.describe() for c in needs_restart(self.changes)]
         if self.reasons and self.smbd_was_running:
             refused = self._weigh_restart()
@@ -612,6 +628,53 @@ class ApplyRun:
         self._event(ApplyStep.BACKUP, DONE, posixpath.basename(self.backup.path), self.backup.path)
         self.cancel.raise_if_cancelled()
         return None
+
+    def _prove_effect(self, new_dump: str) -> ApplyOutcome | None:
+        """Refuse a candidate whose change would not take effect, or that loses a share."""
+        request, t = self.request, self.transport
+        intended = intended_sets(request.original, request.candidate, request.path)
+        unshown = unshown_changes(t, self.candidate_path, intended, sudo=request.sudo)
+        if unshown:
+            self._event(ApplyStep.TESTPARM, FAILED, "the change would not take effect", "\n".join(unshown))
+            self._cleanup_candidate()
+            return self._outcome(
+                REFUSED,
+                LiveState.OLD,
+                "The new version would not do what it says, so it was not installed: "
+                + "; ".join(unshown[:3])
+                + ". A later line or included file overrides it, or Samba reads the line in "
+                "another section (after an include that opens a share).",
+            )
+        if self.instance is None:
+            return None
+        # What new clients see, and what connected clients use: smbd re-reads a changed
+        # configuration for each new connection, so a share whose include went missing
+        # is no longer listed, yet its clients stay connected until the reload.
+        listed = served_shares(t, self.instance, timeout=60) or []
+        in_use = shares_in_use(t, self.served_path, sudo=request.sudo, cancel=self.cancel)
+        served = list(dict.fromkeys([*listed, *in_use]))
+        vanishing = vanishing_shares(served, self.old_dump, new_dump)
+        # After the reload, the listing must still show these (shares in use may be hidden).
+        self.still_served = kept_shares(listed, new_dump)
+        if not vanishing:
+            return None
+        missing = missing_includes(t, request.candidate, sudo=request.sudo)
+        cause = (
+            "it is defined in an included file that is missing now: " + ", ".join(missing)
+            if missing
+            else "the new version does not define it, and the change does not remove it"
+        )
+        shares = ", ".join(f"[{share}]" for share in vanishing)
+        self._event(ApplyStep.TESTPARM, FAILED, f"{shares} would vanish", cause)
+        self._cleanup_candidate()
+        return self._outcome(
+            REFUSED,
+            LiveState.OLD,
+            f"smbd serves {shares} now (listed or in use), and would stop at the reload: {cause}. "
+            "Nothing was "
+            "changed. If the share should go, reload smbd first (smbcontrol smbd reload-config); "
+            "else restore the file that defines it.",
+        )
 
     def _weigh_restart(self) -> ApplyOutcome | None:
         """Who a restart would cut off; a refusal unless the admin allowed the restart."""
@@ -763,6 +826,9 @@ class ApplyRun:
             self._event(step, FAILED, error.message, error.details)
             return self._rollback(f"{STEP_TITLES[step]} failed: {error.message}")
         expected = _listed_shares(self.testparm.dump if self.testparm else "")
+        # Every share smbd listed before the swap and the new version keeps must stay listed.
+        known = {share.lower() for share in expected}
+        expected += [share for share in self.still_served if share.lower() not in known]
         health = self._step(
             ApplyStep.HEALTH,
             lambda: health_check(t, self.served_path, expected_shares=expected, sudo=request.sudo),

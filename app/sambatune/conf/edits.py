@@ -19,8 +19,10 @@ opens a share leaves Samba in that share when it returns. So a section's block e
 at such an include (its "barrier"): a new line goes above it, and lines below it,
 up to the next header, belong to no section of this file's own (they are read in
 the included file's last share). Callers that read the includes pass the lines of
-the includes that open a section; without them every include counts as one, the
-safe side. :mod:`sambatune.conf.placement` checks each edit with the reader.
+the includes that open a section (``barriers``) and of those that could not be read
+(``unread``, default: every include): a new line also goes above the first unread
+include of its block, the side that is right whichever the file holds.
+:mod:`sambatune.conf.placement` checks each edit with the reader.
 """
 
 from __future__ import annotations
@@ -63,15 +65,14 @@ class _Block(NamedTuple):
 #: Lines after an include that opens a section: read in a section of another file.
 AFTER_INCLUDE = "\0after-include"
 
-#: 1-based line numbers of the include lines after which Samba may be in another section;
-#: None: every include line (the reader was not asked).
-Barriers = Container[int] | None
-#: No barriers: a section is every line from its header to the next (adding, renaming
-#: and removing whole sections).
+#: 1-based line numbers of include lines: those after which Samba is in another section
+#: (``barriers``), or those whose file was not read (``unread``; None: every include).
+Barriers = Container[int]
+#: No barriers: a section is every line from its header to the next.
 WHOLE_SECTIONS: Barriers = frozenset()
 
 
-def _blocks(document: SmbConfDocument, barriers: Barriers = None) -> list[_Block]:
+def _blocks(document: SmbConfDocument, barriers: Barriers = WHOLE_SECTIONS) -> list[_Block]:
     blocks: list[_Block] = []
     key, header, start = "global", None, 0
     rows = document.rows
@@ -92,12 +93,24 @@ def _blocks(document: SmbConfDocument, barriers: Barriers = None) -> list[_Block
 
 
 def _is_barrier(name: str, index: int, barriers: Barriers) -> bool:
-    if name_key(name) != "include":
-        return False
-    return barriers is None or index + 1 in barriers
+    return index + 1 in barriers and name_key(name) == "include"
 
 
-def _section_blocks(document: SmbConfDocument, section: str, barriers: Barriers = None) -> list[_Block]:
+def _first_unread_include(document: SmbConfDocument, block: _Block, unread: Barriers | None) -> int | None:
+    """0-based index of the first include line of ``block`` whose file was not read."""
+    rows = document.rows
+    for index in range(block.start, block.end):
+        row = rows[index]
+        if isinstance(row, str) or row[0] != PARAMETER or name_key(row[1]) != "include":
+            continue
+        if unread is None or index + 1 in unread:
+            return index
+    return None
+
+
+def _section_blocks(
+    document: SmbConfDocument, section: str, barriers: Barriers = WHOLE_SECTIONS
+) -> list[_Block]:
     key = "global" if is_global_section(section) else section_key(section)
     return [
         block
@@ -235,13 +248,15 @@ def set_parameter(
     value: str,
     catalog: ParameterCatalog | None = None,
     *,
-    barriers: Barriers = None,
+    barriers: Barriers = WHOLE_SECTIONS,
+    unread: Barriers | None = None,
 ) -> list[LineChange]:
     """Make ``section`` set ``name = value``; see the module docstring for duplicates.
 
     An existing winning line keeps its indentation, spacing and, when it spells the
     same name, its spelling; a synonym is replaced by ``name``. A new line goes at
-    the end of the section's last block (above an include that opens a section); a
+    the end of the section's last block (above an include that opens a section or
+    was not read); a
     share that does not exist is added at the end of the file, [global] before the
     first share when it is missing.
     """
@@ -275,6 +290,9 @@ def set_parameter(
     near = [i for i in range(block.start, block.end) if not isinstance(document.rows[i], str)]
     indent, equals = _style(document, near)
     insert_at = _block_content_end(document, block)
+    unknown = _first_unread_include(document, block, unread)
+    if unknown is not None and unknown < insert_at:
+        insert_at = unknown
     return [
         _insert(document, insert_at, [f"{indent}{name}{equals}{value}{eol}"], eol, catalog, may_precede=True)
     ]
@@ -286,7 +304,7 @@ def _target_block(
     section: str,
     name: str,
     catalog: ParameterCatalog | None,
-    barriers: Barriers = None,
+    barriers: Barriers = WHOLE_SECTIONS,
 ) -> _Block | None:
     """Where a new line for ``name`` goes; None: in a new [global] above the first share."""
     if not is_global_section(section):
@@ -424,7 +442,12 @@ _ORDERED = {"=include", "=copy", "include", "copy"}
 
 
 def _add_section_with(
-    document: SmbConfDocument, section: str, name: str, value: str, eol: str, barriers: Barriers = None
+    document: SmbConfDocument,
+    section: str,
+    name: str,
+    value: str,
+    eol: str,
+    barriers: Barriers = WHOLE_SECTIONS,
 ) -> list[LineChange]:
     indent, equals = _style(document, [])
     header = "[global]" if is_global_section(section) else f"[{section}]"
@@ -452,7 +475,7 @@ def unset_parameter(
     name: str,
     catalog: ParameterCatalog | None = None,
     *,
-    barriers: Barriers = None,
+    barriers: Barriers = WHOLE_SECTIONS,
 ) -> list[LineChange]:
     """Remove every line of ``section`` that sets ``name`` (synonyms too); [] if none does.
 

@@ -22,6 +22,7 @@ cannot tell where an unknown name takes effect.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import SECTION, SmbConfDocument
@@ -51,12 +52,19 @@ def _label(document: SmbConfDocument) -> str:
     return document.path or "<document>"
 
 
-def section_opening_includes(document: SmbConfDocument, view: EffectiveConfig) -> set[int]:
-    """1-based lines of ``document``'s include lines after which Samba may be in another section.
+class IncludeLines(NamedTuple):
+    """1-based lines of a document's include lines, by what the reader knows of them."""
 
-    A followed include opens one when it, or a file it includes, has a section header;
-    an include that was not read (missing now, a %-macro, the registry excepted) may,
-    so it counts too: a line above it is read in the right section either way.
+    opening: set[int]  # read, and it (or a file it includes) opens a section
+    unread: set[int]  # not read (missing now, a %-macro, unreadable): it may open one
+
+
+def include_lines(document: SmbConfDocument, view: EffectiveConfig) -> IncludeLines:
+    """Which of ``document``'s includes open a section, and which the reader could not read.
+
+    A followed include opens one when it, or a file it includes, has a section header.
+    An include that was not read may open one; Samba reads the lines after it in the
+    same section when it does not, so only new lines go above it.
     """
     links: dict[str, list[IncludeLink]] = {}
     for link in view.includes:
@@ -64,19 +72,19 @@ def section_opening_includes(document: SmbConfDocument, view: EffectiveConfig) -
     opening: dict[int, bool] = {}
 
     def opens(link: IncludeLink, depth: int) -> bool:
-        if link.status == "registry":
-            return False
         if link.status != "followed" or link.document is None or depth > 100:
-            return True
+            return False
         included = link.document
         if any(not isinstance(row, str) and row[0] == SECTION for row in included.rows):
             return True
         return any(opens(inner, depth + 1) for inner in links.get(_label(included), ()))
 
-    main = links.get(_label(document), [])
-    for link in main:
+    unread = set()
+    for link in links.get(_label(document), []):
         opening[link.origin.line] = opening.get(link.origin.line, False) or opens(link, 0)
-    return {line for line, opens_one in opening.items() if opens_one}
+        if link.status not in ("followed", "registry"):
+            unread.add(link.origin.line)
+    return IncludeLines({line for line, opens_one in opening.items() if opens_one}, unread)
 
 
 def _where(setting: Setting) -> str:
@@ -96,7 +104,9 @@ class _Edit:
         self.catalog = catalog
         self.read_include = read_include
         self.view = effective_view(document, catalog, read_include=read_include) if catalog else None
-        self.barriers = section_opening_includes(document, self.view) if self.view else None
+        lines = include_lines(document, self.view) if self.view else None
+        self.barriers: set[int] = lines.opening if lines else set()
+        self.unread: set[int] | None = lines.unread if lines else None
 
     def read(self, document: SmbConfDocument) -> EffectiveConfig:
         assert self.catalog is not None
@@ -149,18 +159,21 @@ def placed_set(
     """:func:`set_parameter` where Samba reads it, checked; :class:`EditRefused` if it would not count."""
     edit = _Edit(document, catalog, read_include)
     if catalog is None:
-        return set_parameter(document, section, name, value, barriers=None)
+        return set_parameter(document, section, name, value)
+    _refuse_registry(edit)
     if _global_only_in_share(catalog, section, name):
         raise EditRefused(
             f"{_canonical(catalog, name)!r} only works in [global]: Samba ignores it in [{section}]."
         )
     edit.refuse_elsewhere(section, f"set {name} in that file, not in {_label(document)}")
     trial = document.copy()
-    changes = set_parameter(trial, section, name, value, catalog, barriers=edit.barriers)
+    changes = set_parameter(trial, section, name, value, catalog, barriers=edit.barriers, unread=edit.unread)
     if _known(catalog, name):
         _check_set(edit.read(trial), trial, section, name, value, catalog, changes)
     return edit.make(
-        lambda target: set_parameter(target, section, name, value, catalog, barriers=edit.barriers)
+        lambda target: set_parameter(
+            target, section, name, value, catalog, barriers=edit.barriers, unread=edit.unread
+        )
     )
 
 
@@ -219,6 +232,15 @@ def _check_set(
     raise EditRefused(f"{shown} would not take effect in [{section}] as SambaTune reads the file.")
 
 
+def _refuse_registry(edit: _Edit) -> None:
+    origin = edit.view.registry_backend if edit.view is not None else None
+    if origin is not None:
+        raise EditRefused(
+            f"{origin.file} line {origin.line} sets config backend = registry: Samba reads its "
+            "settings from the registry, not from this file (change them with net conf setparm)."
+        )
+
+
 def placed_unset(
     document: SmbConfDocument,
     section: str,
@@ -230,7 +252,8 @@ def placed_unset(
     still set the parameter in that section (its file and line named)."""
     edit = _Edit(document, catalog, read_include)
     if catalog is None:
-        return unset_parameter(document, section, name, barriers=None)
+        return unset_parameter(document, section, name)
+    _refuse_registry(edit)
     edit.refuse_elsewhere(section, f"unset {name} in that file, not in {_label(document)}")
     trial = document.copy()
     unset_parameter(trial, section, name, catalog, barriers=edit.barriers)

@@ -9,7 +9,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import AgentFailed, CommandFailed, CommandTimedOut
-from sambatune.remote.transport import Transport
+from sambatune.remote.transport import CommandResult, Transport
 
 # smbd binds its sockets once, at start; a reload never re-binds them. "socket options"
 # is set on the listening sockets too, and every accepted connection inherits their
@@ -366,15 +366,11 @@ def health_check(
         if not instance.ports:
             last = HealthReport(False, True, message="smbd runs but listens on no TCP port")
             continue
-        port = 445 if 445 in instance.ports else instance.ports[0]
-        address = _client_address(instance.addresses)
-        listed = transport.run(
-            ["smbclient", "-N", "-g", "-p", str(port), "-L", f"//{address}"],
-            timeout=min(60, remaining()),
-        )
+        port = _port(instance)
+        listed = _share_listing(transport, instance, min(60, remaining()))
         text = listed.text + listed.error_text
         if listed.ok:
-            shares = [line.split("|")[1] for line in listed.text.splitlines() if line.startswith("Disk|")]
+            shares = _disk_shares(listed.text)
             missing = [s for s in (expected_shares or []) if s.lower() not in {n.lower() for n in shares}]
             if missing:
                 last = HealthReport(
@@ -410,6 +406,32 @@ def health_check(
             False, True, instance.ports, None, f"smbd does not answer on port {port}: {text.strip()[-200:]}"
         )
     return last
+
+
+def _port(instance: SmbdInstance) -> int:
+    return 445 if 445 in instance.ports else instance.ports[0]
+
+
+def _share_listing(transport: Transport, instance: SmbdInstance, timeout: float) -> CommandResult:
+    address = _client_address(instance.addresses)
+    return transport.run(
+        ["smbclient", "-N", "-g", "-p", str(_port(instance)), "-L", f"//{address}"], timeout=timeout
+    )
+
+
+def _disk_shares(listing: str) -> list[str]:
+    return [
+        line.split("|")[1] for line in listing.splitlines() if line.startswith("Disk|") and "|" in line[5:]
+    ]
+
+
+def served_shares(transport: Transport, instance: SmbdInstance, *, timeout: float = 60) -> list[str] | None:
+    """The file shares smbd lists to an anonymous client now; None when it lists none to
+    anonymous clients (or does not answer): then no one can tell from here."""
+    if not instance.ports:
+        return None
+    listed = _share_listing(transport, instance, timeout)
+    return _disk_shares(listed.text) if listed.ok else None
 
 
 def _client_address(addresses: list[str]) -> str:

@@ -168,6 +168,28 @@ def connected_clients(
     )
 
 
+def shares_in_use(
+    transport: Transport, config_path: str, *, sudo: bool = False, cancel: CancelToken | None = None
+) -> list[str]:
+    """The shares clients are connected to now (``smbstatus --shares``): a reload that drops
+    one of them cuts those clients off."""
+    result = transport.run(
+        ["smbstatus", f"--configfile={config_path}", "--shares", "--json"],
+        sudo=sudo,
+        timeout=60,
+        cancel=cancel,
+        max_output=SMBSTATUS_OUTPUT_LIMIT,
+    )
+    if not result.ok or not result.stdout.lstrip().startswith(b"{"):
+        return []
+    try:
+        entries = _entries(_mapping(json.loads(result.stdout)), "tcons")
+    except ValueError:  # not JSON, or not smbstatus's shape (UnreadableAnswer)
+        return []
+    names = [_text(entry.get("service")) for entry in entries]
+    return list(dict.fromkeys(name for name in names if name and name.upper() != "IPC$"))
+
+
 class UnreadableAnswer(ValueError):
     """smbstatus' JSON is not the shape Samba prints (its text says what it is)."""
 

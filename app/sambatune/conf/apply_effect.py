@@ -1,0 +1,146 @@
+"""What a new smb.conf must prove before it replaces the live one.
+
+testparm accepting a file says it loads, not that it does what the edit meant. Two
+checks close that gap, both on the server, before anything changes:
+
+- **the change takes effect**: every value the new version sets that the old one did
+  not (read from the edited file alone, section by section) must be what testparm
+  reads for that section from the candidate, its includes resolved where the server
+  resolves them. A line that lands inside an included share, or that a later line or
+  include overrides, fails here;
+- **no share vanishes unasked**: every share smbd lists now must be one the candidate
+  defines, unless the change itself removed it (testparm of the live file has it, the
+  candidate's does not). A share served from an include that has since gone missing
+  would otherwise disappear at the reload.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import NamedTuple
+
+from sambatune.conf.catalog import Parameter, ParameterCatalog, load_bundled
+from sambatune.conf.document import PARAMETER, SmbConfDocument
+from sambatune.conf.effective import effective_view
+from sambatune.conf.normalize import list_uses_edits, testparm_form
+from sambatune.conf.syntax import collapse_blanks, name_key, section_key
+from sambatune.conf.testparm_output import dump_by_section
+from sambatune.remote.transport import Transport
+
+#: Between testparm's answers for one setting and the next.
+_SEPARATOR = "\x1e"
+#: One testparm per setting, in one command: each loads the whole configuration.
+_ASK_EACH = (
+    'file=$1; shift; while [ "$#" -ge 2 ]; do '
+    'testparm -s --suppress-prompt --section-name="$1" --parameter-name="$2" "$file" 2>/dev/null '
+    "| head -c 65536; printf '\\n\\036\\n'; shift 2; done"
+)
+#: The most settings asked for one by one; beyond it, the first ones stand for the rest.
+MAX_ASKED = 40
+
+
+class Intended(NamedTuple):
+    section: str
+    name: str  # canonical where the catalog knows it
+    value: str  # as written
+    parameter: Parameter | None
+
+    def describe(self) -> str:
+        return f"[{self.section}] {self.name} = {self.value}"
+
+
+def _own(document: SmbConfDocument, catalog: ParameterCatalog) -> dict[tuple[str, str], tuple[str, str]]:
+    """{(section key, canonical name): (section name, value)} the file sets itself."""
+    view = effective_view(document, catalog)
+    own = {}
+    for section in view.sections.values():
+        for name, setting in section.settings.items():
+            if name in ("include", "copy"):
+                continue
+            own[(section.key, name)] = (section.name, setting.value)
+    return own
+
+
+def intended_sets(
+    original: bytes, candidate: bytes, path: str, catalog: ParameterCatalog | None = None
+) -> list[Intended]:
+    """The settings the candidate makes that the original did not (new or changed values)."""
+    catalog = catalog or load_bundled()
+    before = _own(SmbConfDocument(original, path), catalog)
+    after = _own(SmbConfDocument(candidate, path), catalog)
+    intended = []
+    for key, (section, value) in after.items():
+        if before.get(key, (None, None))[1] == value:
+            continue
+        parameter = catalog.parameters.get(key[1])
+        if parameter is not None and parameter.type == "list" and list_uses_edits(value):
+            continue  # "+item" edits the value before it: no one value to expect
+        intended.append(Intended(section, key[1], value, parameter))
+    return intended
+
+
+def _expected(intended: Intended) -> str | None:
+    if intended.parameter is None:
+        return collapse_blanks(intended.value.strip())
+    return testparm_form(intended.parameter, intended.value)
+
+
+def unshown_changes(
+    transport: Transport, candidate_path: str, intended: list[Intended], *, sudo: bool = False
+) -> list[str]:
+    """The intended settings testparm does not read from the candidate, each as a sentence."""
+    asked = intended[:MAX_ASKED]
+    if not asked:
+        return []
+    argv = ["sh", "-c", _ASK_EACH, "ask", candidate_path]
+    for item in asked:
+        argv += [item.section, item.name]
+    result = transport.run(argv, sudo=sudo, timeout=120)
+    answers = [part.strip("\n") for part in result.text.split(_SEPARATOR)]
+    failures = []
+    for index, item in enumerate(asked):
+        expected = _expected(item)
+        if expected is None:
+            continue  # a value Samba refuses: testparm already said so
+        shown = answers[index].strip() if index < len(answers) else ""
+        if shown != expected:
+            reads = f"reads {shown!r}" if shown else "does not read it there"
+            failures.append(f"{item.describe()}: testparm {reads}")
+    return failures
+
+
+def removed_by_change(old_dump: str, new_dump: str) -> set[str]:
+    """Section keys testparm reads from the live file and not from the candidate."""
+    return set(dump_by_section(old_dump)) - set(dump_by_section(new_dump))
+
+
+def vanishing_shares(served: list[str], old_dump: str, new_dump: str) -> list[str]:
+    """Shares smbd lists now that the candidate would lose though the change does not remove them."""
+    defined = set(dump_by_section(new_dump))
+    removed = removed_by_change(old_dump, new_dump)
+    return [
+        share for share in served if section_key(share) not in defined and section_key(share) not in removed
+    ]
+
+
+def kept_shares(served: list[str], new_dump: str) -> list[str]:
+    """The shares smbd lists now that the candidate defines too."""
+    defined = set(dump_by_section(new_dump))
+    return [share for share in served if section_key(share) in defined]
+
+
+_MISSING = 'for f; do [ -e "$f" ] || printf "%s\\n" "$f"; done'
+
+
+def missing_includes(transport: Transport, candidate: bytes, *, sudo: bool = False) -> list[str]:
+    """Absolute include paths the candidate names that are not on the server."""
+    paths = []
+    for entry in SmbConfDocument(candidate).entries():
+        path = (entry.value or "").strip()
+        is_include = entry.kind == PARAMETER and name_key(entry.name) == "include"
+        if is_include and path.startswith("/") and "%" not in path:
+            paths.append(posixpath.normpath(path))
+    if not paths:
+        return []
+    result = transport.run(["sh", "-c", _MISSING, "missing", *dict.fromkeys(paths)], sudo=sudo, timeout=60)
+    return [line for line in result.text.splitlines() if line]

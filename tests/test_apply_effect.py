@@ -1,0 +1,129 @@
+"""Apply proves that a change takes effect and that no share vanishes, on a real smbd.
+
+Both refusals happen before the swap: the live file, the backups and what smbd
+serves stay as they were, and the outcome says why in words an admin can act on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sambatune.conf.apply import APPLIED, REFUSED, ApplyRequest, apply_config
+from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.prompts import NoPrompts
+from sambatune.remote.smb_sessions import shares_in_use
+from sambatune.remote.transport import Transport
+from testbed.smbd import GLOBAL_TEMPLATE, SmbServer
+
+pytestmark = pytest.mark.testbed
+
+INCLUDED = "[inc]\n\tpath = {path}\n\tguest ok = yes\n\tread only = yes\n"
+
+
+@pytest.fixture
+def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
+    transport = open_target(ssh_options, NoPrompts())
+    yield transport
+    transport.close()
+
+
+@pytest.fixture
+def included_shares(fresh_smbd: SmbServer) -> SmbServer:
+    """smbd on Unraid's layout: [global] ends with an include that opens the shares."""
+    server = fresh_smbd
+    (server.root / "shares.conf").write_text(INCLUDED.format(path=server.share_path))
+    interfaces = "lo"
+    text = GLOBAL_TEMPLATE.format(port=server.port, dir=server.dir, interfaces=interfaces)
+    text += f"\tinclude = {server.root}/shares.conf\n"
+    server.stop()
+    server.start(text)
+    assert "inc" in server.list_shares()
+    return server
+
+
+def _request(server: SmbServer, candidate: bytes) -> ApplyRequest:
+    return ApplyRequest(str(server.config), server.config.read_bytes(), candidate, summary="test change")
+
+
+def _backups(server: SmbServer) -> list[str]:
+    folder = server.config.parent / "sambatune-backups"
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_a_line_samba_would_read_in_an_included_share_is_refused(
+    included_shares: SmbServer, ssh: Transport
+) -> None:
+    server = included_shares
+    original = server.config.read_bytes()
+    # What SambaTune used to write: the new line after the include, read in [inc].
+    candidate = original + b"\tcomment = the server's own\n"
+    outcome = apply_config(ssh, _request(server, candidate))
+    assert outcome.status == REFUSED, outcome.message
+    assert outcome.live == "old"
+    assert "would not do what it says" in outcome.message
+    assert "[global] comment = the server's own" in outcome.message
+    assert server.config.read_bytes() == original
+    assert _backups(server) == []
+    # Above the include, the same line takes effect and is applied.
+    placed = original.replace(b"\tinclude", b"\tcomment = the server's own\n\tinclude")
+    assert apply_config(ssh, _request(server, placed)).status == APPLIED
+
+
+def test_a_share_served_from_a_missing_include_stops_the_apply(
+    included_shares: SmbServer, ssh: Transport
+) -> None:
+    server = included_shares
+    original = server.config.read_bytes()
+    client = subprocess.Popen(  # a client on [inc], idle at smbclient's prompt
+        ["smbclient", "//127.0.0.1/inc", "-N", "-p", str(server.port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_tcon(ssh, server, "inc")
+        (server.root / "shares.conf").unlink()  # gone, but smbd still serves [inc] to it
+        candidate = original.replace(b"\tinclude", b"\tdeadtime = 15\n\tinclude")
+        outcome = apply_config(ssh, _request(server, candidate))
+        assert outcome.status == REFUSED, outcome.message
+        assert "[inc]" in outcome.message
+        assert f"{server.root}/shares.conf" in outcome.message
+        assert server.config.read_bytes() == original
+        assert _backups(server) == []
+        assert client.poll() is None  # still connected: nothing was reloaded
+    finally:
+        client.kill()
+        client.wait()
+
+
+def _wait_for_tcon(transport: Transport, server: SmbServer, share: str) -> None:
+    deadline = time.monotonic() + 20
+    while share not in shares_in_use(transport, str(server.config)):
+        assert time.monotonic() < deadline, f"no client connected to [{share}]"
+        time.sleep(0.1)
+
+
+def test_a_share_the_change_removes_may_go(fresh_smbd: SmbServer, ssh: Transport) -> None:
+    server = fresh_smbd
+    original = server.config.read_bytes()
+    shares = server.list_shares()
+    text = original.decode()
+    last = max(text.rfind(f"[{name}]") for name in shares)
+    gone = text[last + 1 : text.index("]", last)]
+    outcome = apply_config(ssh, _request(server, text[:last].encode()))
+    assert outcome.status == APPLIED, outcome.message
+    assert gone not in server.list_shares()
+
+
+def test_the_intended_settings_are_read_from_the_edited_file(tmp_path: Path) -> None:
+    from sambatune.conf.apply_effect import intended_sets
+
+    original = b"[global]\n\tworkgroup = W\n[data]\n\tpath = /srv\n"
+    candidate = b"[global]\n\tworkgroup = W\n\twritable = yes\n[data]\n\tpath = /srv\n\tread only = no\n"
+    found = {(i.section, i.name, i.value) for i in intended_sets(original, candidate, str(tmp_path / "x"))}
+    assert found == {("global", "read only", "No"), ("data", "read only", "no")}
