@@ -240,3 +240,18 @@ def test_the_corpus_takes_a_global_and_a_share_setting_where_testparm_reads_them
         checked += 1
     print(f"corpus placement: {checked} files checked, {refused} refused")
     assert checked >= 100 and refused <= 5, (checked, refused)
+
+
+@pytest.mark.testbed  # runs Samba's own programs
+def test_the_cli_sets_above_the_include_and_refuses_a_share_of_the_included_file(tmp_path: Path) -> None:
+    from cli_process import sambatune_cli
+    from test_cli_conf import assert_clean_error
+
+    main = _issue_example(tmp_path)
+    result = sambatune_cli("conf", "set", str(main), "global", "deadtime", "15")
+    assert result.returncode == 0, result.stderr
+    assert _testparm(main)["global"]["deadtime"] == "15"
+    before = main.read_bytes()
+    refused = sambatune_cli("conf", "set", str(main), "data", "read only", "no")
+    assert_clean_error(refused, f"{tmp_path}/shares.conf line 1")
+    assert main.read_bytes() == before

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from sambatune.conf.catalog import Parameter, ParameterCatalog, load_bundled
 from sambatune.conf.document import PARAMETER, SmbConfDocument
 from sambatune.conf.effective import effective_view
-from sambatune.conf.normalize import list_uses_edits, testparm_form
+from sambatune.conf.normalize import NOT_SHOWN_BY_TESTPARM, list_uses_edits, testparm_form
 from sambatune.conf.syntax import collapse_blanks, name_key, section_key
 from sambatune.conf.testparm_output import dump_by_section
 from sambatune.remote.transport import Transport
@@ -72,6 +72,8 @@ def intended_sets(
     for key, (section, value) in after.items():
         if before.get(key, (None, None))[1] == value:
             continue
+        if key[1] in NOT_SHOWN_BY_TESTPARM:
+            continue  # testparm sets its own log level: the file's is never shown
         parameter = catalog.parameters.get(key[1])
         if parameter is not None and parameter.type == "list" and list_uses_edits(value):
             continue  # "+item" edits the value before it: no one value to expect
