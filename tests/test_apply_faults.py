@@ -357,9 +357,11 @@ def test_garbage_from_testparm_never_breaks_the_truth(
         candidate,
         faulty.label,
     )
-    # A testparm that says no is obeyed; one that says yes to a valid file changes nothing
-    # the health check would not catch.
-    assert state == ("new" if code == 0 else "old"), outcome.message  # type: ignore[attr-defined]
+    # A testparm that says no is obeyed; one that says yes but prints garbage defines none
+    # of the shares smbd serves, so the change is refused before anything changes.
+    assert state == "old", outcome.message  # type: ignore[attr-defined]
+    if code == 0:
+        assert "[bench]" in outcome.message and "would stop at the reload" in outcome.message  # type: ignore[attr-defined]
     assert not _leftovers(fresh_smbd)
 
 

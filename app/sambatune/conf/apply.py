@@ -588,14 +588,14 @@ class ApplyRun:
         old_report = self._guarded(ApplyStep.TESTPARM, lambda: run_testparm(t, request.path, sudo=sudo))
         self.old_dump = old_report.dump
         self.changes = classify_changes(self.old_dump, report.dump)
-        refused = self._prove_effect(report.dump)
-        if refused is not None:
-            return refused
         self.reasons = [c.describe() for c in needs_restart(self.changes)]
         if self.reasons and self.smbd_was_running:
             refused = self._weigh_restart()
             if refused is not None:
                 return refused
+        refused = self._prove_effect(report.dump)
+        if refused is not None:
+            return refused
         if request.dry_run:
             self._cleanup_candidate()
             steps = [ApplyStep.UPLOAD, ApplyStep.TESTPARM, ApplyStep.BACKUP, ApplyStep.INSTALL]
@@ -650,8 +650,18 @@ class ApplyRun:
         # What new clients see, and what connected clients use: smbd re-reads a changed
         # configuration for each new connection, so a share whose include went missing
         # is no longer listed, yet its clients stay connected until the reload.
-        listed = served_shares(t, self.instance, timeout=60) or []
-        in_use = shares_in_use(t, self.served_path, sudo=request.sudo, cancel=self.cancel)
+        try:
+            listed = served_shares(t, self.instance, timeout=60) or []
+            in_use = shares_in_use(t, self.served_path, sudo=request.sudo, cancel=self.cancel)
+        except SambaTuneError as error:
+            if isinstance(error, Cancelled):
+                raise
+            self._cleanup_candidate()
+            return self._outcome(
+                REFUSED,
+                LiveState.OLD,
+                f"Could not tell which shares smbd serves ({error.message}), so nothing was changed.",
+            )
         served = list(dict.fromkeys([*listed, *in_use]))
         vanishing = vanishing_shares(served, self.old_dump, new_dump)
         # After the reload, the listing must still show these (shares in use may be hidden).
