@@ -868,3 +868,46 @@ def test_a_cut_during_an_allowed_restart_ends_with_smbd_serving_and_the_truth_to
         )
     finally:
         transport.close()
+
+
+# -- proving the effect before the swap (issue 28) ---------------------------------------------
+
+
+def _is_ask(argv: tuple[str, ...]) -> bool:
+    """The one command that asks testparm for each intended setting."""
+    return argv[:2] == ("sh", "-c") and argv[3:4] == ("ask",)
+
+
+PROOF_COMMANDS = {
+    "ask": _is_ask,
+    "listing": lambda a: "smbclient" in a,
+    "in-use": lambda a: "smbstatus" in a and "--shares" in a,
+}
+NOISE = ("python3", "-c", "import sys; sys.stdout.write('\\x1b[2J{[|Disk|\\xff\\n'); sys.exit(0)")
+
+
+@pytest.mark.parametrize("fault", ["cut", "hang", "garbage"])
+@pytest.mark.parametrize("command", sorted(PROOF_COMMANDS))
+def test_a_fault_while_proving_the_effect_never_breaks_the_truth(
+    fresh_smbd: SmbServer, faulty: FaultyTransport, ssh_options: ConnectionOptions, command: str, fault: str
+) -> None:
+    """A cut or a hang while proving the change refuses it with nothing changed; garbage
+    from testparm refuses it too, garbage from the share listing or smbstatus cannot hide
+    a share (the candidate keeps them all here), so the change applies."""
+    rewrite = {"cut": cut_first, "hang": then_hang, "garbage": lambda _a: NOISE}[fault]
+    faulty.rules.append(
+        Rule(PROOF_COMMANDS[command], rewrite, timeout=3 if fault == "hang" else None, after_step="testparm")
+    )
+    candidate = _candidate(fresh_smbd)
+    outcome, original = _apply(faulty, fresh_smbd, candidate, reconnect=True, options=ssh_options)
+    assert faulty.rules[0].fired == 1, "the fault never happened"
+    state = assert_truth(outcome, fresh_smbd.config, original, candidate, faulty.label)  # type: ignore[arg-type]
+    applies = fault == "garbage" and command != "ask"
+    assert state == ("new" if applies else "old"), outcome.message  # type: ignore[attr-defined]
+    if not applies:
+        assert outcome.status in (REFUSED, FAILED_OUTCOME), outcome.message  # type: ignore[attr-defined]
+        assert AppliedVersions().for_server(faulty.label, str(fresh_smbd.config)) == []
+    if fault == "garbage" and command == "ask":
+        assert "would not do what it says" in outcome.message  # type: ignore[attr-defined]
+    assert "\x1b" not in outcome.message  # type: ignore[attr-defined]
+    assert not _leftovers(fresh_smbd)

@@ -593,7 +593,8 @@ class ApplyRun:
             refused = self._weigh_restart()
             if refused is not None:
                 return refused
-        refused = self._prove_effect(report.dump)
+        # A cut or a hang here is the testparm step's: nothing changed yet, the run recovers.
+        refused = self._guarded(ApplyStep.TESTPARM, lambda: self._prove_effect(report.dump))
         if refused is not None:
             return refused
         if request.dry_run:
@@ -650,18 +651,8 @@ class ApplyRun:
         # What new clients see, and what connected clients use: smbd re-reads a changed
         # configuration for each new connection, so a share whose include went missing
         # is no longer listed, yet its clients stay connected until the reload.
-        try:
-            listed = served_shares(t, self.instance, timeout=60) or []
-            in_use = shares_in_use(t, self.served_path, sudo=request.sudo, cancel=self.cancel)
-        except SambaTuneError as error:
-            if isinstance(error, Cancelled):
-                raise
-            self._cleanup_candidate()
-            return self._outcome(
-                REFUSED,
-                LiveState.OLD,
-                f"Could not tell which shares smbd serves ({error.message}), so nothing was changed.",
-            )
+        listed = served_shares(t, self.instance, timeout=60) or []
+        in_use = shares_in_use(t, self.served_path, sudo=request.sudo, cancel=self.cancel)
         served = list(dict.fromkeys([*listed, *in_use]))
         vanishing = vanishing_shares(served, self.old_dump, new_dump)
         # After the reload, the listing must still show these (shares in use may be hidden).
@@ -681,9 +672,8 @@ class ApplyRun:
             REFUSED,
             LiveState.OLD,
             f"smbd serves {shares} now (listed or in use), and would stop at the reload: {cause}. "
-            "Nothing was "
-            "changed. If the share should go, reload smbd first (smbcontrol smbd reload-config); "
-            "else restore the file that defines it.",
+            "Nothing was changed. If the share should go, reload smbd first (smbcontrol smbd "
+            "reload-config); else restore the file that defines it.",
         )
 
     def _weigh_restart(self) -> ApplyOutcome | None:
