@@ -21,7 +21,6 @@ cannot tell where an unknown name takes effect.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 from sambatune.conf.catalog import ParameterCatalog
@@ -130,8 +129,11 @@ class _Edit:
         if where is not None:
             raise EditRefused(f"[{section}] is defined in {where}, a file this one includes: {advice}.")
 
-    def make(self, edit: Callable[[SmbConfDocument], list[LineChange]]) -> list[LineChange]:
-        return edit(self.document)
+    def keep(self, changes: list[LineChange]) -> list[LineChange]:
+        """Make the checked copy's changes on the document (the same lines, in order)."""
+        for change in changes:
+            self.document.replace_lines(change.first, change.removed, change.inserted)
+        return changes
 
 
 def _known(catalog: ParameterCatalog, name: str) -> bool:
@@ -170,11 +172,7 @@ def placed_set(
     changes = set_parameter(trial, section, name, value, catalog, barriers=edit.barriers, unread=edit.unread)
     if _known(catalog, name):
         _check_set(edit.read(trial), trial, section, name, value, catalog, changes)
-    return edit.make(
-        lambda target: set_parameter(
-            target, section, name, value, catalog, barriers=edit.barriers, unread=edit.unread
-        )
-    )
+    return edit.keep(changes)
 
 
 def _written_lines(changes: list[LineChange]) -> set[int]:
@@ -256,7 +254,7 @@ def placed_unset(
     _refuse_registry(edit)
     edit.refuse_elsewhere(section, f"unset {name} in that file, not in {_label(document)}")
     trial = document.copy()
-    unset_parameter(trial, section, name, catalog, barriers=edit.barriers)
+    changes = unset_parameter(trial, section, name, catalog, barriers=edit.barriers)
     if _known(catalog, name):
         view = edit.read(trial)
         canonical = _canonical(catalog, name)
@@ -271,7 +269,7 @@ def placed_unset(
                 f"{setting.written_name} = {setting.written_value} in {_where(setting)}; "
                 "edit that line instead."
             )
-    return edit.make(lambda target: unset_parameter(target, section, name, catalog, barriers=edit.barriers))
+    return edit.keep(changes)
 
 
 def placed_add_section(
