@@ -188,6 +188,14 @@ def ssh_options(sshd: SshServer, user_key: Path, known_hosts: Path) -> Connectio
 
 
 @pytest.fixture
+def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
+    """A real SSH connection to the test bed's sshd, closed after the test."""
+    transport = open_target(ssh_options, NoPrompts())
+    yield transport
+    transport.close()
+
+
+@pytest.fixture
 def screenshot() -> Screenshot:
     """Save a widget as artifacts/screenshots/NAME.png (looked at by people, not asserted)."""
 

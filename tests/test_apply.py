@@ -8,7 +8,6 @@ import logging
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,13 +43,6 @@ NEW_SHARE = "\n[fresh]\n  path = {path}\n  read only = yes\n  guest ok = yes\n"
 @pytest.fixture
 def server(fresh_smbd: SmbServer) -> SmbServer:
     return fresh_smbd
-
-
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
 
 
 def _request(server: SmbServer, candidate: bytes, **kw: object) -> ApplyRequest:

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sambatune.conf.apply import APPLIED, REFUSED, ApplyRequest, apply_config
-from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.smb_sessions import shares_in_use
 from sambatune.remote.transport import Transport
 from testbed.smbd import GLOBAL_TEMPLATE, SmbServer
@@ -23,13 +20,6 @@ from testbed.smbd import GLOBAL_TEMPLATE, SmbServer
 pytestmark = pytest.mark.testbed
 
 INCLUDED = "[inc]\n\tpath = {path}\n\tguest ok = yes\n\tread only = yes\n"
-
-
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
 
 
 @pytest.fixture

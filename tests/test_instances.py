@@ -35,13 +35,6 @@ from testbed.smbd import SmbServer
 NEW_SHARE = "\n[extra]\n  path = {path}\n  guest ok = yes\n"
 
 
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
-
-
 class HeldSession:
     """An SMB client that stays connected with a file open, as a user at work would."""
 

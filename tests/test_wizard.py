@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,13 +39,6 @@ from testbed.smbd import SmbServer
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 #: Small and quick: the suite checks correctness, the benchmarks measure.
 QUICK = dict(size=4 << 20, runs=3, warmup=1)
-
-
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
 
 
 def finding_index(wizard: TuningWizard, rule_id: str) -> int:

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from cli_process import sambatune_cli, ssh_args
 from sambatune.errors import InvalidInput
-from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.connection import ConnectionOptions
 from sambatune.remote.local import LocalTransport
-from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
 from sambatune.wizard.change import activation_sentence
 from sambatune.wizard.machine import APPLY, DISCARD, DONE, MEASURE, SURVEY, TuningWizard
@@ -30,13 +28,6 @@ from testbed.smbd import SmbServer
 QUICK = dict(size=4 << 20, runs=3, warmup=1)
 #: The same quick test, as ``wizard start`` takes it.
 QUICK_ARGS = ["--test", "copy", "--size", "4MiB", "--runs", "3", "--warmup", "1"]
-
-
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -4,24 +4,13 @@ vfs_io_uring and the kernel runs it, so the advisor suggests it, the wizard appl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
 from sambatune.wizard.machine import TuningWizard
 from sambatune.wizard.measure import COPY, MeasureSpec
 from sambatune.wizard.store import WizardStore
 from testbed.smbd import SmbServer
-
-
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
 
 
 def test_io_uring_suggested_applied_last_measured_and_reverted(fresh_smbd: SmbServer, ssh: Transport) -> None:

@@ -4,7 +4,6 @@ real test bed (real sshd, real smbd, SambaTune's SMB client from this computer).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,20 +11,11 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.bench.small_files import DIRECTORY_PREFIX, OPERATION_NAMES
 from sambatune.errors import InvalidInput
-from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
 from sambatune.wizard.machine import TuningWizard
 from sambatune.wizard.measure import AUTO, COPY, FILES, MeasureSpec, format_mean
 from sambatune.wizard.store import WizardStore
 from testbed.smbd import SmbServer
-
-
-@pytest.fixture
-def ssh(ssh_options: ConnectionOptions) -> Iterator[Transport]:
-    transport = open_target(ssh_options, NoPrompts())
-    yield transport
-    transport.close()
 
 
 def _finding(rule_id: str, change: bool = True) -> dict[str, Any]:
