@@ -172,22 +172,35 @@ def shares_in_use(
     transport: Transport, config_path: str, *, sudo: bool = False, cancel: CancelToken | None = None
 ) -> list[str]:
     """The shares clients are connected to now (``smbstatus --shares``): a reload that drops
-    one of them cuts those clients off."""
+    one of them cuts those clients off. The text form: every Samba from 4.13 prints it the
+    same way, and those before 4.16 have no JSON."""
     result = transport.run(
-        ["smbstatus", f"--configfile={config_path}", "--shares", "--json"],
+        ["smbstatus", f"--configfile={config_path}", "--shares"],
         sudo=sudo,
         timeout=60,
         cancel=cancel,
         max_output=SMBSTATUS_OUTPUT_LIMIT,
     )
-    if not result.ok or not result.stdout.lstrip().startswith(b"{"):
-        return []
-    try:
-        entries = _entries(_mapping(json.loads(result.stdout)), "tcons")
-    except ValueError:  # not JSON, or not smbstatus's shape (UnreadableAnswer)
-        return []
-    names = [_text(entry.get("service")) for entry in entries]
-    return list(dict.fromkeys(name for name in names if name and name.upper() != "IPC$"))
+    return parse_shares_text(result.text) if result.ok else []
+
+
+#: A row of the share table: the service (which may hold blanks), then the pid
+#: (``1234``, ``1234.5`` with a task id, ``0:1234`` in a cluster) and the machine.
+_SHARE_ROW = re.compile(r"^(?P<service>\S.*?)\s+(?:\d+:)?\d+(?:\.\d+)?\s+\S")
+
+
+def parse_shares_text(text: str) -> list[str]:
+    """Service names of ``smbstatus --shares``' table (IPC$ left out), in order, once each."""
+    names: list[str] = []
+    in_table = False
+    for line in text.splitlines():
+        if line.startswith("----"):
+            in_table = True
+            continue
+        match = _SHARE_ROW.match(line) if in_table else None
+        if match and match["service"].upper() != "IPC$":
+            names.append(match["service"])
+    return list(dict.fromkeys(names))
 
 
 class UnreadableAnswer(ValueError):
