@@ -254,3 +254,13 @@ def test_text_plain_yaml_reads_as_another_type_stays_text() -> None:
     text = dump({f"v{i}": UnsafeText(v) for i, v in enumerate(values)})
     assert text.count("!unsafe") == 1
     assert yaml.safe_load(text.replace("!unsafe", "")) == {f"v{i}": v for i, v in enumerate(values)}
+
+
+def test_a_refusal_quoting_server_text_stays_one_line_of_the_readme() -> None:
+    from sambatune.fleet.export import readme
+
+    why = "[data] is defined in /etc/samba/x\n## Forged heading {{ lookup('pipe','id') }}.conf line 1"
+    text = readme([parse_edit("[global] deadtime = 15")], [], {"nas09": why}, wave=1, allow_restart=False)
+    left_out = [line for line in text.splitlines() if line.startswith("- **nas09**")]
+    assert len(left_out) == 1 and "{{ lookup('pipe','id') }}" in left_out[0]
+    assert "## Forged heading" not in text.replace(left_out[0], "")

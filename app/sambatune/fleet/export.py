@@ -40,6 +40,7 @@ from sambatune.fleet.live import Connector, each_host, find_root_tools, host_cat
 from sambatune.packaged import read_resource
 from sambatune.remote.samba_ops import find_instance, messages_of_testparm, run_testparm
 from sambatune.remote.transport import Transport
+from sambatune.visible_text import one_line
 
 #: What the project's playbook runs on each host, by absolute path.
 TOOLS = ("testparm", "smbcontrol")
@@ -373,7 +374,8 @@ def readme(
         for c in exported
     )
     left_out = (
-        "\n## Left out\n\n" + "\n".join(f"- **{h}**: {e}" for h, e in refused.items()) + "\n"
+        # Why a host was left out may quote its server's text: one line each, as data.
+        "\n## Left out\n\n" + "\n".join(f"- **{h}**: {one_line(e)}" for h, e in refused.items()) + "\n"
         if refused
         else ""
     )
