@@ -466,3 +466,55 @@ def test_a_check_of_the_file_before_a_reload_never_passes_for_the_new_one(qtbot:
     # The reload started the page's own background work again: let it end with the window.
     window.close()
     qtbot.waitUntil(lambda: not any(task.running for task in page._tasks), timeout=20000)
+
+
+def test_form_edits_land_where_samba_reads_them_or_say_which_file_to_edit(
+    qtbot: QtBot, tmp_path: Path, screenshot: Screenshot
+) -> None:
+    """Unraid's shape: [global] ends with the include that opens the shares."""
+    shares = tmp_path / "smb-shares.conf"
+    shares.write_text("[data]\n   path = /srv/data\n")
+    main_file = tmp_path / "smb.conf"
+    main_file.write_text(f"[global]\n   workgroup = X\n   include = {shares}\n")
+    window = _open(qtbot, main_file)
+    page, form = window.page, window.page.form
+    page.show_view(FORM_VIEW)
+    qtbot.waitUntil(lambda: form.sections.count() == 2, timeout=5000)
+    form.select_section("global")
+    form.new_name.setText("deadtime")
+    form.new_value.setText("15")
+    form.add_button.click()
+    assert (
+        page.buffer.render()
+        == f"[global]\n   workgroup = X\n   deadtime = 15\n   include = {shares}\n".encode()
+    )
+    _checked(qtbot, page)
+    # [data] lives in the included file: the form says so and adds nothing here.
+    form.select_section("data")
+    assert "defined in <span" in form.title.text() and "smb-shares.conf</span>, line 1" in form.title.text()
+    assert str(shares) in form.title.text()  # the whole path, on hover
+    assert not form.add_button.isEnabled() and not form.remove_share_button.isEnabled()
+    qtbot.wait(50)  # let the layout take the new text in before the picture
+    screenshot(window, "editor-form-included-share")
+    form.select_section("global")
+    assert form.add_button.isEnabled()
+
+
+def test_a_refused_form_edit_says_why_in_full(qtbot: QtBot, tmp_path: Path, screenshot: Screenshot) -> None:
+    late = tmp_path / "late.conf"
+    late.write_text("   deadtime = 30\n")
+    main_file = tmp_path / "smb.conf"
+    main_file.write_text(f"[global]\n   deadtime = 10\n   include = {late}\n[data]\n   path = /srv\n")
+    window = _open(qtbot, main_file)
+    page, form = window.page, window.page.form
+    page.show_view(FORM_VIEW)
+    qtbot.waitUntil(lambda: form.sections.count() == 2, timeout=5000)
+    form.select_section("global")
+    before = page.buffer.render()
+    form.new_name.setText("deadtime")
+    form.new_value.setText("15")
+    form.add_button.click()
+    assert page.buffer.render() == before
+    assert f"deadtime = 30 later, in {late} line 1" in form.status.text()
+    qtbot.wait(50)  # let the layout take the new text in before the picture
+    screenshot(window, "editor-form-refused")

@@ -8,6 +8,8 @@ form is rebuilt from the conf engine's effective view after each check.
 
 from __future__ import annotations
 
+import html
+import posixpath
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -215,16 +217,33 @@ class FormView(QWidget):
             self.title.setText("")
             return
         is_global = section.is_global
-        self.remove_share_button.setEnabled(not is_global and not self.read_only)
+        # A share an included file defines is edited in that file (placement refuses here).
+        headers = section.headers
+        elsewhere = (
+            None if is_global or not headers or any(h.file == self.label for h in headers) else headers[0]
+        )
+        editable = not self.read_only and elsewhere is None
+        self.remove_share_button.setEnabled(not is_global and editable)
+        for widget in (self.new_name, self.new_value, self.add_button):
+            widget.setEnabled(editable)
         settings = sorted(
             section.own_settings().values(), key=lambda s: (s.file != self.label, s.file, s.line)
         )
-        self.title.setText(
-            "<b>[global]</b> — server-wide settings, and defaults for every share defined below them."
-            if is_global
-            else f"<b>[{section.name}]</b> — what this share sets itself; everything else comes "
-            "from [global] or Samba's defaults."
-        )
+        if is_global:
+            title = "<b>[global]</b> — server-wide settings, and defaults for every share defined below them."
+        elif elsewhere is not None:
+            title = (
+                f"<b>[{html.escape(section.name)}]</b> — defined in "
+                f"<span title='{html.escape(elsewhere.file, quote=True)}'>"
+                f"{html.escape(posixpath.basename(elsewhere.file))}</span>, line {elsewhere.line}, which "
+                "this file includes: edit it there (open it from Includes above)."
+            )
+        else:
+            title = (
+                f"<b>[{html.escape(section.name)}]</b> — what this share sets itself; everything else "
+                "comes from [global] or Samba's defaults."
+            )
+        self.title.setText(title)
         table.setRowCount(len(settings))
         for row, setting in enumerate(settings):
             self._fill_row(row, section, setting)
