@@ -1,5 +1,3 @@
-
-
 def test_the_share_table_is_read_with_blanks_in_names_and_every_pid_form() -> None:
     from sambatune.remote.smb_sessions import parse_shares_text
 
