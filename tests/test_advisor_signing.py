@@ -77,13 +77,26 @@ def test_gcm_keeps_the_key_sizes_of_the_list() -> None:
         explicit=conf(global_={ENCRYPT: "AES-128-CCM, AES-256-GCM"}),
         clients=audit(session(encryption="AES-128-CCM")),
     )
-    # AES-128-CCM gets its GCM twin: a 128-bit client need not fall back to CCM.
+    # AES-128-CCM gets its GCM twin ahead of it: a 128-bit client need not fall back to CCM.
     assert edits(by_clients[0].change) == [
-        ("global", ENCRYPT, "set", "AES-256-GCM, AES-128-GCM, AES-128-CCM")
+        ("global", ENCRYPT, "set", "AES-128-GCM, AES-128-CCM, AES-256-GCM")
     ]
     assert (
         run("encryption-gcm-not-first", explicit=conf(global_={ENCRYPT: "AES-128-GCM"}), version=V414) == []
     )
+
+
+@pytest.mark.parametrize(
+    "written",
+    [None, ", ".join(DEFAULT_ENCRYPTION_ALGORITHMS), "AES-256-GCM AES-256-CCM", "AES-128-GCM"],
+    ids=["default", "default written out", "256-bit pair", "GCM only"],
+)
+def test_no_gcm_suggestion_when_every_ccm_follows_its_gcm(written: str | None) -> None:
+    """Samba's own default is 128-GCM, 128-CCM, 256-GCM, 256-CCM: a client offering both
+    of a pair already gets GCM, so there is nothing to reorder."""
+    settings = {"server smb encrypt": "required"} | ({ENCRYPT: written} if written else {})
+    sessions = audit(session(encryption="AES-128-GCM"))
+    assert run("encryption-gcm-not-first", explicit=conf(global_=settings), clients=sessions) == []
 
 
 def test_encryption_required_in_global_names_what_would_stop_being_encrypted() -> None:

@@ -163,17 +163,26 @@ def signing_gmac_not_first(inputs: AdvisorInput) -> Iterator[Finding]:
 
 
 def _gcm_first(order: list[str]) -> list[str]:
-    """The list with GCM ahead of CCM, key sizes untouched: each CCM without its GCM twin
-    gets the twin, so a 256-bit-only policy stays 256-bit."""
-    upper = [a.upper() for a in order]
-    twins = [
-        a.upper().replace("-CCM", "-GCM")
-        for a in order
-        if a.upper().endswith("-CCM") and a.upper().replace("-CCM", "-GCM") not in upper
-    ]
-    gcm = [a for a in order if a.upper().endswith("-GCM")] + twins
-    others = [a for a in order if not a.upper().endswith("-GCM")]
-    return gcm + others
+    """The list with each AES-CCM right after its AES-GCM twin of the same key size, the
+    rest in place. smbd takes the first entry of its own list that the client offers, so
+    this is all it takes for a client offering both to get GCM; Samba's default list
+    (128-GCM, 128-CCM, 256-GCM, 256-CCM) already is this. A CCM without its twin gets the
+    twin, so a 256-bit-only policy stays 256-bit."""
+    wanted: list[str] = []
+    emitted: set[str] = set()
+    for algorithm in order:
+        name = algorithm.upper()
+        if name.endswith("-CCM"):
+            twin = name.replace("-CCM", "-GCM")
+            if twin not in emitted:
+                spelled = next((a for a in order if a.upper() == twin), twin)
+                wanted.append(spelled)
+                emitted.add(twin)
+        elif name in emitted:
+            continue
+        wanted.append(algorithm)
+        emitted.add(name)
+    return wanted
 
 
 def _encrypts(inputs: AdvisorInput) -> list[Evidence]:
