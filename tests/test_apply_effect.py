@@ -15,7 +15,8 @@ import pytest
 from sambatune.conf.apply import APPLIED, REFUSED, ApplyRequest, apply_config
 from sambatune.remote.smb_sessions import shares_in_use
 from sambatune.remote.transport import Transport
-from testbed.smbd import GLOBAL_TEMPLATE, SmbServer
+from testbed.ports import free_port
+from testbed.smbd import GLOBAL_TEMPLATE, SMBD, SmbServer
 
 pytestmark = pytest.mark.testbed
 
@@ -117,3 +118,47 @@ def test_the_intended_settings_are_read_from_the_edited_file(tmp_path: Path) -> 
     candidate = b"[global]\n\tworkgroup = W\n\twritable = yes\n[data]\n\tpath = /srv\n\tread only = no\n"
     found = {(i.section, i.name, i.value) for i in intended_sets(original, candidate, str(tmp_path / "x"))}
     assert found == {("global", "read only", "No"), ("data", "read only", "no")}
+
+
+@pytest.mark.parametrize("limit", ["100", "50"])
+def test_a_value_smbd_cannot_start_with_is_refused_though_testparm_takes_it(
+    fresh_smbd: SmbServer, ssh: Transport, limit: str
+) -> None:
+    """max open files of 100 or less: testparm passes, a reload keeps running, and the next
+    start panics (measured below with the same smbd), so the apply refuses it."""
+    server = fresh_smbd
+    original = server.config.read_bytes()
+    candidate = original.replace(b"[global]\n", f"[global]\n  max open files = {limit}\n".encode(), 1)
+    outcome = apply_config(ssh, _request(server, candidate))
+    assert outcome.status == REFUSED, outcome.message
+    assert outcome.live == "old"
+    assert f"max open files = {limit}: smbd panics at start" in outcome.message
+    assert server.config.read_bytes() == original
+    assert _backups(server) == []
+    assert "bench" in server.list_shares()
+
+
+def test_smbd_starts_with_101_open_files_and_not_with_100(tmp_path: Path) -> None:
+    """The fact behind the refusal and lint's max-open-files-aborts, on this machine's smbd."""
+    from sambatune.conf.apply_effect import MIN_OPEN_FILES
+
+    def config(server: SmbServer, limit: int) -> str:
+        server.port = free_port()
+        line = f"[global]\n  max open files = {limit}\n"
+        return server.default_config().replace("[global]\n", line, 1)
+
+    running = SmbServer(tmp_path, "smbd-101")
+    running.start(config(running, MIN_OPEN_FILES + 1))
+    try:
+        assert running.list_shares()
+    finally:
+        running.stop()
+    aborting = SmbServer(tmp_path, "smbd-100")
+    aborting.config.write_text(config(aborting, MIN_OPEN_FILES))
+    argv = [SMBD, "--foreground", "--no-process-group", "--debug-stdout", "-s", str(aborting.config)]
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    finally:
+        aborting.stop()
+    assert result.returncode != 0
+    assert "file_init_global" in result.stdout + result.stderr

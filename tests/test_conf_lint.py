@@ -206,6 +206,20 @@ def test_smb2_sizes_below_the_default_only_slow_transfers() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "aborts"),
+    [("100", True), ("50", True), ("0x10", True), ("-1", True), ("101", False), ("16424", False)],
+)
+def test_max_open_files_of_100_or_less_is_an_error(value: str, aborts: bool) -> None:
+    """smbd asserts room for more than 100 open files at start (files.c file_init_global;
+    tests/test_apply_effect.py starts this machine's smbd with 100 and 101)."""
+    linted = findings(f"[global]\n  max open files = {value}\n")
+    found = [f for f in linted if f.code == "max-open-files-aborts"]
+    assert [(f.line, f.severity) for f in found] == ([(2, "error")] if aborts else [])
+    if aborts:
+        assert f"max open files = {value}: smbd stops at start" in found[0].message
+
+
+@pytest.mark.parametrize(
     ("lines", "reported"),
     [
         ("server signing = mandatory\n", True),

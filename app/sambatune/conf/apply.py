@@ -31,6 +31,7 @@ from sambatune.conf.apply_effect import (
     intended_sets,
     kept_shares,
     missing_includes,
+    start_blockers,
     unshown_changes,
     vanishing_shares,
 )
@@ -633,6 +634,17 @@ class ApplyRun:
     def _prove_effect(self, new_dump: str) -> ApplyOutcome | None:
         """Refuse a candidate whose change would not take effect, or that loses a share."""
         request, t = self.request, self.transport
+        blockers = start_blockers(new_dump)
+        if blockers:
+            self._event(ApplyStep.TESTPARM, FAILED, "smbd could not start with it", "\n".join(blockers))
+            self._cleanup_candidate()
+            return self._outcome(
+                REFUSED,
+                LiveState.OLD,
+                "smbd could not start again with the new version, so it was not installed: "
+                + "; ".join(blockers)
+                + ".",
+            )
         intended = intended_sets(request.original, request.candidate, request.path)
         unshown = unshown_changes(t, self.candidate_path, intended, sudo=request.sudo)
         if unshown:

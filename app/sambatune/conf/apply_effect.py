@@ -8,6 +8,9 @@ checks close that gap, both on the server, before anything changes:
   reads for that section from the candidate, its includes resolved where the server
   resolves them. A line that lands inside an included share, or that a later line or
   include overrides, fails here;
+- **smbd can start again**: a value testparm accepts that makes smbd abort at its next
+  start (``max open files`` of 100 or less) is refused, since a reload would hide it
+  until the next reboot;
 - **no share vanishes unasked**: every share smbd lists now must be one the candidate
   defines, unless the change itself removed it (testparm of the live file has it, the
   candidate's does not). A share served from an include that has since gone missing
@@ -25,6 +28,7 @@ from sambatune.conf.effective import effective_view
 from sambatune.conf.normalize import NOT_SHOWN_BY_TESTPARM, list_uses_edits, testparm_form
 from sambatune.conf.syntax import collapse_blanks, name_key, section_key
 from sambatune.conf.testparm_output import dump_by_section
+from sambatune.conf.values import parse_integer
 from sambatune.remote.transport import Transport
 
 #: Between testparm's answers for one setting and the next.
@@ -109,6 +113,24 @@ def unshown_changes(
             reads = f"reads {shown!r}" if shown else "does not read it there"
             failures.append(f"{item.describe()}: testparm {reads}")
     return failures
+
+
+#: smbd's file_init_global() asserts room for more than this many open files.
+MIN_OPEN_FILES = 100
+
+
+def start_blockers(new_dump: str) -> list[str]:
+    """Values in testparm's reading of the candidate that smbd cannot start with, as sentences.
+
+    A reload keeps the running smbd's open-file limit (it is set once, at start), so the
+    file would only fail at the next restart or reboot, far from the change that caused it."""
+    written = dump_by_section(new_dump).get("global", {}).get("max open files")
+    if written is None or parse_integer(written) > MIN_OPEN_FILES:
+        return []
+    return [
+        f"max open files = {written}: smbd panics at start below {MIN_OPEN_FILES + 1} "
+        "(testparm accepts it, and a reload would hide it until the next restart)"
+    ]
 
 
 def removed_by_change(old_dump: str, new_dump: str) -> set[str]:
