@@ -1085,7 +1085,7 @@ CASES = [
             )
         ),
         "suggestion",
-        (G, "server smb3 encryption algorithms", "set", "AES-128-GCM, AES-256-GCM, AES-256-CCM"),
+        (G, "server smb3 encryption algorithms", "set", "AES-256-GCM, AES-256-CCM, AES-128-GCM"),
     ),
     Case(
         "encryption-gcm-not-first",
