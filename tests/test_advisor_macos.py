@@ -184,3 +184,30 @@ def test_vfs_objects_is_split_as_samba_splits_it() -> None:
             photos={"path": "/srv/photos", "vfs objects": "catia, fruit, streams_xattr"},
         ),
     )
+
+
+@pytest.mark.testbed  # runs Samba's own testparm
+def test_a_share_above_a_late_global_gets_fruit_in_its_own_section(tmp_path: Path) -> None:
+    """[early] is defined above [global], so it never sees [global]'s fruit (testparm shows
+    its vfs objects empty). Proposing [global]'s line again would change nothing."""
+    from sambatune.advisor.gather import explicit_from_file
+    from sambatune.conf.testparm_output import dump_by_section
+    from sambatune.remote.local import LocalTransport
+    from sambatune.remote.samba_ops import run_testparm
+
+    path = tmp_path / "smb.conf"
+    path.write_text(
+        f"[early]\n\tpath = {tmp_path}\n[global]\n\tvfs objects = {FRUIT}\n[late]\n\tpath = {tmp_path}\n"
+    )
+
+    def advise() -> list[Finding]:
+        local = LocalTransport()
+        explicit = explicit_from_file(local, str(path))
+        effective = dump_by_section(run_testparm(local, str(path), verbose=True).dump)
+        return run("macos-fruit-not-on-every-share", explicit=explicit, effective=effective)
+
+    [finding] = advise()
+    assert edits(finding.change) == [("early", "vfs objects", FRUIT)]
+    assert finding.subject == "early"
+    path.write_bytes(apply_change(path.read_bytes(), finding.change, str(path)))
+    assert advise() == []

@@ -101,6 +101,15 @@ class ConfigView:
         """The value the file sets in this very section (no inheritance)."""
         return self.explicit.get(canonical_section(section), {}).get(name)
 
+    def own_value(self, section: str, name: str) -> str | None:
+        """The value this section has apart from [global]'s: set in it, or shown for it by
+        testparm (a share defined above a late [global] keeps the defaults of its time)."""
+        section = canonical_section(section)
+        for source in (self.explicit, self.effective):
+            if name in source.get(section, {}):
+                return source[section][name]
+        return None
+
     def value(self, section: str, name: str) -> str | None:
         """What is in effect for ``name`` in ``section``: its own setting, else [global]'s."""
         section = canonical_section(section)
@@ -127,6 +136,8 @@ class ConfigView:
         section = canonical_section(section)
         if name in self.explicit.get(section, {}):
             return section
+        if section != GLOBAL and name in self.effective.get(section, {}):
+            return None  # a value of its own no line sets: above a late [global], say
         if name in self.explicit.get(GLOBAL, {}):
             return GLOBAL
         return None

@@ -127,9 +127,10 @@ def fruit_not_on_every_share(inputs: AdvisorInput) -> Iterator[Finding]:
     lacking = [s for s in _shares(inputs) if not uses_fruit(inputs, s)]
     if not lacking:
         return
-    # A share that sets no vfs objects of its own takes [global]'s: one [global] edit
-    # covers all of those; a share with its own line needs its own edit.
-    inheriting = [s for s in lacking if inputs.config.explicit_value(s, "vfs objects") is None]
+    # A share with no vfs objects of its own takes [global]'s: one [global] edit covers
+    # all of those. A share with its own line needs its own edit, and so does one defined
+    # above a late [global]: it kept the default of its time (testparm shows it empty).
+    inheriting = [s for s in lacking if inputs.config.own_value(s, "vfs objects") is None]
     edits = [_vfs_change(inputs, GLOBAL)] if inheriting else []
     edits += [_vfs_change(inputs, s) for s in lacking if s not in inheriting]
     evidence = [
