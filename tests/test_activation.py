@@ -428,7 +428,7 @@ NOT_IN_THIS_SAMBA = frozenset({"server smb transports"})
 
 
 def test_server_smb_transports_cannot_be_proven_on_this_samba() -> None:
-    """Samba 4.22 brought "server smb transports"; this bed's smbd does not know it, so its
+    """Samba 4.23 brought "server smb transports"; this bed's smbd does not know it, so its
     RESTART class rests on Samba's source, not on a run. Once the bed's Samba has it, this
     fails: then prove it above and move it to activation.TESTED."""
     known = subprocess.run(

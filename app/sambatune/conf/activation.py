@@ -40,7 +40,7 @@ RESTART_PARAMETERS: dict[str, str] = {
     "bind interfaces only": _LISTENING,
     # With "bind interfaces only" the interface list decides the addresses listened on.
     "interfaces": _LISTENING,
-    "server smb transports": _LISTENING,  # Samba 4.22 and later
+    "server smb transports": _LISTENING,  # Samba 4.23 and later (WHATSNEW 4.23.0)
 }
 
 NEW_CONNECTION_PARAMETERS: dict[str, str] = {
