@@ -215,6 +215,9 @@ def test_the_books_office_example() -> None:
     assert demand == pytest.approx(27_600)
     estimate = clients_supported(1_000_000, demand, headroom=0.0)
     assert estimate.clients == 36
+    # The per-client figure reads as what it is, not "0.0 MB/s".
+    assert "27.6 kB/s" in estimate.assumption and "= 36 clients" in estimate.assumption
+    assert clients_supported(960_000, demand, headroom=0.0).clients == 34
 
 
 def test_the_books_reverse_estimate_from_an_existing_server() -> None:

@@ -21,7 +21,8 @@ def format_bytes(value: float | None, precision: int = 1) -> str:
 
 
 def format_rate(bytes_per_second: float | None) -> str:
-    """Throughput as MB/s (decimal, as benchmarks and link speeds are quoted)."""
+    """Throughput in decimal units (as benchmarks and link speeds are quoted): MB/s, GB/s
+    from 1 GB/s, kB/s below 1 MB/s."""
     if bytes_per_second is None:
         return "?"
     value = bytes_per_second / 1e6
@@ -29,6 +30,12 @@ def format_rate(bytes_per_second: float | None) -> str:
         return f"{value / 1000:.2f} GB/s"
     if value >= 100:
         return f"{value:.0f} MB/s"
+    if 0 < abs(bytes_per_second) < 1e3:
+        return f"{bytes_per_second:.0f} B/s"
+    if 0 < abs(value) < 1:
+        # What one client of an office asks for: 27.6 kB/s, not "0.0 MB/s".
+        kilo = bytes_per_second / 1e3
+        return f"{kilo:.0f} kB/s" if abs(kilo) >= 100 else f"{kilo:.1f} kB/s"
     return f"{value:.1f} MB/s"
 
 

@@ -430,8 +430,9 @@ def clients_supported(
 ) -> ClientsEstimate:
     """How many clients a server can serve when each moves ``per_client_bytes_per_s`` on average.
 
-    The book's example: a server that can deliver 960 KB/s, office clients doing
-    2.3 transfers/s of 12 KB each, gives 36 clients (with no headroom).
+    The book's example: office clients doing 2.3 transfers/s of 12 KB each ask for
+    27.6 KB/s, so a server that delivers 1 MB/s carries 36 of them (with no headroom;
+    the book's 36 x 2.3 x 12 KB is 994 KB/s, which it rounds to 1 MB/s).
     """
     ceiling = _required_rate(ceiling_bytes_per_s, "server's throughput ceiling")
     demand = _required_rate(per_client_bytes_per_s, "throughput each client needs")
