@@ -168,6 +168,16 @@ def test_vista_has_no_large_mtu_and_seven_gets_it_explicitly() -> None:
     item = by_id(build_plan(seven, measured()), "lanman-disablelargemtu")
     assert item.action == "set" and item.recommended == RegValue.dword(0)
 
+    # Planned for a Windows 7 machine elsewhere: Windows 8's default is not its status.
+    def offline_plan(profile: str) -> PlannedChange:
+        return by_id(build_plan(ProfileSystem(forced_profile(profile)), measured()), "lanman-disablelargemtu")
+
+    offline = offline_plan("windows-7")
+    assert offline.action == "set" and offline.recommended == RegValue.dword(0)
+    assert "Windows 8" not in offline.reason.split(";")[0] and "Not read here" in offline.reason
+    eight = offline_plan("windows-8")
+    assert eight.action == "keep" and "On from Windows 8" in eight.reason
+
 
 def test_netsh_output_parsers() -> None:
     text = (

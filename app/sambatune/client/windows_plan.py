@@ -841,7 +841,9 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
                 ),
             )
         )
-    elif _dword(current) == 1 or (current.state == "absent" and not win8):
+    elif _dword(current) == 1 or (current.state in ("absent", "unknown") and not win8):
+        # Before Windows 8 nothing read states the default, so 7 gets it written down;
+        # Windows 8's "absent means on" is never shown for it.
         items.append(
             ctx.item(
                 "lanman-disablelargemtu",
@@ -852,7 +854,8 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
                 (
                     "DisableLargeMtu = 1 limits every SMB request to 64 KB. "
                     if _dword(current) == 1
-                    else "Absent; the default before Windows 8 is not stated in the sources read, "
+                    else ("Absent" if current.state == "absent" else "Not read here")
+                    + "; the default before Windows 8 is not stated in the sources read, "
                     "so the plan makes it explicit. "
                 )
                 + "0 allows up to 1 MB per request (SMB 2.1 and later), which Microsoft advises for "
@@ -868,7 +871,7 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
                 current,
                 "keep",
                 None,
-                "Large MTU is on (absent means 0 from Windows 8 on)."
+                ("Large MTU is on (absent means 0 from Windows 8 on)." if win8 else "Large MTU is on.")
                 if current.state != "unknown"
                 else "On from Windows 8 unless someone turned it off; the current value "
                 "could not be read here.",
