@@ -28,6 +28,8 @@ class FakeMac:
     sysctls: dict[str, str] = field(
         default_factory=lambda: {
             "net.inet.tcp.win_scale_factor": "3",
+            "net.inet.tcp.sendspace": "131072",
+            "net.inet.tcp.recvspace": "131072",
             "net.inet.tcp.autorcvbufmax": "4194304",
             "net.inet.tcp.autosndbufmax": "4194304",
             "net.inet.tcp.doautorcvbuf": "1",
@@ -80,6 +82,9 @@ def test_macos_plan_apply_and_restore(tmp_path: Path) -> None:
     # window scale from autorcvbufmax, so win_scale_factor is reported, never planned.
     assert "macos-win-scale-factor" not in by_id
     assert any("win_scale_factor (here 3)" in note for note in plan.notes)
+    # Nor are the starting buffers old guides raise: auto-tuning grows SMB's past them.
+    assert any("(here sendspace 131,072, recvspace 131,072 bytes)" in note for note in plan.notes)
+    assert not any("space" in c.catalog_id for c in plan.changes)
     assert by_id["macos-autorcvbufmax"].recommended == "12500000"
     assert by_id["macos-maxsockbuf"].recommended == "12500000"
     order = [c.catalog_id for c in plan.actionable()]
@@ -95,7 +100,7 @@ def test_macos_plan_apply_and_restore(tmp_path: Path) -> None:
     script = (Path(result.backup_folder or "") / "restore.sh").read_text()
     assert "networksetup -setMTU en0 1500" in script
     assert "sysctl -w net.inet.tcp.autorcvbufmax=4194304" in script
-    assert "win_scale_factor" not in script
+    assert "win_scale_factor" not in script and "sendspace" not in script
 
     assert restore_backup(system, result.backup_id or "", store=store).ok
     assert mac.sysctls == original and mac.mtu == 1500

@@ -413,6 +413,24 @@ def plan_macos(ctx: PlanContext) -> list[PlannedChange]:
         + " is only the smallest factor it starts from, so SambaTune does not set it."
     )
 
+    # Old guides raise sendspace/recvspace. They are only the buffers a socket starts
+    # with: auto-tuning grows an SMB connection's beyond them, and macOS's SMB client
+    # stopped fixing its socket buffers so that it could (apple-oss-distributions/smb,
+    # kernel/netsmb/smb_trantcp.c, "disables the TCP auto windows scaling").
+    start = [
+        f"{name.rsplit('.', 1)[1]} {value:,}"
+        for name in ("net.inet.tcp.sendspace", "net.inet.tcp.recvspace")
+        if (value := _int(ctx.read(SysctlRef(name)))) is not None
+    ]
+    ctx.notes.append(
+        "Send and receive space: net.inet.tcp.sendspace and recvspace"
+        + (f" (here {', '.join(start)} bytes)" if start else "")
+        + " only size a new socket's buffers. Auto-tuning grows an SMB connection's buffers "
+        "from there up to the ceilings above, since macOS's SMB client leaves its buffer "
+        "sizes to auto-tuning. Raising them, as old guides advise, gives every socket on the "
+        "Mac more memory and moves no ceiling, so SambaTune does not set them."
+    )
+
     nic = ctx.interface
     if nic is not None and ctx.mtu.target is not None:
         mtu_ref = InterfaceMtuRef(nic.name)
