@@ -6,6 +6,7 @@ testparm with the corpus comparison (tests/test_conf_corpus.py).
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,12 @@ def test_what_testparm_refuses_is_a_lint_error(name: str, tmp_path: Path) -> Non
     errors = [f for f in lint(document, installed_catalog()) if f.severity == "error"]
     assert [f.code for f in errors] == [code], errors
     assert not disagreements(path), disagreements(path)
+    if code.startswith("testparm-"):  # loaded, printed, and then exit 1: say just that
+        from sambatune.conf.testparm_checks import ENDS_WITH_ERROR
+
+        printed = subprocess.run(["testparm", "-s", str(path)], capture_output=True, text=True)
+        assert printed.returncode == 1 and "[global]" in printed.stdout
+        assert errors[0].message.endswith(ENDS_WITH_ERROR)
 
 
 @pytest.mark.testbed  # runs Samba's own programs

@@ -1,11 +1,12 @@
-"""The checks testparm makes after Samba loaded the file, which make it refuse the file.
+"""The checks testparm makes after Samba loaded the file, which make it end with an error.
 
-smbd itself starts with such a file, but testparm exits with an error, and SambaTune
-never applies what testparm refuses: so lint reports each as an error at the line it
-is about. The checks follow ``do_global_parameter_checks`` and ``do_idmap_check`` in
-source3/utils/testparm.c (Samba 4.x). Left out: the ones that look at the server's
-disks (the state and cache directories exist, the passwd program can be run), which
-a file read on another computer cannot answer.
+smbd itself starts with such a file, and testparm still prints it, but testparm exits
+with status 1, and SambaTune never applies a file testparm ends with an error for: so
+lint reports each as an error at the line it is about. The checks follow
+``do_global_parameter_checks`` and ``do_idmap_check`` in source3/utils/testparm.c
+(Samba 4.x). Left out: the ones that look at the server's disks (the state and cache
+directories exist, the passwd program can be run), which a file read on another
+computer cannot answer.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ class TestparmCheck(NamedTuple):
     code: str
     message: str
 
+
+#: testparm does not refuse to load such a file: it prints it, then exits with status 1.
+ENDS_WITH_ERROR = (
+    "; testparm prints the file but ends with an error (exit 1), so SambaTune will not apply it."
+)
 
 # The default idmap backends testparm allows on a domain member (testparm.c).
 _DEFAULT_BACKENDS = ("tdb", "tdb2", "ldap", "autorid", "hash")
@@ -91,18 +97,19 @@ class _Reader:
 
 
 def testparm_checks(view: EffectiveConfig) -> list[TestparmCheck]:
-    """What testparm would refuse this configuration for (empty: nothing)."""
+    """What testparm would end with an error for (empty: nothing)."""
     read = _Reader(view)
     found: list[TestparmCheck] = []
 
     def refuse(code: str, message: str, *names: str) -> None:
-        found.append(TestparmCheck(read.origin(*names), names[0] if names else None, code, message))
+        origin = read.origin(*names)
+        found.append(TestparmCheck(origin, names[0] if names else None, code, message + ENDS_WITH_ERROR))
 
     security = read.security()
     if security in ("domain", "ads") and not read.flag("encrypt passwords"):
         refuse(
             "testparm-encrypt-passwords",
-            f"security = {security} needs 'encrypt passwords = yes'; testparm refuses the file.",
+            f"security = {security} needs 'encrypt passwords = yes'",
             "encrypt passwords",
             "security",
         )
@@ -110,21 +117,20 @@ def testparm_checks(view: EffectiveConfig) -> list[TestparmCheck]:
         if not read.value("workgroup"):
             refuse(
                 "testparm-ads-workgroup",
-                "security = ADS needs a workgroup; testparm refuses the file.",
+                "security = ADS needs a workgroup",
                 "security",
             )
         if not read.value("realm"):
             refuse(
                 "testparm-ads-realm",
-                "security = ADS needs 'realm' (the AD domain's DNS name); testparm refuses the file.",
+                "security = ADS needs 'realm' (the AD domain's DNS name)",
                 "security",
                 "server role",
             )
     if read.flag("wins support") and read.value("wins server").strip():
         refuse(
             "testparm-wins",
-            "'wins support = yes' and 'wins server' cannot both be "
-            "set (nmbd stops); testparm refuses the file.",
+            "'wins support = yes' and 'wins server' cannot both be set (nmbd stops)",
             "wins server",
             "wins support",
         )
@@ -133,27 +139,25 @@ def testparm_checks(view: EffectiveConfig) -> list[TestparmCheck]:
         if not program:
             refuse(
                 "testparm-passwd-program",
-                "'unix password sync' is on but no 'passwd program' is set; testparm refuses the file.",
+                "'unix password sync' is on but no 'passwd program' is set",
                 "unix password sync",
             )
         elif "%u" not in program:
             refuse(
                 "testparm-passwd-program-user",
-                f"'passwd program' ({program}) needs %u for the user name; testparm refuses the file.",
+                f"'passwd program' ({program}) needs %u for the user name",
                 "passwd program",
             )
         if read.flag("encrypt passwords") and "%o" in read.value("passwd chat"):
             refuse(
                 "testparm-passwd-chat",
-                "'passwd chat' uses %o, the old password in "
-                "plain text, which encrypted passwords never give; testparm refuses "
-                "the file.",
+                "'passwd chat' uses %o, the old password in plain text, which encrypted passwords never give",
                 "passwd chat",
             )
     if len(read.value("winbind separator")) != 1:
         refuse(
             "testparm-winbind-separator",
-            "'winbind separator' must be a single character; testparm refuses the file.",
+            "'winbind separator' must be a single character",
             "winbind separator",
         )
     if read.role() != "standalone":
@@ -178,8 +182,7 @@ def _idmap_checks(read: _Reader) -> list[TestparmCheck]:
                 "idmap config * : backend",
                 "testparm-idmap-default-backend",
                 f"'{default_backend[0]}' cannot be the default idmap "
-                "backend (idmap config * : backend); testparm refuses "
-                "the file.",
+                "backend (idmap config * : backend)" + ENDS_WITH_ERROR,
             )
         )
     domains: list[tuple[str, str, int, int, Origin]] = []
@@ -210,8 +213,7 @@ def _idmap_checks(read: _Reader) -> list[TestparmCheck]:
                     None,
                     "testparm-idmap-overlap",
                     f"The idmap range of {domain} ({backend}) overlaps "
-                    f"the range of {other} ({other_backend}): testparm "
-                    "refuses the file.",
+                    f"the range of {other} ({other_backend})" + ENDS_WITH_ERROR,
                 )
             )
             return found
