@@ -463,5 +463,7 @@ def test_the_xp_plan_says_what_smb1_costs() -> None:
     assert "server min protocol = NT1" in notes and "Samba 4.11" in notes
     assert "WannaCry" in notes and "EternalBlue" in notes and "1709" in notes
     assert "encryption" in notes and "signing" in notes
+    # NTLMv1 went off by default in Samba 4.5 (WHATSNEW 4.5.0); 4.7 only renamed the value.
+    assert "Samba 4.5 and later also refuse the older NTLM logon (NTLMv1)" in notes
     ten = build_plan(ProfileSystem(forced_profile("windows-10")), measured())
     assert not any("SMB1" in note for note in ten.notes)
