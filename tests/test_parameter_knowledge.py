@@ -604,6 +604,7 @@ def test_max_open_files_keeps_a_value_that_is_set(explanations: dict[str, Any], 
     entry = explanations["parameters"]["max open files"]
     assert "refuses values below" not in entry_text(entry)
     assert "used as written, even a low one" in entry["summary"]
+    assert "at 100 or less smbd panics at start" in entry["summary"]  # test_apply_effect.py
 
 
 def test_max_log_size_counts_kibibytes(explanations: dict[str, Any]) -> None:
