@@ -209,5 +209,6 @@ def test_a_share_above_a_late_global_gets_fruit_in_its_own_section(tmp_path: Pat
     [finding] = advise()
     assert edits(finding.change) == [("early", "vfs objects", FRUIT)]
     assert finding.subject == "early"
+    assert isinstance(finding.change, ConfigChange)
     path.write_bytes(apply_change(path.read_bytes(), finding.change, str(path)))
     assert advise() == []
