@@ -157,6 +157,10 @@ def disagreements(path: Path) -> list[str]:
                 problems.append(f"[{section_name}] {name}: not a parameter of this Samba")
                 continue
             else:
+                if name in printed and name not in values and section_name != "global":
+                    # A share prints what differs from what shares get by default now:
+                    # a value kept from above a late [global], derived, copied, forced.
+                    problems.append(f"[{section_name}] {name}: testparm prints {printed[name]!r}, ours not")
                 if name in values:
                     ours_value = values[name]
                 else:  # testparm prints it, the file does not set it: inherited or default

@@ -41,6 +41,7 @@ from typing import Literal, NamedTuple
 from sambatune.cancellation import CancelToken, checked
 from sambatune.conf.catalog import ParameterCatalog
 from sambatune.conf.document import PARAMETER, SECTION, Head, SmbConfDocument, paused_gc
+from sambatune.conf.include_shown import include_as_testparm_prints
 from sambatune.conf.normalize import list_uses_edits, stored_form, testparm_form
 from sambatune.conf.syntax import is_global_section, name_key, section_key
 from sambatune.conf.values import boolean_text, parse_boolean
@@ -118,9 +119,48 @@ class Setting(NamedTuple):
 
 # What the loader must do with a name beyond storing its value (bit flags; 0: nothing).
 _LIST, _INCLUDE, _COPY, _GLOBAL_ONLY, _INVERSE = 1, 2, 4, 8, 16
-_PARAMETRIC, _REMOVED, _UNKNOWN = 32, 64, 128
+_PARAMETRIC, _REMOVED, _UNKNOWN, _PRINTING = 32, 64, 128, 256
 _NOT_APPLIED = _PARAMETRIC | _REMOVED | _UNKNOWN
 _SPECIAL = {"include": _INCLUDE, "copy": _COPY}
+
+# The commands a share's own ``printing =`` line sets for it (init_printer_values in
+# lib/param/loadparm.c; what testparm 4.17 prints for each style). [global]'s line sets
+# none: shares that only inherit the style keep the defaults.
+_BSD = {
+    "lpq command": "lpq -P'%p'",
+    "lprm command": "lprm -P'%p' %j",
+    "print command": "lpr -r -P'%p' %s",
+}
+_LPRNG = _BSD | {
+    "queuepause command": "lpc stop '%p'",
+    "queueresume command": "lpc start '%p'",
+    "lppause command": "lpc hold '%p' %j",
+    "lpresume command": "lpc release '%p' %j",
+}
+_CUPS = dict.fromkeys(_LPRNG, "") | {"lpq command": "%p"}
+_SYSV = {
+    "lpq command": "lpstat -o%p",
+    "lprm command": "cancel %p-%j",
+    "print command": "lp -c -d%p %s; rm %s",
+    "queuepause command": "disable %p",
+    "queueresume command": "enable %p",
+    "lppause command": "lp -i %p-%j -H hold",
+    "lpresume command": "lp -i %p-%j -H resume",
+}
+_QNX = {"lpq command": "lpq -P%p", "lprm command": "lprm -P%p %j", "print command": "lp -r -P%p %s"}
+PRINT_COMMANDS: dict[str, dict[str, str]] = {
+    "bsd": _BSD,
+    "aix": _BSD,
+    "nt": _BSD,
+    "os2": _BSD,
+    "lprng": _LPRNG,
+    "plp": _LPRNG,
+    "cups": _CUPS,
+    "iprint": _CUPS,
+    "sysv": _SYSV,
+    "hpux": _SYSV,
+    "qnx": _QNX,
+}
 
 # Settings are made once per parameter line of a file; tuple.__new__ skips the
 # generated keyword-handling constructor, which halves the cost on large files.
@@ -211,6 +251,7 @@ class Section:
 
     __slots__ = (
         "copied",
+        "derived",
         "forced",
         "headers",
         "inherited",
@@ -239,6 +280,9 @@ class Section:
         self.copied: dict[str, Setting | None] = {}
         #: Values Samba sets itself while loading; they win over the file's.
         self.forced: dict[str, Forced] = {}
+        #: (shares) Values a line of the share makes Samba set (its own printing style's
+        #: commands); they replaced what the share set above that line, a later line wins.
+        self.derived: dict[str, Forced] = {}
 
     def value(self, name: str) -> str | None:
         """What this section itself sets for ``name`` (a canonical name), or None."""
@@ -318,6 +362,9 @@ class EffectiveConfig:
         setting = section.settings.get(canonical) or section.parametric.get(canonical)
         if setting is not None:
             return Resolved(setting.value, "set", setting)
+        derived = section.derived.get(canonical)
+        if derived is not None:
+            return Resolved(derived.value, "samba", None)
         if not section.is_global:
             if canonical in section.copied:
                 copied = section.copied[canonical]
@@ -344,11 +391,22 @@ class EffectiveConfig:
         options (``x:y``) and names this Samba does not know keep their written text,
         as testparm does.
         """
-        reading = {}
+        reading: dict[str, dict[str, str]] = {}
+        netbios = self.resolve(GLOBAL, "netbios name")
+        separator = self.resolve(GLOBAL, "winbind separator").value or "\\"
         with paused_gc():
-            for section_name, values in self._values().items():
+            for section_name, values in self._values(kept=True).items():
                 shown = {}
                 for name, written in values.items():
+                    if name == "include":
+                        # The macros as testparm substitutes them; registry: not printed.
+                        own_name = netbios.value if netbios.source != "default" else None
+                        included = include_as_testparm_prints(written, own_name, separator)
+                        # A share's include is a share default too: equal to [global]'s,
+                        # testparm does not print it for the share.
+                        if included is not None and included != reading.get(GLOBAL, {}).get(name):
+                            shown[name] = included
+                        continue
                     # _values() already chose each value (set, copied or Samba's own).
                     parameter = None if ":" in name else self.catalog.parameters.get(name)
                     value = stored_form(parameter, written) if parameter is not None else None
@@ -356,7 +414,24 @@ class EffectiveConfig:
                 reading[section_name] = shown
         return reading
 
-    def _values(self) -> dict[str, dict[str, str]]:
+    def _kept(self, share: Section, own: dict[str, str]) -> dict[str, str]:
+        """Share-level values [global] set after ``share`` was defined, which it never saw:
+        it keeps the default (or earlier [global] value) of its time, and testparm prints
+        that for it, since it differs from what every later share gets."""
+        kept = {}
+        for name, setting in self.global_section.settings.items():
+            if name in own or name in share.derived or share.inherited.get(name) is setting:
+                continue
+            parameter = self.catalog.parameters.get(name)
+            if parameter is None or parameter.scope == "global":
+                continue
+            earlier = share.inherited.get(name)
+            value = earlier.value if earlier is not None else parameter.default
+            if value is not None and stored_form(parameter, value) != stored_form(parameter, setting.value):
+                kept[name] = value
+        return kept
+
+    def _values(self, *, kept: bool = False) -> dict[str, dict[str, str]]:
         values = {}
         for section in self.sections.values():
             own = {name: setting.value for name, setting in section.own_settings().items()}
@@ -364,8 +439,12 @@ class EffectiveConfig:
                 # include and copy act where they are written; a copy does not repeat them.
                 if copied is not None and name not in own and name not in _SPECIAL:
                     own[name] = copied.value
+            for name, derived in section.derived.items():
+                own.setdefault(name, derived.value)
             for name, forced in section.forced.items():
                 own[name] = forced.value
+            if kept and not section.is_global:
+                own.update(self._kept(section, own))
             values[section.name] = own
         return values
 
@@ -400,6 +479,8 @@ class _Walker:
         if lookup is not None:
             parameter = lookup.parameter
             flags = _SPECIAL.get(parameter.name, _LIST if parameter.type == "list" else 0)
+            if parameter.name == "printing":
+                flags |= _PRINTING
             if parameter.scope == "global":
                 flags |= _GLOBAL_ONLY
             if lookup.inverse:
@@ -511,6 +592,21 @@ class _Walker:
             self._copy(value, setting.origin)
         elif canonical in _IDMAP_PARAMETRIC and current.is_global:
             self._parametric(_IDMAP_PARAMETRIC[canonical], written, value, setting.origin)
+        elif flags & _PRINTING and not current.is_global:
+            self._printing_commands(current, value, setting.origin)
+
+    def _printing_commands(self, share: Section, style: str, origin: Origin) -> None:
+        """A share's own printing style sets its print commands at this line (handle_printing)."""
+        commands = PRINT_COMMANDS.get(name_key(style))
+        if commands is None:
+            return  # a value Samba ignores: nothing changes
+        reason = f"printing = {style}"
+        for name, value in commands.items():
+            earlier = share.settings.pop(name, None)
+            if earlier is not None:
+                share.overridden.append(earlier)  # Samba writes over it
+            share.copied.pop(name, None)  # and over what a copy = above brought
+            share.derived[name] = Forced(name, value, reason, origin)
 
     def _structure(self, row: Head, label: str, index: int) -> None:
         """A section header, or a line Samba ignores or refuses."""
@@ -719,6 +815,10 @@ class _Walker:
                 current.copied[name] = source.inherited.get(name)
         for name, setting in source.parametric.items():
             current.parametric[name] = setting
+        for name, derived in source.derived.items():
+            if name not in current.settings and name not in source.settings:
+                current.copied.pop(name, None)
+                current.derived[name] = derived
 
     def _include(self, path: str, origin: Origin) -> None:
         result = self.result
