@@ -23,6 +23,7 @@ from test_conf_oracle import installed_catalog
 
 LAYOUTS = Path(__file__).parent / "data" / "vendor_layouts"
 CORPUS = Path(__file__).parent / "data" / "smbconf_corpus"
+VENDORS = sorted(p.name for p in LAYOUTS.iterdir() if p.is_dir())
 
 
 def _unraid(tmp_path: Path, *, extra: bool = False) -> Path:
@@ -149,13 +150,14 @@ def _testparm(path: Path) -> dict[str, dict[str, str]]:
 def _layout(tmp_path: Path, name: str) -> Path:
     if name == "unraid":
         return _unraid(tmp_path)
-    main = tmp_path / "smb.conf"
-    shutil.copy(LAYOUTS / name / "smb.conf", main)
+    [source] = (LAYOUTS / name).glob("*.conf")  # smb.conf, FreeBSD's smb4.conf
+    main = tmp_path / source.name
+    shutil.copy(source, main)
     return main
 
 
 @pytest.mark.testbed
-@pytest.mark.parametrize("layout", ["unraid", "openmediavault", "debian"])
+@pytest.mark.parametrize("layout", VENDORS)
 def test_vendor_layouts_take_set_and_unset_where_testparm_reads_them(tmp_path: Path, layout: str) -> None:
     main = _layout(tmp_path, layout)
     catalog = installed_catalog()
@@ -165,18 +167,21 @@ def test_vendor_layouts_take_set_and_unset_where_testparm_reads_them(tmp_path: P
     placed_set(document, "global", "deadtime", "15", catalog, LocalIncludes())
     placed_set(document, "global", "max log size", "1234", catalog, LocalIncludes())
     placed_unset(document, "global", "use sendfile", catalog, LocalIncludes())
-    if layout != "unraid":  # Unraid's shares live in the included file: refused, below
+    own_share = layout != "unraid" and bool(shares)  # Unraid's live in the included file
+    if own_share:
         placed_set(document, shares[0], "comment", "placed by SambaTune", catalog, LocalIncludes())
     main.write_bytes(document.render())
     after = _testparm(main)
     assert after["global"]["deadtime"] == "15"
     assert after["global"]["max log size"] == "1234"
     assert "use sendfile" not in after["global"]
-    if layout != "unraid":
+    if own_share:
         assert after[shares[0]]["comment"] == "placed by SambaTune"
     # Nothing else moved: every share keeps its settings.
     for share in shares:
-        expected = {k: v for k, v in before[share].items() if k != "comment" or share != shares[0]}
+        expected = {
+            k: v for k, v in before[share].items() if k != "comment" or not own_share or share != shares[0]
+        }
         assert {k: v for k, v in after[share].items() if k in expected} == expected
     if layout == "unraid":
         with pytest.raises(EditRefused) as refused:
