@@ -162,3 +162,95 @@ def test_smbd_starts_with_101_open_files_and_not_with_100(tmp_path: Path) -> Non
         aborting.stop()
     assert result.returncode != 0
     assert "file_init_global" in result.stdout + result.stderr
+
+
+def test_a_removed_share_line_must_leave_the_share_with_global_s_value(
+    fresh_smbd: SmbServer, ssh: Transport
+) -> None:
+    """An included file of the share still sets what the edit removed: testparm on the
+    server reads the include, so the removal would change nothing and is refused."""
+    server = fresh_smbd
+    extra = server.root / "bench-extra.conf"
+    extra.write_text("\tread only = no\n")
+    original = server.config.read_bytes().replace(
+        b"  read only = no\n", f"  read only = no\n  include = {extra}\n".encode()
+    )
+    server.config.write_bytes(original)
+    server.smbclient("ls")  # a connection reloads the file; the share still works
+    candidate = original.replace(b"  read only = no\n", b"", 1)
+    outcome = apply_config(ssh, _request(server, candidate))
+    assert outcome.status == REFUSED, outcome.message
+    assert "[bench] read only removed: testparm reads 'No', not [global]'s 'Yes'" in outcome.message
+    assert server.config.read_bytes() == original and _backups(server) == []
+    # Without the include the removal takes effect, and is applied.
+    extra.write_text("")
+    assert apply_config(ssh, _request(server, candidate)).status == APPLIED
+
+
+def test_removals_are_intended_only_where_the_share_takes_global_s(tmp_path: Path) -> None:
+    from sambatune.conf.apply_effect import intended_sets
+
+    original = (
+        b"[early]\n\tread only = no\n[global]\n\tread only = no\n\tworkgroup = W\n"
+        b"[data]\n\tcomment = c\n[copy]\n\tcopy = data\n\tcomment = d\n"
+        b"[plain]\n\tcomment = p\n[gone]\n\tcomment = g\n"
+    )
+    candidate = (
+        b"[early]\n[global]\n\tread only = no\n[data]\n\tcomment = c\n[copy]\n\tcopy = data\n[plain]\n"
+    )
+    found = {(i.section, i.name, i.value) for i in intended_sets(original, candidate, str(tmp_path / "x"))}
+    # [plain] falls back to [global]'s comment. [early] sits above [global], [copy] now
+    # copies [data]'s, [gone] is gone, workgroup is global-only: none is checked this way.
+    assert found == {("plain", "comment", None)}
+
+
+# -- vendor layouts on a real smbd -----------------------------------------------------------------
+
+LAYOUTS = Path(__file__).parent / "data" / "vendor_layouts"
+VENDORS = sorted(p.name for p in LAYOUTS.iterdir() if p.is_dir())
+
+
+def _vendor_config(server: SmbServer, layout: str) -> bytes:
+    """The vendor's file as the smbd serves it here: its includes moved next to it, and a
+    last [global] block with this bed's port, directories and role. Those are global-only,
+    so the last word is theirs; every share keeps what the vendor gave it."""
+    folder = LAYOUTS / layout
+    for extra in folder.glob("*.conf"):
+        if extra.name not in ("smb.conf", "smb4.conf"):
+            (server.root / extra.name).write_bytes(extra.read_bytes())
+    [main] = [p for p in folder.glob("*.conf") if p.name in ("smb.conf", "smb4.conf")]
+    text = main.read_text()
+    for folder_name in ("/etc/samba/", "/boot/config/"):
+        text = text.replace(folder_name, f"{server.root}/")
+    bed = GLOBAL_TEMPLATE.format(port=server.port, dir=server.dir, interfaces="lo")
+    bed += "  security = user\n  hosts allow = 127.0.0.1\n  server smb encrypt = default\n"
+    return (text.rstrip("\n") + "\n\n" + bed).encode()
+
+
+@pytest.mark.parametrize("layout", VENDORS)
+def test_each_vendor_layout_takes_a_placed_change_on_a_real_smbd(
+    fresh_smbd: SmbServer, ssh: Transport, layout: str
+) -> None:
+    from sambatune.conf.document import SmbConfDocument
+    from sambatune.conf.includes import LocalIncludes
+    from sambatune.conf.placement import placed_set
+    from sambatune.conf.testparm_output import dump_by_section
+    from test_conf_oracle import installed_catalog
+
+    server = fresh_smbd
+    server.stop()
+    server.start(_vendor_config(server, layout).decode())
+    served = server.list_shares()
+    original = server.config.read_bytes()
+    document = SmbConfDocument(original, str(server.config))
+    placed_set(document, "global", "deadtime", "15", installed_catalog(), LocalIncludes())
+    outcome = apply_config(ssh, _request(server, document.render()))
+    assert outcome.status == APPLIED, outcome.message
+    reading = subprocess.run(
+        ["testparm", "-s", "--suppress-prompt", str(server.config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert dump_by_section(reading.stdout)["global"]["deadtime"] == "15"
+    assert server.list_shares() == served

@@ -31,6 +31,7 @@ from sambatune.conf.apply_effect import (
     intended_sets,
     kept_shares,
     missing_includes,
+    not_from_elsewhere,
     start_blockers,
     unshown_changes,
     vanishing_shares,
@@ -667,6 +668,8 @@ class ApplyRun:
         in_use = shares_in_use(t, self.served_path, sudo=request.sudo, cancel=self.cancel)
         served = list(dict.fromkeys([*listed, *in_use]))
         vanishing = vanishing_shares(served, self.old_dump, new_dump)
+        if vanishing:  # a user's home or user share is served without a section of its own
+            vanishing = not_from_elsewhere(t, vanishing, new_dump, sudo=request.sudo)
         # After the reload, the listing must still show these (shares in use may be hidden).
         self.still_served = kept_shares(listed, new_dump)
         if not vanishing:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from sambatune.conf.catalog import Parameter, ParameterCatalog, load_bundled
 from sambatune.conf.document import PARAMETER, SmbConfDocument
-from sambatune.conf.effective import effective_view
+from sambatune.conf.effective import GLOBAL, EffectiveConfig, effective_view
 from sambatune.conf.normalize import NOT_SHOWN_BY_TESTPARM, list_uses_edits, testparm_form
 from sambatune.conf.syntax import collapse_blanks, name_key, section_key
 from sambatune.conf.testparm_output import dump_by_section
@@ -46,16 +46,17 @@ MAX_ASKED = 40
 class Intended(NamedTuple):
     section: str
     name: str  # canonical where the catalog knows it
-    value: str  # as written
+    value: str | None  # as written; None: the line went, the share now takes [global]'s
     parameter: Parameter | None
 
     def describe(self) -> str:
+        if self.value is None:
+            return f"[{self.section}] {self.name} removed"
         return f"[{self.section}] {self.name} = {self.value}"
 
 
-def _own(document: SmbConfDocument, catalog: ParameterCatalog) -> dict[tuple[str, str], tuple[str, str]]:
+def _own(view: EffectiveConfig) -> dict[tuple[str, str], tuple[str, str]]:
     """{(section key, canonical name): (section name, value)} the file sets itself."""
-    view = effective_view(document, catalog)
     own = {}
     for section in view.sections.values():
         for name, setting in section.settings.items():
@@ -65,13 +66,27 @@ def _own(document: SmbConfDocument, catalog: ParameterCatalog) -> dict[tuple[str
     return own
 
 
+def _takes_global(view: EffectiveConfig, section_key: str, name: str, parameter: Parameter | None) -> bool:
+    """After the removal, does this share get [global]'s value for ``name``? Not when it
+    is gone, copies another share, is defined above a late [global], or Samba sets it."""
+    share = view.sections.get(section_key)
+    if share is None or share.is_global or parameter is None or parameter.scope == "global":
+        return False
+    resolved = view.resolve(share.name, name)
+    if resolved.source == "global":
+        return True
+    return resolved.source == "default" and name not in view.global_section.settings
+
+
 def intended_sets(
     original: bytes, candidate: bytes, path: str, catalog: ParameterCatalog | None = None
 ) -> list[Intended]:
-    """The settings the candidate makes that the original did not (new or changed values)."""
+    """The settings the candidate makes that the original did not (new or changed values),
+    then the share settings it removes where the share should now take [global]'s."""
     catalog = catalog or load_bundled()
-    before = _own(SmbConfDocument(original, path), catalog)
-    after = _own(SmbConfDocument(candidate, path), catalog)
+    after_view = effective_view(SmbConfDocument(candidate, path), catalog)
+    before = _own(effective_view(SmbConfDocument(original, path), catalog))
+    after = _own(after_view)
     intended = []
     for key, (section, value) in after.items():
         if before.get(key, (None, None))[1] == value:
@@ -82,13 +97,18 @@ def intended_sets(
         if parameter is not None and parameter.type == "list" and list_uses_edits(value):
             continue  # "+item" edits the value before it: no one value to expect
         intended.append(Intended(section, key[1], value, parameter))
+    for key, (section, _) in before.items():
+        parameter = catalog.parameters.get(key[1])
+        if key not in after and _takes_global(after_view, key[0], key[1], parameter):
+            intended.append(Intended(section, key[1], None, parameter))
     return intended
 
 
 def _expected(intended: Intended) -> str | None:
+    value = intended.value or ""
     if intended.parameter is None:
-        return collapse_blanks(intended.value.strip())
-    return testparm_form(intended.parameter, intended.value)
+        return collapse_blanks(value.strip())
+    return testparm_form(intended.parameter, value)
 
 
 def unshown_changes(
@@ -101,14 +121,25 @@ def unshown_changes(
     argv = ["sh", "-c", _ASK_EACH, "ask", candidate_path]
     for item in asked:
         argv += [item.section, item.name]
+    removed = [item for item in asked if item.value is None]
+    for item in removed:  # what the share should now get
+        argv += [GLOBAL, item.name]
     result = transport.run(argv, sudo=sudo, timeout=120)
-    answers = [part.strip("\n") for part in result.text.split(_SEPARATOR)]
+    answers = [part.strip() for part in result.text.split(_SEPARATOR)]
+    answers += [""] * (len(asked) + len(removed) - len(answers))
+    asked_global = answers[len(asked) : len(asked) + len(removed)]
+    global_answers = dict(zip((item.name for item in removed), asked_global, strict=True))
     failures = []
     for index, item in enumerate(asked):
+        shown = answers[index]
+        if item.value is None:
+            expected: str | None = global_answers[item.name]
+            if shown != expected:
+                failures.append(f"{item.describe()}: testparm reads {shown!r}, not [global]'s {expected!r}")
+            continue
         expected = _expected(item)
         if expected is None:
             continue  # a value Samba refuses: testparm already said so
-        shown = answers[index].strip() if index < len(answers) else ""
         if shown != expected:
             reads = f"reads {shown!r}" if shown else "does not read it there"
             failures.append(f"{item.describe()}: testparm {reads}")
@@ -145,6 +176,42 @@ def vanishing_shares(served: list[str], old_dump: str, new_dump: str) -> list[st
     return [
         share for share in served if section_key(share) not in defined and section_key(share) not in removed
     ]
+
+
+#: Prints each name that is neither a home service nor a user share. $1: "homes" when
+#: the configuration has [homes] (smbd then serves a user's home under the user's name);
+#: $2: the usershare folder, empty when user shares are off.
+_NOT_FROM_ELSEWHERE = (
+    "homes=$1; usershares=$2; shift 2; for name; do "
+    '[ -n "$homes" ] && getent passwd "$name" >/dev/null 2>&1 && continue; '
+    'lower=$(printf "%s" "$name" | tr "[:upper:]" "[:lower:]"); '
+    '[ -n "$usershares" ] && [ -f "$usershares/$lower" ] && continue; '
+    'printf "%s\\n" "$name"; done'
+)
+
+
+def not_from_elsewhere(
+    transport: Transport, shares: list[str], new_dump: str, *, sudo: bool = False
+) -> list[str]:
+    """The shares among ``shares`` that no file defines and that are not a user's home
+    (``[homes]`` serves it under the user's name) or a user share (``net usershare``)
+    either: those are the ones the file lost. One round trip."""
+    if not shares:
+        return []
+    sections = dump_by_section(new_dump)
+    homes = "homes" if "homes" in sections else ""
+    shown = sections.get(GLOBAL, {})
+    try:
+        allowed = int(shown.get("usershare max shares", "0"))
+    except ValueError:
+        allowed = 0
+    folder = shown.get("usershare path", "/var/lib/samba/usershares") if allowed > 0 else ""
+    argv = ["sh", "-c", _NOT_FROM_ELSEWHERE, "shares", homes, folder, *shares]
+    result = transport.run(argv, sudo=sudo, timeout=60)
+    if not result.ok:
+        return shares  # cannot tell: each still counts as lost
+    left = set(result.text.splitlines())
+    return [share for share in shares if share in left]
 
 
 def kept_shares(served: list[str], new_dump: str) -> list[str]:
