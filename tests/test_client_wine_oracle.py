@@ -30,9 +30,10 @@ TCPIP = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Paramet
 def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     prefix = tmp_path_factory.mktemp("wineprefix")
     env = {**os.environ, "WINEPREFIX": str(prefix), "WINEDEBUG": "-all", "DISPLAY": ""}
-    subprocess.run(
-        ["wine", "reg", "query", "HKLM\\SOFTWARE"], env=env, capture_output=True, timeout=300, check=False
-    )  # creates the prefix
+    # Create the prefix and wait until wineboot has written its registry: an import made
+    # while it still runs can be overwritten when it saves (one run in four failed so).
+    subprocess.run(["wineboot", "--init"], env=env, capture_output=True, timeout=300, check=False)
+    subprocess.run(["wineserver", "--wait"], env=env, capture_output=True, timeout=300, check=False)
     yield env
     subprocess.run(["wineserver", "-k"], env=env, capture_output=True, timeout=60, check=False)
 
