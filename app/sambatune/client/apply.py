@@ -333,9 +333,16 @@ def _execute(
 
     yield Progress(0.05, "reading the current values")
     fresh: list[Observed] = []
-    for write in writes:
+    unreadable = [""] * len(writes)
+    for index, write in enumerate(writes):
         observed = system.read(write.ref)
-        if not observed.known:
+        if not observed.known and write.from_plan:
+            # Nothing to put back: this one is left alone, the rest of the plan goes on.
+            unreadable[index] = (
+                f"Not changed: its current value cannot be read here ({observed.detail or 'no answer'}), "
+                "so it could not be put back."
+            )
+        elif not observed.known:
             raise InvalidInput(
                 f"The current value of {write.ref.label()} cannot be read, so it could not be "
                 "put back; nothing was changed.",
@@ -350,7 +357,7 @@ def _execute(
             )
         fresh.append(observed)
 
-    left = _settle_minimums(writes, fresh)
+    left = _settle_minimums(writes, fresh, unreadable)
     steps = [
         StepResult(w.id, w.ref.label(), [], before, w.target, "left-as-is", message=why)
         if why
@@ -491,8 +498,9 @@ def _still_planned(ref: SettingRef) -> bool:
     return entry is None or entry.planned
 
 
-def _settle_minimums(writes: list[_Write], fresh: list[Observed]) -> list[str]:
-    """Settle a plan's limits against the values just read; why each write is left out.
+def _settle_minimums(writes: list[_Write], fresh: list[Observed], unreadable: list[str]) -> list[str]:
+    """Settle a plan's limits against the values just read; why each write is left out
+    (``unreadable`` says so for those whose value could not be read).
 
     A limit the catalog marks ``raise_only`` is raised to the plan's minimum, never
     lowered: a value already higher is left as it is (and so is a setting plans no
@@ -502,11 +510,11 @@ def _settle_minimums(writes: list[_Write], fresh: list[Observed]) -> list[str]:
     from sambatune.client.minimums import entry_of, settle, settle_sysctl_file
     from sambatune.client.settings import FileRef, SysctlRef
 
-    left = [""] * len(writes)
+    left = list(unreadable)  # what could not be read is left out first
     raised: dict[str, str] = {}
     for index, (write, before) in enumerate(zip(writes, fresh, strict=True)):
         entry = entry_of(write.ref)
-        if not write.from_plan or entry is None or write.target is None:
+        if left[index] or not write.from_plan or entry is None or write.target is None:
             continue
         if not entry.planned:
             left[index] = NOT_PLANNED
@@ -520,6 +528,8 @@ def _settle_minimums(writes: list[_Write], fresh: list[Observed]) -> list[str]:
         if isinstance(write.ref, SysctlRef) and not _same(before, write.target):
             raised[write.ref.name] = str(write.target)
     for index, (write, before) in enumerate(zip(writes, fresh, strict=True)):
+        if left[index]:
+            continue
         if write.from_plan and isinstance(write.ref, FileRef) and isinstance(write.target, str):
             content = settle_sysctl_file(write.target, before, raised)
             if content is None:
