@@ -4,9 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # What the test bed and the benchmarks need from the system (Debian names). The
 # bundle test needs binutils (PyInstaller's objcopy), desktop-file-utils (the
-# validator) and the libraries Qt's xcb plugin loads on a real X server.
+# validator) and the libraries Qt's xcb plugin loads on a real X server. Wine runs the
+# Windows tier (a Windows CPython, tests/test_windows_tier.py) and the regedit oracle.
 SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps \
-	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0
+	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 wine wine64
 
 .PHONY: run test check lint typecheck pytest system-packages venv clean
 

@@ -25,6 +25,8 @@ from screenshots import Grabbable, Screenshot  # noqa: E402
 # The test bed (sshd, smbd, sudo users) is POSIX: on Windows (the release workflow runs
 # the tests that need no server there) the modules that use it are not collected.
 POSIX = os.name == "posix"
+# tests/wine/ runs on a Windows Python (tests/test_windows_tier.py starts it), never here.
+collect_ignore = ["wine"]
 if POSIX:
     from testbed.fleet import FleetBed
     from testbed.processes import processes_mentioning
@@ -42,7 +44,7 @@ else:
         "geteuid",
         "getuid",
     )
-    collect_ignore = [
+    collect_ignore += [
         path.name
         for path in Path(__file__).parent.glob("test_*.py")
         if any(word in path.read_text(encoding="utf-8") for word in _POSIX_ONLY)
