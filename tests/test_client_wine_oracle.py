@@ -20,7 +20,10 @@ import pytest
 from sambatune.client.regfile import RegFile, RegKeyBlock, parse_reg
 from sambatune.client.regvalue import REG_BINARY, REG_EXPAND_SZ, REG_MULTI_SZ, REG_QWORD, RegValue
 
-pytestmark = pytest.mark.skipif(shutil.which("wine") is None, reason="wine is not installed")
+pytestmark = [
+    pytest.mark.testbed,  # starts Wine: about a minute, left to make test
+    pytest.mark.skipif(shutil.which("wine") is None, reason="wine is not installed"),
+]
 
 DATA = Path(__file__).parent / "data" / "client"
 TCPIP = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters"
