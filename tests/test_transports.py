@@ -316,6 +316,37 @@ def test_a_channel_closed_before_its_command_starts_is_a_closed_connection(
         transport.close()
 
 
+def test_a_cancelled_task_on_a_connection_gone_under_it_is_a_cancel(
+    ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The editor's page closed (its task cancelled) while the connection went down: closing
+    the channel for the cancel raised paramiko's EOFError, logged as an unexpected error
+    (seen in CI, test_gui_instances.py). A cancel whose channel cannot be closed is a cancel."""
+    from sambatune.errors import Cancelled
+
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        opened = transport._open_channel  # type: ignore[attr-defined]
+
+        def connection_dies() -> Channel:
+            channel = opened()
+
+            def eof() -> None:
+                raise EOFError()
+
+            monkeypatch.setattr(channel, "close", eof)
+            return channel
+
+        monkeypatch.setattr(transport, "_open_channel", connection_dies)
+        cancel = CancelToken()
+        cancel.cancel()
+        with pytest.raises(Cancelled):
+            transport.run(["true"], cancel=cancel)
+    finally:
+        monkeypatch.undo()
+        transport.close()
+
+
 # -- every read from a target is bounded in time and size -----------------------------
 
 

@@ -51,7 +51,12 @@ class CancelToken:
                             self._callbacks.remove(callback)
 
                 return unregister
-        callback()
+        # As in cancel(): a callback stops something, and one that fails to (the channel
+        # it closes is gone with its connection) has nothing left to stop.
+        try:
+            callback()
+        except Exception:
+            pass
         return lambda: None
 
     def raise_if_cancelled(self) -> None:

@@ -232,7 +232,7 @@ class SshTransport(Transport):
             return CommandResult(tuple(argv), code, out, err)
         finally:
             unregister()
-            channel.close()
+            _close_quietly(channel)
 
     def _start(self, argv: Sequence[str]) -> RemoteProcess:
         channel = self._open_channel()
@@ -252,6 +252,15 @@ class SshTransport(Transport):
         self._transport.close()
         for hop in reversed(self._hops):
             hop.close()
+
+
+def _close_quietly(channel: paramiko.Channel) -> None:
+    """Close a channel whose connection may be gone already (paramiko raises EOFError or
+    OSError then): what the command did is decided before this, never by it."""
+    try:
+        channel.close()
+    except (EOFError, OSError, paramiko.SSHException):
+        pass
 
 
 def _send_and_close(channel: paramiko.Channel, data: bytes) -> None:
