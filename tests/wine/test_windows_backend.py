@@ -31,6 +31,7 @@ from sambatune.client.regvalue import (
     RegValue,
 )
 from sambatune.client.settings import RegistryValueRef
+from sambatune.client.snapshot import take_snapshot
 from sambatune.client.system import local_system
 from sambatune.client.windows_system import WindowsSystem
 
@@ -109,6 +110,29 @@ def test_this_windows_is_detected_and_its_registry_read(system: WindowsSystem) -
     assert hostname is not None and hostname.type == REG_SZ
     plan = _plan(system)
     assert any(c.action == "set" and isinstance(c.ref, RegistryValueRef) for c in plan.changes)
+
+
+def test_show_reads_each_registry_setting_as_winreg_has_it(system: WindowsSystem) -> None:
+    """`client show`: every registry item of the snapshot is what the registry holds now."""
+    lanman = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\LanmanWorkstation\\Parameters"
+    had = system.registry.get(lanman, "DisableBandwidthThrottling")
+    system.registry.set(lanman, "DisableBandwidthThrottling", RegValue(REG_DWORD, 1))
+    try:
+        snapshot = take_snapshot(system)
+        registry_items = [i for i in snapshot.items if isinstance(i.ref, RegistryValueRef)]
+        assert registry_items and snapshot.to_json()["os"]["family"] == "windows"
+        for item in registry_items:
+            assert isinstance(item.ref, RegistryValueRef)
+            now = system.registry.get(item.ref.key, item.ref.name)
+            assert item.current.state == ("absent" if now is None else "present"), item.catalog_id
+            assert item.current.value == (None if now is None else now), item.catalog_id
+        [throttling] = [i for i in registry_items if i.catalog_id == "lanman-disablebandwidththrottling"]
+        assert throttling.current.value == RegValue(REG_DWORD, 1)
+    finally:
+        if had is None:
+            system.registry.delete_value(lanman, "DisableBandwidthThrottling")
+        else:
+            system.registry.set(lanman, "DisableBandwidthThrottling", had)
 
 
 def test_apply_then_restore_puts_back_exactly_what_was_there(system: WindowsSystem, tmp_path: Path) -> None:
