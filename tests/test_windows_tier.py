@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from testbed.windows_python import WindowsPython, build_windows_python
+from testbed.windows_python import REPOSITORY, WinePython, build_windows_python, windows_path
 
 pytestmark = [
     pytest.mark.testbed,
@@ -18,13 +17,13 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def windows_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WindowsPython]:
+def windows_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WinePython]:
     python = build_windows_python(tmp_path_factory.mktemp("windows-python"))
     yield python
     python.stop()
 
 
-def test_the_python_is_windows_and_sambatune_comes_from_its_wheel(windows_python: WindowsPython) -> None:
+def test_the_python_is_windows_and_sambatune_comes_from_its_wheel(windows_python: WinePython) -> None:
     result = windows_python.run(
         "-c", "import sys, sambatune; print(sys.platform, sys.version_info[:2], sambatune.__file__)"
     )
@@ -37,20 +36,22 @@ def test_the_python_is_windows_and_sambatune_comes_from_its_wheel(windows_python
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize(("version", "profile"), [("win7", "windows-7"), ("win10", "windows-10")])
 def test_the_windows_backend_passes_on_wines_registry(
-    windows_python: WindowsPython, version: str, profile: str
+    windows_python: WinePython, version: str, profile: str
 ) -> None:
     """Wine's prefix says Windows 7 until winecfg says otherwise: both generations' plans
     (registry and netsh on 7; registry, netsh and PowerShell on 10) go through the tier."""
     windows_python.winecfg_version(version)
-    tests = Path("tests") / "wine"
+    tests = windows_path(REPOSITORY / "tests" / "wine")
     result = windows_python.run(
         "-m",
         "pytest",
         "-c",
-        str(tests / "pytest.ini"),
+        tests + "\\pytest.ini",
+        "--rootdir",
+        tests,
         "--confcutdir",
-        str(tests),
-        str(tests),
+        tests,
+        tests,
         "-v",
         extra_env={"SAMBATUNE_TIER_PROFILE": profile},
     )
