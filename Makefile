@@ -5,11 +5,13 @@ BIN := $(VENV)/bin
 # What the test bed and the benchmarks need from the system (Debian names). The
 # bundle test needs binutils (PyInstaller's objcopy), desktop-file-utils (the
 # validator) and the libraries Qt's xcb plugin loads on a real X server. Wine runs the
-# Windows tier (a Windows CPython, tests/test_windows_tier.py) and the regedit oracle.
+# Windows tier (a Windows CPython, tests/test_windows_tier.py), the regedit oracle and
+# `make windows`; wine32 because Inno Setup's compiler and the setup it writes are
+# 32-bit programs (it needs Debian's i386 architecture, added when missing).
 SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps \
-	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 wine wine64
+	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 wine wine64 wine32:i386
 
-.PHONY: run test check lint typecheck pytest system-packages venv clean
+.PHONY: run test check lint typecheck pytest system-packages venv windows clean
 
 run: $(VENV)/.installed
 	$(BIN)/sambatune
@@ -33,6 +35,10 @@ pytest: $(VENV)/.installed
 
 venv: $(VENV)/.installed
 
+# The Windows installer, built here under Wine: dist/SambaTune-X.Y.Z-windows-x64-setup.exe.
+windows: system-packages $(VENV)/.installed
+	$(BIN)/python installer/build_windows_wine.py --out dist --work build/windows
+
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -50,9 +56,12 @@ system-packages:
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" \
 			|| missing="$$missing $$p"; \
 	done; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
 		echo "Installing:$$missing"; \
+		case "$$missing" in *:i386*) dpkg --print-foreign-architectures | grep -qx i386 \
+			|| dpkg --add-architecture i386;; esac; \
 		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \

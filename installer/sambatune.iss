@@ -30,8 +30,8 @@ AppVersion={#AppVersion}
 AppVerName={#AppName} {#AppVersion}
 AppPublisher=The SambaTune developers
 AppComments=Measure and tune Samba file servers and the computers that use them
-; {autopf} is %LOCALAPPDATA%\Programs for a per-user install, Program Files otherwise.
-DefaultDirName={autopf}\{#AppName}
+; %LOCALAPPDATA%\Programs for a per-user install, Program Files otherwise (ProgramsFolder).
+DefaultDirName={code:ProgramsFolder}\{#AppName}
 DisableProgramGroupPage=yes
 PrivilegesRequired=lowest
 PrivilegesRequiredOverridesAllowed=dialog commandline
@@ -67,3 +67,15 @@ Name: "{autodesktop}\{#AppName}"; Filename: "{app}\{#AppExe}"; Tasks: desktopico
 
 [Run]
 Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent
+
+[Code]
+// What {autopf} means, spelled out: Wine 8's shell32 refuses FOLDERID_UserProgramFiles,
+// so {autopf} stops a per-user setup there, and Windows defines that folder as
+// %LOCALAPPDATA%\Programs (tests/test_windows_build.py installs under Wine).
+function ProgramsFolder(Param: String): String;
+begin
+  if IsAdminInstallMode then
+    Result := ExpandConstant('{commonpf}')
+  else
+    Result := ExpandConstant('{localappdata}\Programs');
+end;

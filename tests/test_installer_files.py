@@ -38,7 +38,8 @@ def iss_define(name: str) -> str:
 def test_inno_setup_installs_per_user_without_elevation() -> None:
     assert iss_setting("PrivilegesRequired") == "lowest"
     assert "dialog" in iss_setting("PrivilegesRequiredOverridesAllowed")
-    assert iss_setting("DefaultDirName").startswith("{autopf}")
+    assert iss_setting("DefaultDirName") == "{code:ProgramsFolder}\\{#AppName}"
+    assert "ExpandConstant('{localappdata}\\Programs')" in ISS
     assert re.search(
         r'^Name: "\{autoprograms\}\\\{#AppName\}"; Filename: "\{app\}\\\{#AppExe\}"', ISS, re.MULTILINE
     ), "no Start menu entry"
