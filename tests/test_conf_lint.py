@@ -347,3 +347,21 @@ def test_a_byte_order_mark_hides_the_first_header(tmp_path: Path) -> None:
     config.write_text(text, encoding="utf-8")
     dumped = subprocess.run(["testparm", "-s", str(config)], capture_output=True, text=True).stdout
     assert "[data]" not in dumped and "\tcomment = x" in dumped
+
+
+def test_a_name_the_older_catalog_lacks_is_not_called_unknown_for_a_newer_samba() -> None:
+    """A release adds parameters (4.25 added 'persistent handles'): judged with an older
+    release's catalog, a name it lacks must not be called "not a parameter", only "not
+    in that catalog". (The name here is one no release has: the test outlives catalogs.)"""
+    from sambatune.conf.catalog import bundled_versions
+
+    major, minor = bundled_versions()[-1]
+    newer = f"{major}.{minor + 1}"
+    text = "[global]\n   smb4 quantum leases = yes\n   sokcet options = TCP_NODELAY\n"
+    [first, second] = findings(text, newer)
+    assert (first.line, first.code, first.severity) == (2, "not-in-older-catalog", "info")
+    assert f"catalog, the newest SambaTune has for Samba {newer}.0" in first.message
+    assert "not a parameter" not in first.message
+    assert second.code == "not-in-older-catalog" and "Did you mean 'socket options'" in second.message
+    # With its own release's catalog, a name the release lacks is unknown, as before.
+    assert [f.code for f in findings(text, f"{major}.{minor}")] == ["unknown-parameter"] * 2

@@ -78,6 +78,7 @@ CODES: dict[str, str] = {
     "invalid-port": "smb ports must be numbers from 1 to 65535; Samba refuses the file",
     "invalid-resolve-order": "name resolve order takes lmhosts, host, wins, bcast; else refused",
     "unknown-parameter": "not a parameter of this Samba version; ignored",
+    "not-in-older-catalog": "unknown to the older release's catalog used for a newer Samba: unjudged",
     "removed-parameter": "a parameter this Samba version no longer has; ignored",
     "deprecated-parameter": "still works but is going away",
     "global-in-share": "a global-only parameter inside a share; ignored",
@@ -294,6 +295,21 @@ class _Linter:
             if item.reason == "unknown":
                 suggestions = self.catalog.suggest(name)
                 hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+                if self.catalog.version[:2] > self.catalog.base_version[:2]:
+                    # A newer release may have added it: the older catalog cannot say.
+                    self.add(
+                        file,
+                        line,
+                        item.section,
+                        name,
+                        "info",
+                        "not-in-older-catalog",
+                        f"'{name}' is not in the Samba {self.catalog.version_text} catalog, the "
+                        f"newest SambaTune has for Samba {self.version}, which may know it: "
+                        f"releases since have added parameters. testparm on a {self.version} "
+                        f"server tells for sure.{hint}",
+                    )
+                    continue
                 self.add(
                     file,
                     line,
