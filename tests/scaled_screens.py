@@ -82,6 +82,13 @@ def main() -> int:
         window.grab().save(str(Path(out) / f"{name}.png"))
         if found := problems_of(page):
             problems[name] = found
+        if page is workspace.editor:
+            workspace.editor.show_view(1)  # the form view
+            _settle(app)
+            window.grab().save(str(Path(out) / "editor-form.png"))
+            if found := problems_of(page):
+                problems["editor-form"] = found
+            workspace.editor.show_view(0)
     report = {
         "screen": [screen.geometry().width(), screen.geometry().height()],
         "device_pixel_ratio": screen.devicePixelRatio(),

@@ -137,7 +137,9 @@ def test_every_page_reads_well_on_windows(
     assert report["window"] == [1180, 780]
     assert report["problems"] == {}
     pages = sorted(path.stem for path in SCREENS.glob("*.png"))
-    assert pages == sorted(["overview", "editor", "wizard", "benchmarks", "history", "client-tuning"])
+    assert pages == sorted(
+        ["overview", "editor", "editor-form", "wizard", "benchmarks", "history", "client-tuning"]
+    )
 
 
 def _cli_json(python: WinePython, program: Path, *args: str) -> Any:
