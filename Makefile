@@ -8,7 +8,8 @@ BIN := $(VENV)/bin
 # Windows tier (a Windows CPython, tests/test_windows_tier.py), the regedit oracle and
 # `make windows`; wine32 because Inno Setup's compiler and the setup it writes are
 # 32-bit programs (it needs Debian's i386 architecture, added when missing).
-SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps \
+# debootstrap builds the root file systems of the Samba 4.22 and 4.25 servers.
+SYSTEM_PACKAGES := samba smbclient openssh-server openssh-client sudo xvfb iperf3 fio iproute2 iputils-ping procps debootstrap \
 	binutils desktop-file-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 wine wine64 wine32:i386
 
 .PHONY: run test check lint typecheck pytest system-packages venv windows clean
