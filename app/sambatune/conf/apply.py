@@ -36,9 +36,8 @@ from sambatune.conf.apply_effect import (
     unshown_changes,
     vanishing_shares,
 )
-from sambatune.conf.catalog import ParameterCatalog, load_bundled, load_cached
-from sambatune.conf.catalog_build import find_testparm
-from sambatune.conf.testparm_output import dump_by_section, parse_version
+from sambatune.conf.catalog_build import server_catalog
+from sambatune.conf.testparm_output import dump_by_section
 from sambatune.errors import (
     AgentFailed,
     Cancelled,
@@ -648,7 +647,9 @@ class ApplyRun:
                 + "; ".join(blockers)
                 + ".",
             )
-        intended = intended_sets(request.original, request.candidate, request.path, self._server_catalog())
+        intended = intended_sets(
+            request.original, request.candidate, request.path, server_catalog(self.transport, self.cancel)
+        )
         unshown = unshown_changes(t, self.candidate_path, intended, sudo=request.sudo)
         if unshown:
             self._event(ApplyStep.TESTPARM, FAILED, "the change would not take effect", "\n".join(unshown))
@@ -692,17 +693,6 @@ class ApplyRun:
             "Nothing was changed. If the share should go, reload smbd first (smbcontrol smbd "
             "reload-config); else restore the file that defines it.",
         )
-
-    def _server_catalog(self) -> ParameterCatalog:
-        """The catalog of the Samba on the server: a name means what that release makes of
-        it (4.25 reads 'smb ports' as 'server smb transports', 4.17 as a parameter of its
-        own), so the effect is checked under the name its testparm prints."""
-        try:
-            _testparm, version_output = find_testparm(self.transport, self.cancel)
-            version_text, version = parse_version(version_output)
-        except (CommandFailed, ValueError):
-            return load_bundled()  # no version to go by: the newest snapshot
-        return load_cached(version_text) or load_bundled(version)
 
     def _weigh_restart(self) -> ApplyOutcome | None:
         """Who a restart would cut off; a refusal unless the admin allowed the restart."""

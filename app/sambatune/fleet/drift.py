@@ -31,6 +31,7 @@ from typing import Any
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import Activation, classify_parameter
 from sambatune.conf.catalog import ParameterCatalog
+from sambatune.conf.catalog_build import server_catalog
 from sambatune.conf.document import SmbConfDocument
 from sambatune.conf.effective import effective_view
 from sambatune.conf.includes import TransportIncludes
@@ -39,7 +40,7 @@ from sambatune.conf.testparm_output import parse_dump
 from sambatune.errors import CommandFailed
 from sambatune.fleet.change import OVERLAY_VARIABLE, apply_edits, overlay_edits
 from sambatune.fleet.inventory import FleetHost
-from sambatune.fleet.live import Connector, HostOutcome, each_host, host_catalog, read_live
+from sambatune.fleet.live import Connector, HostOutcome, each_host, read_live
 from sambatune.remote.samba_ops import TestparmReport, messages_of_testparm, run_testparm
 from sambatune.remote.transport import Transport
 
@@ -223,7 +224,7 @@ def read_host(
     report = _checked(
         run_testparm(transport, live.path, sudo=live.sudo, verbose=True, cancel=cancel), live.path
     )
-    catalog = host_catalog(transport, cancel)
+    catalog = server_catalog(transport, cancel)
     sections, names = _sections(report.dump)
     sections.setdefault(GLOBAL, {})["log level"] = _log_level(
         live.data, live.path, catalog, transport, live.sudo

@@ -31,12 +31,13 @@ from typing import Any
 from sambatune.appdirs import private_dir
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import Activation, ParameterChange, classify_changes
+from sambatune.conf.catalog_build import server_catalog
 from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.fleet.ansible_yaml import as_data, dump
 from sambatune.fleet.change import Edit, apply_edits
 from sambatune.fleet.inventory import SECRET_VARIABLES, VAULT_ENCRYPTED, FleetHost
-from sambatune.fleet.live import Connector, each_host, find_root_tools, host_catalog, read_live
+from sambatune.fleet.live import Connector, each_host, find_root_tools, read_live
 from sambatune.packaged import read_resource
 from sambatune.remote.samba_ops import find_instance, messages_of_testparm, run_testparm
 from sambatune.remote.transport import Transport
@@ -179,7 +180,7 @@ def prepare_host(
     if not _SAFE_NAME.match(host.name):
         raise InvalidInput(f"{host.name!r} cannot name a folder of the export; rename it in the inventory.")
     live = read_live(transport, host, cancel)
-    catalog = host_catalog(transport, cancel)
+    catalog = server_catalog(transport, cancel)
     includes = TransportIncludes(transport, sudo=live.sudo)
     candidate = apply_edits(live.data, live.path, edits, catalog, includes)
     tools = find_root_tools(transport, TOOLS)

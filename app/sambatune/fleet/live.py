@@ -20,9 +20,6 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from sambatune.cancellation import CancelToken
-from sambatune.conf.catalog import ParameterCatalog, load_bundled, load_cached
-from sambatune.conf.catalog_build import find_testparm
-from sambatune.conf.testparm_output import parse_version
 from sambatune.errors import CommandFailed, InvalidInput, SambaTuneError
 from sambatune.fleet.inventory import FleetHost
 from sambatune.remote.config_location import detect_config_path, needs_sudo
@@ -117,19 +114,6 @@ def read_live(transport: Transport, host: FleetHost, cancel: CancelToken | None 
             )
         transport.check_sudo()
     return LiveConfig(path, transport.read_file(path, sudo=sudo), sudo)
-
-
-def host_catalog(transport: Transport, cancel: CancelToken | None = None) -> ParameterCatalog:
-    """This host's Samba's parameter names: the catalog read from this version before,
-    else the bundled one of its series.
-
-    The fleet needs names, synonyms and scopes (for edits and the file's log level),
-    which a series does not change; values come from testparm on the host. Building a
-    catalog costs some 40 testparm runs, 15 s over SSH with a few hosts at once.
-    """
-    _testparm, version_output = find_testparm(transport, cancel)
-    version_text, version = parse_version(version_output)
-    return load_cached(version_text) or load_bundled(version)
 
 
 def find_root_tools(transport: Transport, tools: Sequence[str]) -> dict[str, str]:

@@ -33,11 +33,12 @@ from sambatune.applied_versions import AppliedVersions
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.cancellation import CancelToken
 from sambatune.conf.apply import PLANNED, ApplyOutcome, ApplyRequest, apply_config, unified_diff
+from sambatune.conf.catalog_build import server_catalog
 from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.fleet.change import Edit, apply_edits
 from sambatune.fleet.inventory import FleetHost
-from sambatune.fleet.live import Connector, each_host, host_catalog, read_live
+from sambatune.fleet.live import Connector, each_host, read_live
 from sambatune.fleet.rollout_store import (
     HostRecord,
     HostState,
@@ -143,7 +144,7 @@ def plan_host(
     """Read, render and dry-run one host: its record and, if it cannot take the change, why."""
     live = read_live(transport, host)
     candidate = apply_edits(
-        live.data, live.path, edits, host_catalog(transport), TransportIncludes(transport, sudo=live.sudo)
+        live.data, live.path, edits, server_catalog(transport), TransportIncludes(transport, sudo=live.sudo)
     )
     record = HostRecord(
         name=host.name,
