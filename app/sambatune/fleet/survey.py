@@ -301,7 +301,10 @@ def survey_host(
         _survey_reached(transport, host, result, own, clock)
         result.status = HostStatus.OK
     except BaseException as error:  # every outcome is a result
-        result.status, result.error = _outcome(error, clock.expired, own.cancelled, result.reachable)
+        # The connect's own time-out is the host's: it may end the wait a moment before
+        # the clock's timer thread runs (on a busy machine), and is a time-out all the same.
+        timed_out = clock.expired or time.monotonic() - began >= timeout
+        result.status, result.error = _outcome(error, timed_out, own.cancelled, result.reachable)
         if not isinstance(error, SambaTuneError):
             log.error("surveying %s failed", host.name, exc_info=error)
         if not isinstance(error, Exception):
