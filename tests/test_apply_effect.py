@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sambatune.conf.apply import APPLIED, REFUSED, ApplyRequest, apply_config
+from sambatune.conf.catalog import load_bundled
 from sambatune.remote.smb_sessions import shares_in_use
 from sambatune.remote.transport import Transport
 from testbed.ports import free_port
@@ -116,7 +117,10 @@ def test_the_intended_settings_are_read_from_the_edited_file(tmp_path: Path) -> 
 
     original = b"[global]\n\tworkgroup = W\n[data]\n\tpath = /srv\n"
     candidate = b"[global]\n\tworkgroup = W\n\twritable = yes\n[data]\n\tpath = /srv\n\tread only = no\n"
-    found = {(i.section, i.name, i.value) for i in intended_sets(original, candidate, str(tmp_path / "x"))}
+    found = {
+        (i.section, i.name, i.value)
+        for i in intended_sets(original, candidate, str(tmp_path / "x"), load_bundled("4.17"))
+    }
     assert found == {("global", "read only", "No"), ("data", "read only", "no")}
 
 
@@ -198,7 +202,10 @@ def test_removals_are_intended_only_where_the_share_takes_global_s(tmp_path: Pat
     candidate = (
         b"[early]\n[global]\n\tread only = no\n[data]\n\tcomment = c\n[copy]\n\tcopy = data\n[plain]\n"
     )
-    found = {(i.section, i.name, i.value) for i in intended_sets(original, candidate, str(tmp_path / "x"))}
+    found = {
+        (i.section, i.name, i.value)
+        for i in intended_sets(original, candidate, str(tmp_path / "x"), load_bundled("4.17"))
+    }
     # [plain] falls back to [global]'s comment. [early] sits above [global], [copy] now
     # copies [data]'s, [gone] is gone, workgroup is global-only: none is checked this way.
     assert found == {("plain", "comment", None)}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import posixpath
 from typing import NamedTuple
 
-from sambatune.conf.catalog import Parameter, ParameterCatalog, load_bundled
+from sambatune.conf.catalog import Parameter, ParameterCatalog
 from sambatune.conf.document import PARAMETER, SmbConfDocument
 from sambatune.conf.effective import GLOBAL, EffectiveConfig, effective_view
 from sambatune.conf.normalize import NOT_SHOWN_BY_TESTPARM, list_uses_edits, testparm_form
@@ -78,12 +78,10 @@ def _takes_global(view: EffectiveConfig, section_key: str, name: str, parameter:
     return resolved.source == "default" and name not in view.global_section.settings
 
 
-def intended_sets(
-    original: bytes, candidate: bytes, path: str, catalog: ParameterCatalog | None = None
-) -> list[Intended]:
+def intended_sets(original: bytes, candidate: bytes, path: str, catalog: ParameterCatalog) -> list[Intended]:
     """The settings the candidate makes that the original did not (new or changed values),
-    then the share settings it removes where the share should now take [global]'s."""
-    catalog = catalog or load_bundled()
+    then the share settings it removes where the share should now take [global]'s.
+    ``catalog`` is the server's release's: names mean what that release makes of them."""
     after_view = effective_view(SmbConfDocument(candidate, path), catalog)
     before = _own(effective_view(SmbConfDocument(original, path), catalog))
     after = _own(after_view)
