@@ -6,6 +6,9 @@ child process whose screen is scaled to 125% or 150%).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QWidget
 
 from sambatune.ui.workspace import ServerWorkspace
@@ -52,3 +55,10 @@ def workspace_pages(workspace: ServerWorkspace) -> list[tuple[str, QWidget]]:
 
 def problems_of(page: QWidget) -> list[str]:
     return sideways(page) + clipped_labels(page)
+
+
+def write_profile(path: Path, port: int, user: str, identity_file: str, config_path: str) -> Path:
+    """The server profile tests/scaled_screens.py connects to (ServerProfile's keywords)."""
+    fields = {"name": "files1", "host": "127.0.0.1", "port": port, "user": user}
+    path.write_text(json.dumps({**fields, "identity_file": identity_file, "config_path": config_path}))
+    return path

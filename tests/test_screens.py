@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
-from screen_checks import problems_of, workspace_pages
+from screen_checks import problems_of, workspace_pages, write_profile
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -111,18 +111,8 @@ def test_every_page_reads_well_on_a_scaled_screen(
             }
         )
     )
-    profile = tmp_path / "profile.json"
-    profile.write_text(
-        json.dumps(
-            {
-                "name": "files1",
-                "host": "127.0.0.1",
-                "port": sshd.port,
-                "user": current_user(),
-                "identity_file": str(user_key),
-                "config_path": str(fresh_smbd.config),
-            }
-        )
+    profile = write_profile(
+        tmp_path / "profile.json", sshd.port, current_user(), str(user_key), str(fresh_smbd.config)
     )
     folder = SCREENS / f"scaled-{scale.rstrip('%')}"
     env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={screen}")

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from screen_checks import write_profile
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 from testbed.windows_python import REPOSITORY, WinePython, windows_path
@@ -99,18 +100,8 @@ def test_every_page_reads_well_on_windows(
     ssh = python.user_folder() / ".ssh"
     ssh.mkdir(exist_ok=True)
     (ssh / "known_hosts").write_text(sshd.known_hosts_line)
-    profile = tmp_path / "profile.json"
-    profile.write_text(
-        json.dumps(
-            {
-                "name": "files1",
-                "host": "127.0.0.1",
-                "port": sshd.port,
-                "user": current_user(),
-                "identity_file": windows_path(user_key),
-                "config_path": str(fresh_smbd.config),
-            }
-        )
+    profile = write_profile(
+        tmp_path / "profile.json", sshd.port, current_user(), windows_path(user_key), str(fresh_smbd.config)
     )
     if SCREENS.exists():
         shutil.rmtree(SCREENS)
