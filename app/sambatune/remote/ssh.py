@@ -307,8 +307,11 @@ def _collect(
         if size > max_output:
             channel.close()
             raise output_too_large(argv, max_output)
-        if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
-            # Output may still be in flight after the exit status; read to EOF.
+        # The command's answer may all arrive between the drain above and this check:
+        # output, exit status, EOF and close. Whatever ends the loop, what is buffered
+        # (and still in flight after the exit status) is read to EOF first.
+        ended = channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready()
+        if ended or channel.closed or channel.eof_received and channel.exit_status_ready():
             for receive, chunks in ((channel.recv, out), (channel.recv_stderr, err)):
                 while chunk := receive(1 << 16):
                     chunks.append(chunk)
@@ -316,8 +319,6 @@ def _collect(
                     if size > max_output:
                         channel.close()
                         raise output_too_large(argv, max_output)
-            break
-        if channel.closed or (channel.eof_received and channel.exit_status_ready()):
             break
         if deadline is not None and time.monotonic() > deadline:
             channel.close()
