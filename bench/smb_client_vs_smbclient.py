@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 #: smbclient's own report of a get: "(1565038.3 KiloBytes/sec)", KiB per second.
 SMBCLIENT_RATE = re.compile(r"\(([0-9.]+) KiloBytes/sec\)")
 #: ... and of a put: "(840204.9 kb/s)", also KiB per second.
-SMBCLIENT_PUT_RATE = re.compile(r"\(([0-9.]+) kb/s\)")
+SMBCLIENT_PUT_RATE = re.compile(r"\(([0-9.]+) k[bB]/s\)")  # "kB/s" from Samba 4.23
 
 
 def add_arguments(parser: argparse.ArgumentParser, size_mib: int) -> None:

@@ -41,9 +41,10 @@ from agent_runtime import AgentFailure, SmbClient
 
 DEFAULT_SIZE = 512 << 20
 OPERATIONS = ("put", "get")
-# smbclient reports rates in KiB/s: "putting file A as \\B (1234.5 kb/s) (average ...)"
+# smbclient reports rates in KiB/s: "putting file A as \\B (1234.5 kb/s) (average ...)",
+# spelled "kB/s" since Samba 4.23 (commit 1f6cc7f98c3, bug 11023),
 # and "getting file \\B of size N as /dev/null (1234.5 KiloBytes/sec) (average ...)".
-PUT_LINE = re.compile(r"putting file .* \(([\d.]+) kb/s\)")
+PUT_LINE = re.compile(r"putting file .* \(([\d.]+) k[bB]/s\)")
 GET_LINE = re.compile(r"getting file .* of size (\d+) as .* \(([\d.]+) Kilo[Bb]ytes/sec\)")
 
 def make_source_file(agent, path, size):
