@@ -15,6 +15,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
+from sambatune.remote.smb_ports import SMB_PORTS, SMB_TRANSPORTS, tcp_ports
 from sambatune.remote.smb_sessions import SmbSession, connected_clients, count_channels
 from sambatune.remote.transport import Transport
 
@@ -24,7 +25,8 @@ AUDITED_PARAMETERS = (
     "interfaces",
     "bind interfaces only",
     "server signing",
-    "smb ports",
+    SMB_PORTS,
+    SMB_TRANSPORTS,
 )
 
 
@@ -133,7 +135,7 @@ def audit_clients(
         audit.notes.append(f"smbstatus failed: {exc}")
         return audit
     audit.source = clients.source
-    ports = [int(p) for p in re.findall(r"\d+", values.get("smb ports", "445 139"))]
+    ports = tcp_ports(values)
     counts = None
     if clients.sessions and not all(s.channels is not None for s in clients.sessions):
         counts = count_channels(transport, ports, sudo=sudo, cancel=cancel)

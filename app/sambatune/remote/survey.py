@@ -11,6 +11,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, SambaTuneError
 from sambatune.remote.agents import AgentEvent, run_agent
 from sambatune.remote.client_audit import ClientAudit, audit_clients
+from sambatune.remote.smb_ports import SMB_PORTS, SMB_TRANSPORTS, tcp_ports
 from sambatune.remote.transport import Transport
 
 PROBLEM = "problem"
@@ -112,10 +113,10 @@ class Survey:
                 return int(ports[0])
         if self.ambiguous:
             return None
-        ports_text = (self.samba.get("globals") or {}).get("smb ports", "")
-        for word in ports_text.replace(",", " ").split():
-            if word.isdigit():
-                return int(word)
+        configured = self.samba.get("globals") or {}
+        if SMB_PORTS in configured or SMB_TRANSPORTS in configured:
+            ports = tcp_ports(configured)
+            return 445 if 445 in ports else (ports[0] if ports else None)
         return 445 if self.samba.get("running") else None
 
     def link_speed_bits(self, address: str | None = None) -> int | None:
