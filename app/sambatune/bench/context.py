@@ -14,6 +14,7 @@ from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.agents import AgentEvent
 from sambatune.remote.config_location import several_smbd
+from sambatune.remote.samba_ops import serving_address
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
 
@@ -70,11 +71,26 @@ class BenchContext:
                 ports = [int(p["port"]) for p in instance.get("listening") or []]
                 if ports:
                     return 445 if 445 in ports else ports[0]
-        words = str((self.survey.samba.get("globals") or {}).get("smb ports", "")).replace(",", " ")
-        ports = [int(w) for w in words.split() if w.isdigit()]
-        if ports:
-            return 445 if 445 in ports else ports[0]
         return self.survey.smb_port() or 445
+
+    def smb_address(self) -> str:
+        """Where the server's own SMB client reaches this smbd: an address it listens on
+        (the survey's listening sockets), loopback when unknown."""
+        port = self.smb_port()
+        for instance in self._instances():
+            addresses = [str(p["address"]) for p in instance.get("listening") or [] if int(p["port"]) == port]
+            if addresses:
+                return serving_address(addresses)
+        return LOOPBACK
+
+    def _instances(self) -> list[dict[str, Any]]:
+        """The smbd serving this smb.conf, first; the managed one when no path was given."""
+        if self.survey is None:
+            return []
+        instances = self.survey.instances
+        if self.smb_conf_path:
+            return [i for i in instances if i.get("config") == self.smb_conf_path]
+        return [i for i in instances if i.get("managed")]
 
     def tcp_setting(self, name: str) -> str | None:
         tcp = (self.survey.data.get("tcp") or {}) if self.survey else {}

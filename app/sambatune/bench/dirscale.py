@@ -46,7 +46,8 @@ class DirscaleOptions:
     password: str | None = field(default=None, repr=False)
     domain: str | None = None
     port: int | None = None
-    address: str = "127.0.0.1"
+    #: Where the server's own client reaches smbd (default: an address it listens on).
+    address: str | None = None
     directory: str | None = None
     protocol: str | None = None
 
@@ -101,7 +102,7 @@ class DirscaleBenchmark(Benchmark[DirscaleOptions]):
         agent_params: dict[str, Any] = {
             "share": options.share,
             "port": options.port or self.context.smb_port(),
-            "address": options.address,
+            "address": options.address or self.context.smb_address(),
             "directory": directory,
             "counts": counts,
             "lookups": options.lookups,

@@ -52,7 +52,8 @@ class SmbOptions:
     domain: str | None = None
     #: smbd's port (default: from the server's "smb ports", else 445).
     port: int | None = None
-    address: str = "127.0.0.1"
+    #: Where the server's own client reaches smbd (default: an address it listens on).
+    address: str | None = None
     #: The share's directory on the server (default: from the survey).
     directory: str | None = None
     protocol: str | None = None
@@ -114,7 +115,7 @@ class SmbBenchmark(Benchmark[SmbOptions]):
         params: dict[str, Any] = {
             "share": options.share,
             "port": options.port or self.context.smb_port(),
-            "address": options.address,
+            "address": options.address or self.context.smb_address(),
             "size": size,
             "repeat": repeat,
             "operations": list(options.operations),

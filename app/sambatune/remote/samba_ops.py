@@ -413,7 +413,7 @@ def _port(instance: SmbdInstance) -> int:
 
 
 def _share_listing(transport: Transport, instance: SmbdInstance, timeout: float) -> CommandResult:
-    address = _client_address(instance.addresses)
+    address = serving_address(instance.addresses)
     return transport.run(
         ["smbclient", "-N", "-g", "-p", str(_port(instance)), "-L", f"//{address}"], timeout=timeout
     )
@@ -434,7 +434,10 @@ def served_shares(transport: Transport, instance: SmbdInstance, *, timeout: floa
     return _disk_shares(listed.text) if listed.ok else None
 
 
-def _client_address(addresses: list[str]) -> str:
+def serving_address(addresses: list[str]) -> str:
+    """Where a client on the server itself reaches an smbd listening on ``addresses``:
+    loopback when it listens on every address, else one of its own (with ``bind
+    interfaces only`` it may not listen on loopback at all)."""
     for address in addresses:
         if address in ("0.0.0.0", "::"):
             return "127.0.0.1"
