@@ -161,7 +161,8 @@ def print_drift(report: DriftReport) -> None:
     for host in report.unreachable:
         print(one_line(f"  {host.host}: {host.error}"))
     drifting = [p for p in report.parameters if p.differing]
-    per_host = [p for p in report.parameters if not p.differing]
+    per_host = [p for p in report.parameters if not p.differing and not p.version_defaults]
+    by_version = [p for p in report.parameters if p.version_defaults]
     if drifting:
         print()
         rows = [("parameter", "expected", "differs on", "to fix")]
@@ -188,6 +189,10 @@ def print_drift(report: DriftReport) -> None:
         names = ", ".join(f"[{p.section}] {p.parameter}" for p in per_host[:12])
         more = f" and {len(per_host) - 12} more" if len(per_host) > 12 else ""
         print(one_line(f"Different on hosts with no majority (names, paths, ports): {names}{more}."))
+    if by_version:
+        names = ", ".join(f"[{p.section}] {p.parameter}" for p in by_version[:12])
+        more = f" and {len(by_version) - 12} more" if len(by_version) > 12 else ""
+        print(one_line(f"Not drift, each host has its Samba release's default: {names}{more}."))
 
 
 # -- export and run -----------------------------------------------------------------------

@@ -8,7 +8,11 @@ section and canonical parameter name:
 
 - without a golden file, against what most hosts have (the most common value, held
   by two hosts or more and by more hosts than any other value; a tie has none, and
-  such a parameter is reported as differing everywhere, like per-host names and paths);
+  such a parameter is reported as differing everywhere, like per-host names and paths).
+  A fleet mixes Samba releases, and their defaults differ (``usershare max shares`` is
+  100 up to 4.24 and 0 from 4.25; ``server string`` names the release): where every
+  host has its own release's default, as ``testparm -sv`` of an empty file prints it
+  on that host, the values differ by version, not by drift, and are reported as such;
 - with a golden smb.conf, against the golden file *as this host's Samba reads it*
   (testparm on the host, so defaults are that version's), after the host's overlay
   (``samba_overlay``, :func:`sambatune.fleet.change.overlay_edits`) is laid over it.
@@ -61,6 +65,8 @@ class HostDump:
     names: dict[str, str]  # section key -> the name as printed
     expected: Sections | None = None  # golden + overlay as this host's Samba reads it
     expected_names: dict[str, str] = field(default_factory=dict)
+    # This host's Samba's defaults, as printed for an empty smb.conf there.
+    defaults: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -89,6 +95,8 @@ class ParameterDrift:
     values: dict[str, str]  # host -> value, for the hosts that have the section
     reference: str | None  # the majority's value (no golden); None: no majority
     differing: list[HostDifference]
+    # True: every host has its own Samba release's default; the values differ by version.
+    version_defaults: bool = False
 
     @property
     def needs_restart(self) -> bool:
@@ -102,6 +110,7 @@ class ParameterDrift:
             "values": self.values,
             "differing": [d.to_json() for d in self.differing],
             "needs": "restart" if self.needs_restart else "reload" if self.differing else None,
+            "version_defaults": self.version_defaults,
         }
 
 
@@ -197,7 +206,8 @@ def _log_level(data: bytes, path: str, catalog: ParameterCatalog, transport: Tra
 
 
 def _golden_dump(transport: Transport, data: bytes, sudo: bool) -> str:
-    """testparm -sv of a file that exists only here, fed on stdin (nothing written there)."""
+    """testparm -sv of a file that exists only here, fed on stdin (nothing written there);
+    with no ``data``, the defaults of the host's Samba."""
     argv = ["testparm", "-s", "-v", "--suppress-prompt", "/dev/stdin"]
     result = transport.run(argv, stdin=data, sudo=sudo, timeout=120)
     if not result.ok:
@@ -229,7 +239,8 @@ def read_host(
     sections.setdefault(GLOBAL, {})["log level"] = _log_level(
         live.data, live.path, catalog, transport, live.sudo
     )
-    dump = HostDump(live.path, live.sha256, sections, names)
+    defaults, _ = _sections(_golden_dump(transport, b"", sudo=False))
+    dump = HostDump(live.path, live.sha256, sections, names, defaults=defaults.get(GLOBAL, {}))
     if golden is not None:
         edits = overlay_edits(host.variables.get(OVERLAY_VARIABLE), base_dir)
         includes = TransportIncludes(transport, sudo=live.sudo)
@@ -319,6 +330,9 @@ def compare(dumps: dict[str, HostDump], golden: bool) -> tuple[list[ParameterDri
                 reference = next(iter(distinct)) if len(distinct) == 1 else None
             else:
                 if len(set(values.values())) <= 1:
+                    continue
+                if all(dumps[h].defaults.get(name) == value for h, value in values.items()):
+                    parameters.append(ParameterDrift(shown, name, values, None, [], version_defaults=True))
                     continue
                 reference = _majority(list(values.values()))
                 if reference is not None:

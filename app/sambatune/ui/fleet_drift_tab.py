@@ -96,7 +96,9 @@ class DriftTab(QWidget):
         layout.addWidget(self.summary)
         self.table = read_only_table(["Parameter"], "fleetDriftTable", select=SelectionMode.SingleSelection)
         layout.addWidget(self.table, 1)
-        self.by_design = QCheckBox("Also show what differs by design (names, paths, ports: no majority)")
+        self.by_design = QCheckBox(
+            "Also show what differs by design (names, paths, ports) or by Samba release (defaults)"
+        )
         self.by_design.setObjectName("fleetDriftByDesign")
         self.by_design.toggled.connect(lambda _on: self._show())
         layout.addWidget(self.by_design)
@@ -227,7 +229,8 @@ class DriftTab(QWidget):
         self.table.setRowCount(len(shown))
         for row, drift in enumerate(shown):
             self._cell(row, 0, f"[{drift.section}] {drift.parameter}")
-            self._cell(row, 1, drift.reference if drift.reference is not None else "(per host)")
+            expected = "(per release)" if drift.version_defaults else "(per host)"
+            self._cell(row, 1, drift.reference if drift.reference is not None else expected)
             differing = {d.host: d for d in drift.differing}
             for column, host in enumerate(reachable, start=2):
                 value = drift.values.get(host)
