@@ -24,7 +24,9 @@ from testbed.sshd import keygen
 
 #: The release series the bed serves, and the Debian suite that ships it.
 RELEASES = {"4.22": "trixie", "4.25": "sid"}
-PACKAGES = "samba,smbclient,openssh-server,python3,procps"
+PACKAGES = "samba,smbclient,openssh-server,python3,procps,iproute2"
+#: A tree holding all of these is whole (one built before a package was added is not).
+WHOLE = ("usr/sbin/smbd", "usr/sbin/sshd", "usr/bin/ss")
 ROOTS = Path(os.environ.get("SAMBATUNE_TESTBED_ROOTS", "/var/tmp/sambatune-testbed/roots"))
 #: Inside each tree: the server's own files.
 BED = "/srv/bed"
@@ -34,7 +36,7 @@ def root_file_system(series: str) -> Path:
     """The release's root file system, built on first use (about a minute)."""
     suite = RELEASES[series]
     root = ROOTS / suite
-    if (root / "usr" / "sbin" / "smbd").exists():
+    if all((root / path).exists() for path in WHOLE):
         return root
     if shutil.which("debootstrap") is None:
         raise RuntimeError("debootstrap is not installed (make test installs it as root)")
@@ -51,6 +53,7 @@ def root_file_system(series: str) -> Path:
     if result.returncode != 0:
         raise RuntimeError(f"debootstrap {suite} failed:\n{result.stdout[-3000:]}{result.stderr[-2000:]}")
     # Only a whole tree gets the name: an interrupted build is never used.
+    shutil.rmtree(root, ignore_errors=True)
     partial.rename(root)
     return root
 
