@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sambatune.conf.activation import Activation, classify_parameter
 from sambatune.conf.catalog import load_bundled
 from sambatune.conf.explain import explain
 from sambatune.conf.knowledge import explanations
@@ -117,6 +118,32 @@ def test_the_verdict_depends_on_the_version() -> None:
     gone = explain("share modes", load_bundled("4.17"))
     assert gone.status == "removed" and gone.removed_in == "4.0.0"
     assert "obsolete" in gone.advice_on_this_version
+
+
+@pytest.mark.parametrize(
+    ("name", "added", "activation"),
+    [
+        ("smb3 directory leases", "4.22.0", Activation.NEW_CONNECTIONS),
+        ("server smb transports", "4.23.0", Activation.RESTART),
+        ("persistent handles", "4.25.0", Activation.RESTART),
+        ("smbd profiling share", "4.23.0", Activation.NEW_CONNECTIONS),
+        ("vfs mkdir use tmp name", "4.22.0", Activation.RELOAD),
+    ],
+)
+def test_what_newer_releases_added_is_explained_on_each_version(
+    name: str, added: str, activation: str
+) -> None:
+    """On 4.25 it is a current parameter with our words and how a change takes effect; on
+    4.17 the same words, and that the server's release predates it."""
+    newest = explain(name, load_bundled("4.25"))
+    assert newest.status == "current" and newest.explained, name
+    assert newest.history[0]["version"] == added and not newest.later_history
+    assert classify_parameter("global", name, None, "yes", False)[0] is activation
+    said = {Activation.RESTART: "restart", Activation.NEW_CONNECTIONS: "connect", Activation.RELOAD: "reload"}
+    assert said[activation] in newest.when_to_change, newest.when_to_change
+    older = explain(name, load_bundled("4.17"))
+    assert older.status == "unknown" and older.explained
+    assert f"does not know '{name}' yet: it came with Samba {added}" in older.advice_on_this_version
 
 
 def test_removed_names_say_when_and_what_replaced_them() -> None:

@@ -30,6 +30,7 @@ from parameter_text_overlap import (
     shared_runs,
     words,
 )
+from sambatune.conf.catalog import bundled_versions, load_bundled
 from sambatune.packaged import resource
 
 TESTS_DIR = Path(__file__).parent
@@ -378,13 +379,37 @@ def test_explained_names_are_canonical_parameters_of_the_installed_samba(
         for name, entry in removed["parameters"].items()
         if version_tuple(entry["removed_in"]) <= installed_version()
     }
-    for name in explanations["parameters"]:
+    newer = newer_release_parameters()
+    for name, entry in explanations["parameters"].items():
         if name in gone:
             continue
+        if name not in known and name in newer:
+            # A parameter a later release added: canonical there, and the entry says when.
+            release, canonical = newer[name]
+            assert canonical, f"{name!r} is a synonym in Samba {release}; key it by the canonical name"
+            added = version_tuple(entry["history"][0]["version"])
+            assert installed_version() < added <= version_tuple(f"{release}.0"), (name, release)
+            continue
         assert name in known, (
-            f"{name!r} is unknown to testparm {installed_version()} and not recorded as removed"
+            f"{name!r} is unknown to testparm {installed_version()}, to every newer bundled "
+            "catalog, and not recorded as removed"
         )
         assert not known[name], f"{name!r} is a synonym; key the entry by its canonical name"
+
+
+def newer_release_parameters() -> dict[str, tuple[str, bool]]:
+    """name -> (the oldest bundled release newer than the installed one that has it,
+    whether it is canonical there)."""
+    found: dict[str, tuple[str, bool]] = {}
+    for series in sorted(bundled_versions()):
+        if series <= installed_version()[:2]:
+            continue
+        release = f"{series[0]}.{series[1]}"
+        for parameter in load_bundled(f"{release}.0"):
+            found.setdefault(parameter.name, (release, True))
+            for synonym in parameter.synonyms:
+                found.setdefault(synonym.name, (release, False))
+    return found
 
 
 def test_removed_names_are_really_gone_from_the_installed_samba(removed: dict[str, Any]) -> None:

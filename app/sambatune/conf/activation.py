@@ -41,6 +41,9 @@ RESTART_PARAMETERS: dict[str, str] = {
     # With "bind interfaces only" the interface list decides the addresses listened on.
     "interfaces": _LISTENING,
     "server smb transports": _LISTENING,  # Samba 4.23 and later (WHATSNEW 4.23.0)
+    # 4.25: how handle state is stored is chosen once, when smbd opens its databases
+    # (source3/locking/share_mode_lock.c locking_init_internal, smbXsrv_open.c).
+    "persistent handles": "smbd chooses how it keeps handle state once, when it starts",
 }
 
 NEW_CONNECTION_PARAMETERS: dict[str, str] = {
@@ -57,6 +60,13 @@ NEW_CONNECTION_PARAMETERS: dict[str, str] = {
     "socket options": "smbd sets them on each new connection's socket",
     "path": "a client's connection to a share keeps the directory it started with",
     "vfs objects": "the VFS modules are loaded when a client connects to the share",
+    # Newer releases (source3/smbd/smb2_negprot.c, smb2_tcon.c, smb2_service.c):
+    "smb3 directory leases": "the directory-leasing capability is agreed once, when a client connects",
+    "smb3 unix extensions": "the POSIX extensions are offered once, when a client connects",
+    "server smb encryption over quic": "trust in a QUIC connection is agreed once, when a client connects",
+    "server addresses": "the address check runs when a client connects to the share",
+    "continuous availability": "the share's capabilities are set when a client connects to it",
+    "smbd profiling share": "the share's counters are attached when a client connects to it",
 }
 
 #: Parameters whose class tests/test_activation.py checks against a real smbd.

@@ -156,6 +156,12 @@ def _judge(facts: dict[str, Any], version: tuple[int, int, int]) -> str:
             f"advice to set it is obsolete here, and the line is ignored. Remove it.{instead}"
         )
     if status == "unknown":
+        later = facts.get("later_history") or []
+        if later:  # one a later release added, which we explain
+            return (
+                f"Samba {label} does not know '{name}' yet: it came with Samba {later[0]['version']}. "
+                "Here a line setting it is ignored."
+            )
         return f"Samba {label} does not know '{name}'; a line setting it is ignored."
     parts = []
     if facts.get("applies_to") == "smb1":
