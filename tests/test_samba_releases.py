@@ -21,7 +21,10 @@ import pytest
 import yaml
 
 from cli_process import sambatune_cli
+from parameter_text_overlap import man_page_text, runs, shared_runs, words
 from sambatune.conf.catalog import load_bundled
+from sambatune.packaged import read_resource
+from testbed.ports import free_port
 from testbed.samba_release import RELEASES, ReleaseServer
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
@@ -309,3 +312,75 @@ def test_a_fleet_of_three_releases_is_surveyed_and_compared(
     assert text.returncode == 0, text.stderr
     assert "Not drift, each host has its Samba release's default:" in text.stdout
     assert "[global] server string" in text.stdout
+
+
+def test_a_new_port_waits_for_a_restart_in_either_releases_spelling(
+    release: ReleaseServer, user_key: Path, tmp_path: Path
+) -> None:
+    """4.22 names the port 'smb ports', 4.25 'server smb transports' (tcp:PORT): either way
+    the apply pipeline calls the change restart-class, refuses it without consent, and
+    with consent smbd restarts and listens on the new port; then the old file goes back."""
+    ssh = _ssh(release, user_key, tmp_path)
+    home = {**os.environ, "SAMBATUNE_HOME": str(tmp_path / "home")}
+    local = tmp_path / "smb.conf"
+    got = sambatune_cli(
+        "conf", "get", *ssh, "--remote-path", release.config_path, "--output", str(local), env=home
+    )
+    assert got.returncode == 0, got.stderr
+    original = local.read_bytes()
+    new_port = free_port()
+    name, value = (
+        ("server smb transports", f"tcp:{new_port}")
+        if release.series >= "4.23"
+        else ("smb ports", str(new_port))
+    )
+    edited = sambatune_cli(
+        "conf", "set", str(local), "global", name, value, "--samba-version", f"{release.series}.0"
+    )
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+
+    def apply(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+        return sambatune_cli(
+            "conf", "apply", *ssh, "--file", str(path), "--remote-path", release.config_path,
+            "--summary", "port", "--yes", "--json", *extra, env=home,
+        )  # fmt: skip
+
+    def listening() -> list[int]:
+        done = sambatune_cli("survey", *ssh, "--config-path", release.config_path, "--json", env=home)
+        assert done.returncode == 0, done.stderr
+        [instance] = json.loads(done.stdout)["samba"]["instances"]
+        return sorted(p["port"] for p in instance["listening"])
+
+    refused = apply(local)
+    assert refused.returncode != 0, refused.stdout[-2000:]
+    assert name in refused.stdout + refused.stderr and "restart" in refused.stdout + refused.stderr
+    assert (release.root / release.config_path.lstrip("/")).read_bytes() == original
+    try:
+        done = apply(local, "--allow-restart")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        changes = {c["parameter"]: c for c in json.loads(done.stdout)["changes"]}
+        assert changes[name]["activation"] == "restart", changes
+        assert listening() == [new_port]
+    finally:
+        back = tmp_path / "original.conf"
+        back.write_bytes(original)
+        restored = apply(back, "--allow-restart")
+        assert restored.returncode == 0, restored.stdout[-3000:] + restored.stderr[-2000:]
+    assert listening() == [release.smb_port]
+
+
+def test_our_explanations_share_no_run_of_words_with_that_releases_man_page(release: ReleaseServer) -> None:
+    """Explained in our own words: no 10-word run of any explanation (those of the
+    parameters this release added included) comes from its smb.conf(5)."""
+    man_page = release.root / "usr/share/man/man5/smb.conf.5.gz"
+    man_words = words(man_page_text(man_page))
+    assert len(man_words) > 50_000, "the man page was not read properly"
+    theirs = set(runs(man_words))
+    ours = json.loads(read_resource("parameters", "explanations.json"))["parameters"]
+    copied = [
+        (name, run)
+        for name, entry in ours.items()
+        for field in ("summary", "performance", "when_to_change")
+        for run in shared_runs(entry[field], theirs)
+    ]
+    assert not copied, copied
