@@ -22,6 +22,7 @@ import yaml
 
 from cli_process import sambatune_cli
 from parameter_text_overlap import man_page_text, runs, shared_runs, words
+from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
 from sambatune.conf.catalog import load_bundled
 from sambatune.packaged import read_resource
 from testbed.ports import free_port
@@ -137,6 +138,14 @@ def test_a_parameter_only_newer_releases_have_goes_through_the_apply(
     history = sambatune_cli("conf", "history", *ssh, "--remote-path", release.config_path, "--json", env=home)
     assert history.returncode == 0, history.stderr
     assert "directory leases off" in history.stdout
+    # Back as it was, through the same pipeline: the tests after this one expect leases.
+    (tmp_path / "before.conf").write_text(before)
+    restored = sambatune_cli(
+        "conf", "apply", *ssh, "--file", str(tmp_path / "before.conf"), "--remote-path", release.config_path,
+        "--summary", "directory leases back", "--yes", "--json", env=home,
+    )  # fmt: skip
+    assert restored.returncode == 0, restored.stdout[-3000:] + restored.stderr[-2000:]
+    assert (release.root / release.config_path.lstrip("/")).read_text() == before
 
 
 def _plant(release: ReleaseServer, line: str) -> bytes:
@@ -241,19 +250,93 @@ def test_a_wizard_loop_on_that_release(release: ReleaseServer, user_key: Path, t
         live.write_bytes(original)
 
 
-def test_small_files_from_here_on_that_release(release: ReleaseServer, tmp_path: Path) -> None:
-    """SambaTune's own SMB client against the release's smbd: every file made, read and
-    removed, nothing left in the share."""
+def _small_files(release: ReleaseServer, tmp_path: Path) -> dict[str, Any]:
     home = {**os.environ, "SAMBATUNE_HOME": str(tmp_path / "home")}
     done = sambatune_cli(
         "bench", "files", "--server", release.address, "--port", str(release.smb_port), "--share", "bench",
-        "--count", "200", "--size", "4KiB", "--outstanding", "4", "--json", env=home,
+        "--count", "200", "--size", "4KiB", "--outstanding", "4", "--runs", "2", "--json", env=home,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    result = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)
     assert {"create", "stat", "read", "list", "delete"} <= set(result["series"]), sorted(result["series"])
     share = release.bed / "smbd" / "share"
     assert not [p for p in share.rglob("*") if "sambatune" in p.name], list(share.rglob("*"))
+    return result
+
+
+def _reload(release: ReleaseServer, user_key: Path, known_hosts: Path) -> None:
+    """smbcontrol on that server (its smbd's pid file is where its smb.conf says)."""
+    done = subprocess.run(
+        ["ssh", "-i", str(user_key), "-o", f"UserKnownHostsFile={known_hosts}", "-o", "BatchMode=yes",
+         "-p", str(release.ssh_port), f"root@{release.address}",
+         "smbcontrol", "--configfile", release.config_path, "smbd", "reload-config"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_small_files_from_here_with_and_without_directory_leases(
+    release: ReleaseServer, user_key: Path, tmp_path: Path
+) -> None:
+    """SambaTune's own client takes the directory leases 4.22 and later offer: the list
+    step's later listings come from the kept listing until a change breaks the lease.
+    With 'smb3 directory leases = no' every listing asks the server. Both leave nothing
+    in the share."""
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text(release.known_hosts_line)
+    leased = _small_files(release, tmp_path)
+    assert leased["client"]["directory_leases"] is True
+    listings = leased["listings"]
+    # Two runs of ten listings each: one from the server per run, nine kept; the
+    # deletes that follow each list step break the lease.
+    assert listings["from_server"] + listings["from_cache"] == 20, listings
+    assert listings["from_cache"] >= 16 and listings["granted"] == listings["from_server"], listings
+    assert listings["breaks"] >= 2, listings
+
+    original = _plant(release, "smb3 directory leases = no")
+    try:
+        _reload(release, user_key, known_hosts)
+        plain = _small_files(release, tmp_path)
+    finally:
+        (release.root / release.config_path.lstrip("/")).write_bytes(original)
+        _reload(release, user_key, known_hosts)
+    assert plain["client"]["directory_leases"] is False and "listings" not in plain
+    rates = {row["operation"]: row["operations_per_s"] for row in leased["operations"]}
+    rates_plain = {row["operation"]: row["operations_per_s"] for row in plain["operations"]}
+    assert rates["list"] > 0 and rates_plain["list"] > 0
+
+
+def test_a_kept_listing_ends_when_another_client_changes_the_directory(release: ReleaseServer) -> None:
+    """The lease break reaches the client: a file another connection creates is in the
+    next listing, which the server answers again; then the directory is removed with
+    the kept handle closed first."""
+    first = SmbProbeConnection(release.address, "bench", release.smb_port).connect()
+    second = SmbProbeConnection(release.address, "bench", release.smb_port, directory_leases=False).connect()
+    directory = f".sambatune-probe-leases-{os.getpid()}"
+    try:
+        ops, other = SmallFileOps(first), SmallFileOps(second)
+        assert ops.listings is not None and other.listings is None
+        ops.make_directory(directory)
+        other.create_and_write(f"{directory}\\one.bin", b"1")
+        assert ops.list_directory(directory) == ["one.bin"]
+        assert ops.list_directory(directory) == ["one.bin"]
+        assert (ops.listings.counts.from_server, ops.listings.counts.from_cache) == (1, 1)
+
+        other.create_and_write(f"{directory}\\two.bin", b"2")
+        deadline = time.monotonic() + 10
+        while ops.listings.counts.breaks == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ops.listings.counts.breaks == 1
+        assert sorted(ops.list_directory(directory)) == ["one.bin", "two.bin"]
+        assert ops.listings.counts.from_server == 2
+        for name in ("one.bin", "two.bin"):
+            other.delete(f"{directory}\\{name}")
+        ops.remove_directory(directory)  # our kept handle is closed first, or this fails
+        assert not other.exists(directory)
+    finally:
+        first.close()
+        second.close()
+        shutil.rmtree(release.bed / "smbd" / "share" / directory, ignore_errors=True)
 
 
 def test_a_fleet_of_three_releases_is_surveyed_and_compared(

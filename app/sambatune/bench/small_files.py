@@ -324,6 +324,9 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
                 yield from self._attempt(recorder, ops, directory, attempt, latencies)
             recorder.extra["latency"] = {name: latency_summary(v) for name, v in latencies.items()}
             recorder.extra["operations"] = operations_table(recorder)
+            listings = getattr(ops, "listings", None)
+            if listings is not None:  # under directory leases: how many the server answered
+                recorder.extra["listings"] = listings.counts.to_json()
             note = client_limit_note(recorder, options.client)
             if note:
                 yield recorder.note(note)

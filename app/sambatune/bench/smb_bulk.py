@@ -37,6 +37,7 @@ from typing import Any
 
 from smbprotocol.transport import Tcp
 
+from sambatune.bench.smb_directory_leases import OPLOCK_BREAK, UNSOLICITED, LeaseBreak, parse_lease_break
 from sambatune.cancellation import CancelToken
 from sambatune.errors import ConnectionFailed, SambaTuneError
 
@@ -167,6 +168,8 @@ class FramedTcp(Tcp):
         self._slots_lock = threading.Lock()
         self._prefix = bytearray(4 + 64)
         self._fixed = bytearray(READ_RESPONSE.size)
+        #: Hears the server's lease breaks (sambatune.bench.smb_directory_leases).
+        self.on_lease_break: Callable[[LeaseBreak], None] | None = None
 
     # -- the probe's side ------------------------------------------------------------
     def expect(self, message_id: int, slot: _Slot) -> None:
@@ -220,6 +223,7 @@ class FramedTcp(Tcp):
                 self._fail_all(ConnectionFailed("The SMB server closed the connection."))
                 return b""
             slot = None
+            message_id = -1
             if len(head) == 64 and head[:4] == PROTOCOL_ID:
                 message_id = struct.unpack_from("<Q", head, 24)[0]
                 with self._slots_lock:
@@ -228,6 +232,13 @@ class FramedTcp(Tcp):
                 rest = bytearray(length - len(head))
                 if not self._fill(memoryview(rest)):
                     return b""
+                if message_id == UNSOLICITED and struct.unpack_from("<H", head, 12)[0] == OPLOCK_BREAK:
+                    # A lease break: the listings hear it; smbprotocol's worker would take
+                    # a message it did not ask for as a fatal error.
+                    notice = parse_lease_break(bytes(rest))
+                    if notice is not None and self.on_lease_break is not None:
+                        self.on_lease_break(notice)
+                    continue
                 return bytes(head) + bytes(rest)
             if not self._answer(slot, message_id, head, length - 64):
                 self._fail_all(ConnectionFailed("The SMB server closed the connection."))

@@ -24,6 +24,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sambatune.bench.smb_directory_leases import (
+    CAP_DIRECTORY_LEASING,
+    CAP_LEASING,
+    OPLOCK_LEVEL_LEASE,
+    DirectoryListings,
+    acknowledgement,
+    granted_state,
+    lease_request_context,
+)
 from sambatune.cancellation import CancelToken
 from sambatune.errors import AuthenticationFailed, ConnectionFailed, InvalidInput, SambaTuneError
 
@@ -85,6 +94,7 @@ class SmbProbeConnection:
         timeout: float = 10.0,
         *,
         security: str | None = None,
+        directory_leases: bool = True,
     ) -> None:
         if not server or not share:
             raise InvalidInput("The SMB probe needs a server and a share.")
@@ -101,6 +111,8 @@ class SmbProbeConnection:
         self.timeout = timeout
         #: None: what the probe always asks (a user's session signed, a guest's not).
         self.security = security
+        #: Ask for directory leases where the server offers them (never when encrypted).
+        self.directory_leases = directory_leases and security != ENCRYPTED
         self.connection: Any = None
         self.session: Any = None
         self.tree: Any = None
@@ -122,6 +134,8 @@ class SmbProbeConnection:
         security = self.security
         sign = security == SIGNED or (security is None and not self.login.guest)
         connection = probe_connection_class()(uuid.uuid4(), self.server, self.port, require_signing=sign)
+        if self.directory_leases:
+            connection.client_capabilities |= CAP_LEASING | CAP_DIRECTORY_LEASING
         try:
             connection.connect(timeout=self.timeout)
         except (ValueError, OSError, SMBException) as exc:
@@ -172,6 +186,19 @@ class SmbProbeConnection:
         return self
 
     @property
+    def directory_leases_offered(self) -> bool:
+        """This session may take directory leases: asked for, offered by the server
+        (Samba 4.22 and later with smb3 directory leases on), SMB 3, not encrypted."""
+        connection = self.connection
+        return bool(
+            self.directory_leases
+            and connection is not None
+            and connection.dialect >= 0x300
+            and connection.supports_directory_leasing
+            and not self.encrypted
+        )
+
+    @property
     def session_is_guest(self) -> bool:
         return bool(self.session is not None and self.session.session_key is None)
 
@@ -191,6 +218,7 @@ class SmbProbeConnection:
             "cipher": CIPHER_NAMES.get(int(connection.cipher_id or 0)) if encrypted else None,
             "guest": self.session_is_guest,
             "local_port": self.local_port,
+            "directory_leases": self.directory_leases_offered,
         }
 
     @property
@@ -502,26 +530,38 @@ class SmallFileOps:
 
     def __init__(self, probe: SmbProbeConnection) -> None:
         self.probe = probe
+        #: Listings answered from here while the server's directory lease holds.
+        self.listings: DirectoryListings | None = None
+        if probe.directory_leases_offered:
+            self.listings = DirectoryListings(self._open_leased, self._read_names, self._acknowledge)
+            probe.connection.transport.on_lease_break = self.listings.lease_broken
 
-    def _create(self, name: str, access: int, disposition: int, options: int) -> Any:
+    def _create(
+        self, name: str, access: int, disposition: int, options: int, contexts: list[Any] | None = None
+    ) -> tuple[Any, list[Any] | None]:
         from smbprotocol.open import FileAttributes, ImpersonationLevel, Open, ShareAccess
 
         handle = Open(self.probe.tree, name)
-        handle.create(
+        answered = handle.create(
             ImpersonationLevel.Impersonation,
             access,
             FileAttributes.FILE_ATTRIBUTE_NORMAL,
             ShareAccess.FILE_SHARE_READ | ShareAccess.FILE_SHARE_WRITE | ShareAccess.FILE_SHARE_DELETE,
             disposition,
             options,
+            create_contexts=contexts,
+            oplock_level=OPLOCK_LEVEL_LEASE if contexts else 0,
         )
-        return handle
+        return handle, answered
+
+    def _open(self, name: str, access: int, disposition: int, options: int) -> Any:
+        return self._create(name, access, disposition, options)[0]
 
     def make_directory(self, name: str) -> None:
         """Create ``name`` as a new directory; fails if anything is there already."""
         from smbprotocol.open import CreateDisposition, CreateOptions
 
-        self._create(
+        self._open(
             name,
             _access("FILE_READ_ATTRIBUTES"),
             CreateDisposition.FILE_CREATE,
@@ -532,7 +572,7 @@ class SmallFileOps:
         """A new file (never an existing one replaced), written whole, closed."""
         from smbprotocol.open import CreateDisposition, CreateOptions
 
-        handle = self._create(
+        handle = self._open(
             name,
             _access("GENERIC_WRITE"),
             CreateDisposition.FILE_CREATE,
@@ -548,7 +588,7 @@ class SmallFileOps:
         """The file's size, as a client's stat gets it: open for attributes, close."""
         from smbprotocol.open import CreateDisposition, CreateOptions
 
-        handle = self._create(
+        handle = self._open(
             name,
             _access("FILE_READ_ATTRIBUTES"),
             CreateDisposition.FILE_OPEN,
@@ -562,7 +602,7 @@ class SmallFileOps:
         """Open, read ``size`` bytes (one request: small files), close; the bytes read."""
         from smbprotocol.open import CreateDisposition, CreateOptions
 
-        handle = self._create(
+        handle = self._open(
             name, _access("GENERIC_READ"), CreateDisposition.FILE_OPEN, CreateOptions.FILE_NON_DIRECTORY_FILE
         )
         try:
@@ -575,7 +615,7 @@ class SmallFileOps:
         from smbprotocol.file_info import FileRenameInformation
         from smbprotocol.open import CreateDisposition, CreateOptions, SMB2SetInfoRequest, SMB2SetInfoResponse
 
-        handle = self._create(
+        handle = self._open(
             name, _access("DELETE"), CreateDisposition.FILE_OPEN, CreateOptions.FILE_NON_DIRECTORY_FILE
         )
         try:
@@ -594,31 +634,54 @@ class SmallFileOps:
             handle.close()
 
     def list_directory(self, name: str) -> list[str]:
-        """The names in directory ``name`` (without . and ..), as many requests as it takes."""
-        from smbprotocol.exceptions import NoMoreFiles
-        from smbprotocol.file_info import FileInformationClass
+        """The names in directory ``name`` (without . and ..): from the server, or from
+        the listing kept under a directory lease that no change has broken since."""
+        if self.listings is not None:
+            return self.listings.names(name)
+        handle, _ = self._open_directory(name)
+        try:
+            return self._read_names(handle)
+        finally:
+            handle.close()
+
+    def _open_directory(self, name: str, contexts: list[Any] | None = None) -> tuple[Any, list[Any] | None]:
         from smbprotocol.open import CreateDisposition, CreateOptions
 
-        handle = self._create(
+        return self._create(
             name,
             _access("FILE_LIST_DIRECTORY", "FILE_READ_ATTRIBUTES"),
             CreateDisposition.FILE_OPEN,
             CreateOptions.FILE_DIRECTORY_FILE,
+            contexts,
         )
+
+    def _open_leased(self, name: str, key: bytes) -> tuple[Any, int]:
+        handle, answered = self._open_directory(name, [lease_request_context(key)])
+        return handle, granted_state(answered)
+
+    def _read_names(self, handle: Any) -> list[str]:
+        """Every name in an open directory, as many requests as it takes."""
+        from smbprotocol.exceptions import NoMoreFiles
+        from smbprotocol.file_info import FileInformationClass
+
         names: list[str] = []
-        try:
-            while True:
-                try:
-                    entries = handle.query_directory("*", FileInformationClass.FILE_NAMES_INFORMATION)
-                except NoMoreFiles:
-                    break
-                for entry in entries:
-                    text = entry["file_name"].get_value().decode("utf-16-le")
-                    if text not in (".", ".."):
-                        names.append(text)
-        finally:
-            handle.close()
+        while True:
+            try:
+                entries = handle.query_directory("*", FileInformationClass.FILE_NAMES_INFORMATION)
+            except NoMoreFiles:
+                break
+            for entry in entries:
+                text = entry["file_name"].get_value().decode("utf-16-le")
+                if text not in (".", ".."):
+                    names.append(text)
         return names
+
+    def _acknowledge(self, key: bytes, state: int) -> None:
+        probe = self.probe
+        sent = probe.connection.send(
+            acknowledgement(key, state), probe.session.session_id, probe.tree.tree_connect_id
+        )
+        probe.connection.receive(sent)
 
     def delete(self, name: str) -> None:
         self.probe.delete(name)
@@ -626,7 +689,10 @@ class SmallFileOps:
     def remove_directory(self, name: str) -> None:
         from smbprotocol.open import CreateDisposition, CreateOptions
 
-        self._create(
+        if self.listings is not None:
+            self.listings.forget(name)  # our own kept handle would hold it open
+
+        self._open(
             name,
             _access("DELETE", "FILE_READ_ATTRIBUTES"),
             CreateDisposition.FILE_OPEN,
@@ -651,7 +717,7 @@ class SmallFileOps:
         from smbprotocol.open import CreateDisposition
 
         try:
-            self._create(name, _access("FILE_READ_ATTRIBUTES"), CreateDisposition.FILE_OPEN, 0).close()
+            self._open(name, _access("FILE_READ_ATTRIBUTES"), CreateDisposition.FILE_OPEN, 0).close()
         except (ObjectNameNotFound, ObjectPathNotFound):
             return False
         return True
