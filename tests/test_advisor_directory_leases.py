@@ -60,9 +60,9 @@ def test_the_default_is_on_and_the_trade_is_explained() -> None:
     assert "NFS" in finding.risk and "outside Samba" in finding.risk
     assert "TrueNAS 25.10 (after a performance regression" in finding.risk
     # the measurement plan: the small-file benchmark's list step through a real client
-    assert "sambatune bench files --path" in finding.effect_source
-    assert "list" in finding.effect_source and "asks for no leases" in finding.effect_source
-    assert finding.effect_source.startswith("Not measured here.")
+    assert "sambatune bench files --server H --share S" in finding.effect_source
+    assert "takes a directory lease" in finding.effect_source and "--path" in finding.effect_source
+    assert "bench/directory_leases.py" in finding.effect_source
 
 
 def test_testparms_default_counts_like_the_missing_line() -> None:

@@ -37,13 +37,15 @@ VENDOR_SOURCES = (
 )
 
 MEASUREMENT_PLAN = (
-    "Not measured here. Only a measurement of the user's own workload can settle it: the "
-    "small-file benchmark lists one big directory ten times in its list step, so run "
-    "`sambatune bench files --path MOUNTED_SHARE --count 10k --runs 5` from a client whose "
-    "SMB stack asks for directory leases (current Windows does), once as it is and once with "
-    "the setting switched, and compare the list and stat rates. SambaTune's own SMB client "
-    "(`--server H --share S`) asks for no leases, so through it both runs measure a server "
-    "without them."
+    "What it saves depends on how often the same folders are listed. The small-file "
+    "benchmark lists one directory ten times in its list step, and SambaTune's own SMB "
+    "client takes a directory lease where the server offers one, as current Windows does: "
+    "run `sambatune bench files --server H --share S --count 2000 --runs 5` once as it is "
+    "and once with the setting switched, and compare the list rates (the result says "
+    "how many listings the server answered). Measured on Samba 4.25.1 on loopback "
+    "(bench/directory_leases.py, 2,000 files, median of 3): 175 listings/s with the "
+    "lease, 16.0/s without. Only a measurement of the user's own workload, through their "
+    "own clients (`--path MOUNTED_SHARE`), settles whether that matters to them."
 )
 STALENESS = (
     "smbd breaks a directory lease only when the change goes through smbd. A file created, "
