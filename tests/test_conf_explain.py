@@ -140,7 +140,7 @@ def test_what_newer_releases_added_is_explained_on_each_version(
     assert newest.history[0]["version"] == added and not newest.later_history
     assert classify_parameter("global", name, None, "yes", False)[0] is activation
     said = {Activation.RESTART: "restart", Activation.NEW_CONNECTIONS: "connect", Activation.RELOAD: "reload"}
-    assert said[activation] in newest.when_to_change, newest.when_to_change
+    assert newest.when_to_change and said[activation] in newest.when_to_change, newest.when_to_change
     older = explain(name, load_bundled("4.17"))
     assert older.status == "unknown" and older.explained
     assert f"does not know '{name}' yet: it came with Samba {added}" in older.advice_on_this_version

@@ -311,7 +311,7 @@ def _collect(
         # output, exit status, EOF and close. Whatever ends the loop, what is buffered
         # (and still in flight after the exit status) is read to EOF first.
         ended = channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready()
-        if ended or channel.closed or channel.eof_received and channel.exit_status_ready():
+        if ended or channel.closed or (channel.eof_received and channel.exit_status_ready()):
             for receive, chunks in ((channel.recv, out), (channel.recv_stderr, err)):
                 while chunk := receive(1 << 16):
                     chunks.append(chunk)
