@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
 from sambatune.conf.catalog import load_bundled
 from sambatune.packaged import read_resource
 from testbed.ports import free_port
-from testbed.samba_release import RELEASES, ReleaseServer
+from testbed.samba_release import RELEASES, ReleaseServer, root_file_system
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -46,6 +47,9 @@ MACHINE_DEFAULTS = {"netbios name"}
 def releases(tmp_path_factory: pytest.TempPathFactory, user_key: Path) -> Iterator[dict[str, ReleaseServer]]:
     """Both servers at once (the mixed fleet needs them together), started once."""
     started: dict[str, ReleaseServer] = {}
+    # A fresh machine builds both root file systems at once (about 1.5 minutes each).
+    with ThreadPoolExecutor(len(RELEASES)) as pool:
+        list(pool.map(root_file_system, sorted(RELEASES)))
     try:
         for series in sorted(RELEASES):
             server = ReleaseServer(series, ADDRESSES[series], tmp_path_factory.mktemp(f"samba-{series}"))
@@ -128,13 +132,29 @@ def test_a_parameter_only_newer_releases_have_goes_through_the_apply(
     assert edited.returncode == 0, edited.stdout + edited.stderr
     lint = sambatune_cli("conf", "lint", str(local), "--samba-version", version, "--json")
     assert "smb3 directory leases" not in lint.stdout, lint.stdout
-    applied = sambatune_cli(
-        "conf", "apply", *ssh, "--file", str(local), "--remote-path", release.config_path,
-        "--summary", "directory leases off", "--yes", "--json", env=home,
-    )  # fmt: skip
-    assert applied.returncode == 0, applied.stdout[-3000:] + applied.stderr[-2000:]
-    live = (release.root / release.config_path.lstrip("/")).read_text()
-    assert "smb3 directory leases = no" in live and live != before
+    # A client connected before the change, with the lease capability agreed.
+    held = SmbProbeConnection(release.address, "bench", release.smb_port).connect()
+    try:
+        assert held.directory_leases_offered
+        applied = sambatune_cli(
+            "conf", "apply", *ssh, "--file", str(local), "--remote-path", release.config_path,
+            "--summary", "directory leases off", "--yes", "--json", env=home,
+        )  # fmt: skip
+        assert applied.returncode == 0, applied.stdout[-3000:] + applied.stderr[-2000:]
+        live = (release.root / release.config_path.lstrip("/")).read_text()
+        assert "smb3 directory leases = no" in live and live != before
+        [change] = json.loads(applied.stdout)["changes"]
+        assert (change["parameter"], change["activation"]) == ("smb3 directory leases", "new connections")
+        # As the class says: new connections are no longer offered leases; the held one
+        # keeps what it agreed, but the server grants it no lease any more either.
+        with SmbProbeConnection(release.address, "bench", release.smb_port) as later:
+            assert not later.directory_leases_offered
+        ops = SmallFileOps(held)
+        assert ops.listings is not None
+        ops.list_directory("")
+        assert (ops.listings.counts.from_server, ops.listings.counts.granted) == (1, 0)
+    finally:
+        held.close()
     history = sambatune_cli("conf", "history", *ssh, "--remote-path", release.config_path, "--json", env=home)
     assert history.returncode == 0, history.stderr
     assert "directory leases off" in history.stdout
