@@ -83,6 +83,24 @@ class BenchContext:
                 return serving_address(addresses)
         return LOOPBACK
 
+    def client_smb_address(self) -> str:
+        """Where this computer reaches this smbd: the address SSH reached, when smbd
+        listens on every address or on that one; else an address smbd listens on (with
+        bind interfaces only it may serve SMB on another address than SSH's)."""
+        port = self.smb_port()
+        for instance in self._instances():
+            addresses = [str(p["address"]) for p in instance.get("listening") or [] if int(p["port"]) == port]
+            if not addresses or self.data_address in addresses:
+                return self.data_address
+            if any(a in ("0.0.0.0", "::") for a in addresses):
+                return self.data_address
+            if self.data_address.startswith("127.") or self.data_address == "::1":
+                # This computer is the server (or reaches it through a tunnel): any of them.
+                return serving_address(addresses).strip("[]")
+            outside = [a for a in addresses if not a.startswith("127.") and a != "::1"]
+            return (outside or addresses)[0]
+        return self.data_address
+
     def _instances(self) -> list[dict[str, Any]]:
         """The smbd serving this smb.conf, first; the managed one when no path was given."""
         if self.survey is None:

@@ -78,6 +78,7 @@ class BenchmarksPage(QWidget):
         self.task: Task | None = None
         self.last_result: BenchResult | None = None
         self._surveyed_port: int | None = None  # the port the last survey put in the form
+        self._surveyed_address = ""  # ...and the address
         self.run_numbers: dict[str, int] = {}
         self.tracker = ProgressTracker()
         self.steps: list[Step] = []
@@ -185,14 +186,19 @@ class BenchmarksPage(QWidget):
         self.form.set_shares([str(s.get("name")) for s in survey.shares if not s.get("printable")])
         if self.session.transport is None:
             return
-        if not self.form.server.text():
-            self.form.server.setText(data_address(self.session.transport))
-        # Follow the managed smbd's port on every survey, unless the admin typed another.
+        # Follow the managed smbd's address and port on every survey, unless the admin
+        # typed others.
         context = BenchContext(
             data_address(self.session.transport), survey=survey, smb_conf_path=survey.config_path
         )
         if survey.ambiguous:  # no instance chosen yet: the Overview asks for one
+            if not self.form.server.text():
+                self.form.server.setText(context.data_address)
             return
+        address = context.client_smb_address()
+        if not self.form.server.text() or self.form.server.text() == self._surveyed_address:
+            self.form.server.setText(address)
+        self._surveyed_address = address
         if self._surveyed_port is None or self.form.port.value() == self._surveyed_port:
             self.form.port.setValue(context.smb_port())
         self._surveyed_port = context.smb_port()

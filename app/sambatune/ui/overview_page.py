@@ -96,6 +96,20 @@ def _set_row(
         table.setItem(row, column, item)
 
 
+def listening_text(instance: dict[str, Any]) -> str:
+    """Where an smbd listens, address and TCP port: ``*:445`` for every address,
+    ``127.0.0.5:4455``, ``[::1]:445``. With bind interfaces only, the address is what
+    clients must use."""
+    shown = []
+    for socket_ in sorted(instance.get("listening") or [], key=lambda p: (int(p["port"]), str(p["address"]))):
+        address = str(socket_["address"])
+        host = "*" if address in ("0.0.0.0", "::") else f"[{address}]" if ":" in address else address
+        text = f"{host}:{socket_['port']}"
+        if text not in shown:
+            shown.append(text)
+    return ", ".join(shown)
+
+
 class OverviewPage(QWidget):
     refresh_requested = Signal()
     #: The admin chose which smbd SambaTune manages: the smb.conf it runs with.
@@ -246,9 +260,9 @@ class OverviewPage(QWidget):
         # Facts of the managed instance only: another smbd's port is not this one's.
         serving = survey.managed_instance
         if serving is not None:
-            ports = sorted({p["port"] for p in serving.get("listening") or []})
-            if ports:
-                form.addRow("Listening", _value(", ".join(f"TCP {p}" for p in ports)))
+            listening = listening_text(serving)
+            if listening:
+                form.addRow("Listening", _value(listening))
             form.addRow(
                 "Processes", _value(f"{serving.get('processes', '?')} (parent pid {serving.get('pid')})")
             )
@@ -285,7 +299,6 @@ class OverviewPage(QWidget):
         table.setRowCount(len(instances))
         for row, instance in enumerate(instances):
             managed = bool(instance.get("managed"))
-            ports = sorted({p["port"] for p in instance.get("listening") or []})
             dirs = instance.get("dirs") or {}
             tooltip = "\n".join(
                 [" ".join(instance.get("argv") or []), *(f"{name}: {value}" for name, value in dirs.items())]
@@ -296,7 +309,7 @@ class OverviewPage(QWidget):
                 [
                     "managed" if managed else "",
                     str(instance.get("config") or "?"),
-                    ", ".join(f"TCP {p}" for p in ports) or "no TCP port",
+                    listening_text(instance) or "no TCP port",
                     str(instance.get("pid")),
                 ],
                 None,

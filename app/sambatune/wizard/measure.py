@@ -185,7 +185,7 @@ def measure(
         # The managed smbd's own port: a second instance may listen elsewhere than 445.
         port = known.smb_port() if known is not None else None
         files = SmallFilesOptions(
-            server=context.data_address,
+            server=context.client_smb_address(),
             share=spec.share,
             port=port or 445,
             login=SmbLogin(user=spec.user, password=spec.password),
