@@ -358,7 +358,7 @@ def test_a_resurvey_moves_history_and_the_overview_to_the_managed_smbd(
     assert item_at(history.table, 0, 2).text() == "one change"
     assert server.process is not None
     first = _overview_text(overview)
-    assert f"{server.config}  (" in first and f"TCP {server.port}" in first
+    assert f"{server.config}  (" in first and f"127.0.0.1:{server.port}" in first
     assert "smbd running" in first and f"parent pid {server.process.pid}" in first
 
     other = SmbServer(tmp_path, "archive-smbd")
@@ -374,9 +374,9 @@ def test_a_resurvey_moves_history_and_the_overview_to_the_managed_smbd(
         assert other.process is not None
         qtbot.waitUntil(lambda: str(other.config) in _overview_text(overview), timeout=SLOW)
         shown = _overview_text(overview)
-        assert f"TCP {other.port}" in shown and f"parent pid {other.process.pid}" in shown
+        assert f"127.0.0.1:{other.port}" in shown and f"parent pid {other.process.pid}" in shown
         assert "smbd running" in shown
-        assert f"TCP {server.port}" not in shown  # the instance table lists it, no label
+        assert f"127.0.0.1:{server.port}" not in shown  # the instance table lists it, no label
         instances = _instance_rows(overview)
         assert instances[str(other.config)] == "managed" and instances[str(server.config)] == ""
         workspace.tabs.setCurrentWidget(overview)
@@ -394,7 +394,7 @@ def test_a_resurvey_moves_history_and_the_overview_to_the_managed_smbd(
         stopped = _overview_text(overview)
         assert f"smbd is not running for {other.config}" in stopped
         assert "smbd running" not in stopped and "parent pid" not in stopped
-        assert f"TCP {server.port}" not in stopped
+        assert f"127.0.0.1:{server.port}" not in stopped
         assert history.path == str(other.config) and history.table.rowCount() == 0
     finally:
         other.stop()
