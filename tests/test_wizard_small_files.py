@@ -89,6 +89,10 @@ def test_a_metadata_change_measured_with_small_files_end_to_end(
     assert config.read_bytes() == original
     report = wizard.report_html()
     assert "ops/s" in report and "files of 4 KiB" in report
+    # The runs chart counts operations in its own unit, never as a byte rate.
+    chart = report[report.index("Counted runs of") :]
+    chart = chart[: chart.index("</svg>")]
+    assert "operations per second" in chart and "ops/s" in chart and "B/s" not in chart
     # Every measurement removed its files from the share.
     assert not [p for p in troubled_smbd.share_path.iterdir() if p.name.startswith(DIRECTORY_PREFIX)]
 

@@ -25,6 +25,7 @@ from sambatune.bench.results_db import StoredSession
 from sambatune.bench.svg_chart import Chart, ChartSeries, render
 from sambatune.errors import SambaTuneError
 from sambatune.units import (
+    BYTES,
     format_bits,
     format_bytes,
     format_figure,
@@ -190,12 +191,14 @@ def sockbuf_chart(result: BenchResult) -> str:
 
 
 def runs_chart(sessions: Sequence[StoredSession], series: str) -> str:
+    # Each series in its own unit: bytes per second, or operations per second.
+    unit = next((s.result.series[series].unit for s in sessions if series in s.result.series), BYTES)
     chart = Chart(
         f"Counted runs of '{series}', session by session",
         "run",
-        "throughput",
+        "throughput" if unit == BYTES else "operations per second",
         x_format=lambda v: f"{v:g}",
-        y_format=format_rate,
+        y_format=lambda v: format_figure(v, unit),
         whole_x=True,
     )
     for session in sessions:
