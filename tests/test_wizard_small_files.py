@@ -15,6 +15,7 @@ from sambatune.remote.transport import Transport
 from sambatune.wizard.machine import TuningWizard
 from sambatune.wizard.measure import AUTO, COPY, FILES, MeasureSpec, format_mean
 from sambatune.wizard.store import WizardStore
+from screenshots import Screenshot
 from testbed.smbd import SmbServer
 
 
@@ -111,3 +112,40 @@ def test_the_start_page_offers_the_test_and_only_its_own_size(qtbot: QtBot) -> N
     assert (spec.test, spec.files) == (FILES, 500)
     view.test_kind.setCurrentIndex(view.test_kind.findData(COPY))
     assert view.file_size.isEnabled() and not view.file_count.isEnabled()
+
+
+def test_the_small_file_verdict_counts_operations_three_plots_to_a_row(
+    qtbot: QtBot, screenshot: Screenshot
+) -> None:
+    """Six operations: six plots in two rows at 1180 px, each in ops/s as measured (not
+    MB/s scaled by 1e-6), the table with every operation."""
+    from sambatune.ui.wizard_views import VerdictView
+
+    view = VerdictView()
+    qtbot.addWidget(view)
+    view.resize(1180, 700)
+    before = {name: [400.0 + i, 410.0 + i, 405.0] for i, name in enumerate(OPERATION_NAMES)}
+    after = {name: [v * 1.3 for v in values] for name, values in before.items()}
+    rows = [
+        {
+            "series": name, "label": name, "mean_before": 405.0, "mean_after": 526.5,
+            "relative_change": 0.3, "verdict": "better", "sentence": f"{name} is faster.",
+        }
+        for name in OPERATION_NAMES
+    ]  # fmt: skip
+    verdict = {"overall": "better", "recommendation": "keep", "explanation": "All faster.", "series": rows}
+    view.show_verdict(verdict, "sync always = no", {n: (before[n], after[n]) for n in OPERATION_NAMES})
+    view.show()
+    qtbot.waitExposed(view)
+    plots = [item for item in view.plots.ci.items if hasattr(item, "getAxis")]
+    assert len(plots) == len(OPERATION_NAMES)
+    for plot in plots:
+        axis = plot.getAxis("left")
+        assert axis.labelText == "ops/s" and not axis.autoSIPrefix
+        low, high = plot.viewRange()[1]
+        assert low < 1 < 500 < high  # the values themselves, not a millionth of them
+    assert {view.plots.ci.getItem(row, 0) is not None for row in (0, 1)} == {True}
+    assert view.table.rowCount() == len(OPERATION_NAMES)
+    header = view.table.horizontalHeaderItem(0)
+    assert header is not None and header.text() == "Operation"
+    screenshot(view, "wizard-verdict-small-files")

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.bench.records import RunRecord
-from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT
+from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT, OPERATION_NAMES
 from sambatune.conf.activation import Activation
 from sambatune.conf.apply import STEP_TITLES, ApplyStep, StepState
 from sambatune.ui.run_table import RunTable
@@ -40,6 +40,9 @@ from sambatune.ui.tables import read_only_table
 from sambatune.wizard.change import activation_sentence
 from sambatune.wizard.measure import AUTO, COPY, DEFAULT_SIZE, FILES, MeasureSpec, format_mean
 from sambatune.wizard.store import WizardSummary
+
+#: Verdict plots side by side before a new row starts.
+PLOTS_PER_ROW = 3
 
 INTRO = (
     "<p>The wizard walks you through tuning this server the careful way:</p><ol>"
@@ -418,6 +421,8 @@ class VerdictView(QWidget):
         }[verdict["recommendation"]]
         self.advice.setText(f"<b>{advice}</b> {escape(verdict['explanation'])}")
         rows = verdict["series"]
+        operations = all(item["series"] in OPERATION_NAMES for item in rows)
+        self.table.setHorizontalHeaderItem(0, QTableWidgetItem("Operation" if operations else "Direction"))
         self.table.setRowCount(len(rows))
         for row, item in enumerate(rows):
             relative = item.get("relative_change")
@@ -443,16 +448,24 @@ class VerdictView(QWidget):
             )
         )
         self.plots.clear()
-        # One plot per direction: reads and writes differ too much to share an axis.
-        for name, (before, after) in runs.items():
+        # One plot per direction (or operation): they differ too much to share an axis.
+        # Three to a row, so the six of the small-file test stay readable.
+        self.plots.setMinimumHeight(190 * ((len(runs) + PLOTS_PER_ROW - 1) // PLOTS_PER_ROW or 1))
+        for index, (name, (before, after)) in enumerate(runs.items()):
+            if index and index % PLOTS_PER_ROW == 0:
+                self.plots.nextRow()
+            # Operations per second as they are; bytes per second in MB/s.
+            operations = name in OPERATION_NAMES
+            scale = 1.0 if operations else 1e6
             plot = self.plots.addPlot(title=SERIES_NAMES.get(name, name))
             plot.setLabel("bottom", "counted run")
-            plot.setLabel("left", "MB/s")
-            plot.addLegend(offset=(-8, 8))
+            plot.setLabel("left", "ops/s" if operations else "MB/s")
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            plot.addLegend(offset=(-8, 8), colCount=1 if len(runs) <= PLOTS_PER_ROW else 2)
             for values, color, when in ((before, "#8a8a8a", "before"), (after, "#0072b2", "after")):
                 plot.plot(
                     list(range(1, len(values) + 1)),
-                    [v / 1e6 for v in values],
+                    [v / scale for v in values],
                     pen=pg.mkPen(color, width=2),
                     symbol="o",
                     symbolBrush=color,
@@ -460,7 +473,9 @@ class VerdictView(QWidget):
                     name=when,
                 )
             # Headroom above the highest run keeps the legend (top right) off the lines.
-            plot.setYRange(0, max([*before, *after, 1.0]) / 1e6 * 1.4)
+            # (more in the shorter plots of two rows).
+            headroom = 1.4 if len(runs) <= PLOTS_PER_ROW else 1.8
+            plot.setYRange(0, max([*before, *after, 1.0]) / scale * headroom)
             runs_shown = max(len(before), len(after))
             plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, runs_shown + 1)]])
 
