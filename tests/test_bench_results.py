@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bench_sessions import record_sessions
 from cli_process import ssh_args
 from sambatune.appdirs import data_dir
 from sambatune.bench.comparison import compare_sessions, config_changes
@@ -249,6 +250,14 @@ def test_bench_verbs_print_the_promised_json(
     listed = json.loads(sambatune("results", "list", "--json").stdout)["sessions"]
     assert [s["session_id"] for s in listed] == sessions[::-1]
     assert listed[-1]["note"] == "cli net"
+    # The table's columns line up whatever the test's name ("dirscale", "net"): every
+    # row has its mean and its run count end where the header's do.
+    table = sambatune("results", "list").stdout.splitlines()
+    header = table[0]
+    ends = (header.index("Mean") + len("Mean"), header.index("Runs") + len("Runs"))
+    for row in table[1:]:
+        assert row[ends[0] - 1] != " " and row[ends[1] - 1] == "2", (header, row)
+        assert row[ends[1] :].startswith("  cli "), row
     shown = json.loads(sambatune("results", "show", str(sessions[2]), "--config", "--json").stdout)
     assert shown["smb_conf"] == smbd.config.read_text()
     assert shown["smb_conf_path"] == str(smbd.config)
@@ -290,3 +299,18 @@ def test_bench_verbs_do_not_import_qt() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_results_list_lines_up_whatever_the_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """Tests named 'smb-client', notes of any length: the columns still line up."""
+    from sambatune.cli.main import main
+
+    record_sessions(ResultsDatabase())
+    assert main(["results", "list"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    header = table[0]
+    mean_end, runs_end = header.index("Mean") + len("Mean"), header.index("Runs") + len("Runs")
+    assert len(table) == 6 and any(" smb-client " in row for row in table)
+    for row in table[1:]:
+        assert row[mean_end - 1] == "s" and row[mean_end] == " ", (header, row)  # "... MB/s" or "ops/s"
+        assert row[runs_end - 1].isdigit() and (len(row) == runs_end or row[runs_end] == " "), row

@@ -67,6 +67,7 @@ def handle_list(args: argparse.Namespace) -> int:
     from sambatune.bench.results_db import ResultsDatabase
     from sambatune.cli.output import print_json
     from sambatune.units import format_figure
+    from sambatune.visible_text import one_line
 
     sessions = ResultsDatabase().sessions(server=args.server, test=args.test, limit=args.limit)
     if args.json:
@@ -75,10 +76,16 @@ def handle_list(args: argparse.Namespace) -> int:
     if not sessions:
         print("No benchmark sessions yet. Run one with: sambatune bench net (or disk, smb, ...)")
         return 0
-    print(f"{'ID':>5}  {'Started':25}  {'Test':9} {'Server':28} {'Mean':>14} {'Runs':>4}  Note")
+    rows = [("ID", "Started", "Test", "Server", "Mean", "Runs", "Note")]
     for s in sessions:
         mean = format_figure(s.mean, s.unit, missing="-")
-        print(f"{s.id:>5}  {s.started_at:25}  {s.test:9} {s.server[:28]:28} {mean:>14} {s.runs:>4}  {s.note}")
+        rows.append((str(s.id), s.started_at, s.test, s.server[:40], mean, str(s.runs), s.note))
+    # Each column as wide as its widest cell; numbers to the right.
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    right = {0, 4, 5}
+    for row in rows:
+        cells = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        print(one_line("  ".join([*cells, row[-1]]).rstrip()))
     return 0
 
 
