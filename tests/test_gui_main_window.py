@@ -184,6 +184,33 @@ def test_profile_dialog_refuses_a_bad_host(qtbot: QtBot) -> None:
     assert "cannot contain spaces" in dialog.error.text()
 
 
+def test_a_key_file_that_is_not_there_is_refused_and_dialogs_go_when_closed(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    for _ in range(3):  # each Add opens a dialog of its own; Cancel leaves none behind
+        qtbot.mouseClick(window.server_list.add_button, Qt.MouseButton.LeftButton)
+        dialog = window.findChild(ProfileDialog)
+        assert dialog is not None
+        dialog.reject()
+        qtbot.waitUntil(lambda: window.findChild(ProfileDialog) is None, timeout=2000)
+
+    qtbot.mouseClick(window.server_list.add_button, Qt.MouseButton.LeftButton)
+    dialog = window.findChild(ProfileDialog)
+    assert dialog is not None
+    dialog.host.setText("files1")
+    dialog.identity.setText(str(tmp_path / "id_typo"))
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    assert dialog.result_profile is None and dialog.isVisible()
+    assert f"There is no key file at {tmp_path / 'id_typo'}" in dialog.error.text()
+    (tmp_path / "id_typo").write_text("a key\n")
+    buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    assert dialog.result_profile is not None
+    qtbot.waitUntil(lambda: window.findChild(ProfileDialog) is None, timeout=2000)
+    assert [p.host for p in window.profiles if not p.is_local] == ["files1"]
+
+
 def test_edit_and_remove_a_server(window: MainWindow, qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QMessageBox
 

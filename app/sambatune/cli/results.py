@@ -84,7 +84,8 @@ def handle_list(args: argparse.Namespace) -> int:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     right = {0, 4, 5}
     for row in rows:
-        cells = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        sized = enumerate(zip(row[:-1], widths, strict=True))
+        cells = [cell.rjust(width) if i in right else cell.ljust(width) for i, (cell, width) in sized]
         print(one_line("  ".join([*cells, row[-1]]).rstrip()))
     return 0
 

@@ -239,6 +239,7 @@ class MainWindow(QMainWindow):
 
     def add_server(self) -> None:
         dialog = ProfileDialog(None, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # one per click, gone when closed
 
         def saved() -> None:
             if dialog.result_profile is not None:
@@ -258,6 +259,7 @@ class MainWindow(QMainWindow):
         if profile is None or profile.is_local:
             return
         dialog = ProfileDialog(profile, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def saved() -> None:
             updated = dialog.result_profile

@@ -133,9 +133,15 @@ class ProfileDialog(QDialog):
         return ServerProfile(**values)
 
     def _accept(self) -> None:
+        import os
+
         profile = self.profile()
         try:
             profile.validate()
+            key = profile.identity_file
+            # Saved now, used later: a typo would only show as a failed connection then.
+            if key and not os.path.isfile(os.path.expanduser(key)):
+                raise InvalidInput(f"There is no key file at {key}.")
         except InvalidInput as error:
             self.error.setText(error.message)
             self.error.show()
