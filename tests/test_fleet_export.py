@@ -276,3 +276,37 @@ def test_playbook_refuses_a_changed_live_file_and_rescue_restores_a_failed_reloa
     assert [b.read_bytes() for b in rollout.backups("nas02")] == [rollout.before["nas02"]]
     assert data["stats"]["nas02"]["rescued"] == 1
     assert re.search(r"put back from .*smb\.conf\..*~", json.dumps(data["events"]))
+
+
+@needs_ansible
+@pytest.mark.timeout(600)
+def test_ansible_trusts_the_keys_sambatune_verified_and_nothing_else(
+    rollout_factory: RolloutFactory, isolated_home: Path
+) -> None:
+    """The hosts' keys are in SambaTune's store only (not ~/.ssh/known_hosts, nor in the
+    inventory's ssh arguments): the export carries the keys it verified, so Ansible's
+    strict host key checking passes; a key that is not the host's is refused."""
+    rollout = rollout_factory({"nas01": None})
+    (isolated_home / ".ssh" / "known_hosts").unlink()
+    document = yaml.safe_load(rollout.inventory.read_text())
+    variables = document["all"]["children"]["fileservers"]["vars"]
+    del variables["ansible_ssh_common_args"]  # the bed's own known_hosts, no more
+    rollout.inventory.write_text(yaml.safe_dump(document))
+
+    assert rollout.export("[global] log level = 2").ok
+    host = rollout.bed.fleet_bed.hosts[0]
+    line = (rollout.out / "known_hosts").read_text()
+    assert line.startswith(f"[{host.address}]:{host.sshd.port} ssh-") and line.count("\n") == 1
+    assert line.split()[1:] == host.sshd.known_hosts_line.split()[1:3]
+    inventory = read_yaml(rollout.out / "inventory.yml")
+    assert "{{ inventory_dir }}/known_hosts" in inventory["all"]["hosts"]["nas01"]["ansible_ssh_extra_args"]
+    events: list[RunEvent] = []
+    assert run_project(rollout.out, on_event=events.append, check=True).ok, [e.line() for e in events]
+
+    # A key that is not the server's: Ansible refuses the host, as SambaTune would.
+    kind, blob = line.split()[1:3]
+    wrong = blob[:-8] + ("A" if blob[-8] != "A" else "B") + blob[-7:]
+    (rollout.out / "known_hosts").write_text(f"{line.split()[0]} {kind} {wrong}\n")
+    refused: list[RunEvent] = []
+    assert not run_project(rollout.out, on_event=refused.append, check=True).ok
+    assert rollout.servers["nas01"].config.read_bytes() == rollout.before["nas01"]

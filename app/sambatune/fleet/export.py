@@ -74,6 +74,9 @@ class HostCandidate:
     tools: dict[str, str]
     service: str  # "" when no systemd unit runs this smbd
     warnings: list[str] = field(default_factory=list)
+    #: The host key SambaTune verified when it connected ("ssh-ed25519 AAAA..."); "" for
+    #: this computer (ansible_connection=local).
+    host_key: str = ""
 
     @property
     def live_sha256(self) -> str:
@@ -228,14 +231,25 @@ def _inventory_variables(host: FleetHost) -> dict[str, Any]:
     }
 
 
-def inventory_document(hosts: Sequence[FleetHost]) -> dict[str, Any]:
+#: ssh reads the export's known_hosts (the keys SambaTune verified) before the user's:
+#: Ansible then trusts the hosts SambaTune trusted, and refuses a key that changed since.
+KNOWN_HOSTS = "known_hosts"
+VERIFIED_KEYS_ARGS = "-o 'UserKnownHostsFile={{ inventory_dir }}/" + KNOWN_HOSTS + " ~/.ssh/known_hosts'"
+
+
+def inventory_document(hosts: Sequence[FleetHost], verified: Sequence[str] = ()) -> dict[str, Any]:
     """A YAML inventory of the chosen hosts with their variables (group ones resolved
-    into each host) and the groups they belong to."""
+    into each host) and the groups they belong to. The ``verified`` hosts read the
+    export's known_hosts, unless the inventory passes ssh arguments of its own."""
     groups: dict[str, list[str]] = {}
     for host in hosts:
         for group in host.groups:
             groups.setdefault(group, []).append(host.name)
-    document: dict[str, Any] = {"hosts": {host.name: _inventory_variables(host) or None for host in hosts}}
+    variables = {host.name: _inventory_variables(host) for host in hosts}
+    for name in verified:
+        if "ansible_ssh_extra_args" not in variables[name]:
+            variables[name]["ansible_ssh_extra_args"] = VERIFIED_KEYS_ARGS
+    document: dict[str, Any] = {"hosts": {name: found or None for name, found in variables.items()}}
     if groups:
         document["children"] = {group: {"hosts": dict.fromkeys(names)} for group, names in groups.items()}
     return {"all": document}
@@ -257,6 +271,21 @@ def host_variables(candidate: HostCandidate) -> dict[str, Any]:
             "samba_smbcontrol": candidate.tools["smbcontrol"],
         }
     )
+
+
+def _known_hosts_name(host: FleetHost) -> str:
+    """The host as ssh looks it up: ``address``, or ``[address]:port`` off port 22."""
+    port = host.port or 22
+    return host.address if port == 22 else f"[{host.address}]:{port}"
+
+
+def verified_host_key(transport: Transport) -> str:
+    """The key the server showed on this connection, which SambaTune checked."""
+    paramiko_transport = getattr(transport, "paramiko_transport", None)
+    if paramiko_transport is None:
+        return ""
+    key = paramiko_transport.get_remote_server_key()
+    return f"{key.get_name()} {key.get_base64()}"
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -312,8 +341,11 @@ def write_project(
             "How the rollout goes; -e on the command line overrides each of these.",
         ).encode(),
         "inventory.yml": dump(
-            inventory_document([c.host for c in exported]),
+            inventory_document([c.host for c in exported], [c.host.name for c in exported if c.host_key]),
             "The hosts of this export, as the inventory had them.",
+        ).encode(),
+        KNOWN_HOSTS: "".join(
+            f"{_known_hosts_name(c.host)} {c.host_key}\n" for c in exported if c.host_key
         ).encode(),
     }
     for candidate in exported:
@@ -446,6 +478,10 @@ owns in a directory only root can write, found on the host at export time.
   from the live file; `files/HOST/live.sha256`: the live file it was made from
   (`sha256sum -c` format).
 - `host_vars/HOST.yml`: what the playbook needs to know about HOST.
+- `known_hosts`: each host's SSH key as SambaTune checked it when it made the candidate.
+  `inventory.yml` points ssh at it (before `~/.ssh/known_hosts`) through
+  `ansible_ssh_extra_args`, so Ansible trusts the hosts SambaTune trusted and refuses
+  a key that changed since; a host whose inventory sets its own ssh arguments keeps them.
 - `sambatune-export.json`: the whole export, with each changed parameter and when smbd
   applies it.
 """
@@ -479,7 +515,9 @@ def fleet_export(
     refused: dict[str, str] = {}
 
     def work(host: FleetHost, transport: Transport) -> HostCandidate:
-        return prepare_host(transport, host, edits, cancel)
+        candidate = prepare_host(transport, host, edits, cancel)
+        candidate.host_key = verified_host_key(transport)
+        return candidate
 
     for outcome in each_host(hosts, work, connector=connector, concurrency=concurrency, cancel=cancel):
         if outcome.value is not None:
