@@ -25,7 +25,6 @@ from sambatune.bench.results_db import StoredSession
 from sambatune.bench.svg_chart import Chart, ChartSeries, render
 from sambatune.errors import SambaTuneError
 from sambatune.units import (
-    BYTES,
     format_bits,
     format_bytes,
     format_figure,
