@@ -76,30 +76,28 @@ class BenchContext:
     def smb_address(self) -> str:
         """Where the server's own SMB client reaches this smbd: an address it listens on
         (the survey's listening sockets), loopback when unknown."""
-        port = self.smb_port()
-        for instance in self._instances():
-            addresses = [str(p["address"]) for p in instance.get("listening") or [] if int(p["port"]) == port]
-            if addresses:
-                return serving_address(addresses)
-        return LOOPBACK
+        addresses = self._listening_addresses()
+        return serving_address(addresses) if addresses else LOOPBACK
 
     def client_smb_address(self) -> str:
         """Where this computer reaches this smbd: the address SSH reached, when smbd
         listens on every address or on that one; else an address smbd listens on (with
         bind interfaces only it may serve SMB on another address than SSH's)."""
+        addresses = self._listening_addresses()
+        if not addresses or self.data_address in addresses or {"0.0.0.0", "::"} & set(addresses):
+            return self.data_address
+        if self.data_address.startswith("127.") or self.data_address == "::1":
+            # This computer is the server (or reaches it through a tunnel): any of them.
+            return serving_address(addresses).strip("[]")
+        outside = [a for a in addresses if not a.startswith("127.") and a != "::1"]
+        return (outside or addresses)[0]
+
+    def _listening_addresses(self) -> list[str]:
+        """The addresses this smbd listens on at its SMB port (none when unknown)."""
         port = self.smb_port()
         for instance in self._instances():
-            addresses = [str(p["address"]) for p in instance.get("listening") or [] if int(p["port"]) == port]
-            if not addresses or self.data_address in addresses:
-                return self.data_address
-            if any(a in ("0.0.0.0", "::") for a in addresses):
-                return self.data_address
-            if self.data_address.startswith("127.") or self.data_address == "::1":
-                # This computer is the server (or reaches it through a tunnel): any of them.
-                return serving_address(addresses).strip("[]")
-            outside = [a for a in addresses if not a.startswith("127.") and a != "::1"]
-            return (outside or addresses)[0]
-        return self.data_address
+            return [str(p["address"]) for p in instance.get("listening") or [] if int(p["port"]) == port]
+        return []
 
     def _instances(self) -> list[dict[str, Any]]:
         """The smbd serving this smb.conf, first; the managed one when no path was given."""

@@ -166,12 +166,6 @@ class DirectoryListings:
         if held is not None:
             _close(held.handle)
 
-    def close(self) -> None:
-        with self._lock:
-            held, self._by_name = list(self._by_name.values()), {}
-        for listing in held:
-            _close(listing.handle)
-
 
 def _close(handle: Any) -> None:
     try:

@@ -273,8 +273,11 @@ def host_variables(candidate: HostCandidate) -> dict[str, Any]:
     )
 
 
-def _known_hosts_name(host: FleetHost) -> str:
-    """The host as ssh looks it up: ``address``, or ``[address]:port`` off port 22."""
+def _known_hosts_name(host: FleetHost) -> str | None:
+    """The host as ssh looks it up: ``address``, or ``[address]:port`` off port 22; None
+    for an address no host name can be (blanks, line breaks: never a line of its own)."""
+    if not host.address or any(c.isspace() or not c.isprintable() for c in host.address):
+        return None
     port = host.port or 22
     return host.address if port == 22 else f"[{host.address}]:{port}"
 
@@ -329,6 +332,11 @@ def write_project(
     The project holds every host's whole smb.conf, so the folder and what it holds are
     the user's alone (0700 and 0600).
     """
+    verified = {
+        c.host.name: (name, c.host_key)
+        for c in exported
+        if c.host_key and (name := _known_hosts_name(c.host)) is not None
+    }
     written: dict[str, bytes] = {
         "site.yml": read_resource("fleet", "site.yml"),
         "ansible.cfg": ANSIBLE_CFG.encode(),
@@ -341,12 +349,10 @@ def write_project(
             "How the rollout goes; -e on the command line overrides each of these.",
         ).encode(),
         "inventory.yml": dump(
-            inventory_document([c.host for c in exported], [c.host.name for c in exported if c.host_key]),
+            inventory_document([c.host for c in exported], list(verified)),
             "The hosts of this export, as the inventory had them.",
         ).encode(),
-        KNOWN_HOSTS: "".join(
-            f"{_known_hosts_name(c.host)} {c.host_key}\n" for c in exported if c.host_key
-        ).encode(),
+        KNOWN_HOSTS: "".join(f"{name} {key}\n" for name, key in verified.values()).encode(),
     }
     for candidate in exported:
         name = candidate.host.name
