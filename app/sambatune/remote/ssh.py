@@ -193,9 +193,10 @@ class SshTransport(Transport):
         try:
             try:
                 channel.exec_command(shlex.join(time_limited(argv, timeout)))
-            except paramiko.SSHException as exc:
+            except (paramiko.SSHException, EOFError, OSError) as exc:
                 # The channel closed between opening and starting the command: a cancel
-                # (it closes the channel) or the connection closing under a task.
+                # (it closes the channel) or the connection closing under a task (then
+                # paramiko's packetizer raises EOFError or the socket's OSError).
                 if cancel is not None and cancel.cancelled:
                     raise Cancelled() from exc
                 raise ConnectionFailed(
