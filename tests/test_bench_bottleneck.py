@@ -257,3 +257,59 @@ def test_clients_inputs_are_checked() -> None:
         demand_from_existing_server(375_000, 2.5)  # type: ignore[arg-type]  # the point: not whole
     with pytest.raises(InvalidInput, match="at least 1"):
         demand_from_existing_server(375_000, 0)
+
+
+def test_smb_far_below_the_slowest_layer_puts_the_limit_on_the_smb_row() -> None:
+    report = find_bottleneck(
+        disk_read_bytes_per_s=1.4e9, network_bytes_per_s=1.6e9, smb_bytes_per_s=2.3e6, direction="read"
+    )
+    assert report.limiting == "smb processing"
+    assert report.limit_row == "SMB read"
+    assert row(report, "disk read").limits  # still the slowest layer, not the limit named
+    # A share under 1% keeps its digits: "0%" would say SMB did nothing.
+    assert "0.16%" in report.reason and " 0% " not in report.reason
+    healthy = find_bottleneck(disk_read_bytes_per_s=200e6, network_bytes_per_s=1e9, smb_bytes_per_s=190e6)
+    assert (healthy.limiting, healthy.limit_row) == ("disk", "disk read")
+    assert find_bottleneck(disk_read_bytes_per_s=200e6).limit_row is None
+
+
+def test_runs_that_swing_are_reported_and_a_mean_near_the_ceiling_does_not_hide_them() -> None:
+    report = find_bottleneck(
+        disk_read_bytes_per_s=30e6,
+        network_bytes_per_s=1e9,
+        smb_bytes_per_s=24e6,
+        smb_runs=(1.5e6, 28e6, 28e6, 28e6, 28e6),
+    )
+    assert report.limiting == "disk"  # the mean reaches 80% of it
+    assert "ranged from 1.5 MB/s to 28.0 MB/s" in report.reason
+    assert "the slowest reached only 5.0% of that layer" in report.reason
+    steady = find_bottleneck(
+        disk_read_bytes_per_s=30e6, network_bytes_per_s=1e9, smb_bytes_per_s=27e6, smb_runs=(26e6, 28e6)
+    )
+    assert "ranged" not in steady.reason
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ("SO_RCVBUF=8192 SO_SNDBUF=8192", "8.0 KiB"),
+        ("TCP_NODELAY, so_sndbuf=65536", "64.0 KiB"),
+        # smbd reads the number with atoi: 64K is 64 bytes.
+        ("SO_SNDBUF=64K", "64 B"),
+        ("TCP_NODELAY IPTOS_LOWDELAY", None),
+        ("SO_SNDBUF=", None),
+    ],
+)
+def test_fixed_socket_buffers_are_named_when_smb_is_slow(options: str, named: str | None) -> None:
+    slow = find_bottleneck(
+        disk_read_bytes_per_s=1e9, network_bytes_per_s=1e9, smb_bytes_per_s=5e6, socket_options=options
+    )
+    if named is None:
+        assert not any("socket options" in line for line in slow.advice)
+        return
+    assert slow.advice[0].startswith("The smb.conf these figures ran with fixes smbd's socket buffers")
+    assert f"socket options = {options}" in slow.advice[0] and f"with {named} a connection" in slow.advice[0]
+    healthy = find_bottleneck(
+        disk_read_bytes_per_s=1e9, network_bytes_per_s=1e9, smb_bytes_per_s=0.95e9, socket_options=options
+    )
+    assert not any("socket options" in line for line in healthy.advice)

@@ -33,8 +33,9 @@ from dataclasses import asdict, dataclass
 from numbers import Real
 from typing import Any, Literal, NamedTuple
 
+from sambatune.conf.values import parse_decimal
 from sambatune.errors import InvalidInput
-from sambatune.units import format_bits, format_percent, format_rate
+from sambatune.units import format_bits, format_bytes, format_percent, format_rate
 
 Direction = Literal["read", "write"]
 Workload = Literal["large files", "small files"]
@@ -49,6 +50,13 @@ CPU_SATURATED_PERCENT = 90.0
 #: SMB faster than a ceiling by more than this means the two tests did not measure
 #: the same path (usually: the SMB read came from the server's page cache).
 FASTER_THAN_CEILING = 1.10
+#: Runs whose fastest is more than this many times their slowest did not meet one
+#: steady ceiling: something came and went while they ran.
+UNSTEADY_SPREAD = 2.0
+#: The round trip a fixed socket buffer is judged at when none was measured: a LAN's.
+LAN_ROUND_TRIP_S = 0.001
+#: What smbd's set_socket_options() reads as a buffer size (lib/util/util_net.c).
+BUFFER_FLAGS = ("SO_SNDBUF", "SO_RCVBUF")
 
 
 def tcp_payload_share(mtu: int = 1500) -> float:
@@ -79,7 +87,7 @@ class LayerRow:
     source: str
     #: Part of the minimum for this direction and workload.
     counted: bool
-    #: The counted layer with the smallest ceiling.
+    #: The counted layer with the smallest ceiling (the book's "total throughput").
     limits: bool
 
     @property
@@ -112,10 +120,14 @@ class BottleneckReport:
     advice: tuple[str, ...]
     direction: Direction
     workload: Workload
+    #: The table row the verdict names: the slowest layer when SMB comes close to it,
+    #: the SMB row when Samba's side holds it back; None while a layer is missing.
+    limit_row: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "limiting": self.limiting,
+            "limit_row": self.limit_row,
             "reason": self.reason,
             "rows": [row.to_json() for row in self.rows],
             "expected_bytes_per_s": _json_number(self.expected_bytes_per_s),
@@ -247,11 +259,16 @@ def find_bottleneck(
     mtu: int = 1500,
     direction: Direction = "read",
     workload: Workload = "large files",
+    smb_runs: Sequence[float] = (),
+    socket_options: str | None = None,
 ) -> BottleneckReport:
     """Name the layer that limits transfers in ``direction`` ("read": clients read from the server).
 
     ``cpu_busy_percent`` are samples (0-100) of the busiest core, or of smbd's own
-    CPU use, taken while the SMB transfer ran.
+    CPU use, taken while the SMB transfer ran. ``smb_runs`` are the SMB test's
+    counted runs (bytes/s), whose spread the verdict reports; ``socket_options`` is
+    the ``socket options`` value of the smb.conf the SMB test ran with, named in the
+    advice when it fixes the buffer sizes.
     """
     disk_read = _checked_rate(disk_read_bytes_per_s, "disk read throughput")
     disk_write = _checked_rate(disk_write_bytes_per_s, "disk write throughput")
@@ -291,12 +308,27 @@ def find_bottleneck(
 
     smb_share = smb / expected if smb is not None and expected else None
     limiting, reason = _verdict(raw, counted, limiting_row, smb, smb_share, cpu_busy_percent, direction)
+    runs = [float(r) for r in smb_runs if _is_number(r) and r > 0]
+    if smb is not None and expected and len(runs) >= 2 and max(runs) > min(runs) * UNSTEADY_SPREAD:
+        reason += " " + _spread_sentence(runs, expected, limiting)
+    limit_row = None
+    if limiting in ("smb processing", "cpu") and smb is not None:
+        limit_row = f"SMB {direction}"
+    elif limiting != "unknown" and limiting_row is not None:
+        limit_row = limiting_row.name
     advice_key = "file operations" if limiting_row and limiting_row.name == "file operations" else limiting
     advice = list(_ADVICE.get(advice_key, ()))
     if smb_share is not None and SMB_WELL_BELOW_SHARE <= smb_share < SMB_HEALTHY_SHARE:
         advice.append(_ADVICE["smb processing"][0])
     if limiting == "unknown":
         advice = [_next_measurement(raw, smb, direction)]
+    slowest_share = min(runs) / expected if runs and expected else None
+    slow_smb = (smb_share is not None and smb_share < SMB_HEALTHY_SHARE) or (
+        slowest_share is not None and slowest_share < SMB_WELL_BELOW_SHARE
+    )
+    fixed = _fixed_buffers(socket_options)
+    if fixed is not None and (slow_smb or limiting == "network"):
+        advice.insert(0, fixed)
     if network is not None and link_bits is not None:
         share = network / (link_bits / 8 * tcp_payload_share(mtu))
         if share > FASTER_THAN_CEILING:
@@ -308,7 +340,7 @@ def find_bottleneck(
         elif share < SMB_WELL_BELOW_SHARE:
             advice.insert(
                 0,
-                f"Raw TCP reaches only {format_percent(share, 0)} of what the {format_bits(link_bits)} "
+                f"Raw TCP reaches only {_share(share)} of what the {format_bits(link_bits)} "
                 "link can carry: look at the network itself first (duplex, cable, switch, or a TCP window "
                 "too small for the round-trip time; see the client tuning page).",
             )
@@ -322,6 +354,53 @@ def find_bottleneck(
         advice=tuple(advice),
         direction=direction,
         workload=workload,
+        limit_row=limit_row,
+    )
+
+
+def _share(share: float) -> str:
+    """A share in per cent with the digits it needs: 0.15%, 3.2%, 85% (never "0%")."""
+    return format_percent(share, 0 if share >= 0.1 else 1 if share >= 0.01 else 2)
+
+
+def _spread_sentence(runs: Sequence[float], ceiling: float, limiting: Layer) -> str:
+    slowest, fastest = min(runs), max(runs)
+    text = f"SMB's runs ranged from {format_rate(slowest)} to {format_rate(fastest)}"
+    if limiting in ("disk", "network") and slowest / ceiling < SMB_WELL_BELOW_SHARE:
+        return (
+            f"{text}: the slowest reached only {_share(slowest / ceiling)} of that layer, "
+            "which a steady ceiling does not explain; something else held those runs back."
+        )
+    return f"{text}: a steady ceiling does not swing like that, so look for what came and went."
+
+
+def fixed_buffer_bytes(socket_options: str | None) -> int | None:
+    """The smallest SO_SNDBUF/SO_RCVBUF a ``socket options`` value sets, or None.
+
+    smbd reads each number with atoi (no K/M suffix), as :func:`parse_decimal` does.
+    """
+    if not socket_options:
+        return None
+    sizes = [
+        parse_decimal(token.partition("=")[2])
+        for token in socket_options.replace(",", " ").split()
+        if token.partition("=")[0].strip().upper() in BUFFER_FLAGS
+    ]
+    sizes = [size for size in sizes if size > 0]
+    return min(sizes) if sizes else None
+
+
+def _fixed_buffers(socket_options: str | None) -> str | None:
+    size = fixed_buffer_bytes(socket_options)
+    if size is None or socket_options is None:
+        return None
+    cap = format_rate(size / LAN_ROUND_TRIP_S)
+    return (
+        f"The smb.conf these figures ran with fixes smbd's socket buffers (socket options = "
+        f"{' '.join(socket_options.split())}): with {format_bytes(size)} a connection keeps at most "
+        f"that much data in flight, about {cap} at a 1 ms round trip, and Linux's automatic "
+        "buffer sizing is off. Remove SO_SNDBUF and SO_RCVBUF from socket options, change "
+        "nothing else, and measure again."
     )
 
 
@@ -354,12 +433,11 @@ def _verdict(
         )
     if smb_share >= SMB_WELL_BELOW_SHARE:
         return _layer_of(kind), (
-            f"SMB reaches {format_percent(smb_share, 0)} of {slowest}, the slowest layer: "
-            "that layer is the limit."
+            f"SMB reaches {_share(smb_share)} of {slowest}, the slowest layer: that layer is the limit."
         )
     busy = sorted(cpu_busy_percent)
     busy_median = busy[len(busy) // 2] if busy else None
-    below = f"SMB reaches only {format_percent(smb_share, 0)} of {slowest}, the slowest layer"
+    below = f"SMB reaches only {_share(smb_share)} of {slowest}, the slowest layer"
     if busy_median is not None and busy_median >= CPU_SATURATED_PERCENT:
         return "cpu", (
             f"{below}, and one CPU core was {busy_median:.0f}% busy meanwhile: the CPU is the limit."
@@ -392,7 +470,7 @@ def _next_measurement(raw: Sequence[_Ceiling], smb: float | None, direction: Dir
 def _smb_share_meaning(share: float | None) -> str | None:
     if share is None:
         return None
-    shown = format_percent(share, 0)
+    shown = _share(share)
     if share > FASTER_THAN_CEILING:
         return f"SMB at {shown} of the slowest layer: the tests did not measure the same path (cache)."
     if share >= SMB_HEALTHY_SHARE:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sambatune.bench.bottleneck import BottleneckReport, Direction, find_bottleneck
 from sambatune.bench.records import BenchResult
+from sambatune.errors import InvalidInput
 from sambatune.units import format_bytes
 
 if TYPE_CHECKING:
@@ -67,16 +68,21 @@ class SessionFacts:
     #: The test file's size, for the tests that copy one.
     size: int | None = None
     note: str = ""
+    #: The [global] ``socket options`` of that smb.conf's main file, when it sets them.
+    socket_options: str | None = None
 
     @classmethod
     def of(cls, session: StoredSession) -> SessionFacts:
         import hashlib
 
         config = hashlib.sha256(session.smb_conf).hexdigest() if session.smb_conf is not None else None
-        return cls.of_result(session.result, config, session.note)
+        options = global_value(session.smb_conf, "socket options") if session.smb_conf is not None else None
+        return cls.of_result(session.result, config, session.note, options)
 
     @classmethod
-    def of_result(cls, result: BenchResult, config: str | None, note: str = "") -> SessionFacts:
+    def of_result(
+        cls, result: BenchResult, config: str | None, note: str = "", socket_options: str | None = None
+    ) -> SessionFacts:
         size = result.parameters.get("size")
         return cls(
             int(result.session_id or 0),
@@ -85,6 +91,7 @@ class SessionFacts:
             config,
             int(size) if isinstance(size, (int, float)) and size > 0 else None,
             note,
+            socket_options,
         )
 
     def details(self, versions: Mapping[str | None, str]) -> str:
@@ -98,6 +105,22 @@ class SessionFacts:
     def describe(self, versions: Mapping[str | None, str]) -> str:
         """``session 12 (disk test, 1.0 GiB, smb.conf v2)``."""
         return f"session {self.id} ({self.details(versions)})"
+
+
+def global_value(smb_conf: bytes, name: str) -> str | None:
+    """What the main file's [global] sets ``name`` to (the last setting wins, as in Samba);
+    includes are not followed: a recorded session keeps only the main file."""
+    from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument
+
+    wanted = "".join(name.split()).lower()
+    in_global = True  # lines above the first section header belong to [global]
+    found = None
+    for entry in SmbConfDocument(smb_conf).entries():
+        if entry.kind == SECTION:
+            in_global = "".join(entry.name.split()).lower() in ("global", "globals")
+        elif entry.kind == PARAMETER and in_global and "".join(entry.name.split()).lower() == wanted:
+            found = entry.value
+    return found
 
 
 def stored_facts(database: ResultsDatabase, results: Iterable[BenchResult]) -> dict[int, SessionFacts]:
@@ -170,6 +193,11 @@ class BottleneckFigures:
     network: float | None = None
     smb: float | None = None
     link_bits: float | None = None
+    #: The SMB figure's counted runs (bytes/s): their spread tells a steady ceiling
+    #: from something that came and went.
+    smb_runs: tuple[float, ...] = ()
+    #: ``socket options`` of the smb.conf the SMB figure ran with, when it sets them.
+    socket_options: str | None = None
     #: Which session each figure came from: {"disk read": 12, ...}.
     sources: dict[str, int | None] = field(default_factory=dict)
     #: Every session that could give a figure (when their smb.conf is known), by id.
@@ -192,6 +220,8 @@ class BottleneckFigures:
             smb_bytes_per_s=self.smb,
             link_bits_per_s=self.link_bits,
             direction=self.direction,
+            smb_runs=self.smb_runs,
+            socket_options=self.socket_options,
         )
 
     def session_of(self, row_name: str) -> SessionFacts | None:
@@ -275,6 +305,8 @@ class BottleneckFigures:
             "network": self.network,
             "smb": self.smb,
             "link_bits": self.link_bits,
+            "smb_runs": list(self.smb_runs),
+            "socket_options": self.socket_options,
             "sources": self.sources,
             "selected": sorted(self.selected) if self.selected is not None else None,
             "chosen_by_user": self.chosen_by_user,
@@ -290,6 +322,11 @@ class BottleneckFigures:
                 for i, f in self.sessions.items()
             },
         }
+
+
+def _runs(result: BenchResult, series: str) -> tuple[float, ...]:
+    found = result.series.get(series)
+    return tuple(v for v in found.values() if v > 0) if found else ()
 
 
 def _mean(result: BenchResult, series: str) -> float | None:
@@ -328,9 +365,12 @@ def _newest_figures(results: Iterable[BenchResult], direction: Direction) -> Bot
         elif result.test == "net":
             take("network", _mean(result, net_series), result, "network")
         elif result.test == "smb-client":
+            if figures.smb is None and _mean(result, client_series) is not None:
+                figures.smb_runs = _runs(result, client_series)
             take("SMB", _mean(result, client_series), result, "smb")
     if figures.smb is None and smb_from_server is not None:
         figures.smb = smb_from_server[0]
+        figures.smb_runs = _runs(smb_from_server[1], smb_series)
         figures.sources["SMB"] = smb_from_server[1].session_id
     return figures
 
@@ -358,6 +398,9 @@ def figures_from_results(
     figures = _newest_figures([r for i, r in known.items() if i in selected], direction)
     others = _newest_figures([r for i, r in known.items() if i not in selected], direction)
     figures.sessions = {i: facts[i] for i in known if facts[i].test in LAYER_TESTS}
+    smb_session = figures.sources.get("SMB")
+    if smb_session is not None and smb_session in facts:
+        figures.socket_options = facts[smb_session].socket_options
     figures.versions = config_versions(facts.values())
     figures.selected = frozenset(selected & set(known))
     figures.chosen_by_user = chosen is not None
@@ -372,8 +415,40 @@ def figures_from_results(
 
 
 def figures_from_sessions(
-    sessions: Sequence[StoredSession], direction: Direction = "read", chosen: Collection[int] | None = None
+    sessions: Sequence[StoredSession],
+    direction: Direction | None = "read",
+    chosen: Collection[int] | None = None,
 ) -> BottleneckFigures:
-    """:func:`figures_from_results` for stored sessions, which carry their smb.conf."""
+    """:func:`figures_from_results` for stored sessions, which carry their smb.conf;
+    ``direction`` None: the one :func:`direction_to_show` picks."""
     facts = {s.id: SessionFacts.of(s) for s in sessions}
-    return figures_from_results([s.result for s in sessions], direction, facts=facts, chosen=chosen)
+    results = [s.result for s in sessions]
+    if direction is None:
+        direction = direction_to_show(results, facts=facts, chosen=chosen)
+    return figures_from_results(results, direction, facts=facts, chosen=chosen)
+
+
+def direction_to_show(
+    results: Sequence[BenchResult],
+    *,
+    facts: Mapping[int, SessionFacts] | None = None,
+    chosen: Collection[int] | None = None,
+) -> Direction:
+    """The direction whose SMB figure falls furthest below its slowest layer: where the
+    user's attention belongs (reads when nothing tells them apart)."""
+    worst: tuple[float, Direction] | None = None
+    for direction in ("read", "write"):
+        figures = figures_from_results(results, direction, facts=facts, chosen=chosen)
+        if figures.smb is None:
+            continue
+        try:
+            report = figures.report()
+        except InvalidInput:
+            continue
+        share = report.smb_vs_raw
+        if share is None:
+            # SMB measured, but no ceiling to hold it against: prefer it over nothing.
+            share = float("inf")
+        if worst is None or share < worst[0]:
+            worst = (share, direction)
+    return worst[1] if worst is not None else "read"

@@ -255,11 +255,11 @@ def bottleneck_section(
                     row.name,
                     _number(row.ceiling_bytes_per_s / 1e6, 1),
                     _number(row.ceiling_bits_per_s / 1e6, 0),
-                    _number(row.percent_of_link, 0),
-                    row.source + ("" if row.counted else " (not counted)"),
-                    "limits" if row.limits else "",
+                    _number(row.percent_of_link, 1 if (row.percent_of_link or 10) < 10 else 0),
+                    row.source + ("" if row.counted or row.kind == "smb" else " (not counted)"),
+                    "limits" if row.name == report.limit_row else "slowest layer" if row.limits else "",
                 ],
-                "limits" if row.limits else "",
+                "limits" if row.name == report.limit_row else "",
             )
         )
     of = f" of {escape(server)}" if server else ""
@@ -422,7 +422,7 @@ def render_report(
     # One bottleneck table per server, from the sessions of its newest smb.conf: figures
     # of two servers, or of one server under different settings, describe no one server.
     for server in servers:
-        figures = figures_from_sessions([s for s in ordered if s.server == server])
+        figures = figures_from_sessions([s for s in ordered if s.server == server], direction=None)
         if all(v is None for v in (figures.disk_read, figures.network, figures.smb, figures.file_ops)):
             continue
         try:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.bench.bottleneck import BottleneckReport, clients_supported
+from sambatune.bench.bottleneck import BottleneckReport, Direction, clients_supported
 from sambatune.bench.bottleneck_inputs import (
     LAYER_TESTS,
     NOT_RECORDED,
@@ -39,6 +39,7 @@ from sambatune.bench.bottleneck_inputs import (
     SessionFacts,
     config_versions,
     default_selection,
+    direction_to_show,
     figures_from_results,
 )
 from sambatune.bench.records import BenchResult
@@ -67,6 +68,11 @@ def _text(text: str) -> str:
 
 def _number(value: float | None, digits: int = 0) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _percent(value: float | None) -> str:
+    """A share of the link, with a decimal below 10 (1.5 MB/s of 10 Gbit/s is not 0)."""
+    return _number(value, 1 if value is not None and value < 10 else 0)
 
 
 def _fit_height(table: QTableWidget, rows: int) -> None:
@@ -113,6 +119,9 @@ class BottleneckPanel(QWidget):
         self.direction.addItem("clients read from the server", "read")
         self.direction.addItem("clients write to the server", "write")
         self.direction.currentIndexChanged.connect(self._recompute)
+        # Until the user picks one, the direction shown is the one SMB does worst in.
+        self.direction_chosen = False
+        self.direction.activated.connect(self._direction_picked)
         top.addWidget(self.direction)
         top.addStretch(1)
         self.default_button = QPushButton("Only the newest smb.conf")
@@ -192,7 +201,15 @@ class BottleneckPanel(QWidget):
         if self.chosen is not None and set(facts) != previous:
             self.chosen = None  # other sessions now: the default again
         self._fill_sessions()
+        if not self.direction_chosen:
+            shown = direction_to_show(self.results, facts=self.facts, chosen=self.chosen)
+            self.direction.blockSignals(True)
+            self.direction.setCurrentIndex(self.direction.findData(shown))
+            self.direction.blockSignals(False)
         self._recompute()
+
+    def _direction_picked(self, _index: int) -> None:
+        self.direction_chosen = True
 
     def use_default_sessions(self) -> None:
         self.chosen = None
@@ -284,17 +301,25 @@ class BottleneckPanel(QWidget):
         self.table.setRowCount(len(report.rows))
         bold = QFont(self.table.font())
         bold.setBold(True)
-        # With a layer still unmeasured the smallest figure is only the slowest so far.
+        # The mark follows the verdict: on the SMB row when Samba's side holds it back,
+        # while the slowest layer is only the slowest; with a layer still unmeasured the
+        # smallest figure is only the slowest so far.
         known = report.limiting != "unknown"
         for row, layer in enumerate(report.rows):
-            source = layer.source + ("" if layer.counted else " (not counted)")
-            limits = layer.limits and known
-            mark = "◀ limits" if limits else "slowest so far" if layer.limits else ""
+            source = layer.source + ("" if layer.counted or layer.kind == "smb" else " (not counted)")
+            limits = layer.name == report.limit_row
+            mark = (
+                "◀ limits"
+                if limits
+                else ("slowest layer" if known else "slowest so far")
+                if layer.limits
+                else ""
+            )
             cells = [
                 layer.name,
                 _number(layer.ceiling_mb_per_s, 1),
                 _number(layer.ceiling_mbit_per_s),
-                _number(layer.percent_of_link),
+                _percent(layer.percent_of_link),
                 figures.describe_source(layer.name),
                 source,
                 mark,
@@ -317,6 +342,9 @@ class BottleneckPanel(QWidget):
         text = f"<b>Limit: {_text(report.limiting)}.</b> {_text(report.reason)}"
         if report.smb_vs_raw_meaning:
             text += f"<br>{_text(report.smb_vs_raw_meaning)}"
+        other = self._other_direction(direction, report)
+        if other:
+            text += f"<br><span style='color:{WARNING}'>{_text(other)}</span>"
         left_out = figures.left_out()
         if left_out:
             text += "".join(f"<br><span style='color:{WARNING}'>{_text(line)}</span>" for line in left_out)
@@ -325,6 +353,25 @@ class BottleneckPanel(QWidget):
         self.verdict.setText(text)
         if self.demand.text().strip():
             self._clients()
+
+    def _other_direction(self, shown: str, report: BottleneckReport) -> str:
+        """One line when the other direction's verdict differs: a slow write is not hidden
+        behind a healthy read."""
+        other: Direction = "write" if shown == "read" else "read"
+        figures = figures_from_results(self.results, other, facts=self.facts, chosen=self.chosen)
+        if figures.smb is None:
+            return ""
+        try:
+            theirs = figures.report()
+        except SambaTuneError:
+            return ""
+        if theirs.limiting in (report.limiting, "unknown"):
+            return ""
+        index = self.direction.findData(other)
+        return (
+            f"When {self.direction.itemText(index)}, the limit is {theirs.limiting}: "
+            f"{theirs.reason} Choose that direction above for its table."
+        )
 
     def _fit_table(self) -> None:
         """Rows as tall as their wrapped text, the tables as tall as their rows."""
