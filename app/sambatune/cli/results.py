@@ -5,6 +5,7 @@ sambatune results show 12 [--config] [--json]
 sambatune results compare 12 15 [--series download] [--json]
 sambatune results export 12 15 [--samples] [-o runs.csv]
 sambatune results export 12 15 --format html -o report.html
+sambatune results bottleneck fileserver [--direction write] [--session 12 --session 15] [--json]
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from sambatune.cli.output import add_json_flag, data_stdout
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "results",
-        help="benchmark sessions kept on this computer: list, show, compare, export",
+        help="benchmark sessions kept on this computer: list, show, compare, export, bottleneck",
     )
     verbs = parser.add_subparsers(dest="results_verb", metavar="ACTION", required=True)
 
@@ -61,6 +62,26 @@ def register(subparsers: Any) -> None:
     export.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here instead of stdout")
     add_json_flag(export)
     export.set_defaults(handler=handle_export)
+
+    bottleneck = verbs.add_parser(
+        "bottleneck",
+        help="which layer limits a server (disk, network, CPU, Samba), from its sessions on record",
+        description="The Bottleneck tab's table from the server's newest sessions: by default "
+        "those run with the newest session's smb.conf, in the direction SMB does worst in.",
+    )
+    bottleneck.add_argument("server", metavar="SERVER", help="the server's label or hostname")
+    bottleneck.add_argument(
+        "--direction", choices=("read", "write"), help="clients read or write (default: the worse one)"
+    )
+    bottleneck.add_argument(
+        "--session",
+        type=int,
+        action="append",
+        metavar="ID",
+        help="combine exactly these sessions (repeat), even with different smb.conf files",
+    )
+    add_json_flag(bottleneck)
+    bottleneck.set_defaults(handler=handle_bottleneck)
 
 
 def handle_list(args: argparse.Namespace) -> int:
@@ -183,4 +204,78 @@ def _export_html(args: argparse.Namespace, sessions: list[Any]) -> int:
         )
     else:
         print(f"Wrote the report of {len(sessions)} session(s) to {args.output}", file=sys.stderr)
+    return 0
+
+
+#: How many of a server's newest sessions the bottleneck table looks at.
+BOTTLENECK_SESSIONS = 50
+
+
+def handle_bottleneck(args: argparse.Namespace) -> int:
+    from sambatune.bench.bottleneck_inputs import LAYER_TESTS, figures_from_sessions
+    from sambatune.bench.results_db import ResultsDatabase
+    from sambatune.cli.output import print_json
+    from sambatune.errors import InvalidInput
+    from sambatune.visible_text import one_line
+
+    database = ResultsDatabase()
+    summaries = [
+        s for s in database.sessions(server=args.server, limit=BOTTLENECK_SESSIONS) if s.test in LAYER_TESTS
+    ]
+    if args.session:
+        missing = sorted(set(args.session) - {s.id for s in summaries})
+        if missing:
+            raise InvalidInput(
+                f"Session {', '.join(map(str, missing))} is not among {args.server}'s "
+                f"{BOTTLENECK_SESSIONS} newest disk, network or SMB sessions.",
+                "List them with: sambatune results list --server " + args.server,
+            )
+    if not summaries:
+        raise InvalidInput(
+            f"No disk, network or SMB sessions of {args.server} are on record.",
+            "Measure first: sambatune bench disk, bench net, bench smb-client (or the GUI's Benchmarks).",
+        )
+    sessions = [database.load(s.id) for s in summaries]
+    figures = figures_from_sessions(sessions, args.direction, args.session)
+    report = figures.report()
+    if args.json:
+        print_json({"ok": True, "server": args.server, "figures": figures.to_json(), **report.to_json()})
+        return 0
+    print(f"Bottleneck of {args.server}: clients {report.direction} ({report.workload})")
+    rows = [("Layer", "MB/s", "Mbit/s", "% of link", "Session", "")]
+    for row in report.rows:
+        percent = row.percent_of_link
+        mark = (
+            "<- limits"
+            if row.name == report.limit_row
+            else ("slowest layer" if report.limit_row else "slowest so far")
+            if row.limits
+            else ""
+        )
+        rows.append(
+            (
+                row.name,
+                f"{row.ceiling_mb_per_s:,.1f}",
+                f"{row.ceiling_mbit_per_s:,.0f}",
+                "-" if percent is None else f"{percent:,.{1 if percent < 10 else 0}f}",
+                figures.describe_source(row.name),
+                mark,
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for cells in rows:
+        line = "  ".join(
+            c.rjust(w) if i in (1, 2, 3) else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells[:-1], widths, strict=True))
+        )
+        print(one_line(f"{line}  {cells[-1]}".rstrip()))
+    if figures.basis():
+        print(one_line(figures.basis()))
+    print(one_line(f"Limit: {report.limiting}. {report.reason}"))
+    if report.smb_vs_raw_meaning:
+        print(one_line(report.smb_vs_raw_meaning))
+    for line in figures.left_out():
+        print(one_line(line))
+    for advice in report.advice:
+        print(one_line(f"- {advice}"))
     return 0
