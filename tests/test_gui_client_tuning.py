@@ -143,6 +143,11 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     # Windows 10: TcpWindowSize is there, labelled ignored, and never planned.
     plan_with(qtbot, page, "windows-10", "1gbit", "20ms")
     assert page.plan is not None and page.plan.os.name == "Windows 10"
+    # The path-MTU probe runs from this (Linux) computer: none of it in a Windows plan.
+    assert not page.inputs.probe.isEnabled() and not page.inputs.probe.isChecked()
+    assert page.plan.mtu["probe"] is None
+    assert "ping" not in page.plan_view.summary.text().lower()
+    assert "another machine" in page.plan.mtu["decision"]["reason"]
     assert page.plan_view.badge_text("tcpip-tcpwindowsize") == "✖ ignored"
     assert page.plan_view.badge_text("netsh-autotuninglevel") == "✔ honoured"
     window_item = next(c for c in page.plan.changes if c.catalog_id == "tcpip-tcpwindowsize")

@@ -244,6 +244,14 @@ def decide_mtu(
         elif current and requested < current:
             reason += " A smaller MTU also applies to every other destination reached through this interface."
         return MtuDecision(current, requested, reason)
+    if interface is not None and interface.example:
+        # A probe from here measures this computer's path, not the other machine's.
+        return MtuDecision(
+            current,
+            None,
+            "This plan is for another machine: its path MTU can only be probed from there "
+            "(or enter its MTU), so the MTU is left as it is.",
+        )
     if probe is None:
         return MtuDecision(current, None, "No server was given to probe, so the MTU is left as it is.")
     if not probe.probed or probe.path_mtu is None:
@@ -392,7 +400,8 @@ def plan_events(
         )
 
     probe: PathMtuResult | None = None
-    if request.server and request.probe_mtu and request.mtu is None:
+    example = interface is not None and interface.example
+    if request.server and request.probe_mtu and request.mtu is None and not example:
         yield Progress(0.5, f"probing the path MTU to {request.server}")
         messages: list[str] = []
         probe = probe_path_mtu(

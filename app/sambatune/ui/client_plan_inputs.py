@@ -100,7 +100,7 @@ class PlanInputs(QWidget):
         for key, name in PROFILE_CHOICES:
             self.profile.addItem(f"{name} (another system)", key)
         self.profile.setMinimumContentsLength(26)
-        self.profile.currentIndexChanged.connect(lambda _index: self.profile_changed.emit())
+        self.profile.currentIndexChanged.connect(lambda _index: self._profile_chosen())
         grid.addWidget(self.profile, 0, 1, 1, 3)
         self.probe = QCheckBox("Probe the path MTU")
         self.probe.setObjectName("probeMtu")
@@ -165,6 +165,10 @@ class PlanInputs(QWidget):
         short = re.sub(r" \(.*\)$", "", os_name)
         self.profile.setItemText(0, f"This computer ({short})")
 
+    def _profile_chosen(self) -> None:
+        self.set_target(self.target)
+        self.profile_changed.emit()
+
     def set_target(self, target: PlanTarget | None) -> None:
         self.target = target
         if target is None:
@@ -176,17 +180,23 @@ class PlanInputs(QWidget):
                 "The Samba server here is this computer: enter the RTT of the link "
                 "to plan for. Empty bandwidth: the interface's link speed."
             )
-        else:
-            self.rtt.edit.setPlaceholderText("measured")
-            if not self.probe.isEnabled():
-                self.probe.setChecked(True)
-            self.probe.setEnabled(True)
-            self.probe.setText(f"Probe the path MTU to {target.label}")
-            self.hint.setText(
-                f"Empty RTT: measured to {target.label} ({target.host}) with TCP "
-                "connects. Empty bandwidth: the link speed. Empty MTU: the probe "
-                "decides."
-            )
+            return
+        self.rtt.edit.setPlaceholderText("measured")
+        self.hint.setText(
+            f"Empty RTT: measured to {target.label} ({target.host}) with TCP "
+            "connects. Empty bandwidth: the link speed. Empty MTU: the probe "
+            "decides."
+        )
+        if self.profile.currentData():
+            # The probe runs from this computer: it says nothing about another machine's path.
+            self.probe.setChecked(False)
+            self.probe.setEnabled(False)
+            self.probe.setText("Probe the path MTU (from this computer only)")
+            return
+        if not self.probe.isEnabled():
+            self.probe.setChecked(True)
+        self.probe.setEnabled(True)
+        self.probe.setText(f"Probe the path MTU to {target.label}")
 
     def set_measured(self, text: str) -> None:
         self.measured.setText(text)
