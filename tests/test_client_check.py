@@ -24,7 +24,8 @@ from sambatune.cli.main import main
 from sambatune.client.plan import ClientPlan
 from sambatune.wizard.client_check import CheckStore, default_path, default_test, is_example_share
 
-FAST = ("--runs", "2", "--warmup", "0")
+# The test bed's kernel has no cifs: the "share" is a local directory, measured knowingly.
+FAST = ("--runs", "2", "--warmup", "0", "--any-directory")
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
@@ -156,6 +157,9 @@ def test_refusals_are_one_clear_line_and_measure_nothing(
     assert "does not exist on this computer" in refused("--before", "--path", str(tmp_path / "gone"))
     (tmp_path / "file").write_text("x")
     assert "is not a directory" in refused("--before", "--path", str(tmp_path / "file"))
+    # A folder on this computer's own disk is no SMB share: refused unless asked for.
+    local = refused("--before", "--path", str(share), "--runs", "2", "--warmup", "0")
+    assert f"{share} is on " in local and "not on an SMB share" in local and "--any-directory" in local
     assert "at least 2 counted runs" in refused("--before", "--path", str(share), "--runs", "1")
     assert CheckStore().load(plan_id) is None
 
@@ -242,7 +246,12 @@ def test_an_apply_in_between_is_seen_and_a_revert_names_its_backup(
     assert "rsize" not in (tmp_path / "etc" / "fstab").read_text()
 
     code, data, _ = run_cli(capsys, "check", plan_id, "--after", "--json")
-    assert code == 0 and data["notes"] == []  # the apply is on record: no doubt to voice
+    # The apply is on record: no doubt about it; the only note is the folder's own.
+    assert code == 0 and not any("No apply" in note for note in data["notes"])
+    assert [n for n in data["notes"] if "not on an SMB share" in n] == [
+        f"Measured as asked though {share} is on {data['not_a_share'].split(' is on ')[1]}, not on "
+        "an SMB share: what the plan changes in this computer's SMB client does not show in these figures."
+    ]
     # Whatever this run's verdict, a worse one tells how to put the old values back.
     worse = verdict_record(Verdict("worse", "revert", "", ()), plan_id)
     assert worse["restore"] == {

@@ -151,6 +151,12 @@ def register(subparsers: Any) -> None:
         "default: the one the plan names, if real; after: the before's",
     )
     check.add_argument(
+        "--any-directory",
+        action="store_true",
+        help="measure a folder that is not on an SMB share (for comparison); without it such a "
+        "path is refused",
+    )
+    check.add_argument(
         "--test",
         choices=("smb-client", "files"),
         help="large-file write and read, or many small files (default: what the plan's changes name)",
@@ -524,6 +530,7 @@ def handle_check(args: argparse.Namespace) -> int:
         warmup=args.warmup,
         size=size,
         count=count,
+        any_directory=args.any_directory,
     )
     cancel = CancelToken()
     progress = BenchProgress()

@@ -17,6 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QGroupBox,
@@ -194,6 +195,13 @@ class BeforeAfterBox(QGroupBox):
         self.after_button.setObjectName("measureAfterButton")
         self.after_button.clicked.connect(lambda: self.measure(AFTER))
         actions.addWidget(self.after_button)
+        self.any_directory = QCheckBox("Not an SMB share: measure anyway")
+        self.any_directory.setObjectName("checkAnyDirectory")
+        self.any_directory.setToolTip(
+            "A folder on this computer's own disk is refused: the plan changes how this computer "
+            "talks SMB, which a local disk does not show. Tick to measure such a folder for comparison."
+        )
+        actions.addWidget(self.any_directory)
         self.status = QLabel()
         self.status.setObjectName("checkStatus")
         self.status.setWordWrap(True)
@@ -332,7 +340,7 @@ class BeforeAfterBox(QGroupBox):
         can_after, why = self._matches_before()
         self.after_button.setEnabled(idle and can_after)
         self.after_button.setToolTip(why)
-        for widget in (self.path, self.browse, self.test, self.runs):
+        for widget in (self.path, self.browse, self.test, self.runs, self.any_directory):
             widget.setEnabled(not self.busy)
 
     def _show_state(self) -> None:
@@ -394,6 +402,7 @@ class BeforeAfterBox(QGroupBox):
                 warmup=self.method.get("warmup"),
                 size=self.method.get("size"),
                 count=self.method.get("count"),
+                any_directory=self.any_directory.isChecked(),
             )
         else:
             request = CheckRequest(AFTER, path=path, test=self.test.currentData())

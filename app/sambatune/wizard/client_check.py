@@ -154,6 +154,8 @@ class CheckRequest:
     size: int | None = None
     #: files only: how many files.
     count: int | None = None
+    #: Measure a folder that is not on an SMB share (to compare with one), knowingly.
+    any_directory: bool = False
 
     def __post_init__(self) -> None:
         if self.phase not in PHASES:
@@ -215,6 +217,8 @@ class ClientCheck:
     verdict: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     updated: str = field(default_factory=now_iso)
+    #: Where the path lives when the user chose to measure it though it is no SMB share.
+    not_a_share: str | None = None
 
     @property
     def waiting_for_after(self) -> bool:
@@ -249,6 +253,7 @@ class ClientCheck:
             "verdict": self.verdict,
             "notes": list(self.notes),
             "updated": self.updated,
+            "not_a_share": self.not_a_share,
         }
 
     @classmethod
@@ -270,6 +275,7 @@ class ClientCheck:
             verdict=data.get("verdict"),
             notes=[str(n) for n in data.get("notes") or []],
             updated=str(data.get("updated") or ""),
+            not_a_share=str(data["not_a_share"]) if data.get("not_a_share") else None,
         )
 
 
@@ -361,6 +367,7 @@ def measure_phase(
     else:
         check = _before_of(plan, request)
     _check_directory(check.path)
+    _check_share(check, request)
     database = database or ResultsDatabase()
     cancel = cancel or CancelToken()
     if on_event is not None:
@@ -469,6 +476,31 @@ def _check_directory(path: str) -> None:
         raise InvalidInput(f"{path} is not a directory: give the share's mount point, or a folder on it.")
 
 
+def _check_share(check: ClientCheck, request: CheckRequest) -> None:
+    """Refuse a folder on a local disk unless the user asked for it: the plan changes how
+    this computer talks SMB, which a local disk never shows."""
+    from sambatune.client.share_path import filesystem_of
+
+    where = filesystem_of(check.path)
+    if where.on_smb is not False:
+        return
+    if request.phase == BEFORE and not request.any_directory:
+        raise InvalidInput(
+            f"{where.describe()}, not on an SMB share: the plan changes how this computer "
+            "talks SMB, which a folder on a local disk does not show.",
+            details="Give the share's mount point (mount -t cifs, /Volumes/...) or its UNC path. "
+            "To measure this folder anyway, for comparison: --any-directory (the GUI's "
+            "'Not an SMB share: measure anyway').",
+        )
+    if request.phase == BEFORE:
+        check.not_a_share = where.describe()
+    elif check.not_a_share is None:
+        raise InvalidInput(
+            f"{where.describe()} now, not on an SMB share: is the share mounted there again?",
+            details="Mount the share, then measure after.",
+        )
+
+
 def _options(check: ClientCheck) -> SmbClientOptions | SmallFilesOptions:
     if check.test == FILES:
         return SmallFilesOptions(
@@ -500,17 +532,23 @@ def _plan_backups(plan_id: str, backups: BackupStore | None) -> list[dict[str, A
 
 def _after_notes(plan_id: str, check: ClientCheck, backups: BackupStore | None) -> list[str]:
     assert check.before is not None
+    notes = []
+    if check.not_a_share:
+        notes.append(
+            f"Measured as asked though {check.not_a_share}, not on an SMB share: what the plan "
+            "changes in this computer's SMB client does not show in these figures."
+        )
     applied = [
         e for e in _plan_backups(plan_id, backups) if str(e.get("created", "")) >= check.before.measured_at
     ]
-    if applied:
-        return []
-    # Applied by hand or on a .reg file is possible, so this is a note, not a refusal.
-    return [
-        f"No apply of plan {plan_id} by SambaTune is on record since the before measurement: "
-        "if the plan was not applied (and the share mounted again), before and after measured "
-        "the same settings."
-    ]
+    if not applied:
+        # Applied by hand or on a .reg file is possible, so this is a note, not a refusal.
+        notes.append(
+            f"No apply of plan {plan_id} by SambaTune is on record since the before measurement: "
+            "if the plan was not applied (and the share mounted again), before and after measured "
+            "the same settings."
+        )
+    return notes
 
 
 def verdict_record(verdict: Verdict, plan_id: str, backups: BackupStore | None = None) -> dict[str, Any]:
