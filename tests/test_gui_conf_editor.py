@@ -80,6 +80,10 @@ def test_text_view_shows_hints_markers_and_the_explanation_under_the_cursor(
     page = window.page
     editor = page.editor
     assert page.buffer.render() == sample.read_bytes()
+    # The file opens at its top, not with the cursor (and the explanation) on its last line.
+    assert editor.current_line() == 1 and editor.firstVisibleBlock().blockNumber() == 0
+    qtbot.wait(400)  # past the explanation's debounce
+    assert page.panel.parameter is None
     # Lint markers sit on the lines they are about.
     assert [m.severity for m in editor.markers_at(OPLOCKS_LINE)] == ["error"]
     assert "socket-buffer" not in editor.marker_text(SOCKET_LINE)

@@ -13,7 +13,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFileDialog,
@@ -389,6 +389,9 @@ class ConfEditorPage(QWidget):
         self._include_reader = None
         self.lint.read_include = self._reader
         self.buffer.load(opened.data, self.source.path)
+        # Replacing the document's text leaves the cursor after the last line: a file opens
+        # at its top, with nothing explained until the admin moves to a line.
+        self.editor.moveCursor(QTextCursor.MoveOperation.Start)
         self.loaded = True
         self.clear_testparm_errors()
         self.set_catalog(opened.catalog)
