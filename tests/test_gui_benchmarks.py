@@ -236,6 +236,8 @@ def test_cancel_stops_a_run_and_saves_nothing(page: BenchmarksPage, qtbot: QtBot
     page.cancel_button.click()
     qtbot.waitUntil(lambda: not page.running, timeout=30000)
     assert "Cancelled" in page.status.text()
+    # Nothing was saved: the bar is empty, not left part-filled or full.
+    assert page.progress.value() == 0 and page.progress.maximum() == 1000
     assert len(ResultsDatabase().sessions()) == before
     assert page.run_button.isEnabled()
 

@@ -408,11 +408,13 @@ class BenchmarksPage(QWidget):
 
     def _failed(self, error: SambaTuneError) -> None:
         self._end()
+        self.progress.setValue(0)  # nothing was saved: an empty bar, not a finished one
         self.status.setText(f"Failed: {error.message}")
         self.session.failed.emit(error)
 
     def _cancelled(self) -> None:
         self._end()
+        self.progress.setValue(0)
         self.status.setText("Cancelled; nothing was saved.")
 
     # -- analysis views -----------------------------------------------------------------

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from sambatune.bench.events import Sample
@@ -35,7 +36,9 @@ from sambatune.bench.records import RunRecord
 from sambatune.ui.tasks import Throttle
 
 COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
-WARMUP_COLOR = "#9a9a9a"
+#: A warm-up keeps its own colour (grey read as "disabled", and two series' warm-ups
+#: could not be told apart) but is dashed and lighter: it is shown, not counted.
+WARMUP_ALPHA = 150
 FLUSH_MS = 100
 #: Round range ends: these times a power of ten.
 STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
@@ -231,7 +234,9 @@ class LivePlot(QWidget):
 
     def _new_line(self, key: tuple[str, int]) -> _Line:
         warm = key in self.warmup
-        color = WARMUP_COLOR if warm else COLORS[(len(self.lines)) % len(COLORS)]
+        color = QColor(COLORS[(len(self.lines)) % len(COLORS)])
+        if warm:
+            color.setAlpha(WARMUP_ALPHA)
         pen = pg.mkPen(color, width=2, style=Qt.PenStyle.DashLine if warm else Qt.PenStyle.SolidLine)
         curve = self.plot.plot([], [], pen=pen)
         line = _Line(curve, np.zeros(1024), np.zeros(1024))
@@ -241,10 +246,7 @@ class LivePlot(QWidget):
     def _show_legend(self) -> None:
         """One group per series: its label, then a coloured sample and name per run."""
         groups: dict[str, list[str]] = {}
-        colors = [
-            WARMUP_COLOR if key in self.warmup else COLORS[index % len(COLORS)]
-            for index, key in enumerate(self.lines)
-        ]
+        colors = [COLORS[index % len(COLORS)] for index in range(len(self.lines))]
         for (series, attempt), color in zip(self.lines, colors, strict=True):
             warm = (series, attempt) in self.warmup
             sample = "╌╌╌" if warm else "━━━"
