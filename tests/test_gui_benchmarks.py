@@ -203,6 +203,9 @@ def test_smb_from_this_computer_twice_then_compare(
     result = page.last_result
     assert result is not None and result.test == "smb-client"
     assert set(result.series) == {"write", "read"}
+    # Both directions' means, not the read's alone.
+    status = page.status.text()
+    assert ": mean write " in status and ", read " in status, status
     assert page.live.points > 0
     assert page.runs.table.rowCount() == 8
 

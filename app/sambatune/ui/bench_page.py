@@ -361,14 +361,7 @@ class BenchmarksPage(QWidget):
                 # One run per operation: the table above has its figures, and six notes
                 # that one run shows no spread would say nothing about its N calls.
                 self.runs.summary.setText("")
-        summary = result.summary.stats()
-        mean = ""
-        if summary is not None:
-            from sambatune.units import format_figure
-
-            figure = format_figure(summary.mean, result.summary.unit)
-            # Of several operations, say which one the figure is.
-            mean = f": {result.primary} {figure}" if result.test in OPERATION_TESTS else f": mean {figure}"
+        mean = self._means_text(result)
         if has_comparison(result):
             # One figure would be one session's: each session's, the tab has the rest.
             mean = f": {status_figures(result)} (see Signing & encryption)"
@@ -381,6 +374,31 @@ class BenchmarksPage(QWidget):
             self.views.setCurrentWidget(self.security)
             self._notes_without(sentences(result))
         self.history.refresh()
+
+    def _means_text(self, result: BenchResult) -> str:
+        """``: mean 112 MB/s``; for a test of two ways (write and read, upload and download)
+        each one's mean, since one figure would hide the other direction."""
+        from sambatune.units import format_figure
+
+        main = next((step for step in self.steps if result.primary in step.series), None)
+        if main is not None:
+            names = [n for n in main.series if n in result.series]
+        else:  # a test of one part: its series measured like the main one
+            names = [n for n, s in result.series.items() if s.unit == result.summary.unit]
+        if result.test in OPERATION_TESTS or len(names) < 2:
+            summary = result.summary.stats()
+            if summary is None:
+                return ""
+            figure = format_figure(summary.mean, result.summary.unit)
+            # Of several operations, say which one the figure is.
+            return f": {result.primary} {figure}" if result.test in OPERATION_TESTS else f": mean {figure}"
+        parts = []
+        for name in names:
+            series = result.series[name]
+            stats = series.stats()
+            if stats is not None:
+                parts.append(f"{name} {format_figure(stats.mean, series.unit)}")
+        return ": mean " + ", ".join(parts) if parts else ""
 
     def _notes_without(self, moved: list[str]) -> None:
         """The Run tab's notes less the sentences another tab now shows, and a line saying
