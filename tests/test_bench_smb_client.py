@@ -21,7 +21,6 @@ from sambatune.bench.sizing import adapted_size
 from sambatune.bench.smb_bulk import AES_CMAC, AES_GMAC, HMAC_SHA256, Signer
 from sambatune.bench.smb_client import (
     LARGEST_SIZE,
-    PROBE_SIZE,
     READ,
     SMALLEST_SIZE,
     WRITE,
@@ -442,10 +441,11 @@ def test_ctrl_c_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
 
 
 def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> None:
-    """No size given: a 4 MiB probe first, then a file the runs read in about the target
-    time. How slow this smbd is depends on the machine (about 2 MB/s here, where 256 MiB
-    took nine minutes a run; much faster on others), so the size is checked against the
-    rates the probe measured, not against a fixed figure."""
+    """No size given: a probe first (512 KiB, then 4 MiB when that was quick), then a
+    file the runs read in about the target time. How slow this smbd is depends on the
+    machine (about 2 MB/s here, where 256 MiB took nine minutes a run; much faster on
+    others), so the size is checked against the rates the probe measured, not against
+    a fixed figure."""
     events: list[object] = []
     target = 8.0
     result = SmbClientBenchmark(
@@ -460,7 +460,7 @@ def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> N
         target_seconds=target,
         smallest=SMALLEST_SIZE,
         largest=LARGEST_SIZE,
-        probe_size=PROBE_SIZE,
+        probe_size=sizing["probe_size"],
         what="runs",
     )
     assert size == expected.size

@@ -66,6 +66,10 @@ CLIENT_BUSY_SHARE = 0.85
 #: With no size given: a probe of this size, then a file between these sizes so that all
 #: runs take about ``target_seconds`` (the largest is the form's old fixed default).
 PROBE_SIZE = 4 << 20
+#: The probe starts small: a transfer of this size that takes this long has measured a
+#: slow server well enough, and 4 MiB at its pace could take a minute.
+FIRST_PROBE_SIZE = 512 << 10
+PROBE_ENOUGH_SECONDS = 1.0
 SMALLEST_SIZE = 4 << 20
 LARGEST_SIZE = 256 << 20
 #: How long a transfer stopped from outside may take to notice (it polls every 50 ms).
@@ -237,6 +241,8 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
         self.server_sessions = server_sessions
         self._runs_done = 0
         self._runs_total = 0
+        #: The largest transfer the sizing probe made (it starts small, see _probe).
+        self.probe_size = 0
 
     def default_options(self) -> SmbClientOptions:
         raise InvalidInput("The SMB client test needs options (the share or a path).")
@@ -402,7 +408,7 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
         modes = len(options.security) or 1
         rates: dict[str, float] = {}
         if size is None:
-            yield Step(1, 2, f"sizing the test file with a {format_bytes(PROBE_SIZE, 0)} probe")
+            yield Step(1, 2, "sizing the test file with a probe")
             probed = yield from self._probe(write, read)
             rates = {options.series_name(n, mode): rate for n, rate in probed.items()}
             sizing = adapted_size(
@@ -413,7 +419,7 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
                 target_seconds=options.target_seconds / modes,
                 smallest=SMALLEST_SIZE,
                 largest=LARGEST_SIZE,
-                probe_size=PROBE_SIZE,
+                probe_size=self.probe_size or PROBE_SIZE,
                 what="runs",
             )
             size = sizing.size
@@ -456,14 +462,28 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
         return size
 
     def _probe(self, write: Work, read: Work) -> Generator[BenchEvent, None, dict[str, float]]:
-        """One write and one read of a small file, counted nowhere: the rates to size by."""
+        """A write and a read of a small file, counted nowhere: the rates to size by.
+
+        Each starts with :data:`FIRST_PROBE_SIZE`; only when that was quick does the full
+        :data:`PROBE_SIZE` follow (a read never asks for more than was written)."""
         rates: dict[str, float] = {}
+        written = 0
+        self.probe_size = 0
         for name, work in ((WRITE, write), (READ, read)):
-            yield Progress(None, f"probe: {name} of {format_bytes(PROBE_SIZE, 0)}")
-            transfer = yield from self._watch(None, 0, work, PROBE_SIZE, f"probe: {name}")
-            if transfer.seconds > 0:
-                rates[name] = transfer.bytes / transfer.seconds
-                yield Progress(None, f"probe: {name} {format_rate(rates[name])}")
+            sizes = [FIRST_PROBE_SIZE, PROBE_SIZE if name == WRITE else min(PROBE_SIZE, written)]
+            for size in sizes:
+                if size <= 0 or (rates.get(name) and size <= FIRST_PROBE_SIZE):
+                    continue
+                yield Progress(None, f"probe: {name} of {format_bytes(size, 0)}")
+                transfer = yield from self._watch(None, 0, work, size, f"probe: {name}")
+                if name == WRITE:
+                    written = size
+                self.probe_size = max(self.probe_size, size)
+                if transfer.seconds > 0:
+                    rates[name] = transfer.bytes / transfer.seconds
+                    yield Progress(None, f"probe: {name} {format_rate(rates[name])}")
+                if transfer.seconds >= PROBE_ENOUGH_SECONDS:
+                    break
         return rates
 
     def _watch(
@@ -481,7 +501,10 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
                     if recorder is not None:
                         yield recorder.sample(series, attempt, t, moved, rate, source="client")
                     elif series:  # a transfer counted nowhere (the probe): its figure as a message
-                        yield Progress(None, f"{series} {format_rate(rate)}")
+                        yield Progress(
+                            None,
+                            f"{series}: {format_bytes(moved)} of {format_bytes(size)}, {format_rate(rate)}",
+                        )
                     last_bytes, last_t = moved, t
         except BaseException:
             # Stopped from outside (Ctrl-C, the events no longer wanted): the transfer stops
