@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import re
 import threading
 import time
 from pathlib import Path
@@ -118,6 +119,8 @@ def test_cancel_mid_create_stops_within_a_second_and_cleans_up(smbd: SmbServer) 
     def on_event(event: BenchEvent) -> None:
         if isinstance(event, Progress) and event.message.startswith("create: ") and not cancelled_at:
             done = int(event.message.split()[1].replace(",", ""))
+            if done:  # the live figure: the rate so far, as the test goes
+                assert re.fullmatch(r"create: [\d,]+ of 20,000, [\d,.]+ ops/s", event.message)
             if done >= 50:
                 cancelled_at.append(time.monotonic())
                 cancel.cancel()

@@ -424,12 +424,17 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
         crew = _Crew(work, count, self.options.outstanding, self.cancel).start()
         total = self.method.attempts * len(OPERATION_NAMES)
         position = (attempt - 1) * len(OPERATION_NAMES) + OPERATION_NAMES.index(name)
+        started = time.monotonic()
         try:
             # The token is watched here too: a thread waiting for an answer that does
             # not come sees it only when the connection is closed under it (``_stop``).
             while not crew.wait(POLL) and not self.cancel.cancelled:
-                fraction = (position + crew.done / count) / total
-                yield Progress(fraction, f"{name}: {crew.done:,} of {count:,}")
+                done = crew.done
+                fraction = (position + done / count) / total
+                elapsed = time.monotonic() - started
+                # The rate so far, as the live figure: a step can run for minutes.
+                rate = f", {format_operations_rate(done / elapsed)}" if done and elapsed > 0 else ""
+                yield Progress(fraction, f"{name}: {done:,} of {count:,}{rate}")
         except BaseException:
             self._stop(crew)
             raise
