@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
-import re
 import threading
 import time
 from pathlib import Path

@@ -7,6 +7,7 @@ window resumes the wizard from the database, keeps the change, and writes the re
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,10 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
         lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE, timeout=LONG
     )
     assert page.primary.text() == "Apply this change and measure"
+    # The baseline's figures stay in sight while choosing what to change.
+    status = page.status.text()
+    assert re.match(r"Baseline \(session \d+\): \w+ [\d.,]+ [kMG]?B/s", status), status
+    assert page.wizard is not None and page.wizard.baseline_text() in page.findings_view.hint.text()
     pick(page, "measure-throughput")
     assert not page.primary.isEnabled()  # not an smb.conf change
     pick(page, "socket-options-fixed-buffers")
@@ -107,6 +112,15 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert "Needs a restart of smbd, which disconnects every client" in details
     screenshot(window, "wizard-4-choose")
 
+    # Every line the status shows from here on, to see the apply steps count their seconds.
+    shown: list[str] = []
+    set_status = page.status.setText
+
+    def recorded(text: str) -> None:
+        shown.append(text)
+        set_status(text)
+
+    page.status.setText = recorded  # type: ignore[method-assign]
     page.primary.click()  # Apply this change and measure: a restart is asked for first
     question = page.findChild(QMessageBox, "restartQuestion")
     assert question is not None and "restart" in question.text()
@@ -117,6 +131,7 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     steps = [page.measure_view.steps.item(i).text() for i in range(page.measure_view.steps.count())]
     assert any(s.startswith("✓ Validate it with testparm") for s in steps), steps
     screenshot(window, "wizard-5-apply-and-measure")
+    assert any(re.fullmatch(r"Restart smbd[^·]*… · \d+ s", line) for line in shown), shown
     qtbot.waitUntil(lambda: idle(page) and page.stack.currentWidget() is page.verdict_view, timeout=LONG)
     assert page.verdict_view.table.rowCount() == 2
     headline = page.verdict_view.headline.text()

@@ -557,6 +557,7 @@ def state_json(wizard: TuningWizard, done: list[StepRecord]) -> dict[str, Any]:
         "discarded": wizard.discarded,
         "changes_tried": wizard.round,
         "baseline_session": wizard.baseline_session,
+        "baseline": wizard.baseline_text(),
         "done": [step.to_json() for step in done],
         "findings": [
             {"number": i + 1, "applicable": i in applicable, **finding}
@@ -605,6 +606,8 @@ def format_state(wizard: TuningWizard, done: list[StepRecord]) -> str:
         text = _step_text(step)
         lines.append(f"Done: {STEP_TITLES[step.step]}" + (f": {text}" if text else ""))
     stage = wizard.stage
+    if stage == CHOOSE:
+        lines += ["", wizard.baseline_text() + "."]
     if stage in (BASELINE, CHOOSE):
         lines += ["", *_findings_lines(wizard)]
     pending = wizard.pending_change

@@ -9,6 +9,7 @@ loses at most the step that was running.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -30,7 +31,7 @@ from sambatune.bench.events import Progress, RunFinished, RunStarted
 from sambatune.bench.progress import ProgressTracker
 from sambatune.cancellation import CancelToken
 from sambatune.conf.activation import Activation
-from sambatune.conf.apply import StepEvent
+from sambatune.conf.apply import RUNNING, StepEvent
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.survey import Survey
 from sambatune.ui.file_places import remember, suggested
@@ -135,6 +136,8 @@ class WizardPage(QWidget):
         # While a step measures: which run of how many, the live figure, the time left
         # (counted down between events, redrawn at most four times a second).
         self.tracker = ProgressTracker(SERIES_NAMES)
+        #: When the running apply step began (its line counts the seconds).
+        self._step_started: float | None = None
         self.status_ticker = QTimer(self)
         self.status_ticker.setInterval(250)
         self.status_ticker.timeout.connect(self._show_progress)
@@ -307,6 +310,8 @@ class WizardPage(QWidget):
                 if count
                 else "Nothing left that the wizard can change in smb.conf. Finish to get the report."
             )
+            # The figures every next change is measured against, in sight while choosing.
+            hint = f"{wizard.baseline_text()}. {hint}"
             self._buttons(
                 ("Apply this change and measure", self.apply_and_measure),
                 ("Finish and write the report", self.finish),
@@ -399,6 +404,7 @@ class WizardPage(QWidget):
 
     def _end(self) -> None:
         self.task = None
+        self._step_started = None
         self.status_ticker.stop()
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
@@ -459,6 +465,12 @@ class WizardPage(QWidget):
             self.measure_view.add_run(event.record)
         elif isinstance(event, StepEvent):
             self.measure_view.apply_step(event.step, event.state, event.message)
+            if event.state == RUNNING:
+                self.tracker.message(f"{event.title}…")
+                self._step_started = time.monotonic()
+            else:
+                self._step_started = None
+            self._show_progress()
         elif isinstance(event, tuple) and event and event[0] == "diff":
             self.measure_view.show_diff(str(event[1]))
         elif isinstance(event, str):
@@ -466,8 +478,11 @@ class WizardPage(QWidget):
             self._show_progress()
 
     def _show_progress(self) -> None:
-        """The running step's line: run of how many, live figure, time left."""
+        """The running step's line: run of how many, live figure, time left; during an
+        apply step (a restart waits for smbd to answer), how long it has taken so far."""
         line = self.tracker.line()
+        if line and self._step_started is not None:
+            line += f" · {time.monotonic() - self._step_started:.0f} s"
         if self.task is not None and line and line != self.status.text():
             self.status.setText(line)
 
@@ -558,7 +573,8 @@ class WizardPage(QWidget):
 
     def _baseline_done(self) -> None:
         self._show_findings()
-        self.status.setText("Baseline measured. Now choose one change.")
+        assert self.wizard is not None
+        self.status.setText(f"{self.wizard.baseline_text()}. Now choose one change.")
 
     def apply_and_measure(self) -> None:
         """Choose (when at that step), apply, measure again and compare: each step recorded."""

@@ -50,8 +50,9 @@ from sambatune.remote.smb_sessions import connected_clients
 from sambatune.remote.survey import Survey, run_survey
 from sambatune.remote.transport import Transport
 from sambatune.states import ApplyStatus, LiveState
+from sambatune.units import format_operations_rate, format_rate
 from sambatune.wizard.change import apply_change, change_activation, change_from_json
-from sambatune.wizard.measure import MeasureSpec, measure
+from sambatune.wizard.measure import FILES, MeasureSpec, measure
 from sambatune.wizard.store import StepRecord, WizardRecord, WizardStep, WizardStore
 from sambatune.wizard.verdict import Verdict, judge
 
@@ -232,6 +233,24 @@ class TuningWizard:
                 after = self._round_step(MEASURE, step.round)
                 session = int(after.data["session_id"]) if after else session
         return session
+
+    def baseline_text(self) -> str:
+        """``Baseline (session 12): write 641 MB/s, read 807 MB/s``: what the next change is
+        measured against, in figures ('' before the baseline)."""
+        session = self.baseline_session
+        if session is None:
+            return ""
+        means: dict[str, Any] = {}
+        for step in self.record.steps:
+            if step.step in (BASELINE, MEASURE) and step.data.get("session_id") == session:
+                means = dict(step.data.get("means") or {})
+        operations = self.measure_spec.test == FILES
+        figures = [
+            f"{name} {format_operations_rate(mean) if operations else format_rate(mean)}"
+            for name, mean in means.items()
+            if isinstance(mean, (int, float))
+        ]
+        return f"Baseline (session {session}): " + (", ".join(figures) if figures else "no figures")
 
     @property
     def pending_change(self) -> StepRecord | None:
