@@ -144,14 +144,11 @@ class BeforeAfterBox(QGroupBox):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 6)
         layout.setSpacing(4)
-        self.intro = QLabel(
+        # What the box does is in its tooltip: a line of its own took two rows of the plan.
+        self.setToolTip(
             "The same test through the mounted share before you apply the plan and after it "
             "(mount the share again first); Welch's test says whether the difference is real."
         )
-        self.intro.setObjectName("checkIntro")
-        self.intro.setWordWrap(True)
-        self.intro.setStyleSheet("color:#555;")
-        layout.addWidget(self.intro)
 
         fields = QHBoxLayout()
         fields.addWidget(QLabel("Mounted share:"))
@@ -348,7 +345,10 @@ class BeforeAfterBox(QGroupBox):
         before = check.before if check else None
         after = check.after if check else None
         if before is None:
-            status = "Before: not measured yet. Measure before applying the plan."
+            status = (
+                "Before: not measured yet. Measure before applying the plan; after it, measure "
+                "again: Welch's test says whether the difference is real."
+            )
         else:
             status = f"Before: {phase_text(before)}."
             if after is None:
@@ -356,8 +356,6 @@ class BeforeAfterBox(QGroupBox):
             else:
                 status += f" After: {phase_text(after)}."
         self.status.setText(status)
-        # Once a before exists, the status line says what comes next: the room goes to the plan.
-        self.intro.setVisible(before is None)
         verdict = check.verdict if check else None
         if verdict and check is not None:
             e = html.escape

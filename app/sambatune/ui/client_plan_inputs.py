@@ -145,9 +145,12 @@ class PlanInputs(QWidget):
         self.hint = QLabel()
         self.hint.setObjectName("inputHint")
         self.hint.setStyleSheet("color: palette(mid);")
+        # Wrapped: one long line set the whole window's narrowest width (it grew past 1180 px).
+        self.hint.setWordWrap(True)
         grid.addWidget(self.hint, 2, 1, 1, 7)
         self.measured = QLabel()
         self.measured.setObjectName("measuredNote")
+        self.measured.setWordWrap(True)
         self.measured.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.measured.hide()
         grid.addWidget(self.measured, 3, 1, 1, 7)

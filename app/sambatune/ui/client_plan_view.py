@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -135,10 +135,17 @@ class PlanView(QWidget):
         self.notes.setObjectName("planNotes")
         self.notes.hide()
         splitter.addWidget(self.notes)
-        splitter.setStretchFactor(0, 3)
+        # Long paths (a mount point, a registry key) wrap anywhere instead of scrolling
+        # the pane sideways.
+        for pane in (self.details, self.notes):
+            pane.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+            # Three lines at least; the rest of the height goes to the table.
+            pane.setMinimumHeight(3 * pane.fontMetrics().lineSpacing() + 12)
+        # The table first: the plan is read row by row, the panes under it scroll.
+        splitter.setStretchFactor(0, 6)
         splitter.setStretchFactor(1, 2)
         splitter.setStretchFactor(2, 1)
-        splitter.setSizes([300, 150, 110])
+        splitter.setSizes([420, 120, 70])
         layout.addWidget(splitter, 1)
         self.footer = QVBoxLayout()
         self.footer.setContentsMargins(0, 0, 0, 0)
@@ -272,7 +279,10 @@ def details_html(change: PlannedChange, plan: ClientPlan) -> str:
     parts.append(f"<p><b>What it is:</b> {e(change.what)}</p>")
     if change.operations:
         commands = "<br>".join(e(short_path(op)).replace("\n", "<br>") for op in change.operations)
-        parts.append(f"<p><b>Exactly:</b></p><pre style='background:#f4f4f4; padding:4px'>{commands}</pre>")
+        parts.append(
+            "<p><b>Exactly:</b></p><p style='background:#f4f4f4; padding:4px; font-family:monospace; "
+            f"white-space:pre-wrap'>{commands}</p>"
+        )
     if change.alternative:
         parts.append(f"<p><b>The same by hand:</b> <code>{e(change.alternative)}</code></p>")
     if change.changes_something:
@@ -295,7 +305,10 @@ def details_html(change: PlannedChange, plan: ClientPlan) -> str:
         )
     if change.changes_something and plan.after_apply:
         steps = "<br>".join(e(step) for step in plan.after_apply)
-        parts.append(f"<p><b>After the apply</b> (not run by SambaTune):</p><pre>{steps}</pre>")
+        parts.append(
+            "<p><b>After the apply</b> (not run by SambaTune):</p>"
+            f"<p style='font-family:monospace; white-space:pre-wrap'>{steps}</p>"
+        )
     if change.sources:
         links = ", ".join(_source_link(s) for s in change.sources)
         parts.append(f"<p style='color:#666'><small>Sources: {links}</small></p>")

@@ -119,6 +119,8 @@ class ClientTuningPage(QWidget):
     """The "Tune this computer" tab of a server's workspace."""
 
     failed = Signal(object)
+    #: A plan was made after a failed attempt: the message of that failure.
+    recovered = Signal(str)
     #: A plan is on screen (tests and the workspace may wait for it).
     plan_shown = Signal(object)
     #: An apply, restore or dry run finished (its ApplyResult).
@@ -153,6 +155,8 @@ class ClientTuningPage(QWidget):
         self.task: Task | None = None
         self.confirm_box: QMessageBox | None = None
         self._loaded_once = False
+        #: The message of the last plan attempt that failed, until a plan is made.
+        self._plan_error: str | None = None
         self._build()
         self.inputs.set_target(self.target_provider())
         self._update_buttons()
@@ -323,6 +327,7 @@ class ClientTuningPage(QWidget):
 
     def _mark_missing(self, error: SambaTuneError) -> None:
         """A figure the plan needs is missing: say so at its field, not only in the bar."""
+        self._plan_error = error.message
         field = getattr(error, "field", None)
         if field in ("bandwidth", "rtt"):
             getattr(self.inputs, field).show_error(error.message)
@@ -512,6 +517,10 @@ class ClientTuningPage(QWidget):
                 text = f"{count}; {len(heavy)} of them take effect {TAKES_EFFECT[restart]}."
             self._set_notice("warning" if restart != "none" else "info", text)
         self._update_buttons()
+        if self._plan_error is not None:
+            # The error of the attempt before is answered by this plan: it need not stay up.
+            self.recovered.emit(self._plan_error)
+            self._plan_error = None
         self.plan_shown.emit(plan)
 
     def load_waiting_check(self) -> None:
@@ -590,7 +599,11 @@ class ClientTuningPage(QWidget):
                 f"{e(os_short_name(plan.os))} and listed so nobody sets "
                 f"{'it' if ignored == 1 else 'them'} in vain"
             )
-        lines.append(counts + ".")
+        # After the window's sentence, not on a line of its own: each line is a plan row less.
+        if window is not None:
+            lines[0] += f" {counts}."
+        else:
+            lines.append(counts + ".")
         return "<br>".join(lines)
 
     def load_bandwidth_file(self, path: Path) -> None:

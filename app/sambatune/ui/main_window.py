@@ -212,6 +212,7 @@ class MainWindow(QMainWindow):
             assert profile is not None
             session = ServerSession(profile, self.runner, self)
             session.failed.connect(self.show_error)
+            session.recovered.connect(self.message_bar.dismiss)
             session.state_changed.connect(lambda _state: self._refresh_list())
             self.sessions[profile_id] = session
             workspace = ServerWorkspace(session)

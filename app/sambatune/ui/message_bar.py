@@ -103,6 +103,12 @@ class MessageBar(QFrame):
         log.warning("%s", message)
         self._show("error", message, details)
 
+    def dismiss(self, message: str) -> None:
+        """Hide the bar if it still shows ``message`` (an error since put right); another
+        message that came later stays."""
+        if self.isVisible() and self._message == message:
+            self.hide()
+
     def show_message(self, kind: str, message: str, details: str = "") -> None:
         self._show(kind, message, details)
 

@@ -30,6 +30,8 @@ class ServerSession(QObject):
     progress = Signal(str)
     survey_changed = Signal(object)
     failed = Signal(object)
+    #: An action that failed with this message has since succeeded: its error may go.
+    recovered = Signal(str)
     #: An apply, a restore or a wizard step ended that may have changed the smb.conf at
     #: this path (str), told by what (str, e.g. "a restore from smb.conf history"): the
     #: pages that show the file read it again.

@@ -185,6 +185,7 @@ class ServerWorkspace(QWidget):
         self.editor.applied.connect(lambda _outcome: self.history.refresh())
         self.client_tuning = ClientTuningPage(session.runner, lambda: plan_target(session))
         self.client_tuning.failed.connect(session.failed.emit)
+        self.client_tuning.recovered.connect(session.recovered.emit)
         self.tabs.addTab(self.client_tuning, "Tune this computer")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.pages_built = True
