@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
-from bench_sessions import record_sessions
+from bench_sessions import disk, record_sessions
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.ui.bench_page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
@@ -286,3 +286,15 @@ def test_bottleneck_and_socket_buffer_views(
     assert "Autotuning reaches" in page.sockbuf.caption.text()
     qtbot.wait(150)
     screenshot(window, "bench-sockbuf")
+
+
+def test_after_a_disk_test_the_runs_stay_in_sight(page: BenchmarksPage, qtbot: QtBot) -> None:
+    """Five series (write, read and three metadata rates) with their summaries and notes:
+    at 1180x780 the run table still shows several runs; the summaries scroll."""
+    result = disk(read_mb=180.0, write_mb=150.0, ops=2500.0)
+    page.runs.show_series(list(result.series.values()))
+    qtbot.wait(200)
+    table = page.runs.table
+    assert table.rowCount() == 20
+    assert table.viewport().height() >= 4 * table.verticalHeader().defaultSectionSize()
+    assert all(s.label in page.runs.summary.text() for s in result.series.values())

@@ -5,7 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QFrame,
     QLabel,
+    QScrollArea,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -77,11 +79,23 @@ class RunTable(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.table = read_only_table(COLUMNS, "runTable")
         self.table.setAlternatingRowColors(True)
+        rows = self.table.verticalHeader().defaultSectionSize()
+        # The runs stay in sight: a test of five series (the disk test) has five
+        # summaries with notes, which as a plain label left one row of the table.
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 4 * rows + 4)
         layout.addWidget(self.table, 1)
         self.summary = QLabel()
         self.summary.setObjectName("runSummary")
         self.summary.setWordWrap(True)
-        layout.addWidget(self.summary)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary_area = QScrollArea()
+        self.summary_area.setObjectName("runSummaryArea")
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary_area.setWidget(self.summary)
+        self.summary_area.setMaximumHeight(7 * self.summary.fontMetrics().lineSpacing())
+        layout.addWidget(self.summary_area)
 
     def clear(self) -> None:
         self.table.setRowCount(0)
