@@ -28,12 +28,12 @@ the benchmarks let the user check them on their own server.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from numbers import Real
 from typing import Any, Literal, NamedTuple
 
-from sambatune.conf.values import parse_decimal
 from sambatune.errors import InvalidInput
 from sambatune.units import format_bits, format_bytes, format_percent, format_rate
 
@@ -377,16 +377,18 @@ def _spread_sentence(runs: Sequence[float], ceiling: float, limiting: Layer) -> 
 def fixed_buffer_bytes(socket_options: str | None) -> int | None:
     """The smallest SO_SNDBUF/SO_RCVBUF a ``socket options`` value sets, or None.
 
-    smbd reads each number with atoi (no K/M suffix), as :func:`parse_decimal` does.
+    smbd reads each number with atoi: leading digits, no K/M suffix (``64K`` is 64).
+    (sambatune.conf.values.parse_decimal is the full atoi; the engines do not import
+    each other, and a buffer size needs only the digits.)
     """
     if not socket_options:
         return None
-    sizes = [
-        parse_decimal(token.partition("=")[2])
-        for token in socket_options.replace(",", " ").split()
-        if token.partition("=")[0].strip().upper() in BUFFER_FLAGS
-    ]
-    sizes = [size for size in sizes if size > 0]
+    sizes = []
+    for token in socket_options.replace(",", " ").split():
+        name, _, number = token.partition("=")
+        digits = re.match(r"\s*\+?(\d+)", number)
+        if name.strip().upper() in BUFFER_FLAGS and digits and int(digits.group(1)) > 0:
+            sizes.append(int(digits.group(1)))
     return min(sizes) if sizes else None
 
 

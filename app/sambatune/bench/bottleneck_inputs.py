@@ -109,17 +109,30 @@ class SessionFacts:
 
 def global_value(smb_conf: bytes, name: str) -> str | None:
     """What the main file's [global] sets ``name`` to (the last setting wins, as in Samba);
-    includes are not followed: a recorded session keeps only the main file."""
-    from sambatune.conf.document import PARAMETER, SECTION, SmbConfDocument
+    includes are not followed: a recorded session keeps only the main file.
 
+    Read the way Samba's parser reads a line (lib/util/params.c): a backslash at the end
+    continues it, ``#`` and ``;`` start a comment line, names compare without case or
+    blanks. (sambatune.conf has the whole parser; the engines do not import each other.)
+    """
     wanted = "".join(name.split()).lower()
     in_global = True  # lines above the first section header belong to [global]
     found = None
-    for entry in SmbConfDocument(smb_conf).entries():
-        if entry.kind == SECTION:
-            in_global = "".join(entry.name.split()).lower() in ("global", "globals")
-        elif entry.kind == PARAMETER and in_global and "".join(entry.name.split()).lower() == wanted:
-            found = entry.value
+    logical = ""
+    for raw in smb_conf.decode("utf-8", "replace").splitlines():
+        line = logical + raw.strip()
+        if line.endswith("\\"):
+            logical = line[:-1] + " "
+            continue
+        logical = ""
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            in_global = "".join(line[1:].partition("]")[0].split()).lower() in ("global", "globals")
+        elif in_global and "=" in line:
+            key, _, value = line.partition("=")
+            if "".join(key.split()).lower() == wanted:
+                found = " ".join(value.split())
     return found
 
 
