@@ -66,6 +66,15 @@ def fits(page: BenchmarksPage) -> None:
     assert form_column is not None
     assert form_column.minimumSizeHint().width() <= scroll.viewport().width()
     assert not problems_of(page)
+    # Every test's name reads whole in its combo (the arrow takes about 30 px).
+    combo = page.form.test
+    room = combo.width() - 30
+    cut = [
+        t
+        for t in map(combo.itemText, range(combo.count()))
+        if combo.fontMetrics().horizontalAdvance(t) > room
+    ]
+    assert not cut, (combo.width(), cut)
 
 
 def test_the_form_offers_the_share_and_the_small_file_settings(page: BenchmarksPage, qtbot: QtBot) -> None:

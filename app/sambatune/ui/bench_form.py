@@ -36,11 +36,11 @@ TESTS = {
     "net-download": "Network: server → this computer",
     "net-upload": "Network: this computer → server",
     "disk": "Disk on the server",
-    "smb": "SMB on the server (smbclient, its loopback)",
+    "smb": "SMB on the server (smbclient)",
     "dirscale": "Directory scaling (many files)",
     "sockbuf": "Socket buffer sweep",
     "smb-client": "SMB from this computer",
-    "small-files": "Many small files (from this computer)",
+    "small-files": "Small files from this computer",
 }
 EXPLANATIONS = {
     "net-download": "Raw TCP from the server to this computer over its own connection (not SSH).",
