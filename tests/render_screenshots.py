@@ -32,6 +32,7 @@ TESTS = (
     "tests/test_gui_client_tuning.py",
     "tests/test_gui_main_window.py",
     "tests/test_gui_fleet.py",
+    "tests/test_bottleneck_measured.py",
 )
 
 #: README picture -> where the tests left it.
@@ -42,12 +43,13 @@ PICTURES = {
     "page-wizard.png": "screens/1180x780/wizard.png",
     "page-benchmarks.png": "screens/1180x780/benchmarks.png",
     "page-history.png": "screens/1180x780/history.png",
-    "page-client-tuning.png": "screens/1180x780/client-tuning.png",
+    "page-client-tuning.png": "screens/1180x780/client-tuning-plan.png",
     "page-overview-large.png": "screens/1920x1080/overview.png",
     "overview-choose-instance.png": "screenshots/overview-choose-instance.png",
     "apply-restart-warning.png": "screenshots/apply-restart-warning.png",
     "bench-small-files.png": "screenshots/bench-small-files-result.png",
     "bench-security.png": "screenshots/bench-security-result.png",
+    "bench-bottleneck.png": "screenshots/bench-bottleneck-buffers.png",
     "fleet-hosts.png": "screenshots/fleet-hosts.png",
     "fleet-drift.png": "screenshots/fleet-drift.png",
     "fleet-rollout.png": "screenshots/fleet-rollout.png",
