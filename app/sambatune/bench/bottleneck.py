@@ -358,6 +358,22 @@ def find_bottleneck(
     )
 
 
+def row_mark(report: BottleneckReport, row: LayerRow) -> str:
+    """What a table row is to the verdict, the same in every view: ``limits`` on the row
+    it names, ``slowest layer`` on the smallest ceiling when that is not the limit
+    (``slowest so far`` while a layer is still unmeasured), else nothing."""
+    if row.name == report.limit_row:
+        return "limits"
+    if row.limits:
+        return "slowest layer" if report.limiting != "unknown" else "slowest so far"
+    return ""
+
+
+def percent_digits(percent: float) -> int:
+    """Digits for a share of the link: 1.5 MB/s of 10 Gbit/s is 0.1%, not 0."""
+    return 1 if percent < 10 else 0
+
+
 def _share(share: float) -> str:
     """A share in per cent with the digits it needs: 0.15%, 3.2%, 85% (never "0%")."""
     return format_percent(share, 0 if share >= 0.1 else 1 if share >= 0.01 else 2)

@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from sambatune import __version__
-from sambatune.bench.bottleneck import BottleneckReport
+from sambatune.bench.bottleneck import BottleneckReport, percent_digits, row_mark
 from sambatune.bench.bottleneck_inputs import figures_from_sessions
 from sambatune.bench.comparison import SessionComparison, compare_sessions
 from sambatune.bench.records import BYTES, BenchResult, SeriesResult
@@ -255,11 +255,11 @@ def bottleneck_section(
                     row.name,
                     _number(row.ceiling_bytes_per_s / 1e6, 1),
                     _number(row.ceiling_bits_per_s / 1e6, 0),
-                    _number(row.percent_of_link, 1 if (row.percent_of_link or 10) < 10 else 0),
+                    _number(row.percent_of_link, percent_digits(row.percent_of_link or 0)),
                     row.source + ("" if row.counted or row.kind == "smb" else " (not counted)"),
-                    "limits" if row.name == report.limit_row else "slowest layer" if row.limits else "",
+                    row_mark(report, row),
                 ],
-                "limits" if row.name == report.limit_row else "",
+                "limits" if row_mark(report, row) == "limits" else "",
             )
         )
     of = f" of {escape(server)}" if server else ""

@@ -470,10 +470,10 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
         written = 0
         self.probe_size = 0
         for name, work in ((WRITE, write), (READ, read)):
-            sizes = [FIRST_PROBE_SIZE, PROBE_SIZE if name == WRITE else min(PROBE_SIZE, written)]
-            for size in sizes:
-                if size <= 0 or (rates.get(name) and size <= FIRST_PROBE_SIZE):
-                    continue
+            # A read never asks for more than was written.
+            largest = PROBE_SIZE if name == WRITE else min(PROBE_SIZE, written)
+            size = min(FIRST_PROBE_SIZE, largest)
+            while size > 0:
                 yield Progress(None, f"probe: {name} of {format_bytes(size, 0)}")
                 transfer = yield from self._watch(None, 0, work, size, f"probe: {name}")
                 if name == WRITE:
@@ -482,8 +482,9 @@ class SmbClientBenchmark(ShareTargetBenchmark[SmbClientOptions]):
                 if transfer.seconds > 0:
                     rates[name] = transfer.bytes / transfer.seconds
                     yield Progress(None, f"probe: {name} {format_rate(rates[name])}")
-                if transfer.seconds >= PROBE_ENOUGH_SECONDS:
+                if transfer.seconds >= PROBE_ENOUGH_SECONDS or size >= largest:
                     break
+                size = largest
         return rates
 
     def _watch(

@@ -212,6 +212,7 @@ BOTTLENECK_SESSIONS = 50
 
 
 def handle_bottleneck(args: argparse.Namespace) -> int:
+    from sambatune.bench.bottleneck import percent_digits, row_mark
     from sambatune.bench.bottleneck_inputs import LAYER_TESTS, figures_from_sessions
     from sambatune.bench.results_db import ResultsDatabase
     from sambatune.cli.output import print_json
@@ -245,19 +246,14 @@ def handle_bottleneck(args: argparse.Namespace) -> int:
     rows = [("Layer", "MB/s", "Mbit/s", "% of link", "Session", "")]
     for row in report.rows:
         percent = row.percent_of_link
-        mark = (
-            "<- limits"
-            if row.name == report.limit_row
-            else ("slowest layer" if report.limit_row else "slowest so far")
-            if row.limits
-            else ""
-        )
+        mark = row_mark(report, row)
+        mark = "<- limits" if mark == "limits" else mark
         rows.append(
             (
                 row.name,
                 f"{row.ceiling_mb_per_s:,.1f}",
                 f"{row.ceiling_mbit_per_s:,.0f}",
-                "-" if percent is None else f"{percent:,.{1 if percent < 10 else 0}f}",
+                "-" if percent is None else f"{percent:,.{percent_digits(percent)}f}",
                 figures.describe_source(row.name),
                 mark,
             )

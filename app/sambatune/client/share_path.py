@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,37 +58,31 @@ def _unescape(field: str) -> str:
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
-def from_mountinfo(path: str, text: str) -> PathFilesystem:
-    """Which mount of ``text`` (mountinfo) holds ``path`` (already resolved)."""
+def _holder(path: str, mounts: Iterable[tuple[str, str]]) -> PathFilesystem:
+    """The mount (point, type) whose point is the longest prefix of ``path``; of several on
+    the same point the last, since a later mount hides the earlier ones."""
     best: tuple[str, str] | None = None
-    for line in text.splitlines():
-        fields = line.split(" ")
-        if " - " not in line or len(fields) < 10:
-            continue
-        point = _unescape(fields[4])
-        fstype = fields[fields.index("-") + 1] if "-" in fields else ""
+    for point, fstype in mounts:
         inside = path == point or path.startswith(point.rstrip("/") + "/")
-        # The last mount of the longest prefix wins: a later mount on the same point hides earlier ones.
         if inside and (best is None or len(point) >= len(best[0])):
             best = (point, fstype)
-    if best is None:
-        return PathFilesystem(path, None)
-    return PathFilesystem(path, best[1] or None, best[0])
+    return PathFilesystem(path, best[1] or None, best[0]) if best else PathFilesystem(path, None)
+
+
+def from_mountinfo(path: str, text: str) -> PathFilesystem:
+    """Which mount of ``text`` (mountinfo) holds ``path`` (already resolved)."""
+    mounts = []
+    for line in text.splitlines():
+        fields = line.split(" ")
+        if "-" in fields and len(fields) >= 10:
+            mounts.append((_unescape(fields[4]), fields[fields.index("-") + 1]))
+    return _holder(path, mounts)
 
 
 def from_macos_mount(path: str, text: str) -> PathFilesystem:
     """Which line of macOS ``mount`` output holds ``path``."""
-    best: tuple[str, str] | None = None
-    for line in text.splitlines():
-        found = _MACOS_LINE.match(line)
-        if found is None:
-            continue
-        point = found.group("point")
-        if (path == point or path.startswith(point.rstrip("/") + "/")) and (
-            best is None or len(point) >= len(best[0])
-        ):
-            best = (point, found.group("type").strip())
-    return PathFilesystem(path, best[1], best[0]) if best else PathFilesystem(path, None)
+    found = (_MACOS_LINE.match(line) for line in text.splitlines())
+    return _holder(path, ((m.group("point"), m.group("type").strip()) for m in found if m))
 
 
 def _windows(path: str) -> PathFilesystem:

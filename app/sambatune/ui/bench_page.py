@@ -67,6 +67,7 @@ PURE_PYTHON_HINT = (
 )
 
 if TYPE_CHECKING:  # loaded on a worker thread, when the analysis is read
+    from sambatune.bench.bottleneck_inputs import SessionFacts
     from sambatune.bench.results_db import StoredSession
 
 
@@ -439,16 +440,20 @@ class BenchmarksPage(QWidget):
     def refresh_analysis(self) -> None:
         server = self._server_label()
 
-        def work(report: Any, cancel: CancelToken) -> list[StoredSession]:
+        def work(report: Any, cancel: CancelToken) -> tuple[list[StoredSession], dict[int, SessionFacts]]:
+            from sambatune.bench.bottleneck_inputs import SessionFacts
             from sambatune.bench.results_db import ResultsDatabase
 
             database = ResultsDatabase()
-            return [database.load(s.id) for s in database.sessions(server=server, limit=200)]
+            sessions = [database.load(s.id) for s in database.sessions(server=server, limit=200)]
+            return sessions, {s.id: SessionFacts.of(s) for s in sessions}
 
-        self._run_task("Reading the measured layers", work, on_done=self._show_analysis)
+        self._run_task(
+            "Reading the measured layers", work, on_done=lambda loaded: self._show_analysis(*loaded)
+        )
 
-    def _show_analysis(self, sessions: list[StoredSession]) -> None:
-        self.bottleneck.show_results(sessions)
+    def _show_analysis(self, sessions: list[StoredSession], facts: dict[int, SessionFacts]) -> None:
+        self.bottleneck.show_results(sessions, facts)
         sweeps = [s.result for s in sessions if s.result.test == "sockbuf"]
         if sweeps:
             newest = max(sweeps, key=lambda r: r.session_id or 0)

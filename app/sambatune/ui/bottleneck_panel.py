@@ -30,7 +30,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.bench.bottleneck import BottleneckReport, Direction, clients_supported
+from sambatune.bench.bottleneck import (
+    BottleneckReport,
+    Direction,
+    clients_supported,
+    percent_digits,
+    row_mark,
+)
 from sambatune.bench.bottleneck_inputs import (
     LAYER_TESTS,
     NOT_RECORDED,
@@ -71,8 +77,7 @@ def _number(value: float | None, digits: int = 0) -> str:
 
 
 def _percent(value: float | None) -> str:
-    """A share of the link, with a decimal below 10 (1.5 MB/s of 10 Gbit/s is not 0)."""
-    return _number(value, 1 if value is not None and value < 10 else 0)
+    return _number(value, percent_digits(value) if value is not None else 0)
 
 
 def _fit_height(table: QTableWidget, rows: int) -> None:
@@ -192,9 +197,14 @@ class BottleneckPanel(QWidget):
         layout.addStretch(1)
 
     # -- what to show -----------------------------------------------------------------------
-    def show_results(self, sessions: Sequence[StoredSession]) -> None:
-        """The server's stored sessions (loaded off the GUI thread; each carries its smb.conf)."""
-        facts = {s.id: SessionFacts.of(s) for s in sessions}
+    def show_results(
+        self, sessions: Sequence[StoredSession], facts: dict[int, SessionFacts] | None = None
+    ) -> None:
+        """The server's stored sessions (loaded off the GUI thread; each carries its smb.conf),
+        with their facts when the loader read them too (hashing and reading each smb.conf is
+        work for that thread, not this one)."""
+        if facts is None:
+            facts = {s.id: SessionFacts.of(s) for s in sessions}
         previous = set(self.facts)
         self.results = [s.result for s in sessions]
         self.facts = facts
@@ -301,20 +311,12 @@ class BottleneckPanel(QWidget):
         self.table.setRowCount(len(report.rows))
         bold = QFont(self.table.font())
         bold.setBold(True)
-        # The mark follows the verdict: on the SMB row when Samba's side holds it back,
-        # while the slowest layer is only the slowest; with a layer still unmeasured the
-        # smallest figure is only the slowest so far.
-        known = report.limiting != "unknown"
+        # The mark follows the verdict (bench.bottleneck.row_mark, as in every view).
         for row, layer in enumerate(report.rows):
             source = layer.source + ("" if layer.counted or layer.kind == "smb" else " (not counted)")
-            limits = layer.name == report.limit_row
-            mark = (
-                "◀ limits"
-                if limits
-                else ("slowest layer" if known else "slowest so far")
-                if layer.limits
-                else ""
-            )
+            mark = row_mark(report, layer)
+            limits = mark == "limits"
+            mark = "◀ limits" if limits else mark
             cells = [
                 layer.name,
                 _number(layer.ceiling_mb_per_s, 1),
