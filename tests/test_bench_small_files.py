@@ -28,7 +28,7 @@ from sambatune.bench.small_files import (
     SmallFilesOptions,
     percentile,
 )
-from sambatune.bench.smb_wire import PROBE_PREFIX
+from sambatune.bench.smb_wire import PROBE_PREFIX, connection_lost
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
 from testbed.smbd import SmbServer
@@ -150,6 +150,19 @@ def test_a_cut_connection_fails_clearly_and_leaves_nothing(smbd: SmbServer) -> N
     assert not isinstance(failed.value, Cancelled)
     assert failed.value.message.startswith("open a file, read it whole, close it: failed")
     assert probe_files(smbd.share_path) == []
+
+
+def test_a_send_that_hits_the_cut_counts_as_a_lost_connection() -> None:
+    """The cleanup goes to a new connection on these even while the old one still looks
+    usable: its receiving thread notices the cut a moment later (1 cleanup in 7 failed
+    under load on the old check, which read only the connection's state)."""
+    from smbprotocol.exceptions import SMBConnectionClosed, SMBResponseException
+
+    assert connection_lost(BrokenPipeError(32, "Broken pipe"))
+    assert connection_lost(ConnectionResetError(104, "reset"))
+    assert connection_lost(SMBConnectionClosed("closed"))
+    assert not connection_lost(SMBResponseException.__new__(SMBResponseException))
+    assert not connection_lost(SambaTuneError("The listing had 3 names, not 4."))
 
 
 def test_options_refuse_nonsense(smbd: SmbServer) -> None:

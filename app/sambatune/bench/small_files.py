@@ -49,7 +49,12 @@ from sambatune.bench.smb_client import (
     ShareTarget,
     ShareTargetBenchmark,
 )
-from sambatune.bench.smb_wire import PROBE_PREFIX, SmallFileOps, SmbProbeConnection
+from sambatune.bench.smb_wire import (
+    PROBE_PREFIX,
+    SmallFileOps,
+    SmbProbeConnection,
+    connection_lost,
+)
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
 from sambatune.remote.transport import Transport
@@ -464,10 +469,11 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
                 try:
                     ops.remove_tree(directory)
                     return
-                except Exception:
-                    if probe.usable:
+                except Exception as exc:
+                    if probe.usable and not connection_lost(exc):
                         raise
-                # Cut while cleaning up: try once more on a new connection.
+                # Cut before or while cleaning up: try again on a new connection.
+                probe.abort()
                 self._clean_up_fresh(probe, directory)
             else:
                 self._clean_up_fresh(probe, directory)

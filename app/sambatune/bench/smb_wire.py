@@ -485,12 +485,26 @@ class SmbProbeConnection:
     def remove(self, name: str) -> None:
         """Delete ``name``: on this connection, or on a new one when a cancel closed this one."""
         if self.usable:
-            self.delete(name)
-            return
+            try:
+                self.delete(name)
+                return
+            except Exception as exc:
+                if not connection_lost(exc):
+                    raise
+                self.abort()
         with SmbProbeConnection(
             self.server, self.share, self.port, self.login, timeout=self.timeout, security=self.security
         ) as fresh:
             fresh.delete(name)
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection itself is gone (a broken pipe, a reset, a closed
+    socket), which the connection's own state may not show yet: its receiving thread
+    notices the cut a moment after the sending call that hit it."""
+    from smbprotocol.exceptions import SMBConnectionClosed
+
+    return isinstance(exc, (OSError, SMBConnectionClosed))
 
 
 def _answered(sent: Any, cancel: CancelToken) -> bool:
