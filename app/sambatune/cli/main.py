@@ -112,18 +112,26 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _desktop_app() -> int:
+    from sambatune.ui.app import main as gui_main
+
+    return gui_main([])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from sambatune.frozen_interpreter import run_python_command_line
 
     if run_python_command_line(argv):
         return 0
+    if not argv:
+        # The desktop app: building the parser would load every verb's module (and
+        # SSH, for the fleet verbs' defaults) before the window could paint.
+        return _desktop_app()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.verb is None and not args.self_check:
-        from sambatune.ui.app import main as gui_main
-
-        return gui_main([])
+        return _desktop_app()
     from sambatune.cli.output import run_verb, terminal_safe_streams
 
     with terminal_safe_streams(json_stdout=bool(args.json)):
