@@ -17,9 +17,6 @@ from PySide6.QtWidgets import (
 
 from sambatune.errors import SambaTuneError
 from sambatune.profiles import ProfileStore, ServerProfile, local_profile
-from sambatune.ui.editor.file_window import ConfFileWindow
-from sambatune.ui.editor.page import ConfEditorPage
-from sambatune.ui.editor.sources import LocalFile
 from sambatune.ui.message_bar import MessageBar
 from sambatune.ui.profile_dialog import ProfileDialog
 from sambatune.ui.server_list import ServerList
@@ -27,7 +24,9 @@ from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import TaskRunner
 from sambatune.ui.workspace import ServerWorkspace
 
-if TYPE_CHECKING:  # opened on demand: its modules load with the first Fleet window
+if TYPE_CHECKING:  # opened on demand: their modules load when first needed
+    from sambatune.ui.editor.file_window import ConfFileWindow
+    from sambatune.ui.editor.page import ConfEditorPage
     from sambatune.ui.fleet_window import FleetWindow
 
 #: The window's first size, where the screen has room for it.
@@ -174,6 +173,9 @@ class MainWindow(QMainWindow):
 
     def open_conf_file(self, path: str) -> ConfFileWindow:
         """Edit a local smb.conf in its own window (saved atomically, never applied)."""
+        from sambatune.ui.editor.file_window import ConfFileWindow
+        from sambatune.ui.editor.sources import LocalFile
+
         window = ConfFileWindow(LocalFile(path), runner=self.runner)
         window.page.failed.connect(self.show_error)
         self.file_windows = [w for w in self.file_windows if w.isVisible()] + [window]
@@ -198,7 +200,7 @@ class MainWindow(QMainWindow):
         return window
 
     def unsaved_pages(self) -> list[ConfEditorPage]:
-        pages = [workspace.editor for workspace in self.workspaces.values()]
+        pages = [page for workspace in self.workspaces.values() if (page := workspace.made_editor)]
         pages += [window.page for window in self.file_windows if window.isVisible()]
         return [page for page in pages if page.dirty]
 

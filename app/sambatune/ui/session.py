@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
@@ -11,11 +11,13 @@ from PySide6.QtWidgets import QWidget
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
 from sambatune.profiles import ServerProfile
-from sambatune.remote.agents import AgentEvent
-from sambatune.remote.survey import Survey
-from sambatune.remote.transport import Transport
 from sambatune.states import TextState
 from sambatune.ui.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:  # loaded by the first connection, not before the window paints
+    from sambatune.remote.agents import AgentEvent
+    from sambatune.remote.survey import Survey
+    from sambatune.remote.transport import Transport
 
 
 class SessionState(TextState):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -17,13 +18,17 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.errors import SambaTuneError
-from sambatune.remote.survey import Survey
-from sambatune.ui.client_tuning_page import ClientTuningPage, PlanTarget
-from sambatune.ui.editor.page import ConfEditorPage
-from sambatune.ui.editor.sources import ServerConfig
-from sambatune.ui.history_page import HistoryPage
-from sambatune.ui.overview_page import OverviewPage
 from sambatune.ui.session import ServerSession, SessionState
+
+if TYPE_CHECKING:  # the pages' modules load with the first connection (build_pages)
+    from sambatune.remote.survey import Survey
+    from sambatune.ui.bench_page import BenchmarksPage
+    from sambatune.ui.client_plan_inputs import PlanTarget
+    from sambatune.ui.client_tuning_page import ClientTuningPage
+    from sambatune.ui.editor.page import ConfEditorPage
+    from sambatune.ui.history_page import HistoryPage
+    from sambatune.ui.overview_page import OverviewPage
+    from sambatune.ui.wizard_page import WizardPage
 
 
 class ConnectPanel(QWidget):
@@ -98,6 +103,8 @@ def plan_target(session: ServerSession) -> PlanTarget | None:
     None for the local profile: the Samba server is this computer, so there is no path
     to measure; the RTT is entered for the link to plan for.
     """
+    from sambatune.ui.client_plan_inputs import PlanTarget
+
     profile = session.profile
     if profile.is_local:
         return None
@@ -147,18 +154,14 @@ class ServerWorkspace(QWidget):
         connected_layout.addLayout(header)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.overview = OverviewPage()
-        self.overview.refresh_requested.connect(session.refresh_survey)
-        self.overview.instance_chosen.connect(self.manage_instance)
-        self.tabs.addTab(self.overview, "Overview")
-        self.editor = ConfEditorPage(ServerConfig(session), session.runner, session=session)
-        self.editor.failed.connect(session.failed.emit)
-        self.editor.title_changed.connect(self._editor_title)
-        self.tabs.addTab(self.editor, "smb.conf")
+        #: The pages in the order of their tabs, made at the first connection
+        #: (``build_pages``); until then only what the window shows first is loaded.
+        self._pages: dict[str, Any] = {}
         self.pages_built = False
         connected_layout.addWidget(self.tabs)
         self.stack.addWidget(self.connected_view)
 
+        self.tabs.currentChanged.connect(self._tab_changed)
         session.state_changed.connect(self._state_changed)
         session.survey_changed.connect(self._survey_changed)
         # Whatever applied or restored smb.conf (the editor, smb.conf history, the wizard),
@@ -166,38 +169,131 @@ class ServerWorkspace(QWidget):
         session.live_config_changed.connect(self._live_config_changed)
         self._state_changed(session.state)
 
+    # -- the pages, made at the first connection ----------------------------------------
+    #: Each page is one step: made in its own turn of the event loop, the window keeps
+    #: answering while they are made (all at once took 0.6 s, imports included).
+    PAGE_STEPS = ("overview", "editor", "wizard", "benchmarks", "history", "client_tuning")
+
     def build_pages(self) -> None:
-        """The pages a connection needs, made at the first connection rather than with the
-        window: the benchmark and wizard pages bring pyqtgraph and numpy, a third of a
-        second of start-up for a window that first shows servers and a Connect button."""
-        if self.pages_built:
-            return
-        from sambatune.ui.bench_page import BenchmarksPage
-        from sambatune.ui.wizard_page import WizardPage
+        """Make every page not made yet, now (a page asked for before its turn)."""
+        while self._build_next_page():
+            pass
+
+    def build_pages_in_turns(self) -> None:
+        """Make the pages one per turn of the event loop."""
+        if self._build_next_page():
+            QTimer.singleShot(0, self.build_pages_in_turns)
+
+    def _build_next_page(self) -> bool:
+        missing = [name for name in self.PAGE_STEPS if name not in self._pages]
+        if not missing:
+            return False
+        name = missing[0]
+        page, title = getattr(self, f"_make_{name}")()
+        self._pages[name] = page
+        self.tabs.addTab(page, title)
+        if len(missing) == 1:
+            self._pages_done()
+        return True
+
+    def _make_overview(self) -> tuple[OverviewPage, str]:
+        from sambatune.ui.overview_page import OverviewPage
+
+        overview = OverviewPage()
+        overview.refresh_requested.connect(self.session.refresh_survey)
+        overview.instance_chosen.connect(self.manage_instance)
+        if self.session.survey is not None:
+            overview.show_survey(self.session.survey)
+        return overview, "Overview"
+
+    def _make_editor(self) -> tuple[ConfEditorPage, str]:
+        from sambatune.ui.editor.page import ConfEditorPage
+        from sambatune.ui.editor.sources import ServerConfig
 
         session = self.session
-        self.wizard = WizardPage(session)
-        self.tabs.addTab(self.wizard, "Tuning wizard")
-        self.benchmarks = BenchmarksPage(session)
-        self.tabs.addTab(self.benchmarks, "Benchmarks")
-        self.history = HistoryPage(session)
-        self.tabs.addTab(self.history, "smb.conf history")
-        self.editor.applied.connect(lambda _outcome: self.history.refresh())
-        self.client_tuning = ClientTuningPage(session.runner, lambda: plan_target(session))
-        self.client_tuning.failed.connect(session.failed.emit)
-        self.client_tuning.recovered.connect(session.recovered.emit)
-        self.tabs.addTab(self.client_tuning, "Tune this computer")
-        self.tabs.currentChanged.connect(self._tab_changed)
+        editor = ConfEditorPage(ServerConfig(session), session.runner, session=session)
+        editor.failed.connect(session.failed.emit)
+        editor.title_changed.connect(self._editor_title)
+        return editor, "smb.conf"
+
+    def _make_wizard(self) -> tuple[WizardPage, str]:
+        from sambatune.ui.wizard_page import WizardPage
+
+        return WizardPage(self.session), "Tuning wizard"
+
+    def _make_benchmarks(self) -> tuple[BenchmarksPage, str]:
+        from sambatune.ui.bench_page import BenchmarksPage
+
+        return BenchmarksPage(self.session), "Benchmarks"
+
+    def _make_history(self) -> tuple[HistoryPage, str]:
+        from sambatune.ui.history_page import HistoryPage
+
+        history = HistoryPage(self.session)
+        self.editor.applied.connect(lambda _outcome: history.refresh())
+        return history, "smb.conf history"
+
+    def _make_client_tuning(self) -> tuple[ClientTuningPage, str]:
+        from sambatune.ui.client_tuning_page import ClientTuningPage
+
+        session = self.session
+        page = ClientTuningPage(session.runner, lambda: plan_target(session))
+        page.failed.connect(session.failed.emit)
+        page.recovered.connect(session.recovered.emit)
+        return page, "Tune this computer"
+
+    def _pages_done(self) -> None:
         self.pages_built = True
-        if session.survey is not None:  # the overview has it already
-            self.benchmarks.show_survey(session.survey)
-            self.wizard.show_survey(session.survey)
+        survey = self.session.survey
+        if survey is not None:  # the overview has it already
+            self.benchmarks.show_survey(survey)
+            self.wizard.show_survey(survey)
+
+    def _made(self, name: str) -> Any:
+        """The page if it is made already, else None (never makes it)."""
+        return self._pages.get(name)
+
+    def _page(self, name: str) -> Any:
+        if name not in self._pages:
+            self.build_pages()
+        return self._pages[name]
+
+    @property
+    def made_editor(self) -> ConfEditorPage | None:
+        """The smb.conf page if it is made (a server never connected has none)."""
+        return self._made("editor")
+
+    @property
+    def overview(self) -> OverviewPage:
+        return self._page("overview")
+
+    @property
+    def editor(self) -> ConfEditorPage:
+        return self._page("editor")
+
+    @property
+    def wizard(self) -> WizardPage:
+        return self._page("wizard")
+
+    @property
+    def benchmarks(self) -> BenchmarksPage:
+        return self._page("benchmarks")
+
+    @property
+    def history(self) -> HistoryPage:
+        return self._page("history")
+
+    @property
+    def client_tuning(self) -> ClientTuningPage:
+        return self._page("client_tuning")
 
     def _state_changed(self, state: str) -> None:
         if state == SessionState.CONNECTED:
-            self.build_pages()
-            if self.tabs.currentWidget() is self.editor and not self.editor.loaded:
-                self.editor.open()
+            if not self._pages:
+                self.build_pages_in_turns()
+            editor: ConfEditorPage | None = self._made("editor")
+            if editor is not None and self.tabs.currentWidget() is editor and not editor.loaded:
+                editor.open()
             self.stack.setCurrentWidget(self.connected_view)
             self.status.setText(f"● Connected to {self.session.profile.target_label}")
             self.status.setStyleSheet("color: #1e7d32; font-weight: 600;")
@@ -210,67 +306,80 @@ class ServerWorkspace(QWidget):
         self.tabs.setCurrentWidget(self.wizard)
 
     def _tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.history and self.session.transport is not None:
+        page = self.tabs.widget(index)
+        if self.session.transport is None or page is None:
+            return
+        if page is self._made("history"):
             self.history.refresh()
-        if (
-            self.tabs.widget(index) is self.editor
-            and self.session.transport is not None
-            and (not self.editor.loaded and self.editor.task is None)
-        ):
-            self.editor.open()
+        editor: ConfEditorPage | None = self._made("editor")
+        if page is editor and not editor.loaded and editor.task is None:
+            editor.open()
 
     def _editor_title(self, title: str) -> None:
-        self.tabs.setTabText(self.tabs.indexOf(self.editor), title)
+        self.tabs.setTabText(self.tabs.indexOf(self._made("editor")), title)
 
     def disconnect_server(self) -> None:
         """Disconnect; unsaved smb.conf edits are kept only if the user says so."""
 
+        editor: ConfEditorPage | None = self._made("editor")
+        if editor is None:
+            self.session.close_connection()
+            return
+
         def close() -> None:
-            self.editor.forget()
+            editor.forget()
             self.session.close_connection()
 
-        self.editor.confirm_close(close)
+        editor.confirm_close(close)
 
     def manage_instance(self, config_path: str) -> None:
         """Make the smbd running with ``config_path`` the one every page works on."""
 
+        editor: ConfEditorPage | None = self._made("editor")
+
         def switch() -> None:
             self.session.profile.config_path = config_path
             self.profile_changed.emit()
-            self.editor.forget()
+            if editor is not None:
+                editor.forget()
             self.session.refresh_survey()
 
-        self.editor.confirm_close(switch)
+        if editor is None:
+            switch()
+        else:
+            editor.confirm_close(switch)
 
     def running_work(self) -> list[tuple[str, str]]:
         """Long work under way for this server that quitting would stop: (what, in words;
         what stopping it costs)."""
         where = self.session.profile.name
         work: list[tuple[str, str]] = []
-        if self.pages_built:
-            if self.benchmarks.task is not None:
-                work.append((f"{where}: {self.benchmarks.task.name}", "The measurement under way is lost."))
-            step = self.wizard.running_step
-            if step is not None:
-                work.append(
-                    (
-                        f"{where}: tuning wizard, {step[:1].lower()}{step[1:]}",
-                        "The wizard's step under way is lost; its finished steps are "
-                        "kept and it can be resumed.",
-                    )
+        benchmarks, wizard, client_tuning = (self._made(n) for n in ("benchmarks", "wizard", "client_tuning"))
+        if benchmarks is not None and benchmarks.task is not None:
+            work.append((f"{where}: {benchmarks.task.name}", "The measurement under way is lost."))
+        step = wizard.running_step if wizard is not None else None
+        if step is not None:
+            work.append(
+                (
+                    f"{where}: tuning wizard, {step[:1].lower()}{step[1:]}",
+                    "The wizard's step under way is lost; its finished steps are kept and it can be resumed.",
                 )
-            client = self.client_tuning.task
-            if client is not None and client.name in ("Planning", "Applying", "Restoring"):
-                # It measures the path, or changes this computer's settings.
-                work.append(
-                    (
-                        f"Tune this computer: {client.name.lower()}",
-                        "The measurement under way is lost."
-                        if client.name == "Planning"
-                        else "Stopping puts back the settings already changed.",
-                    )
+            )
+        client = client_tuning.task if client_tuning is not None else None
+        if client is not None and client.name in ("Planning", "Applying", "Restoring"):
+            # It measures the path, or changes this computer's settings.
+            work.append(
+                (
+                    f"Tune this computer: {client.name.lower()}",
+                    "The measurement under way is lost."
+                    if client.name == "Planning"
+                    else "Stopping puts back the settings already changed.",
                 )
-        dialogs = [self.editor.apply_dialog] + ([self.history.dialog] if self.pages_built else [])
+            )
+        editor, history = self._made("editor"), self._made("history")
+        dialogs = [
+            page.dialog if page is history else page.apply_dialog for page in (editor, history) if page
+        ]
         if any(d is not None and d.task is not None for d in dialogs):
             work.append(
                 (
@@ -281,9 +390,11 @@ class ServerWorkspace(QWidget):
         return work
 
     def _live_config_changed(self, path: str, what: str) -> None:
-        self.editor.follow_live(path, what)
-        if self.pages_built and self.history.isVisible():
-            self.history.refresh()
+        editor, history = self._made("editor"), self._made("history")
+        if editor is not None:
+            editor.follow_live(path, what)
+        if history is not None and history.isVisible():
+            history.refresh()
 
     def profile_edited(self, old_config_path: str) -> None:
         """The server's settings were edited: a new smb.conf path is surveyed at once."""
@@ -295,16 +406,20 @@ class ServerWorkspace(QWidget):
 
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
-            self.overview.show_survey(survey)
+            overview = self._made("overview")
+            if overview is not None:  # otherwise it is made with it
+                overview.show_survey(survey)
             # One source of truth: the editor follows the managed file when it changed.
             self._follow_config_path()
+            editor: ConfEditorPage | None = self._made("editor")
             if (
-                self.tabs.currentWidget() is self.editor
-                and not self.editor.loaded
-                and self.editor.task is None
+                editor is not None
+                and self.tabs.currentWidget() is editor
+                and not editor.loaded
+                and editor.task is None
                 and self.session.transport is not None
             ):
-                self.editor.open()
+                editor.open()
             if self.pages_built:  # otherwise build_pages passes it on
                 self.benchmarks.show_survey(survey)
                 self.wizard.show_survey(survey)
@@ -320,7 +435,9 @@ class ServerWorkspace(QWidget):
     def _follow_config_path(self) -> None:
         """The survey names another smb.conf than the editor shows: open that one (after
         asking, when the shown one has unsaved edits)."""
-        editor = self.editor
+        editor: ConfEditorPage | None = self._made("editor")
+        if editor is None:
+            return
         path = self._config_path()
         if path is None or not editor.loaded or editor.source.path == path:
             return
