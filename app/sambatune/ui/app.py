@@ -72,12 +72,12 @@ def _log_versions() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     from sambatune.logfile import start_crash_log, start_file_log
     from sambatune.ui.error_hooks import ErrorHooks
+    from sambatune.ui.import_ahead import AfterFirstPaint
     from sambatune.ui.main_window import MainWindow, app_icon
     from sambatune.ui.startup_probe import STARTUP_PROBE_ENV, FirstPaintProbe
 
     start_file_log()
     start_crash_log()
-    _log_versions()
     app = _application()
     hooks = ErrorHooks()
     hooks.install()
@@ -87,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     probe = os.environ.get(STARTUP_PROBE_ENV)
     if probe:
         FirstPaintProbe(probe, window)
+    # The versions (importlib.metadata) are looked up after the first paint too.
+    AfterFirstPaint(window, first=_log_versions)
     window.show()
     return int(app.exec())
 
