@@ -221,7 +221,8 @@ def test_smb_from_this_computer_twice_then_compare(
     )
     sentence = page.history.sentence.text()
     assert "After the change" in sentence and "Welch" in sentence
-    assert len(page.history.plot.getPlotItem().listDataItems()) == 2
+    plot = page.history.plot
+    assert plot is not None and len(plot.getPlotItem().listDataItems()) == 2
     screenshot(window, "bench-compare")
 
     report = tmp_path / "report.html"

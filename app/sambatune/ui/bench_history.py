@@ -90,11 +90,10 @@ class HistoryView(QWidget):
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
-        self.plot = pg.PlotWidget()
-        self.plot.setObjectName("comparePlot")
-        # The legend is a line under the plot: inside it, it covered the runs it names.
-        configure(self.plot, x_label="counted run", legend_offset=None)
-        lower_layout.addWidget(self.plot, 1)
+        #: Made at the first Compare (``_plot``): until then it would be an empty frame,
+        #: and making it was a third of the Benchmarks page's making.
+        self.plot: pg.PlotWidget | None = None
+        self._lower_layout = lower_layout
         self.legend = QLabel("")
         self.legend.setObjectName("compareLegend")
         self.legend.setWordWrap(True)
@@ -178,13 +177,23 @@ class HistoryView(QWidget):
 
         self.run_task("Comparing sessions", work, on_done=lambda found: self._show_comparison(*found))
 
+    def _plot(self) -> pg.PlotWidget:
+        if self.plot is None:
+            self.plot = pg.PlotWidget()
+            self.plot.setObjectName("comparePlot")
+            # The legend is a line under the plot: inside it, it covered the runs it names.
+            configure(self.plot, x_label="counted run", legend_offset=None)
+            self._lower_layout.insertWidget(0, self.plot, 1)
+        return self.plot
+
     def _show_comparison(self, sessions: list[StoredSession], comparisons: list[SessionComparison]) -> None:
         self.compared_sessions, self.comparisons = sessions, comparisons
-        self.plot.clear()
+        plot = self._plot()
+        plot.clear()
         series = comparisons[0].series if comparisons else sessions[0].result.primary
         unit_bytes = sessions[0].result.series[series].unit == "bytes"
-        self.plot.setLabel("left", "MB/s" if unit_bytes else "operations/s")
-        self.plot.setTitle(f"Counted runs of '{series}'")
+        plot.setLabel("left", "MB/s" if unit_bytes else "operations/s")
+        plot.setTitle(f"Counted runs of '{series}'")
         highest = 0.0
         legend: list[str] = []
         for index, session in enumerate(sessions):
@@ -197,7 +206,7 @@ class HistoryView(QWidget):
             highest = max([highest, *ys])
             color = COLORS[index % len(COLORS)]
             name = f"session {session.id}" + (f" – {session.note}" if session.note else "")
-            self.plot.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color, symbolSize=8)
+            plot.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolBrush=color, symbolSize=8)
             legend.append(
                 f'<span style="color:{color}; font-weight:bold">━━━</span>&nbsp;{html.escape(name)}'
             )
@@ -206,14 +215,14 @@ class HistoryView(QWidget):
                 line = pg.InfiniteLine(
                     stats.mean / scale, angle=0, pen=pg.mkPen(color, style=Qt.PenStyle.DotLine)
                 )
-                self.plot.addItem(line)
+                plot.addItem(line)
         most = max(
             (len(s.result.series[series].counted) for s in sessions if series in s.result.series), default=1
         )
-        self.plot.getAxis("bottom").setTicks([[(n, str(n)) for n in range(1, most + 1)]])
+        plot.getAxis("bottom").setTicks([[(n, str(n)) for n in range(1, most + 1)]])
         # From zero, so a small difference looks small.
-        self.plot.setXRange(0.8, most + 0.2, padding=0)
-        self.plot.setYRange(0, (highest or 1.0) * 1.1, padding=0)
+        plot.setXRange(0.8, most + 0.2, padding=0)
+        plot.setYRange(0, (highest or 1.0) * 1.1, padding=0)
         self.legend.setText("&nbsp;&nbsp; ".join(legend) + "&nbsp;&nbsp; (dotted: each session's mean)")
         self.sentence.setText("<br>".join(self._comparison_html(c) for c in comparisons))
         self.compared.emit(sessions, comparisons)

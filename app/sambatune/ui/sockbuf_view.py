@@ -28,16 +28,16 @@ class SizeAxis(pg.AxisItem):
 class SockbufView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self.plot = pg.PlotWidget(axisItems={"bottom": SizeAxis(orientation="bottom")})
-        self.plot.setObjectName("sockbufPlot")
-        configure(self.plot, x_label="SO_SNDBUF = SO_RCVBUF (log scale)", legend_offset=(-10, -40))
-        layout.addWidget(self.plot, 1)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        #: Made with the first curve: an empty plot tells nothing, and each one takes a
+        #: tenth of the Benchmarks page's making (the window stays answering meanwhile).
+        self.plot: pg.PlotWidget | None = None
         self.caption = QLabel("Run the socket buffer sweep to see the curve.")
         self.caption.setObjectName("sockbufCaption")
         self.caption.setWordWrap(True)
-        layout.addWidget(self.caption)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.layout_.addWidget(self.caption, 1)
         self.points: list[tuple[float, float]] = []
         self.autotuned: float | None = None
 
@@ -50,12 +50,13 @@ class SockbufView(QWidget):
         ]
         tuned = [p for p in curve if p.get("requested_bytes") is None and p.get("mean_bytes_per_s")]
         self.autotuned = float(tuned[0]["mean_bytes_per_s"]) if tuned else None
-        self.plot.clear()
-        self.plot.setTitle(f"Throughput against socket buffer size{session_label}")
+        plot = self._plot()
+        plot.clear()
+        plot.setTitle(f"Throughput against socket buffer size{session_label}")
         if self.points:
             xs = [math.log2(size) for size, _ in self.points]
             ys = [rate / 1e6 for _, rate in self.points]
-            self.plot.plot(
+            plot.plot(
                 xs,
                 ys,
                 pen=pg.mkPen("#0072b2", width=2),
@@ -64,7 +65,7 @@ class SockbufView(QWidget):
                 symbolBrush="#0072b2",
                 name="buffer size set (as socket options would)",
             )
-            axis = self.plot.getAxis("bottom")
+            axis = plot.getAxis("bottom")
             axis.setTicks([[(x, format_bytes(2**x, 0)) for x in xs]])
         if self.autotuned is not None:
             line = pg.InfiniteLine(
@@ -74,8 +75,18 @@ class SockbufView(QWidget):
                 labelOpts={"position": 0.55, "color": "#007a55", "fill": (255, 255, 255, 220)},
                 pen=pg.mkPen("#009e73", width=2, style=Qt.PenStyle.DashLine),
             )
-            self.plot.addItem(line)
+            plot.addItem(line)
         self.caption.setText(self._caption())
+
+    def _plot(self) -> pg.PlotWidget:
+        if self.plot is None:
+            self.plot = pg.PlotWidget(axisItems={"bottom": SizeAxis(orientation="bottom")})
+            self.plot.setObjectName("sockbufPlot")
+            configure(self.plot, x_label="SO_SNDBUF = SO_RCVBUF (log scale)", legend_offset=(-10, -40))
+            self.layout_.insertWidget(0, self.plot, 1)
+            self.layout_.setStretchFactor(self.caption, 0)
+            self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft)
+        return self.plot
 
     def _caption(self) -> str:
         if not self.points:
