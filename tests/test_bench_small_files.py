@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -31,6 +30,7 @@ from sambatune.bench.small_files import (
 from sambatune.bench.smb_wire import PROBE_PREFIX, connection_lost
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+from testbed.relay import TcpRelay
 from testbed.smbd import SmbServer
 
 COUNT = 120
@@ -259,58 +259,8 @@ def test_ctrl_c_removes_everything(smbd: SmbServer) -> None:
     assert probe_files(smbd.share_path) == []
 
 
-class FreezingProxy:
-    """A TCP relay to smbd whose open connections can be frozen: the requests still reach
-    the server, its answers no longer come back (a server or a network that hangs)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.frozen: list[threading.Event] = []
-        self.sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(("127.0.0.1", self.target_port))
-            frozen = threading.Event()
-            self.frozen.append(frozen)
-            self.sockets += [client, server]
-            threading.Thread(target=self._pump, args=(client, server, None), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, frozen), daemon=True).start()
-
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket, frozen: threading.Event | None) -> None:
-        try:
-            while data := source.recv(65536):
-                while frozen is not None and frozen.is_set():
-                    time.sleep(0.01)
-                sink.sendall(data)
-        except OSError:
-            pass
-        for end in (source, sink):
-            with contextlib.suppress(OSError):
-                end.shutdown(socket.SHUT_RDWR)
-
-    def freeze(self) -> None:
-        """Freeze the connections open now; new ones pass (the clean-up's)."""
-        for frozen in self.frozen:
-            frozen.set()
-
-    def close(self) -> None:
-        self.listener.close()
-        for end in self.sockets:
-            with contextlib.suppress(OSError):
-                end.close()
-
-
 def test_cancel_while_the_server_hangs_stops_within_a_second(smbd: SmbServer) -> None:
-    proxy = FreezingProxy(smbd.port)
+    proxy = TcpRelay(smbd.port)
     cancel = CancelToken()
     frozen_at: list[float] = []
     cancelled_at: list[float] = []
