@@ -30,6 +30,7 @@ from sambatune.bench.smb_client import (
 from sambatune.bench.smb_wire import PROBE_PREFIX, SmbLogin, SmbProbeConnection
 from sambatune.cancellation import CancelToken
 from sambatune.errors import AuthenticationFailed, Cancelled, InvalidInput, SambaTuneError
+from testbed.relay import TcpRelay
 from testbed.smbd import SmbServer
 
 SIZE = 24 << 20
@@ -438,6 +439,93 @@ def test_ctrl_c_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
     assert took < 1.0, f"Ctrl-C took {took:.2f} s"
     assert probe_files(troubled_smbd.share_path) == []
     assert established_to(troubled_smbd.port) == []
+
+
+#: What the relay lets through towards smbd: a server that takes writes at 2 MB/s.
+SLOW_UPLOAD = 2e6
+
+
+def test_cancel_during_a_slow_write_stops_within_a_second(smbd: SmbServer) -> None:
+    """Writes that the server takes slowly: the four 4 MiB writes in flight need 8 s to
+    go through, and a cancel must not wait for them (issue 31: a median of 5.7 s, up to
+    15.9 s)."""
+    relay = TcpRelay(smbd.port, upload_bytes_per_s=SLOW_UPLOAD)
+    cancel = CancelToken()
+    bench = SmbClientBenchmark(
+        None,
+        Method(runs=3, warmup=0),
+        options(smbd, port=relay.port, size=64 << 20, block_size=4 << 20, outstanding=4),
+        cancel=cancel,
+    )
+    cancelled_at: list[float] = []
+    written_at_cancel: list[int] = []
+
+    def cancel_mid_write() -> None:
+        # The admin clicks Cancel: no answer is coming that could carry the cancel, the
+        # writes in flight are all waiting.
+        files = probe_files(smbd.share_path)
+        written_at_cancel.append(files[0].stat().st_size if files else 0)
+        cancelled_at.append(time.monotonic())
+        cancel.cancel()
+
+    timer = threading.Timer(3.0, cancel_mid_write)
+    timer.start()
+    try:
+        with pytest.raises(Cancelled):
+            bench.run()
+        took = time.monotonic() - cancelled_at[0]
+    finally:
+        timer.cancel()
+        relay.close()
+    # The write was under way and slow: at 2 MB/s, a few MB of the 64 MiB in 3 s.
+    assert 0 < written_at_cancel[0] < 16 << 20, written_at_cancel
+    assert took < 1.0, f"the cancel took {took:.2f} s"
+    assert gone_soon(smbd.share_path)
+    assert established_to(smbd.port) == []
+    assert not [t for t in threading.enumerate() if t.name == "sambatune-smb-probe"]
+
+
+def test_ctrl_c_during_a_slow_write_stops_within_a_second(smbd: SmbServer) -> None:
+    """Ctrl-C while the file is being written slowly: exit 130 within a second, no
+    traceback, the half-written file removed (it stayed on the share for minutes)."""
+    relay = TcpRelay(smbd.port, upload_bytes_per_s=SLOW_UPLOAD)
+    argv = [
+        sys.executable, "-m", "sambatune", "bench", "smb-client", "--server", "127.0.0.1",
+        "--share", smbd.share, "--port", str(relay.port), "--size", "64MiB",
+        "--runs", "3", "--warmup", "0",
+    ]  # fmt: skip
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the write is under way
+            files = probe_files(smbd.share_path)
+            if files and files[0].stat().st_size > 1 << 20:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None
+        assert probe_files(smbd.share_path)[0].stat().st_size < 32 << 20, "not a slow write"
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+        took = time.monotonic() - interrupted
+    finally:
+        if process.poll() is None:
+            process.kill()
+        relay.close()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert took < 1.0, f"Ctrl-C took {took:.2f} s"
+    assert gone_soon(smbd.share_path)
+    assert established_to(smbd.port) == []
+
+
+def gone_soon(share: Path) -> bool:
+    """The test file is removed over a new connection while the cut one's session still
+    holds it open; the server deletes it when it drops that session, a moment later."""
+    deadline = time.monotonic() + 2.0
+    while probe_files(share) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return probe_files(share) == []
 
 
 def test_the_default_size_adapts_to_a_slow_server(troubled_smbd: SmbServer) -> None:

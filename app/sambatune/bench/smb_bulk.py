@@ -25,6 +25,7 @@ the probe falls back to smbprotocol's own path for them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import select
@@ -39,7 +40,7 @@ from smbprotocol.transport import Tcp
 
 from sambatune.bench.smb_directory_leases import OPLOCK_BREAK, UNSOLICITED, LeaseBreak, parse_lease_break
 from sambatune.cancellation import CancelToken
-from sambatune.errors import ConnectionFailed, SambaTuneError
+from sambatune.errors import Cancelled, ConnectionFailed, SambaTuneError
 
 PROTOCOL_ID = b"\xfeSMB"
 HEADER = struct.Struct("<4sHHIHHIIQIIQ16s")
@@ -180,22 +181,60 @@ class FramedTcp(Tcp):
         with self._slots_lock:
             self._slots.pop(message_id, None)
 
-    def send_raw(self, frame: bytes, data: memoryview | None = None) -> None:
+    def send_raw(
+        self, frame: bytes, data: memoryview | None = None, cancel: CancelToken | None = None
+    ) -> None:
         """Send one frame; a WRITE's ``data`` follows its header straight from the caller's
-        buffer (the frame's length prefix counts it)."""
-        with self._sock_lock:
-            if not self.connected:
-                raise ConnectionFailed("The SMB connection was closed.")
-            try:
-                self._sock.sendall(frame)
-                if data is not None:
-                    self._sock.sendall(data)
-            except OSError as exc:
-                raise ConnectionFailed(
-                    "The SMB connection broke during the transfer.", details=str(exc)
-                ) from exc
+        buffer (the frame's length prefix counts it).
 
-    # -- the worker's side -------------------------------------------------------------
+        With ``cancel``, a cancel during the send cuts the connection under it: a server
+        that takes writes slowly kept a 4 MiB write in ``sendall`` for seconds, and a
+        cancel waited for it. A frame cut off leaves the stream unusable anyway.
+        """
+        unregister = cancel.on_cancel(self._cut) if cancel is not None else None
+        try:
+            with self._sock_lock:
+                if not self.connected:
+                    raise ConnectionFailed("The SMB connection was closed.")
+                try:
+                    self._sock.sendall(frame)
+                    if data is not None:
+                        self._sock.sendall(data)
+                    return
+                except OSError as exc:
+                    failure: BaseException = (
+                        Cancelled()
+                        if cancel is not None and cancel.cancelled
+                        else ConnectionFailed(
+                            "The SMB connection broke during the transfer.", details=str(exc)
+                        )
+                    )
+        finally:
+            if unregister is not None:
+                unregister()
+        self.reset()
+        raise failure
+
+    def _cut(self) -> None:
+        """Wake a send blocked on a slow server, from the cancelling thread (the sender
+        holds the socket lock): what is queued is dropped, the connection reset."""
+        with contextlib.suppress(OSError):
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self._sock.shutdown(socket.SHUT_RDWR)
+
+    def reset(self) -> None:
+        """Close the connection with a reset: what is still queued to send is dropped.
+
+        A graceful close delivers it first: a cancelled write's megabytes went on to a
+        slow server for seconds, its session kept the test file open, and the file could
+        not be removed meanwhile.
+        """
+        with self._sock_lock:
+            if self.connected:
+                with contextlib.suppress(OSError):
+                    self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close()
+
     def recv(self, timeout: float) -> bytes:
         try:
             return self._next_frame(timeout)
@@ -413,7 +452,7 @@ class BulkFile:
         def send(offset: int, length: int) -> tuple[int, _Slot]:
             request = WRITE_REQUEST.pack(49, 64 + 48, length, offset, self.file_id, 0, 0, 0, 0, 0)
             slot = _Slot(length, data, self.signer, write=True)
-            return self._send(SMB2_WRITE, request, slot, length, data[:length])
+            return self._send(SMB2_WRITE, request, slot, length, data[:length], cancel)
 
         return self._transfer(size, block, outstanding, cancel, on_progress, send)
 
@@ -479,10 +518,16 @@ class BulkFile:
             return
         for message_id, _slot in pending:
             self.transport.forget(message_id)
-        self.transport.close()
+        self.transport.reset()
 
     def _send(
-        self, command: int, request: bytes, slot: _Slot, length: int, data: memoryview | None = None
+        self,
+        command: int,
+        request: bytes,
+        slot: _Slot,
+        length: int,
+        data: memoryview | None = None,
+        cancel: CancelToken | None = None,
     ) -> tuple[int, _Slot]:
         """Send one READ or WRITE (``data`` after a WRITE's request), signed when the
         session signs, with ``slot`` waiting for its answer."""
@@ -522,7 +567,7 @@ class BulkFile:
         message = bytes(header) + request
         total = len(message) + (len(data) if data is not None else 0)
         try:
-            self.transport.send_raw(struct.pack(">L", total) + message, data)
+            self.transport.send_raw(struct.pack(">L", total) + message, data, cancel)
         except BaseException:
             self.transport.forget(message_id)
             raise

@@ -469,7 +469,8 @@ class SmbProbeConnection:
         connection = self.connection
         if connection is not None and connection.transport is not None:
             with contextlib.suppress(Exception):
-                connection.transport.close()
+                # A reset: a graceful close would deliver what is still queued first.
+                connection.transport.reset()
 
     @property
     def usable(self) -> bool:
