@@ -190,7 +190,7 @@ def main() -> None:
             def start() -> None:
                 form.select_test(test)
                 form.share.setCurrentText(server.share)
-                if test == "smb-client":
+                if test in ("smb-client", "small-files"):
                     form.server.setText("127.0.0.1")
                     form.port.setValue(server.port)
                 page.run_button.click()
@@ -202,6 +202,7 @@ def main() -> None:
             "network": "net-download",
             "smb_on_the_server": "smb",
             "smb_from_this_computer": "smb-client",
+            "small_files_from_this_computer": "small-files",
             "dirscale": "dirscale",
             "sockbuf": "sockbuf",
         }
