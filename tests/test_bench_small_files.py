@@ -299,3 +299,55 @@ def test_a_read_only_share_is_said_plainly(fresh_smbd: SmbServer) -> None:
         SmallFilesBenchmark(None, Method(runs=1, warmup=0), options(fresh_smbd)).run()
     assert "AccessDenied" in failed.value.details, failed.value.details
     assert probe_files(fresh_smbd.share_path) == []
+
+
+def test_a_test_directory_is_removed_with_compounded_deletes(smbd: SmbServer) -> None:
+    """The cleanup's lean path: every file gone, a name gone already is fine, a refusal
+    names the file, and the session still works after hundreds of compounded requests."""
+    from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
+
+    directory = smbd.share_path / f"{PROBE_PREFIX}files-lean"
+    directory.mkdir()
+    for number in range(600):
+        (directory / f"f{number:04d}").write_bytes(b"x" * 100)
+    with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as probe:
+        assert not probe.session.signing_required and not probe.encrypted  # the lean path
+        ops = SmallFileOps(probe)
+        names = ops.list_directory(directory.name)
+        (directory / "f0007").unlink()  # gone before its delete is sent
+        (directory / "sub").mkdir()  # not a file: refused, by name
+        from sambatune.bench.smb_deletes import LeanDeletes
+
+        deleter = LeanDeletes(probe.connection, probe.session, probe.tree)
+        probe.ensure_credits(65)
+        with pytest.raises(SambaTuneError, match=r"refused to delete .*\\sub \(status 0x"):
+            deleter.delete_all([f"{directory.name}\\{n}" for n in [*names, "sub"]])
+        assert sorted(p.name for p in directory.iterdir()) == ["sub"]
+        (directory / "sub").rmdir()
+        for number in range(50):
+            (directory / f"g{number:02d}").write_bytes(b"")
+        ops.remove_tree(directory.name)
+        ops.make_directory(directory.name)
+        ops.remove_tree(directory.name)
+    assert probe_files(smbd.share_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test smbd's passdb")
+@pytest.mark.parametrize("security", ["signed", "encrypted"])
+def test_a_signed_or_sealed_session_removes_it_through_smbprotocol(
+    fresh_smbd: SmbServer, security: str
+) -> None:
+    from sambatune.bench.smb_wire import SmallFileOps, SmbLogin, SmbProbeConnection
+
+    fresh_smbd.add_user("root", "Probe-pass-1")
+    directory = fresh_smbd.share_path / f"{PROBE_PREFIX}files-{security}"
+    directory.mkdir()
+    for number in range(40):
+        (directory / f"f{number:02d}").write_bytes(b"x")
+    login = SmbLogin(user="root", password="Probe-pass-1")
+    with SmbProbeConnection(
+        "127.0.0.1", fresh_smbd.share, fresh_smbd.port, login, security=security
+    ) as probe:
+        assert probe.session.signing_required or probe.encrypted
+        SmallFileOps(probe).remove_tree(directory.name)
+    assert probe_files(fresh_smbd.share_path) == []

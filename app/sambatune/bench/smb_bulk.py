@@ -133,13 +133,25 @@ class Signer:
         return digest.digest()[:16]
 
 
-class _Slot:
-    """One READ or WRITE in flight: where a read's bytes go and how it ended."""
+#: Takes a whole answer frame (message id, header, the rest) for a request of its own
+#: kind; returns the credits granted by answers compounded after the first.
+OnFrame = Callable[[int, bytes, memoryview], int]
 
-    __slots__ = ("arrived", "done", "error", "length", "received", "signer", "target", "write")
+
+class _Slot:
+    """One READ or WRITE in flight: where a read's bytes go and how it ended; or another
+    request whose answer ``on_frame`` reads (bench/smb_deletes.py)."""
+
+    __slots__ = ("arrived", "done", "error", "length", "on_frame", "received", "signer", "target", "write")
 
     def __init__(
-        self, length: int, target: memoryview, signer: Signer | None, *, write: bool = False
+        self,
+        length: int,
+        target: memoryview,
+        signer: Signer | None,
+        *,
+        write: bool = False,
+        on_frame: OnFrame | None = None,
     ) -> None:
         self.length = length
         self.target = target
@@ -151,6 +163,7 @@ class _Slot:
         #: Data bytes in so far, while the answer arrives (a slow server's progress).
         self.arrived = 0
         self.error: BaseException | None = None
+        self.on_frame = on_frame
 
 
 class FramedTcp(Tcp):
@@ -290,6 +303,14 @@ class FramedTcp(Tcp):
         if status == STATUS_PENDING:
             # An interim answer: the real one follows with the same message id.
             return self._fill(memoryview(bytearray(body_length)))
+        if slot.on_frame is not None:
+            answers = memoryview(bytearray(body_length))
+            if not self._fill(answers):
+                return False
+            granted = slot.on_frame(message_id, bytes(head), answers)
+            if granted:
+                self._grant(granted)
+            return True
         pieces: list[memoryview | bytes] = []
         error: BaseException | None = None
         if slot.write:

@@ -43,7 +43,7 @@ CREDIT_BYTES = 64 * 1024
 GUEST_USER = "sambatune-guest"
 PROBE_PREFIX = ".sambatune-probe-"
 #: Deletes in flight when a test directory is removed.
-REMOVE_IN_FLIGHT = 8
+REMOVE_IN_FLIGHT = 32
 DIALECTS = {0x202: "2.0.2", 0x210: "2.1", 0x300: "3.0", 0x302: "3.0.2", 0x311: "3.1.1"}
 #: smbprotocol's numbers for what SMB 3.1.1 negotiated, named as smbstatus names them.
 SIGNING_NAMES = {0: "HMAC-SHA256", 1: "AES-128-CMAC", 2: "AES-128-GMAC"}
@@ -726,15 +726,24 @@ class SmallFileOps:
         except (ObjectNameNotFound, ObjectPathNotFound):
             return
 
-        def delete(entry: str) -> None:
-            with contextlib.suppress(ObjectNameNotFound):
-                self.delete(f"{name}\\{entry}")
+        paths = [f"{name}\\{entry}" for entry in names]
+        probe = self.probe
+        if not probe.encrypted and not probe.session.signing_required:
+            from sambatune.bench.smb_deletes import LeanDeletes
 
-        # Several deletes in flight, as the test's own calls were: one at a time, the
-        # thousand files a cancelled test had made took a second to remove.
-        with ThreadPoolExecutor(REMOVE_IN_FLIGHT, thread_name_prefix="sambatune-remove") as pool:
-            for _ in pool.map(delete, names):
-                pass
+            # A cancel waits for this: 0.05 ms a file here, 0.9 ms through smbprotocol.
+            probe.ensure_credits(2 * REMOVE_IN_FLIGHT + 1)
+            LeanDeletes(probe.connection, probe.session, probe.tree).delete_all(paths, REMOVE_IN_FLIGHT)
+        else:
+
+            def delete(path: str) -> None:
+                with contextlib.suppress(ObjectNameNotFound):
+                    self.delete(path)
+
+            # Several deletes in flight, as the test's own calls were.
+            with ThreadPoolExecutor(8, thread_name_prefix="sambatune-remove") as pool:
+                for _ in pool.map(delete, paths):
+                    pass
         self.remove_directory(name)
 
     def exists(self, name: str) -> bool:
