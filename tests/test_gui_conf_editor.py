@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QMessageBox, QWid
 from pytestqt.qtbot import QtBot
 
 from sambatune.ui.editor.file_window import ConfFileWindow
-from sambatune.ui.editor.form_view import NAME, VALUE, FormView
+from sambatune.ui.editor.form_view import NAME, NOTES, NOTES_NEED, VALUE, FormView
 from sambatune.ui.editor.page import FORM_VIEW, TEXT_VIEW, ConfEditorPage
 from sambatune.ui.editor.sources import LocalFile
 from sambatune.ui.main_window import MainWindow
@@ -522,3 +522,31 @@ def test_a_refused_form_edit_says_why_in_full(qtbot: QtBot, tmp_path: Path, scre
     assert f"deadtime = 30 later, in {late} line 1" in form.status.text()
     qtbot.wait(50)  # let the layout take the new text in before the picture
     screenshot(window, "editor-form-refused")
+
+
+def test_a_narrow_form_shows_each_note_under_its_parameter(
+    qtbot: QtBot, sample: Path, screenshot: Screenshot
+) -> None:
+    """At 1180x780 the form's table is narrower than the Notes column needs: the notes
+    were in tooltips only. Now each is a grey line under its parameter's name."""
+    window = _open(qtbot, sample)
+    page = window.page
+    page.show_view(FORM_VIEW)
+    form = page.form
+    qtbot.waitUntil(lambda: form.sections.count() == 2, timeout=5000)
+    form.select_section("global")
+    qtbot.waitUntil(lambda: form.table.viewport().width() > 0, timeout=5000)
+    assert form.table.viewport().width() < NOTES_NEED and form.table.isColumnHidden(NOTES)
+    model = form.table.model()
+    noted = [r for r in range(form.table.rowCount()) if form.names.note(model.index(r, NAME))]
+    assert noted
+    line = form.table.fontMetrics().height()
+    for row in noted:
+        note = form.names.note(model.index(row, NAME))
+        assert note == item_at(form.table, row, NOTES).text()
+        assert form.table.rowHeight(row) >= line * 1.8  # the name, and the note under it
+    screenshot(form, "editor-form-narrow-notes")
+    # Wide enough, the column comes back and the names are one line again.
+    window.resize(1800, 780)
+    qtbot.waitUntil(lambda: not form.table.isColumnHidden(NOTES), timeout=5000)
+    assert not form.names.note(model.index(noted[0], NAME))

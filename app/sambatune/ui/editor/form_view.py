@@ -9,10 +9,12 @@ form is rebuilt from the conf engine's effective view after each check.
 from __future__ import annotations
 
 import html
+import math
 import posixpath
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -27,6 +29,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -47,8 +52,66 @@ from sambatune.conf.values import INT_MAX, integer_is_clean, parse_boolean, pars
 #: A change to make: given a copy of the document, edit it and say which lines changed.
 FormEdit = Callable[[SmbConfDocument], list[LineChange]]
 NAME, VALUE, NOTES, REMOVE = range(4)
-#: Below this table width the notes move from their column into each row's tooltip.
+#: Below this table width the notes move from their column to a grey line under each
+#: parameter's name (and, whole, to its tooltip).
 NOTES_NEED = 560
+#: Where a parameter's note is kept on its name's item.
+NOTE_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class NameWithNote(QStyledItemDelegate):
+    """Paints a parameter's note under its name when the Notes column is hidden: cut to
+    the column's width, in a smaller grey font (the tooltip has it whole)."""
+
+    def __init__(self, table: QTableWidget) -> None:
+        super().__init__(table)
+        self.table = table
+
+    def note(self, index: QModelIndex | QPersistentModelIndex) -> str:
+        """The note shown under the name at ``index`` ("" when the column shows it)."""
+        if not self.table.isColumnHidden(NOTES):
+            return ""
+        return str(index.data(NOTE_ROLE) or "")
+
+    def _small(self, font: QFont) -> QFont:
+        small = QFont(font)
+        small.setPointSizeF(max(font.pointSizeF() * 0.85, 6.0))
+        return small
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if self.note(index):
+            size.setHeight(size.height() + math.ceil(QFontMetricsF(self._small(option.font)).height()))
+        return size
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        note = self.note(index)
+        if not note:
+            super().paint(painter, option, index)
+            return
+        view = QStyleOptionViewItem(option)
+        self.initStyleOption(view, index)
+        name = view.text
+        view.text = ""
+        widget = self.table
+        widget.style().drawControl(QStyle.ControlElement.CE_ItemViewItem, view, painter, widget)
+        area = view.rect.adjusted(4, 1, -4, -1)
+        line = view.fontMetrics.height()
+        painter.save()
+        painter.drawText(QRect(area.x(), area.y(), area.width(), line), Qt.AlignmentFlag.AlignVCenter, name)
+        small = self._small(view.font)
+        painter.setFont(small)
+        painter.setPen(view.palette.color(QPalette.ColorRole.PlaceholderText))
+        metrics = QFontMetricsF(small)
+        shown = metrics.elidedText(note, Qt.TextElideMode.ElideRight, area.width())
+        painter.drawText(
+            QRect(area.x(), area.y() + line, area.width(), int(metrics.height()) + 1),
+            Qt.AlignmentFlag.AlignVCenter,
+            shown,
+        )
+        painter.restore()
 
 
 class FormView(QWidget):
@@ -120,6 +183,8 @@ class FormView(QWidget):
         header.setSectionResizeMode(REMOVE, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.viewport().installEventFilter(self)
+        self.names = NameWithNote(self.table)
+        self.table.setItemDelegateForColumn(NAME, self.names)
         self.table.cellDoubleClicked.connect(self._row_double_clicked)
         self.table.cellClicked.connect(self._row_clicked)
         right_layout.addWidget(self.table, 1)
@@ -265,6 +330,7 @@ class FormView(QWidget):
         notes.setForeground(Qt.GlobalColor.darkGray)
         if note:
             name_item.setToolTip(f"{note}\n{name_item.toolTip()}")
+            name_item.setData(NOTE_ROLE, note)
         table.setItem(row, NOTES, notes)
         editable = not self.read_only and not elsewhere
         parameter = lookup.parameter if lookup is not None else None
