@@ -11,7 +11,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -73,6 +73,8 @@ TEST_CHOICES = (
     ("Many small files (from this computer)", FILES),
 )
 #: The mark before each safe-apply step; any other state is a failure.
+#: The apply steps' list grows with its steps up to this height, then scrolls.
+STEPS_MOST_HEIGHT = 220
 STEP_MARKS = {StepState.RUNNING: "…", StepState.DONE: "✓", StepState.WARNING: "!", StepState.SKIPPED: "–"}
 #: What the two directions of the wizard's test are, in words.
 SERIES_NAMES = {"get": "Read (server → client)", "put": "Write (client → server)"}
@@ -335,7 +337,11 @@ class MeasureView(QWidget):
         change_layout.addWidget(self.diff)
         self.steps = QListWidget()
         self.steps.setObjectName("wizardApplySteps")
-        self.steps.setMaximumHeight(112)
+        # A long step (a path, the shares listed) wraps: a sideways scroll bar took the
+        # room of the last step, which was then hidden. The list is as tall as its steps.
+        self.steps.setWordWrap(True)
+        self.steps.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.steps.setResizeMode(QListWidget.ResizeMode.Adjust)
         change_layout.addWidget(self.steps)
         layout.addWidget(self.change_box)
         self.runs = RunTable()
@@ -349,6 +355,7 @@ class MeasureView(QWidget):
         self.diff.setPlainText(diff or "")
         self.steps.clear()
         self._step_rows.clear()
+        self._fit_steps()
         self.runs.clear()
         self._numbers.clear()
 
@@ -357,6 +364,7 @@ class MeasureView(QWidget):
         self.steps.clear()
         self._step_rows.clear()
         self.steps.addItem(QListWidgetItem(f"✓ {message}"))
+        self._fit_steps()
 
     def show_diff(self, diff: str) -> None:
         self.change_box.setVisible(True)
@@ -371,6 +379,18 @@ class MeasureView(QWidget):
             self._step_rows[step] = item
             self.steps.addItem(item)
         item.setText(text)
+        self._fit_steps()
+
+    def _fit_steps(self) -> None:
+        self.steps.doItemsLayout()  # the wrapped heights, at the list's width now
+        rows = sum(
+            self.steps.visualItemRect(self.steps.item(row)).height() for row in range(self.steps.count())
+        )
+        self.steps.setFixedHeight(min(rows + 2 * self.steps.frameWidth() + 2, STEPS_MOST_HEIGHT))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_steps()  # narrower: more lines wrap
 
     def add_run(self, record: RunRecord) -> None:
         number = None
