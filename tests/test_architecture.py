@@ -93,3 +93,58 @@ def test_the_fast_tier_leaves_out_what_needs_the_test_bed() -> None:
         assert [line for line in chosen if line.startswith(quick)], quick
     over_ssh = [line for line in result.stdout.splitlines() if "[ssh]" in line]
     assert over_ssh == [], over_ssh[:3]
+
+
+def module_level_imports(path: Path, package: str) -> set[str]:
+    """The sambatune modules a module imports as it loads: not in functions, classes
+    or TYPE_CHECKING blocks."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.ImportFrom) and inner.module and inner.level == 0:
+                found.add(inner.module)
+                found.update(f"{inner.module}.{alias.name}" for alias in inner.names)
+            elif isinstance(inner, ast.Import):
+                found.update(alias.name for alias in inner.names)
+    return {name for name in found if name.split(".")[0] == package}
+
+
+def test_no_cycle_of_module_level_imports() -> None:
+    """The window imports ahead in a thread (ui/import_ahead.py) while the GUI thread may
+    import too; two threads can only block each other on a cycle of imports made as
+    modules load, so there must be none."""
+    app = Path(__file__).resolve().parents[1] / "app"
+    modules = {
+        ".".join(path.relative_to(app).with_suffix("").parts).removesuffix(".__init__"): path
+        for path in (app / "sambatune").rglob("*.py")
+    }
+    edges = {
+        name: {
+            other for other in module_level_imports(path, "sambatune") if other in modules and other != name
+        }
+        for name, path in modules.items()
+    }
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(name: str, stack: list[str]) -> None:
+        state[name] = 1
+        stack.append(name)
+        for other in sorted(edges[name]):
+            if state.get(other) == 1:
+                cycles.append([*stack[stack.index(other) :], other])
+            elif other not in state:
+                visit(other, stack)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(modules):
+        if name not in state:
+            visit(name, [])
+    assert cycles == []
