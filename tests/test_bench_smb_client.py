@@ -394,6 +394,14 @@ def test_cancel_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
     assert not [t for t in threading.enumerate() if t.name == "sambatune-smb-probe"]
 
 
+def interrupt(process: subprocess.Popen[str]) -> tuple[str, float]:
+    """Ctrl-C the command: what it printed to stderr, and how long it took to end."""
+    interrupted = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=60)
+    return err, time.monotonic() - interrupted
+
+
 def test_ctrl_c_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServer) -> None:
     """The command line's cancel is Ctrl-C: the transfer stops before the cleanup runs
     (a join that Ctrl-C interrupts no longer lets the cleanup share the connection)."""
@@ -427,10 +435,7 @@ def test_ctrl_c_during_a_slow_read_stops_within_a_second(troubled_smbd: SmbServe
             time.sleep(0.05)
         time.sleep(1.5)
         assert process.poll() is None
-        interrupted = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=60)
-        took = time.monotonic() - interrupted
+        err, took = interrupt(process)
     finally:
         if process.poll() is None:
             process.kill()
@@ -504,10 +509,7 @@ def test_ctrl_c_during_a_slow_write_stops_within_a_second(smbd: SmbServer) -> No
             time.sleep(0.05)
         assert process.poll() is None
         assert probe_files(smbd.share_path)[0].stat().st_size < 32 << 20, "not a slow write"
-        interrupted = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=60)
-        took = time.monotonic() - interrupted
+        err, took = interrupt(process)
     finally:
         if process.poll() is None:
             process.kill()
