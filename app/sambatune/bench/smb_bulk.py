@@ -232,8 +232,12 @@ class FramedTcp(Tcp):
         """Wake a send blocked on a slow server, from the cancelling thread (the sender
         holds the socket lock): what is queued is dropped, the connection reset."""
         with contextlib.suppress(OSError):
-            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self._drop_queued_on_close()
             self._sock.shutdown(socket.SHUT_RDWR)
+
+    def _drop_queued_on_close(self) -> None:
+        """SO_LINGER 0: closing resets the connection, what is still queued is dropped."""
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
     def reset(self) -> None:
         """Close the connection with a reset: what is still queued to send is dropped.
@@ -245,7 +249,7 @@ class FramedTcp(Tcp):
         with self._sock_lock:
             if self.connected:
                 with contextlib.suppress(OSError):
-                    self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self._drop_queued_on_close()
         self.close()
 
     def recv(self, timeout: float) -> bytes:
@@ -416,18 +420,60 @@ def _status_error(status: int, length: int) -> SambaTuneError:
     return SambaTuneError(f"The SMB server refused a read of {length} bytes (status 0x{status:08x}).")
 
 
-class BulkFile:
-    """Reads or writes one open file with several requests in flight, through :class:`FramedTcp`."""
+class ProbeRequests:
+    """Requests packed by hand on one session and tree of the probe's own transport:
+    their message ids, and the wait for an answer (:class:`BulkFile`, and the deletes
+    of bench/smb_deletes.py)."""
 
-    def __init__(self, connection: Any, session: Any, tree: Any, file_id: bytes) -> None:
+    def __init__(self, connection: Any, session: Any, tree: Any) -> None:
         transport = connection.transport
         if not isinstance(transport, FramedTcp):
-            raise SambaTuneError("The lean transfer path needs the probe's own transport.")
+            raise SambaTuneError("The lean path needs the probe's own transport.")
         self.connection = connection
         self.transport = transport
         self.session_id = int(session.session_id)
         self.tree_id = int(tree.tree_connect_id)
         self.flags = FLAG_DFS if getattr(tree, "is_dfs_share", False) else 0
+
+    def take_message_ids(self, charge: int, what: str) -> int:
+        """The first of ``charge`` message ids (and credits) for one request or chain."""
+        connection = self.connection
+        with connection.sequence_lock:
+            window = connection.sequence_window
+            available = window["high"] - window["low"]
+            if charge > available:
+                raise SambaTuneError(f"The SMB server granted {available} credits; {what} needs {charge}.")
+            message_id = int(window["low"])
+            window["low"] += charge
+        return message_id
+
+    def wait(
+        self, slot: _Slot, cancel: CancelToken | None = None, arriving: Callable[[], None] | None = None
+    ) -> bool:
+        """Wait for the answer, saying how much of it has ``arriving``; False as soon as
+        ``cancel`` is set."""
+        import time
+
+        deadline = time.monotonic() + IDLE_LIMIT
+        while not slot.done.wait(CANCEL_POLL):
+            if cancel is not None and cancel.cancelled:
+                return False
+            if arriving is not None:
+                arriving()
+            if not self.transport.connected or self.connection._t_exc is not None:
+                raise ConnectionFailed(
+                    "The SMB connection broke during the transfer.", details=repr(self.connection._t_exc)
+                )
+            if time.monotonic() > deadline:
+                raise ConnectionFailed(f"The SMB server sent nothing for {IDLE_LIMIT:.0f} s.")
+        return True
+
+
+class BulkFile(ProbeRequests):
+    """Reads or writes one open file with several requests in flight, through :class:`FramedTcp`."""
+
+    def __init__(self, connection: Any, session: Any, tree: Any, file_id: bytes) -> None:
+        super().__init__(connection, session, tree)
         self.file_id = bytes(file_id)
         self.signer = Signer.for_session(connection, session)
 
@@ -507,7 +553,7 @@ class BulkFile:
                         reported = moved + slot.arrived
                         on_progress(reported, time.perf_counter() - started)
 
-                if not self._wait(slot, cancel, arriving):
+                if not self.wait(slot, cancel, arriving):
                     break  # cancelled: the answer is left to the drain below
                 pending.popleft()
                 if slot.error is not None:
@@ -553,16 +599,7 @@ class BulkFile:
         """Send one READ or WRITE (``data`` after a WRITE's request), signed when the
         session signs, with ``slot`` waiting for its answer."""
         charge = credit_charge(length)
-        connection = self.connection
-        with connection.sequence_lock:
-            window = connection.sequence_window
-            available = window["high"] - window["low"]
-            if charge > available:
-                raise SambaTuneError(
-                    f"The SMB server granted {available} credits; a request of {length} bytes needs {charge}."
-                )
-            message_id = window["low"]
-            window["low"] += charge
+        message_id = self.take_message_ids(charge, f"a request of {length} bytes")
         flags = self.flags | (FLAG_SIGNED if self.signer is not None else 0)
         header = bytearray(
             HEADER.pack(
@@ -593,24 +630,6 @@ class BulkFile:
             self.transport.forget(message_id)
             raise
         return message_id, slot
-
-    def _wait(self, slot: _Slot, cancel: CancelToken, arriving: Callable[[], None]) -> bool:
-        """Wait for the answer, saying how much of it has ``arriving``; False as soon as
-        ``cancel`` is set."""
-        import time
-
-        deadline = time.monotonic() + IDLE_LIMIT
-        while not slot.done.wait(CANCEL_POLL):
-            if cancel.cancelled:
-                return False
-            arriving()
-            if not self.transport.connected or self.connection._t_exc is not None:
-                raise ConnectionFailed(
-                    "The SMB connection broke during the transfer.", details=repr(self.connection._t_exc)
-                )
-            if time.monotonic() > deadline:
-                raise ConnectionFailed(f"The SMB server sent nothing for {IDLE_LIMIT:.0f} s.")
-        return True
 
 
 def probe_connection_class() -> type:

@@ -12,20 +12,10 @@ path (:meth:`SmallFileOps.remove_tree`).
 from __future__ import annotations
 
 import struct
-import time
 from collections import deque
-from typing import Any
 
-from sambatune.bench.smb_bulk import (
-    CANCEL_POLL,
-    FLAG_DFS,
-    HEADER,
-    IDLE_LIMIT,
-    PROTOCOL_ID,
-    FramedTcp,
-    _Slot,
-)
-from sambatune.errors import ConnectionFailed, SambaTuneError
+from sambatune.bench.smb_bulk import HEADER, PROTOCOL_ID, FramedTcp, ProbeRequests, _Slot
+from sambatune.errors import SambaTuneError
 
 SMB2_CREATE = 0x0005
 SMB2_CLOSE = 0x0006
@@ -93,18 +83,8 @@ def _status_and_next(head: bytes, offset: int) -> tuple[int, int]:
     return header[3], header[7]
 
 
-class LeanDeletes:
+class LeanDeletes(ProbeRequests):
     """Deletes on one unsigned, unencrypted session of the probe's own transport."""
-
-    def __init__(self, connection: Any, session: Any, tree: Any) -> None:
-        transport = connection.transport
-        if not isinstance(transport, FramedTcp):
-            raise SambaTuneError("The lean delete path needs the probe's own transport.")
-        self.connection = connection
-        self.transport = transport
-        self.session_id = int(session.session_id)
-        self.tree_id = int(tree.tree_connect_id)
-        self.flags = FLAG_DFS if getattr(tree, "is_dfs_share", False) else 0
 
     def delete_all(self, names: list[str], in_flight: int = IN_FLIGHT) -> None:
         """Delete every file in ``names`` (gone already is fine); raises on the first
@@ -123,13 +103,7 @@ class LeanDeletes:
             raise failure
 
     def _send(self, name: str) -> _Delete:
-        connection = self.connection
-        with connection.sequence_lock:
-            window = connection.sequence_window
-            if window["high"] - window["low"] < 2:
-                raise SambaTuneError("The SMB server granted too few credits for the deletes in flight.")
-            create_id = window["low"]
-            window["low"] += 2
+        create_id = self.take_message_ids(2, "a delete (CREATE and CLOSE)")
         encoded = name.encode("utf-16-le")
         create = CREATE_REQUEST.pack(
             57, 0, 0, IMPERSONATION, 0, 0, DELETE_AND_READ_ATTRIBUTES, 0, SHARE_ALL, FILE_OPEN,
@@ -161,15 +135,7 @@ class LeanDeletes:
         return delete
 
     def _finish(self, delete: _Delete) -> SambaTuneError | None:
-        deadline = time.monotonic() + IDLE_LIMIT
-        while not delete.slot.done.wait(CANCEL_POLL):
-            if not self.transport.connected or self.connection._t_exc is not None:
-                raise ConnectionFailed(
-                    "The SMB connection broke while removing the test's files.",
-                    details=repr(self.connection._t_exc),
-                )
-            if time.monotonic() > deadline:
-                raise ConnectionFailed(f"The SMB server sent nothing for {IDLE_LIMIT:.0f} s.")
+        self.wait(delete.slot)
         if delete.slot.error is not None:
             raise delete.slot.error
         return delete.error()
