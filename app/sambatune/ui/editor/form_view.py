@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPalette
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -103,7 +103,7 @@ class NameWithNote(QStyledItemDelegate):
         painter.drawText(QRect(area.x(), area.y(), area.width(), line), Qt.AlignmentFlag.AlignVCenter, name)
         small = self._small(view.font)
         painter.setFont(small)
-        painter.setPen(view.palette.color(QPalette.ColorRole.PlaceholderText))
+        painter.setPen(QColor(Qt.GlobalColor.darkGray))  # as the Notes column's text
         metrics = QFontMetricsF(small)
         shown = metrics.elidedText(note, Qt.TextElideMode.ElideRight, area.width())
         painter.drawText(
