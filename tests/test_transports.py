@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from paramiko import Channel
+from paramiko.buffered_pipe import BufferedPipe
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed, CommandTimedOut, OutputTooLarge, SudoFailed
@@ -405,6 +406,7 @@ class _ChannelAnsweringAllAtOnce:
         self.arrived = False
         self.closed = False
         self.eof_received = False
+        self.in_buffer, self.in_stderr_buffer = BufferedPipe(), BufferedPipe()
 
     def _arrive(self) -> None:
         self.arrived = self.closed = self.eof_received = True
@@ -431,3 +433,31 @@ def test_output_that_arrives_with_the_exit_status_and_close_is_kept() -> None:
 
     out, err = _collect(_ChannelAnsweringAllAtOnce(), 5, ["testparm"])  # type: ignore[arg-type]
     assert out == b"# Global parameters\n[global]\n" and err == b"Loaded services file OK.\n"
+
+
+def test_a_cancel_while_output_flows_is_a_cancel_every_time(
+    ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel closes the channel from another thread while the task reads it. Reading
+    must end as a cancel. Waiting on Channel.fileno()'s OS pipe, the close pulled that
+    descriptor from under the reader (OSError EBADF, seen in CI in the editor's
+    parameter-list task), and a number reused by another file could have lost it a byte:
+    no read may wait on one."""
+    from sambatune.errors import Cancelled
+
+    def no_pipe(channel: Channel) -> int:
+        raise AssertionError("a command's output was waited for on paramiko's OS pipe")
+
+    monkeypatch.setattr(Channel, "fileno", no_pipe)
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        assert transport.run(["sh", "-c", "sleep 0.2; echo late"]).stdout == b"late\n"
+        for attempt in range(30):
+            time.sleep(0.05)  # sshd counts a session (MaxSessions) until its command exits
+            cancel = CancelToken()
+            threading.Timer(0.003 * (attempt % 10), cancel.cancel).start()
+            with pytest.raises(Cancelled):
+                transport.run(["sh", "-c", "while :; do echo output; done"], cancel=cancel)
+        assert transport.run(["echo", "still usable"]).stdout == b"still usable\n"
+    finally:
+        transport.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import select
 import shlex
 import socket
 import threading
@@ -288,9 +287,54 @@ def time_limited(argv: Sequence[str], timeout: float | None) -> Sequence[str]:
     return ("sh", "-c", _TIME_LIMIT_SCRIPT, str(max(1, math.ceil(timeout))), *argv)
 
 
+class _EitherReady:
+    """Wakes the reader of a channel when its stdout or stderr buffer has data or closes.
+
+    paramiko's own way, ``select`` on ``Channel.fileno()``, makes an OS pipe that
+    ``Channel.close()`` closes: a cancel closes the channel from another thread, so the
+    reader's next read of that pipe got EBADF (seen in CI), or took a byte from whatever
+    file had been given the number since. These flags own no descriptor.
+    """
+
+    def __init__(self, channel: paramiko.Channel) -> None:
+        self._condition = threading.Condition()
+        self._ready = [False, False]
+        # A BufferedPipe sets its event on data or close and clears it once read empty.
+        channel.in_buffer.set_event(_BufferFlag(self, 0))
+        channel.in_stderr_buffer.set_event(_BufferFlag(self, 1))
+
+    def mark(self, which: int, ready: bool) -> None:
+        with self._condition:
+            self._ready[which] = ready
+            if ready:
+                self._condition.notify_all()
+
+    def wait(self, timeout: float) -> None:
+        with self._condition:
+            self._condition.wait_for(lambda: any(self._ready), timeout)
+
+
+class _BufferFlag(threading.Event):
+    """The event a paramiko BufferedPipe sets and clears, for one of the two buffers."""
+
+    def __init__(self, either: _EitherReady, which: int) -> None:
+        super().__init__()
+        self._either = either
+        self._which = which
+
+    def set(self) -> None:
+        super().set()
+        self._either.mark(self._which, True)
+
+    def clear(self) -> None:
+        super().clear()
+        self._either.mark(self._which, False)
+
+
 def _collect(
     channel: paramiko.Channel, timeout: float | None, argv: Sequence[str], max_output: int = OUTPUT_LIMIT
 ) -> tuple[bytes, bytes]:
+    readable = _EitherReady(channel)
     out: list[bytes] = []
     err: list[bytes] = []
     size = 0
@@ -325,7 +369,8 @@ def _collect(
             channel.close()
             raise CommandTimedOut(f"{argv[0]} did not finish within {timeout:g} s")
         if not drained:
-            select.select([channel], [], [], 0.1)
+            # Bounded: the exit status arrives without touching either buffer.
+            readable.wait(0.1)
     return b"".join(out), b"".join(err)
 
 
