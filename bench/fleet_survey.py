@@ -71,7 +71,7 @@ def time_fleet_survey(
 
 def ssh_command_cpu(bed: Any, inventory: Path, known_hosts: Path) -> float:
     """The whole machine's CPU seconds for one command over SSH (the shell's start included)."""
-    from sambatune.fleet.inventory import load_inventory
+    from sambatune.fleet.ansible_inventory import load_inventory
     from sambatune.fleet.survey import FleetPrompts
     from sambatune.remote.connection import open_target
 

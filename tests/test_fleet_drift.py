@@ -13,9 +13,10 @@ import yaml
 
 from sambatune.cli.main import main
 from sambatune.conf.activation import Activation
+from sambatune.fleet.ansible_inventory import load_inventory
 from sambatune.fleet.change import Edit, overlay_edits, parse_edit
 from sambatune.fleet.drift import DriftReport, ParameterDrift, fleet_drift
-from sambatune.fleet.inventory import Fleet, load_inventory
+from sambatune.fleet.inventory import Fleet
 from sambatune.fleet.live import Connector, connect
 from testbed.fleet import FleetBed
 from testbed.smbd import SmbServer

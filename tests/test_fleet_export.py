@@ -17,11 +17,11 @@ import pytest
 import yaml
 
 from sambatune.cli.main import main
+from sambatune.fleet.ansible_inventory import load_inventory
 from sambatune.fleet.ansible_run import RunEvent, ansible_unavailable, run_project
 from sambatune.fleet.ansible_yaml import UNSAFE_TAG, construct_unsafe
 from sambatune.fleet.change import parse_edit
 from sambatune.fleet.export import ExportReport, fleet_export
-from sambatune.fleet.inventory import load_inventory
 from sambatune.packaged import read_resource
 from test_fleet_drift import SO_RCVBUF, start_bed
 from testbed.smbd import SmbServer

@@ -28,11 +28,12 @@ import yaml
 from faults import FaultyTransport, Rule
 from sambatune.cli.fleet_rollout import print_export
 from sambatune.cli.main import main
+from sambatune.fleet.ansible_inventory import load_inventory
 from sambatune.fleet.ansible_run import ansible_unavailable
 from sambatune.fleet.ansible_yaml import UnsafeText, dump
 from sambatune.fleet.change import parse_edit
 from sambatune.fleet.export import fleet_export
-from sambatune.fleet.inventory import FleetHost, load_inventory
+from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.live import _FIND_TOOLS
 from sambatune.remote.transport import Transport
 from test_fleet_drift import Bed, inventory_hosts, start_bed

@@ -22,8 +22,9 @@ from sambatune.applied_versions import AppliedVersions
 from sambatune.cancellation import CancelToken
 from sambatune.cli import fleet_apply
 from sambatune.cli.main import main
+from sambatune.fleet.ansible_inventory import load_inventory
 from sambatune.fleet.change import parse_edit
-from sambatune.fleet.inventory import FleetHost, load_inventory
+from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.live import connect
 from sambatune.fleet.rollout import (
     MeasureLevel,

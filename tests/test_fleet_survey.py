@@ -17,7 +17,8 @@ import pytest
 
 from cli_process import sambatune_cli
 from sambatune.cancellation import CancelToken
-from sambatune.fleet.inventory import Fleet, fleet_by_hand, load_inventory
+from sambatune.fleet.ansible_inventory import load_inventory
+from sambatune.fleet.inventory import Fleet, fleet_by_hand
 from sambatune.fleet.survey import FleetPrompts, HostStatus, HostSurvey, survey_fleet
 from testbed.fleet import FleetBed
 from testbed.impostor import plant_fake_smbd

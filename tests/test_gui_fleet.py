@@ -3,6 +3,7 @@ servers on 127.0.0.2-6, each its own sshd and smbd, driven the way an admin woul
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import socket
 import time
@@ -333,4 +334,40 @@ def test_hosts_typed_with_blanks_are_recorded_as_the_command_line_reads_them() -
     source = FleetSource(BY_HAND, "admin@nas1:2222  nas2, nas3")
     record = source.to_record()
     assert record["hosts"] == "admin@nas1:2222,nas2,nas3"
-    assert _fleet(record).names == source.load().names == FleetSource.from_record(record).load().names
+    no_vault = argparse.Namespace(ask_vault_pass=False, vault_password_file=[])
+    read_again = FleetSource.from_record(record).load()
+    assert _fleet(record, no_vault).names == source.load().names == read_again.names
+
+
+def test_an_inventory_with_vault_data_asks_for_its_password_once(tmp_path: Path, qtbot: QtBot) -> None:
+    """The window asks for the vault password when the inventory needs it, reads the
+    inventory with it, and keeps it (in memory) for this window's next reads."""
+    from PySide6.QtWidgets import QInputDialog
+
+    from sambatune.fleet.ansible_inventory import ansible_core
+
+    ansible_core()
+    from ansible.parsing.vault import VaultLib, VaultSecret
+
+    secret = VaultSecret(b"window vault words")
+    folder = tmp_path / "inventory"
+    (folder / "host_vars").mkdir(parents=True)
+    (folder / "hosts.ini").write_text("[fileservers]\nnas1 ansible_host=192.0.2.1\n")
+    vaulted = VaultLib([("default", secret)]).encrypt("ansible_user: from-vault\n", secret)
+    (folder / "host_vars" / "nas1.yml").write_bytes(vaulted)
+    window = FleetWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.load(FleetSource(INVENTORY, str(folder)))
+    qtbot.waitUntil(lambda: window.findChild(QInputDialog, "vaultPasswordDialog") is not None, timeout=10_000)
+    dialog = window.findChild(QInputDialog, "vaultPasswordDialog")
+    assert dialog is not None and "no vault password was given" in dialog.labelText()
+    dialog.setTextValue("window vault words")
+    dialog.accept()
+    qtbot.waitUntil(lambda: window.loaded is not None, timeout=10_000)
+    assert window.loaded is not None and window.loaded.hosts[0].user == "from-vault"
+    assert "window vault words" not in repr(window.loaded.source)
+    window.loaded = None
+    window.load(FleetSource(INVENTORY, str(folder)))  # read again: no second question
+    qtbot.waitUntil(lambda: window.loaded is not None, timeout=10_000)
+    assert window.findChildren(QInputDialog, "vaultPasswordDialog") == [dialog]

@@ -18,6 +18,7 @@ from sambatune.cli.output import add_json_flag
 from sambatune.visible_text import one_line
 
 if TYPE_CHECKING:
+    from sambatune.fleet.ansible_inventory import VaultPasswords
     from sambatune.fleet.inventory import Fleet
     from sambatune.fleet.survey import FleetSurvey, HostSurvey
 
@@ -35,12 +36,17 @@ def register(subparsers: Any) -> None:
         add_parser(verbs)
 
 
-def add_fleet_source(parser: argparse.ArgumentParser) -> None:
-    """Where the hosts come from, and which of them: every fleet verb takes these."""
+def add_fleet_source(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """Where the hosts come from, and which of them: every fleet verb takes these (a
+    resumed rollout without them takes its record's)."""
     group = parser.add_argument_group("hosts (one of --inventory, --ssh-config, --hosts)")
-    source = group.add_mutually_exclusive_group(required=True)
+    source = group.add_mutually_exclusive_group(required=required)
     source.add_argument(
-        "--inventory", "-i", metavar="INV", type=Path, help="an Ansible inventory file (INI or YAML)"
+        "--inventory",
+        "-i",
+        metavar="INV",
+        type=Path,
+        help="an Ansible inventory: a file or folder, with its group_vars/ and host_vars/, read by Ansible",
     )
     source.add_argument(
         "--ssh-config",
@@ -54,6 +60,18 @@ def add_fleet_source(parser: argparse.ArgumentParser) -> None:
         "-l",
         metavar="PATTERN",
         help="Ansible's host patterns: names, groups, 'a:b', '!x', '&g', '*' globs, '@file'",
+    )
+    vault = parser.add_argument_group(
+        "vault (an inventory's encrypted variables; ANSIBLE_VAULT_PASSWORD_FILE is read too)"
+    )
+    vault.add_argument("--ask-vault-pass", action="store_true", help="ask for the vault password")
+    vault.add_argument(
+        "--vault-password-file",
+        metavar="FILE",
+        type=Path,
+        action="append",
+        default=[],
+        help="the vault password, or a script that prints it (as Ansible runs it); repeatable",
     )
 
 
@@ -74,15 +92,26 @@ def add_fleet_connection(parser: argparse.ArgumentParser) -> None:
 
 
 def fleet_from_args(args: argparse.Namespace) -> Fleet:
-    from sambatune.fleet.inventory import fleet_by_hand, fleet_from_ssh_config, load_inventory
+    from sambatune.fleet.ansible_inventory import load_inventory
+    from sambatune.fleet.inventory import fleet_by_hand, fleet_from_ssh_config
 
     if args.inventory is not None:
-        fleet = load_inventory(args.inventory)
+        fleet = load_inventory(args.inventory, vault_passwords(args))
     elif args.ssh_config is not None:
         fleet = fleet_from_ssh_config(args.ssh_config)
     else:
         fleet = fleet_by_hand(args.hosts.split(","))
     return fleet.select(args.limit)
+
+
+def vault_passwords(args: argparse.Namespace) -> VaultPasswords:
+    """The vault secrets the command line gives; a typed password is asked for once."""
+    import getpass
+
+    from sambatune.fleet.ansible_inventory import VaultPasswords
+
+    password = getpass.getpass("Vault password: ") if args.ask_vault_pass else None
+    return VaultPasswords(password=password, files=tuple(args.vault_password_file))
 
 
 # --- fleet hosts -----------------------------------------------------------------------

@@ -98,18 +98,11 @@ def register_apply_verbs(verbs: Any) -> None:
 
 
 def _add_source(parser: argparse.ArgumentParser) -> None:
-    # The same flags as every fleet verb (cli.fleet.add_fleet_source), but optional:
-    # a resume takes the hosts from the rollout's record.
-    group = parser.add_argument_group("hosts (one of --inventory, --ssh-config, --hosts)")
-    source = group.add_mutually_exclusive_group()
-    source.add_argument(
-        "--inventory", "-i", metavar="INV", type=Path, help="an Ansible inventory (INI or YAML)"
-    )
-    source.add_argument(
-        "--ssh-config", metavar="FILE", type=Path, help="every single-host Host of this ssh config"
-    )
-    source.add_argument("--hosts", metavar="LIST", help="user@host:port,... typed by hand")
-    group.add_argument("--limit", "-l", metavar="PATTERN", help="Ansible's host patterns")
+    from sambatune.cli.fleet import add_fleet_source
+
+    # A resume takes the hosts from the rollout's record unless they are given.
+    add_fleet_source(parser, required=False)
+    group = parser.add_argument_group("connection")
     group.add_argument(
         "--known-hosts",
         metavar="FILE",
@@ -129,7 +122,7 @@ def _source(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _fleet(source: dict[str, Any]) -> Fleet:
+def _fleet(source: dict[str, Any], args: argparse.Namespace) -> Fleet:
     from sambatune.cli.fleet import fleet_from_args
     from sambatune.errors import InvalidInput
 
@@ -141,6 +134,8 @@ def _fleet(source: dict[str, Any]) -> Fleet:
             ssh_config=Path(source["ssh_config"]) if source.get("ssh_config") else None,
             hosts=source.get("hosts"),
             limit=source.get("limit"),
+            ask_vault_pass=args.ask_vault_pass,
+            vault_password_file=args.vault_password_file,
         )
     )
 
@@ -187,7 +182,7 @@ def handle_apply(args: argparse.Namespace) -> int:
             raise InvalidInput("A resumed rollout keeps its change: leave out --set and --unset.")
         record = store.load(args.resume)
         source = _source(args) if (args.inventory or args.ssh_config or args.hosts) else record.source
-        fleet = _fleet(source)
+        fleet = _fleet(source, args)
         rollout = Rollout(
             record,
             {h.name: h for h in fleet},
@@ -202,7 +197,7 @@ def handle_apply(args: argparse.Namespace) -> int:
 
     edits = [parse_edit(text) for text in args.set] + [parse_edit(text, unset=True) for text in args.unset]
     source = _source(args)
-    fleet = _fleet(source)
+    fleet = _fleet(source, args)
     if not fleet.hosts:
         raise InvalidInput("No hosts to work on.")
     options = RolloutOptions(

@@ -36,7 +36,7 @@ from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import CommandFailed, InvalidInput
 from sambatune.fleet.ansible_yaml import as_data, dump
 from sambatune.fleet.change import Edit, apply_edits
-from sambatune.fleet.inventory import SECRET_VARIABLES, VAULT_ENCRYPTED, FleetHost
+from sambatune.fleet.inventory import VAULT_ENCRYPTED, FleetHost
 from sambatune.fleet.live import Connector, each_host, find_root_tools, read_live
 from sambatune.packaged import read_resource
 from sambatune.remote.samba_ops import find_instance, messages_of_testparm, run_testparm
@@ -222,12 +222,12 @@ def prepare_host(
 
 
 def _inventory_variables(host: FleetHost) -> dict[str, Any]:
-    # Secrets stay out of files SambaTune writes: Ansible asks for them (--ask-pass,
-    # --ask-become-pass) or takes them from a vault. An !vault value was never opened.
+    # Secrets stay out of files SambaTune writes, opened from a vault or not: Ansible asks
+    # for them (--ask-pass, --ask-become-pass) or takes them from the admin's own vault.
     return {
         key: value
         for key, value in host.variables.items()
-        if key not in SECRET_VARIABLES and value != VAULT_ENCRYPTED and key not in EXPORT_VARIABLES
+        if not host.is_secret(key) and value != VAULT_ENCRYPTED and key not in EXPORT_VARIABLES
     }
 
 

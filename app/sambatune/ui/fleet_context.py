@@ -8,11 +8,12 @@ once; a host is opened as a single server to accept its key there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sambatune.fleet.inventory import Fleet, FleetHost, fleet_by_hand, fleet_from_ssh_config, load_inventory
+from sambatune.fleet.ansible_inventory import VaultPasswords, load_inventory
+from sambatune.fleet.inventory import Fleet, FleetHost, fleet_by_hand, fleet_from_ssh_config
 from sambatune.remote.transport import Transport
 
 INVENTORY = "inventory"
@@ -29,11 +30,13 @@ class FleetSource:
     value: str  # the inventory's path, the ssh config's path ("" for ~/.ssh/config), or the list
     limit: str = ""
     known_hosts: str | None = None  # tests and special setups; None: the usual files
+    # The inventory's vault secrets, typed in this window: memory only, never recorded.
+    vault: VaultPasswords | None = field(default=None, compare=False, repr=False)
 
     def load(self) -> Fleet:
         """Read the hosts (disk only: run it off the GUI thread)."""
         if self.kind == INVENTORY:
-            fleet = load_inventory(Path(self.value).expanduser())
+            fleet = load_inventory(Path(self.value).expanduser(), self.vault)
         elif self.kind == SSH_CONFIG:
             fleet = fleet_from_ssh_config(Path(self.value).expanduser() if self.value else None)
         else:

@@ -9,6 +9,7 @@ resumed from Past rollouts, here or with ``sambatune fleet apply --resume``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -274,6 +275,7 @@ class RolloutTab(QWidget):
             return
         rollout_id = summary.id
         known_hosts = self.loaded.source.known_hosts if self.loaded is not None else None
+        vault = self.loaded.source.vault if self.loaded is not None else None
         self.inner.setCurrentIndex(0)
         self.timeline.setRowCount(0)
         self.banner.setVisible(False)
@@ -284,7 +286,8 @@ class RolloutTab(QWidget):
             record = store.load(rollout_id)
             source = FleetSource.from_record(record.source)
             if source.known_hosts is None and known_hosts is not None:
-                source = FleetSource(source.kind, source.value, source.limit, known_hosts)
+                source = replace(source, known_hosts=known_hosts)
+            source = replace(source, vault=vault)
             loaded = LoadedFleet(source, source.load())
             rollout = Rollout(
                 record,

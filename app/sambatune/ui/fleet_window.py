@@ -9,12 +9,14 @@ window only shows what arrives.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
+from sambatune.fleet.ansible_inventory import VaultPasswordNeeded, VaultPasswords
 from sambatune.fleet.change import Edit
 from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.rollout import RolloutOptions
@@ -47,6 +49,7 @@ class FleetWindow(QMainWindow):
         self.runner = runner or TaskRunner(self)
         self._own_runner = runner is None
         self.loaded: LoadedFleet | None = None
+        self._vault: VaultPasswords | None = None  # typed once per window, memory only
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -102,19 +105,45 @@ class FleetWindow(QMainWindow):
             return
         self.source_bar.set_source(source)
         self.source_bar.load_button.setEnabled(False)
+        if source.vault is None:
+            source = replace(source, vault=self._vault)
 
         def work(_report: Report, _cancel: CancelToken) -> LoadedFleet:
             loaded = LoadedFleet(source, source.load())
             remember_source(source)  # an atomic write with fsync: not on the GUI thread
             return loaded
 
+        def failed(error: SambaTuneError) -> None:
+            if isinstance(error, VaultPasswordNeeded):
+                self.ask_vault_password(source, error)
+            else:
+                self.show_error(error)
+
         self.runner.start(
             work,
             name="Loading the fleet",
             on_done=self.show_fleet,
-            on_failed=self.show_error,
+            on_failed=failed,
             on_finished=lambda: self.source_bar.load_button.setEnabled(True),
         )
+
+    def ask_vault_password(self, source: FleetSource, error: VaultPasswordNeeded) -> None:
+        """The inventory holds vault data: ask for its password (kept in memory for this
+        window) and read it again; cancelling leaves the error shown."""
+        self.show_error(error)
+        dialog = QInputDialog(self)
+        dialog.setObjectName("vaultPasswordDialog")
+        dialog.setWindowTitle("Vault password")
+        dialog.setLabelText(f"{error.message}\n\nThe vault password of this inventory:")
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Password)
+
+        def given(password: str) -> None:
+            if password:
+                self._vault = VaultPasswords(password=password)
+                self.load(replace(source, vault=self._vault))
+
+        dialog.textValueSelected.connect(given)
+        dialog.open()
 
     def show_fleet(self, loaded: LoadedFleet) -> None:
         self.loaded = loaded
