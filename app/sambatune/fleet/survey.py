@@ -506,6 +506,8 @@ def _read_live_file(transport: Any, path: str) -> tuple[bytes, bool | None]:
             found = transport.read_regular_file(path, READ_LIMIT, sudo=sudo)
         except SambaTuneError:
             continue  # there but unreadable as this account: try sudo
+        if found.kind == "missing" and not sudo:
+            continue  # or in a folder this account cannot enter (a 0750 /etc/samba)
         return (found.data, sudo) if found.kind == "file" else (b"", None)
     return b"", None
 
