@@ -17,10 +17,18 @@ if TYPE_CHECKING:
     from sambatune.fleet.inventory import Fleet
 
 
+#: fleet drift's exit status is a sum of these (a failed command is 1 as for every verb).
+UNREAD_EXIT = 1
+DRIFT_EXIT = 4
+
+
 def register_rollout_verbs(verbs: Any) -> None:
     drift = verbs.add_parser(
         "drift",
         help="the parameters Samba uses on each host, compared across the fleet or with a golden file",
+        description="Exit status, for scripts and monitoring: 0 when every host was read and none "
+        f"drifts; {DRIFT_EXIT} when something drifts; {UNREAD_EXIT} when a host could not be read "
+        f"(the others are compared); {DRIFT_EXIT | UNREAD_EXIT} when both.",
     )
     _add_fleet_options(drift)
     drift.add_argument(
@@ -143,7 +151,7 @@ def handle_drift(args: argparse.Namespace) -> int:
         print_json(report.to_json())
     else:
         print_drift(report)
-    return 0
+    return (DRIFT_EXIT if report.drifts else 0) | (UNREAD_EXIT if report.unreachable else 0)
 
 
 def _short(value: str | None, width: int = 28) -> str:

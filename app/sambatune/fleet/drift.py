@@ -164,8 +164,14 @@ class DriftReport:
     def unreachable(self) -> list[HostStatus]:
         return [h for h in self.hosts if not h.reachable]
 
+    @property
+    def drifts(self) -> bool:
+        """Whether a parameter differs from the reference, or a share is not where it should be."""
+        return bool(self.shares) or any(p.differing for p in self.parameters)
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "drifts": self.drifts,
             "golden": self.golden,
             "hosts": [h.to_json() for h in self.hosts],
             "parameters": [p.to_json() for p in self.parameters],
