@@ -3,6 +3,7 @@ five sshd on 127.0.0.2-6, five smbd, one host taken down, keys unknown or change
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -338,3 +339,36 @@ def test_a_fake_smbd_planted_on_one_host_is_reported_and_never_run(
     assert host_json["instances"]["untrusted"][0]["pid"] == impostor.pid
     assert not impostor.ran, "the planted program ran"
     impostor.remove()
+
+
+def test_a_host_that_resets_the_handshake_is_one_line_without_paramikos_log(tmp_path: Path) -> None:
+    """A reset during the handshake (sshd's MaxStartups, fail2ban) printed paramiko's own
+    'Socket exception: Connection reset by peer (104)' beside SambaTune's line, and the
+    line blamed algorithms. The log file keeps paramiko's words; the terminal gets ours."""
+    import struct
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+
+    def reset_after_the_greeting() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                peer, _ = listener.accept()
+                peer.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+                peer.recv(100)
+                time.sleep(0.1)  # paramiko sends its key exchange, then waits
+                peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                peer.close()
+
+    threading.Thread(target=reset_after_the_greeting, daemon=True).start()
+    try:
+        port = listener.getsockname()[1]
+        result = sambatune_cli(
+            "fleet", "survey", "--hosts", f"127.0.0.1:{port}", "--known-hosts", str(tmp_path / "kh")
+        )
+    finally:
+        listener.close()
+    assert result.returncode == 1
+    assert "reset the connection during the SSH handshake" in result.stdout + result.stderr
+    assert "Socket exception" not in result.stderr and "Traceback" not in result.stderr

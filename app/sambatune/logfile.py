@@ -165,6 +165,9 @@ def cli_file_log(verb: str) -> Iterator[logging.Logger]:
         terminal = logging.StreamHandler()  # sys.stderr as it is now: the terminal-safe one
         terminal.setFormatter(LogFormatter("%(message)s"))
         terminal.setLevel(logging.WARNING)
+        # paramiko's own errors ("Socket exception: ...", a traceback line by line) stay in
+        # the file: the verb reports the failure once, in its own words.
+        terminal.addFilter(lambda record: not record.name.startswith("paramiko"))
         root.addHandler(terminal)
     root.addHandler(handler)
     root.setLevel(min(logging.INFO, saved[0]) if saved[0] else logging.INFO)

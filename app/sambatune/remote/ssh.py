@@ -442,6 +442,27 @@ def _forward(hop_transport: paramiko.Transport, hop: SshEndpoint, target: SshEnd
         ) from exc
 
 
+def _handshake_failed(endpoint: SshEndpoint, exc: BaseException) -> ConnectionFailed:
+    where = f"{endpoint.hostname}:{endpoint.port}"
+    text = str(exc)
+    if isinstance(exc, ConnectionResetError) or "reset by peer" in text:
+        why = "reset the connection during the SSH handshake"
+    elif isinstance(exc, EOFError) or "EOF" in text:
+        why = "closed the connection during the SSH handshake"
+    else:
+        return ConnectionFailed(
+            f"{where} answered, but the SSH handshake failed (not an SSH server, or no common algorithms).",
+            details=text,
+        )
+    # sshd drops connections past MaxStartups while others authenticate; fail2ban, a
+    # firewall or a TCP wrapper refuse this computer the same way.
+    return ConnectionFailed(
+        f"{where} {why}: sshd refusing more connections at once (MaxStartups), "
+        "a firewall or fail2ban, or not an SSH server.",
+        details=text,
+    )
+
+
 def _tcp_connect(endpoint: SshEndpoint, cancel: CancelToken | None) -> socket.socket:
     where = f"{endpoint.hostname}:{endpoint.port}"
     try:
@@ -507,11 +528,7 @@ def _open_transport(
         except (paramiko.SSHException, EOFError, OSError) as exc:
             if cancel is not None and cancel.cancelled:
                 raise Cancelled() from exc
-            raise ConnectionFailed(
-                f"{endpoint.hostname}:{endpoint.port} answered, but the SSH handshake failed "
-                "(not an SSH server, or no common algorithms).",
-                details=str(exc),
-            ) from exc
+            raise _handshake_failed(endpoint, exc) from exc
         if not transport.is_active() or not transport.initial_kex_done:
             # paramiko's start_client returns quietly when its timeout runs out.
             raise ConnectionFailed(
