@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
 import subprocess
 import time
@@ -39,6 +40,9 @@ def read_yaml(path: Path) -> Any:
 
 
 needs_ansible = pytest.mark.skipif(ansible_unavailable() is not None, reason=str(ansible_unavailable()))
+
+
+STOP_TASK = "Stop the rollout here"
 
 
 def sha256(path: Path) -> str:
@@ -200,6 +204,31 @@ def test_playbook_applies_reloads_and_halts_on_the_host_testparm_rejects(
     assert not any(rollout.backups(n) for n in rollout.servers)
     overlay.write_text("  read only = maybe\n")  # testparm: "value is not boolean"
 
+    # --check validates as the run does: nas02's candidate now fails testparm, so the
+    # check fails there and stops, with nothing changed and nothing left behind.
+    checked = []
+    result = run_project(rollout.out, on_event=checked.append, check=True)
+    assert not result.ok and result.failed_hosts == ["nas02"], result.to_json()
+    assert ("failed", "nas02", "Validate the candidate in place of the live file") in [
+        (e.kind, e.host, e.task) for e in checked
+    ]
+    assert "nas03" not in result.stats
+    assert all(s.config.read_bytes() == rollout.before[n] for n, s in rollout.servers.items())
+    assert not any(rollout.backups(n) for n in rollout.servers)
+    assert not [
+        p for s in rollout.servers.values() for p in s.config.parent.glob(".smb.conf.sambatune-candidate")
+    ]
+
+    # nas01 has backups from earlier runs; two are kept (rollout.yml, 30 by default).
+    nas01 = rollout.servers["nas01"]
+    for day in (1, 2, 3):
+        old = nas01.config.parent / f"smb.conf.{100 + day}.2020-01-0{day}@00:00:00~"
+        old.write_bytes(f"old {day}\n".encode())
+        os.utime(old, (1577836800 + day * 86400,) * 2)
+    settings = yaml.safe_load((rollout.out / "rollout.yml").read_text())
+    assert settings["samba_backups_kept"] == 30
+    (rollout.out / "rollout.yml").write_text(yaml.safe_dump({**settings, "samba_backups_kept": 2}))
+
     started = time.monotonic()
     timeline: list[tuple[float, RunEvent]] = []
     result = run_project(rollout.out, on_event=lambda e: timeline.append((time.monotonic() - started, e)))
@@ -214,12 +243,18 @@ def test_playbook_applies_reloads_and_halts_on_the_host_testparm_rejects(
         e for _, e in timeline if e.kind == "failed" and e.host == "nas02" and "Validate" in (e.task or "")
     )
     assert "not boolean" in failure.message
+    stop = next(
+        e for _, e in timeline if e.kind == "failed" and e.host == "nas02" and "Stop" in (e.task or "")
+    )
+    assert "Hosts that run the change: nas01." in stop.message
 
-    # nas01: the candidate is live, the old file kept as Ansible's backup, and the same
-    # smbd (a reload, not a restart) now logs at level 2.
-    nas01 = rollout.servers["nas01"]
+    # nas01: the candidate is live, the old file kept as Ansible's backup beside the
+    # newest earlier one (the two oldest pruned), and the same smbd (a reload, not a
+    # restart) now logs at level 2.
     assert nas01.config.read_bytes() == (rollout.out / "files" / "nas01" / "smb.conf").read_bytes()
-    assert [b.read_bytes() for b in rollout.backups("nas01")] == [rollout.before["nas01"]]
+    assert sorted(b.read_bytes() for b in rollout.backups("nas01")) == sorted(
+        [b"old 3\n", rollout.before["nas01"]]
+    )
     assert nas01.process is not None and nas01.process.pid == pids["nas01"] and nas01.process.poll() is None
     assert "all:2" in wait_for_debug_level(nas01, "2")
     # nas02: refused before anything was installed; its live file byte for byte as it was.
@@ -233,6 +268,11 @@ def test_playbook_applies_reloads_and_halts_on_the_host_testparm_rejects(
     assert nas03.config.read_bytes() == rollout.before["nas03"] and not rollout.backups("nas03")
     assert "all:0" in debug_level(nas03)
     assert result.stats["nas02"].get("rescued") == 1
+
+    # Run again where it is done: nothing to change, changed=0, as a good role reports.
+    again = run_project(rollout.out, limit="nas01")
+    assert again.ok and again.stats["nas01"].get("changed", 0) == 0, again.to_json()
+    assert len(rollout.backups("nas01")) == 2
 
 
 @needs_ansible

@@ -39,6 +39,7 @@ from sambatune.fleet.change import Edit, apply_edits
 from sambatune.fleet.inventory import VAULT_ENCRYPTED, FleetHost
 from sambatune.fleet.live import Connector, each_host, find_root_tools, read_live
 from sambatune.packaged import read_resource
+from sambatune.remote.config_backups import DEFAULT_RETENTION
 from sambatune.remote.samba_ops import find_instance, messages_of_testparm, run_testparm
 from sambatune.remote.transport import Transport
 from sambatune.visible_text import one_line
@@ -344,6 +345,7 @@ def write_project(
             {
                 "samba_wave_size": wave,
                 "samba_allow_restart": allow_restart,
+                "samba_backups_kept": DEFAULT_RETENTION,
                 "samba_staged": "{{ samba_conf | dirname }}/.{{ samba_conf | basename }}.sambatune-candidate",
             },
             "How the rollout goes; -e on the command line overrides each of these.",
@@ -439,9 +441,13 @@ The change:
 With Ansible (ansible-core 2.16.1 or newer) on Linux, macOS or WSL, from this folder:
 
 ```sh
-ansible-playbook site.yml --check --diff   # see what would change, change nothing
+ansible-playbook site.yml --check --diff   # validate and show what would change, change nothing
 ansible-playbook site.yml                  # roll it out ({wave} host(s) per wave)
 ```
+
+`--check` stages and validates each candidate as a run does (the staged copy is removed
+again), so a host whose candidate testparm rejects fails the check too. A second run on
+hosts that already have the change reports `changed=0`.
 
 `ansible.cfg` names `inventory.yml`. Add `--ask-pass` / `--ask-become-pass` if the hosts
 need passwords: SambaTune never writes them into this folder. `sambatune fleet run DIR`
@@ -450,7 +456,7 @@ runs the same playbook through ansible-runner and shows each event as it happens
 - **AWX / Automation Controller**: put this folder in a Git repository (or a manual
   project directory), create a Project from it, an Inventory sourced from
   `inventory.yml` in that project, and a Job Template running `site.yml`. Set
-  `samba_wave_size` or `samba_allow_restart` as extra variables to override
+  `samba_wave_size`, `samba_allow_restart` or `samba_backups_kept` as extra variables to override
   `rollout.yml`.
 - **Semaphore**: a Repository pointing at this folder, an Inventory of type *File* with
   `inventory.yml`, and a Task Template with playbook `site.yml`.
@@ -470,10 +476,13 @@ runs the same playbook through ansible-runner and shows each event as it happens
    reload-config`), or restarts its systemd unit when a restart-class parameter
    changed (decided at export: `samba_restart_needed` in `host_vars/`), and checks that
    smbd answers.
-5. If anything fails, the rescue puts the backup back, reloads, and fails the host.
-   With `max_fail_percentage: 0` one failed host stops the rollout: no later wave
-   starts, and a host of the same wave that is mid-change ends its block first
-   (installed and reloaded, or put back by its own rescue).
+5. If anything fails, the rescue puts the backup back, reloads, and fails the host
+   with a message naming the hosts that run the change. With `max_fail_percentage: 0`
+   one failed host stops the rollout: no later wave starts, and a host of the same wave
+   that is mid-change ends its block first (installed and reloaded, or put back by its
+   own rescue).
+6. Keeps the newest `samba_backups_kept` (`rollout.yml`) of Ansible's backups of the
+   file and removes older ones, as SambaTune's own apply does.
 
 testparm and smbcontrol are named by absolute path (`host_vars/`), each a binary root
 owns in a directory only root can write, found on the host at export time.
