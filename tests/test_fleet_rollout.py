@@ -290,6 +290,36 @@ def test_a_host_that_fails_testparm_at_planning_refuses_the_whole_rollout(
     assert all(h["applied_at"] is None for h in out["hosts"])
 
 
+def test_an_unreachable_host_refuses_the_rollout_unless_left_out_as_ansible_would(
+    bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bed.take_down("nas03")
+    try:
+        before = live_sha(bed, "nas03")
+        argv = apply_argv(inventory, known_hosts, "--limit", FOUR, "--set", LOG_LEVEL, "--measure", "none")
+        code, refused = run_cli(capsys, *argv, "--yes", "--json")
+        assert code == 1 and refused["status"] == "refused" and "nas03" in refused["reason"]
+        assert all(h["applied_at"] is None for h in refused["hosts"])
+
+        code, plan = run_cli(capsys, *argv, "--skip-unreachable", "--json")
+        assert code == 0 and plan["left_out"] == ["nas03"] and not plan["refusals"], plan
+        code, text = run_cli(capsys, *argv, "--skip-unreachable")
+        assert code == 0 and "left out (unreachable)" in text
+
+        code, done = run_cli(capsys, *argv, "--skip-unreachable", "--yes", "--json")
+        assert code == 4 and done["status"] == "done", done
+        states = {h["name"]: h["state"] for h in done["hosts"]}
+        assert states == {
+            "nas01": "applied",
+            "nas02": "applied",
+            "nas03": "left out (unreachable)",
+            "nas04": "applied",
+        }
+        assert live_sha(bed, "nas03") == before
+    finally:
+        bed.bring_up("nas03")
+
+
 @pytest.mark.slow
 def test_a_canary_that_gets_slower_halts_the_rollout_and_is_put_back(
     bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]

@@ -4,7 +4,8 @@ Registered by :mod:`sambatune.cli.fleet`.
 
 Exit status of ``fleet apply``: 0 when the rollout is done (or, without ``--yes``, when
 the plan could go ahead), 1 when it halted or was refused, 3 when it was interrupted
-(resume it with ``--resume``).
+(resume it with ``--resume``), 4 when it is done without the hosts ``--skip-unreachable``
+left out (ansible-playbook's status for unreachable hosts).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 EXIT_HALTED = 1
 EXIT_INTERRUPTED = 3
+#: Done, without the hosts --skip-unreachable left out: ansible-playbook says 4 for those.
+EXIT_LEFT_OUT = 4
 
 
 def register_apply_verbs(verbs: Any) -> None:
@@ -37,7 +40,8 @@ def register_apply_verbs(verbs: Any) -> None:
         help="roll one smb.conf change out: a measured canary first, then waves; halts and puts back",
         description="Without --yes, print the plan and change nothing. Exit status 0 when the "
         "rollout is done, 1 when it halted or was refused, 3 when it was interrupted "
-        "(continue it with --resume ROLLOUT_ID).",
+        f"(continue it with --resume ROLLOUT_ID), {EXIT_LEFT_OUT} when it is done but left out "
+        "unreachable hosts (--skip-unreachable).",
     )
     _add_source(apply)
     apply.add_argument(
@@ -65,6 +69,13 @@ def register_apply_verbs(verbs: Any) -> None:
         action="store_true",
         help="allow restarting smbd where a changed parameter needs it (a restart ends every "
         "client's connection; without this such a rollout is refused before it starts)",
+    )
+    apply.add_argument(
+        "--skip-unreachable",
+        action="store_true",
+        help="leave out hosts that cannot be reached when planning, as Ansible carries on "
+        f"without them (the plan lists them; the exit status is then {EXIT_LEFT_OUT}); "
+        "without this one unreachable host refuses the rollout",
     )
     apply.add_argument(
         "--measure",
@@ -204,6 +215,7 @@ def handle_apply(args: argparse.Namespace) -> int:
         canary=args.canary,
         wave=args.wave,
         allow_restart=args.allow_restart,
+        skip_unreachable=args.skip_unreachable,
         measure=MeasureLevel(args.measure),
         share=args.share,
     )
@@ -229,10 +241,10 @@ def handle_apply(args: argparse.Namespace) -> int:
 
 
 def _exit_status(record: RolloutRecord) -> int:
-    from sambatune.fleet.rollout_store import RolloutStatus
+    from sambatune.fleet.rollout_store import HostState, RolloutStatus
 
     if record.status is RolloutStatus.DONE:
-        return 0
+        return EXIT_LEFT_OUT if any(h.state is HostState.LEFT_OUT for h in record.hosts) else 0
     if record.status in (RolloutStatus.INTERRUPTED, RolloutStatus.RUNNING):
         return EXIT_INTERRUPTED
     return EXIT_HALTED

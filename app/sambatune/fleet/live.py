@@ -155,6 +155,7 @@ class HostOutcome(Generic[T]):
     value: T | None
     error: str | None
     seconds: float
+    reached: bool = True  # False: the connection itself failed
 
 
 def each_host(
@@ -179,9 +180,9 @@ def each_host(
         try:
             transport = open_host(host)
         except SambaTuneError as error:
-            return HostOutcome(host, None, f"unreachable: {error.message}", time.monotonic() - started)
+            return HostOutcome(host, None, f"unreachable: {error.message}", time.monotonic() - started, False)
         except OSError as error:
-            return HostOutcome(host, None, f"unreachable: {error}", time.monotonic() - started)
+            return HostOutcome(host, None, f"unreachable: {error}", time.monotonic() - started, False)
         try:
             return HostOutcome(host, work(host, transport), None, time.monotonic() - started)
         except SambaTuneError as error:

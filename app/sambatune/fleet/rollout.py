@@ -77,6 +77,9 @@ class RolloutOptions:
     allow_restart: bool = False
     measure: MeasureLevel = MeasureLevel.QUICK
     share: str | None = None
+    #: A host not reached when planning is left out, as Ansible carries on without an
+    #: unreachable host; otherwise it refuses the whole rollout.
+    skip_unreachable: bool = False
     #: Hosts planned (read, rendered, dry-run) at once.
     concurrency: int = 8
 
@@ -91,6 +94,7 @@ class RolloutOptions:
             "allow_restart": self.allow_restart,
             "measure": self.measure.value,
             "share": self.share,
+            "skip_unreachable": self.skip_unreachable,
         }
 
     @classmethod
@@ -101,6 +105,7 @@ class RolloutOptions:
             allow_restart=bool(data.get("allow_restart")),
             measure=MeasureLevel(data.get("measure") or MeasureLevel.QUICK),
             share=data.get("share"),
+            skip_unreachable=bool(data.get("skip_unreachable")),
         )
 
 
@@ -135,6 +140,7 @@ class RolloutPlan:
             "refusals": self.refusals,
             "to_change": len(self.to_change),
             "in_line": sum(1 for h in self.hosts if h.state is HostState.IN_LINE),
+            "left_out": [h.name for h in self.hosts if h.state is HostState.LEFT_OUT],
         }
 
 
@@ -211,10 +217,13 @@ def plan_rollout(
         hosts, work, connector=connector, concurrency=options.concurrency, cancel=cancel
     ):
         if outcome.value is None:
-            records[outcome.host.name] = HostRecord(
-                outcome.host.name, wave=None, message=outcome.error or "", planned_at=now_iso()
-            )
-            refusals[outcome.host.name] = outcome.error or "failed"
+            error = outcome.error or "failed"
+            record = HostRecord(outcome.host.name, wave=None, message=error, planned_at=now_iso())
+            records[outcome.host.name] = record
+            if not outcome.reached and options.skip_unreachable:
+                record.state = HostState.LEFT_OUT
+            else:
+                refusals[outcome.host.name] = error
             continue
         record, refusal = outcome.value
         records[outcome.host.name] = record
@@ -232,7 +241,7 @@ def _assign_waves(
     refusals: dict[str, str],
 ) -> None:
     # Hosts the plan refuses get their place too, so the preview shows the whole order.
-    changing = [r for r in records if r.state is not HostState.IN_LINE]
+    changing = [r for r in records if r.state not in (HostState.IN_LINE, HostState.LEFT_OUT)]
     if not changing:
         return
     if options.canary is not None:
@@ -242,6 +251,9 @@ def _assign_waves(
                 "the canary is already in line, so measuring it would show nothing: choose a host "
                 "the change alters"
             )
+            return
+        if canary.state is HostState.LEFT_OUT:
+            refusals[options.canary] = "the canary cannot be reached: choose another host"
             return
     else:
         canary = changing[0]

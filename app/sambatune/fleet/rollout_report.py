@@ -77,7 +77,7 @@ def report_text(record: RolloutRecord) -> str:
         table(host_rows(record)),
     ]
     # What went wrong where; the others' messages only repeat the table.
-    troubled = (HostState.FAILED, HostState.NOT_RESTORED)
+    troubled = (HostState.FAILED, HostState.NOT_RESTORED, HostState.LEFT_OUT)
     notes = [f"{h.name}: {h.message}" for h in record.hosts if h.message and h.state in troubled]
     if notes:
         lines += ["", *notes]

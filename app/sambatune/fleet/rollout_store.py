@@ -56,6 +56,8 @@ class HostState(TextState):
     PENDING = "pending"
     #: Its smb.conf already reads as the change would make it: nothing to do.
     IN_LINE = "already in line"
+    #: Not reached when the rollout was planned, and left out as asked (Ansible's way).
+    LEFT_OUT = "left out (unreachable)"
     #: The pipeline was running on it; settled on resume by the live file's SHA-256.
     APPLYING = "applying"
     APPLIED = "applied"

@@ -112,6 +112,13 @@ class ChangeForm(QWidget):
         self.restart_warning.setVisible(False)
         self.allow_restart.toggled.connect(self.restart_warning.setVisible)
         form.addRow(self.restart_warning)
+        self.skip_unreachable = QCheckBox("Leave out hosts that cannot be reached (as Ansible does)")
+        self.skip_unreachable.setObjectName("fleetSkipUnreachable")
+        self.skip_unreachable.setToolTip(
+            "Without this, one host that cannot be reached when planning refuses the whole rollout."
+        )
+        self.skip_unreachable.toggled.connect(self._changed)
+        form.addRow(self.skip_unreachable)
         layout.addLayout(form, 2)
 
     def _changed(self, *_args: object) -> None:
@@ -138,6 +145,7 @@ class ChangeForm(QWidget):
             canary=str(canary) if canary else None,
             wave=self.wave.value(),
             allow_restart=self.allow_restart.isChecked(),
+            skip_unreachable=self.skip_unreachable.isChecked(),
             measure=MeasureLevel(self.measure.currentData()),
             share=self.share.text().strip() or None,
         )

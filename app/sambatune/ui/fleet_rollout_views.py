@@ -116,9 +116,7 @@ class RolloutHostsTable:
             refusal = refusals.get(host.name)
             self._set(row, HOST, host.name)
             self._set(row, ROLE, role_text(host))
-            plan = (
-                "refused" if refusal else "already in line" if host.state is HostState.IN_LINE else "change"
-            )
+            plan = "refused" if refusal else host.state.value if host.wave is None else "change"
             item = self._set(row, PLAN, plan, refusal or "")
             if refusal:
                 item.setForeground(QColor("#b3261e"))
