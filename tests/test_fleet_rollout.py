@@ -320,6 +320,48 @@ def test_an_unreachable_host_refuses_the_rollout_unless_left_out_as_ansible_woul
         bed.bring_up("nas03")
 
 
+def test_the_plan_measures_a_canary_where_its_smbd_listens_or_refuses(
+    bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nas01's smbd serves its own address only (bind interfaces only, no loopback): the
+    canary's measurement was hard-wired to //127.0.0.1 and failed after the change. The
+    plan copies a file through the share at an address smbd serves, before anything
+    changes, and refuses a canary it cannot measure."""
+    host = bed.host("nas01")
+    saved = host.smbd.config.read_text()
+    host.smbd.stop()
+    host.smbd.listen_address = host.address
+    # Samba finds the interface by an address with its netmask (lo holds 127.0.0.0/8).
+    host.smbd.start(host.smbd.default_config().replace(f"= {host.address}\n", f"= {host.address}/8\n"))
+    try:
+        text = host.smbd.config.read_text()
+        assert f"interfaces = {host.address}/8" in text and "bind interfaces only = yes" in text
+        before = {h.name: live_sha(bed, h.name) for h in bed.hosts}
+        argv = apply_argv(
+            inventory,
+            known_hosts,
+            "--limit",
+            "nas01:nas02",
+            "--canary",
+            "nas01",
+            "--set",
+            LOG_LEVEL,
+            "--json",
+        )
+        code, plan = run_cli(capsys, *argv, "--measure", "quick")
+        assert code == 0 and not plan["refusals"], plan
+
+        code, refused = run_cli(capsys, *argv, "--measure", "quick", "--share", "nosuchshare", "--yes")
+        assert code == 1 and refused["status"] == "refused", refused
+        why = refused["reason"]
+        assert "nas01" in why and "cannot be measured" in why and host.address in why, why
+        assert {h.name: live_sha(bed, h.name) for h in bed.hosts} == before
+    finally:
+        host.smbd.stop()
+        host.smbd.listen_address = "127.0.0.1"
+        host.smbd.start(saved)
+
+
 @pytest.mark.slow
 def test_a_canary_that_gets_slower_halts_the_rollout_and_is_put_back(
     bed: FleetBed, inventory: Path, known_hosts: Path, capsys: pytest.CaptureFixture[str]

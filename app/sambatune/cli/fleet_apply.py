@@ -81,7 +81,7 @@ def register_apply_verbs(verbs: Any) -> None:
         "--measure",
         choices=("none", "quick", "full"),
         default="quick",
-        help="the canary's before/after test: quick (4 MiB, 1+3 runs, default), full (the "
+        help="the canary's before/after test: quick (4 MiB, 1+5 runs, default), full (the "
         "wizard's 64 MiB, 1+5 runs) or none",
     )
     apply.add_argument(

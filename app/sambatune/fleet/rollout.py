@@ -31,14 +31,16 @@ from typing import Any
 
 from sambatune.applied_versions import AppliedVersions
 from sambatune.bench.results_db import ResultsDatabase
+from sambatune.bench.smb import GET, PUT
 from sambatune.cancellation import CancelToken
 from sambatune.conf.apply import PLANNED, ApplyOutcome, ApplyRequest, apply_config, unified_diff
 from sambatune.conf.catalog_build import server_catalog
 from sambatune.conf.includes import TransportIncludes
 from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.fleet.canary import CANNOT_JUDGE, check_measurable, judge_canary
 from sambatune.fleet.change import Edit, apply_edits
 from sambatune.fleet.inventory import FleetHost
-from sambatune.fleet.live import Connector, each_host, read_live
+from sambatune.fleet.live import Connector, connect, each_host, read_live
 from sambatune.fleet.rollout_store import (
     HostRecord,
     HostState,
@@ -57,7 +59,7 @@ from sambatune.wizard.verdict import judge
 
 class MeasureLevel(TextState):
     NONE = "none"
-    #: 4 MiB, one warm-up and three counted runs: the README's test-bed figures.
+    #: 4 MiB, one warm-up and five counted runs.
     QUICK = "quick"
     #: The wizard's defaults (64 MiB, 1 + 5 runs).
     FULL = "full"
@@ -65,8 +67,8 @@ class MeasureLevel(TextState):
 
 #: The inventory variable naming the share the canary is measured through.
 SHARE_VARIABLE = "samba_measure_share"
-#: Verdicts of the wizard's significance test that stop a rollout.
-SLOWER = frozenset({"worse", "mixed"})
+#: The canary's figures by the test's series: what moved is named in these words.
+FIGURES = {PUT: "writes", GET: "reads"}
 QUICK_SIZE = 4 << 20
 
 
@@ -113,7 +115,8 @@ def measure_spec(level: MeasureLevel, share: str) -> MeasureSpec | None:
     if level is MeasureLevel.NONE:
         return None
     if level is MeasureLevel.QUICK:
-        return MeasureSpec(share=share, size=QUICK_SIZE, runs=3, warmup=1)
+        # Five runs a side: the wizard's standard, and what the rank test needs to decide.
+        return MeasureSpec(share=share, size=QUICK_SIZE, runs=5, warmup=1)
     return MeasureSpec(share=share)
 
 
@@ -230,8 +233,34 @@ def plan_rollout(
         if refusal is not None:
             refusals[outcome.host.name] = refusal
     ordered = [records[h.name] for h in hosts]
-    _assign_waves(ordered, {h.name: h for h in hosts}, options, refusals)
+    by_name = {h.name: h for h in hosts}
+    _assign_waves(ordered, by_name, options, refusals)
+    canary = next((r for r in ordered if r.wave == 0), None)
+    if canary is not None and canary.name not in refusals and options.measure is not MeasureLevel.NONE:
+        refusal = _check_canary(by_name[canary.name], canary, options, connector, cancel)
+        if refusal is not None:
+            refusals[canary.name] = refusal
     return RolloutPlan(ordered, refusals)
+
+
+def _check_canary(
+    host: FleetHost,
+    record: HostRecord,
+    options: RolloutOptions,
+    connector: Connector | None,
+    cancel: CancelToken | None,
+) -> str | None:
+    """Whether the canary can be measured, tried before anything changes."""
+    share = measure_share(host, options)
+    assert share is not None and record.path is not None  # a share is checked in _assign_waves
+    try:
+        transport = (connector or (lambda h: connect(h, cancel=cancel)))(host)
+    except (SambaTuneError, OSError) as error:
+        return f"unreachable: {getattr(error, 'message', error)}"
+    try:
+        return check_measurable(transport, record.path, share, cancel)
+    finally:
+        transport.close()
 
 
 def _assign_waves(
@@ -450,13 +479,17 @@ class Rollout:
                 after = self._measure(transport, host, spec, "after")
                 database = self.database or ResultsDatabase()
                 verdict = judge(database.load(host.measure_before), database.load(after))
-                self._update(host, measure_after=after, verdict=verdict.to_json())
-                self._note(host.name, "verdict", f"{verdict.overall}: {_series_sentence(verdict.to_json())}")
-                if verdict.overall in SLOWER:
-                    return (
-                        f"the canary {host.name} got significantly slower ({verdict.overall}): "
-                        + _series_sentence(verdict.to_json())
-                    )
+                canary = judge_canary(
+                    [(FIGURES.get(c.series, c.series), c.comparison) for c in verdict.comparisons]
+                )
+                judged = {**verdict.to_json(), "overall": canary.outcome, "sentence": canary.sentence()}
+                self._update(host, measure_after=after, verdict=judged)
+                self._note(host.name, "verdict", f"{canary.outcome}: {canary.sentence()}")
+                if canary.outcome == CANNOT_JUDGE:
+                    return f"the canary {host.name}'s measurement cannot tell: {canary.sentence()}"
+                if canary.halts:
+                    slower = f"the canary {host.name} got significantly slower ({canary.outcome})"
+                    return f"{slower}: {canary.sentence()}"
         except SambaTuneError as error:
             self._note(host.name, "failed", error.message)
             return f"the canary {host.name}: {error.message}"
@@ -666,11 +699,6 @@ class Rollout:
             message=f"putting the previous file back did not take: {outcome.status}: {outcome.message}",
         )
         self._note(host.name, "not restored", host.message)
-
-
-def _series_sentence(verdict: Mapping[str, Any]) -> str:
-    sentences = [str(s.get("sentence") or "") for s in verdict.get("series", [])]
-    return " ".join(s for s in sentences if s) or str(verdict.get("explanation") or "")
 
 
 def start_rollout(
