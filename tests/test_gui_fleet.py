@@ -19,9 +19,10 @@ from pytestqt.qtbot import QtBot
 from sambatune.appdirs import known_hosts_file
 from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.rollout_store import HostState, RolloutStatus, RolloutStore
+from sambatune.fleet.survey import findings_counts, findings_words
 from sambatune.ui.fleet_context import BY_HAND, INVENTORY, FleetSource
 from sambatune.ui.fleet_drift_tab import DIFFERS
-from sambatune.ui.fleet_hosts_tab import STATUS
+from sambatune.ui.fleet_hosts_tab import FINDINGS, STATUS
 from sambatune.ui.fleet_window import ANSIBLE_TAB, DRIFT_TAB, ROLLOUT_TAB, FleetWindow
 from screen_checks import problems_of
 from screenshots import Screenshot
@@ -119,6 +120,15 @@ def test_survey_fills_in_as_hosts_answer_one_down_one_key_unknown(
     tab.open_button.click()
     assert [h.name for h in opened] == ["nas05"]
     assert bed.host("nas05").sshd.known_hosts_line not in known_hosts_file().read_text()  # nothing trusted
+    # A surveyed host shows what the advisor found there, not only that it was surveyed.
+    nas01 = tab.results["nas01"]
+    assert nas01.finding_titles, nas01.to_json()
+    tab.table.selectRow(tab.row_of("nas01"))
+    shown = tab.detail.text()
+    assert all(title in shown for _, title, _ in nas01.finding_titles), shown
+    counts = item_at(tab.table, tab.row_of("nas01"), FINDINGS)
+    assert counts.text() == findings_counts(nas01.findings)
+    assert counts.toolTip() == findings_words(nas01.findings)
     screenshot(window, "fleet-hosts")
     assert problems_of(window) == []
 
@@ -273,6 +283,12 @@ def test_ansible_tab_exports_the_change_and_lists_what_it_wrote(
     bed: FleetBed, inventory: Path, window: FleetWindow, qtbot: QtBot, tmp_path: Path, screenshot: Screenshot
 ) -> None:
     trust(bed)
+    # For Ansible (Check runs it): the bed's python3 (discovery would find pyenv's shims
+    # first), and no ssh master left running after the test.
+    inventory.write_text(
+        inventory.read_text()
+        + "ansible_python_interpreter=/usr/bin/python3\nansible_ssh_args=-o ControlMaster=no\n"
+    )
     load(window, qtbot, FleetSource(INVENTORY, str(inventory), "nas01:nas02"))
     window.rollout_tab.form.edits_text.setPlainText(LOG_LEVEL)
     window.tabs.setCurrentIndex(ANSIBLE_TAB)
@@ -288,7 +304,18 @@ def test_ansible_tab_exports_the_change_and_lists_what_it_wrote(
     qtbot.waitUntil(lambda: "Checking" not in tab.availability.text(), timeout=10_000)
     # The export's finish handler enables Run; it may come after its result arrived.
     qtbot.waitUntil(lambda: tab.task is None, timeout=10_000)
-    assert tab.run_button.isEnabled() == (tab.unavailable is None)
+    assert tab.run_button.isEnabled() == tab.check_button.isEnabled() == (tab.unavailable is None)
+    if tab.unavailable is None:
+        # Check: ansible-playbook --check --diff validates both hosts and changes neither.
+        live = {name: bed.host(name).smbd.config.read_bytes() for name in ("nas01", "nas02")}
+        tab.check_button.click()
+        qtbot.waitUntil(lambda: tab.task is None and tab.last_run is not None, timeout=300_000)
+        events = [
+            " | ".join(item_at(tab.events, r, c).text() for c in range(1, 5))
+            for r in range(tab.events.rowCount())
+        ]
+        assert "Check passed" in tab.status.text(), "\n".join(events)
+        assert {name: bed.host(name).smbd.config.read_bytes() for name in live} == live
     screenshot(window, "fleet-ansible")
     assert problems_of(window) == []
 
@@ -371,3 +398,50 @@ def test_an_inventory_with_vault_data_asks_for_its_password_once(tmp_path: Path,
     window.load(FleetSource(INVENTORY, str(folder)))  # read again: no second question
     qtbot.waitUntil(lambda: window.loaded is not None, timeout=10_000)
     assert window.findChildren(QInputDialog, "vaultPasswordDialog") == [dialog]
+
+
+def test_the_drift_table_fits_eight_hosts_at_the_windows_size(qtbot: QtBot, screenshot: Screenshot) -> None:
+    """Long values (socket options, paths) made each host's column as wide as its value:
+    two to four hosts fitted. Capped and elided (whole in the tooltip), eight fit, the
+    rest scroll."""
+    from sambatune.conf.activation import Activation
+    from sambatune.fleet.drift import DriftReport, HostDifference, HostStatus, ParameterDrift
+
+    names = [f"fileserver{i:02d}" for i in range(1, 11)]
+    long_value = "TCP_NODELAY SO_RCVBUF=131072 SO_SNDBUF=131072 IPTOS_LOWDELAY"
+    values = {name: long_value for name in names} | {"fileserver02": "TCP_NODELAY"}
+    report = DriftReport(
+        golden=None,
+        hosts=[HostStatus(name, f"192.0.2.{i}", True, None, 0.5) for i, name in enumerate(names, 1)],
+        parameters=[
+            ParameterDrift(
+                "global",
+                "socket options",
+                values,
+                long_value,
+                [
+                    HostDifference(
+                        "fileserver02", "TCP_NODELAY", long_value, Activation.RESTART, "set at start"
+                    )
+                ],
+            )
+        ],
+        shares=[],
+        seconds=1.0,
+    )
+    window = FleetWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.tabs.setEnabled(True)
+    window.tabs.setCurrentIndex(DRIFT_TAB)
+    window.drift_tab.show_report(report)
+    table = window.drift_tab.table
+    qtbot.waitUntil(lambda: table.viewport().width() > 0)
+    visible = [
+        c
+        for c in range(2, 2 + len(names))
+        if table.columnViewportPosition(c) + table.columnWidth(c) <= table.viewport().width()
+    ]
+    assert len(visible) >= 8, [table.columnWidth(c) for c in range(table.columnCount())]
+    assert item_at(table, 0, 2).toolTip() == long_value
+    screenshot(window, "fleet-drift-ten-hosts")

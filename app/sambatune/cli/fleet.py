@@ -218,6 +218,7 @@ def _printer(total: int) -> Callable[[HostSurvey], None]:
 
 
 def _host_line(result: HostSurvey) -> str:
+    from sambatune.fleet.survey import findings_words
     from sambatune.units import format_seconds
 
     head = f"{result.host.name}: {result.status}"
@@ -228,17 +229,10 @@ def _host_line(result: HostSurvey) -> str:
         pids = ", ".join(str(p.get("pid")) for p in result.untrusted)
         parts.append(f"UNTRUSTED process(es) named smbd ignored: pid {pids}")
     if result.findings is not None:
-        parts.append(_findings_text(result.findings))
+        parts.append(findings_words(result.findings))
     elif result.advice_error is not None:
         parts.append(f"not judged: {result.advice_error.message}")
     return f"{head}, {', '.join(parts)} ({format_seconds(result.seconds)})"
-
-
-def _findings_text(counts: dict[str, int]) -> str:
-    return (
-        f"{counts.get('problem', 0)} problems, {counts.get('warning', 0)} warnings, "
-        f"{counts.get('suggestion', 0)} suggestions"
-    )
 
 
 def _nic_speeds(result: HostSurvey) -> str:
@@ -252,17 +246,12 @@ def _nic_speeds(result: HostSurvey) -> str:
 
 def format_fleet_survey(survey: FleetSurvey) -> str:
     """The summary table after the per-host lines."""
-    from sambatune.fleet.survey import summarize
+    from sambatune.fleet.survey import findings_counts, summarize
     from sambatune.units import format_seconds
 
     rows = [("HOST", "STATUS", "SAMBA", "SMBD", "SMB.CONF SHA-256", "NICS", "P/W/S/I", "TIME")]
     for result in survey.results:
-        counts = result.findings
-        judged = (
-            "/".join(str(counts.get(s, 0)) for s in ("problem", "warning", "suggestion", "info"))
-            if counts is not None
-            else "-"
-        )
+        judged = findings_counts(result.findings)
         managed = "managed" if result.managed_instance else "none managed"
         rows.append(
             (

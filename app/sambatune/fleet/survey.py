@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sambatune.advisor.findings import SEVERITIES
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.cancellation import CancelToken
 from sambatune.errors import (
@@ -123,6 +124,8 @@ class HostSurvey:
     nics: list[dict[str, Any]] = field(default_factory=list)  # name, state, speed_mbit, mtu
     findings: dict[str, int] | None = None  # counts by severity; None when not judged
     finding_ids: list[str] = field(default_factory=list)
+    #: Each finding as (severity, title, subject), most severe first: what a host shows.
+    finding_titles: list[tuple[str, str, str]] = field(default_factory=list)
     advice_error: SambaTuneError | None = None  # reached and surveyed, not judged: why
     survey: Any = None  # the full sambatune.remote.survey.Survey, for drift and the GUI
 
@@ -154,6 +157,10 @@ class HostSurvey:
             "nics": self.nics,
             "findings": self.findings,
             "finding_ids": self.finding_ids,
+            "finding_titles": [
+                {"severity": severity, "title": title, "subject": subject}
+                for severity, title, subject in self.finding_titles
+            ],
             "advice_error": self.advice_error.to_json() if self.advice_error else None,
         }
 
@@ -198,6 +205,26 @@ class FleetSurvey:
             "statuses": self.counts(),
             "results": [r.to_json() for r in self.results],
         }
+
+
+_FINDING_WORDS = {"problem": "problem", "warning": "warning", "suggestion": "suggestion", "info": "note"}
+
+
+def findings_words(counts: dict[str, int] | None) -> str:
+    """'2 warnings, 3 suggestions' (zero counts left out); '-' when not judged."""
+    if counts is None:
+        return "-"
+    parts = [
+        f"{count} {_FINDING_WORDS[severity]}{'' if count == 1 else 's'}"
+        for severity in SEVERITIES
+        if (count := counts.get(severity, 0))
+    ]
+    return ", ".join(parts) or "none"
+
+
+def findings_counts(counts: dict[str, int] | None) -> str:
+    """Problems/warnings/suggestions/notes as '1/0/2/0' (the P/W/S/I column); '-' when not judged."""
+    return "-" if counts is None else "/".join(str(counts.get(s, 0)) for s in SEVERITIES)
 
 
 def survey_fleet(
@@ -386,6 +413,7 @@ def _survey_reached(
         return
     result.findings = advice.counts()
     result.finding_ids = [finding.id for finding in advice.findings]
+    result.finding_titles = [(f.severity, f.title, f.subject) for f in advice.findings]
 
 
 class _HostClock:

@@ -76,10 +76,18 @@ class AnsibleTab(QWidget):
         self.run_button.setObjectName("fleetAnsibleRunButton")
         self.run_button.setEnabled(False)
         self.run_button.clicked.connect(self.start_run)
+        self.check_button = QPushButton("Check")
+        self.check_button.setObjectName("fleetAnsibleCheckButton")
+        self.check_button.setToolTip(
+            "ansible-playbook --check --diff: validate each host's new smb.conf and show what "
+            "would change, changing nothing"
+        )
+        self.check_button.setEnabled(False)
+        self.check_button.clicked.connect(lambda: self.start_run(check=True))
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        for button in (self.export_button, self.run_button, self.stop_button):
+        for button in (self.export_button, self.check_button, self.run_button, self.stop_button):
             buttons.addWidget(button)
         self.status = QLabel()
         self.status.setObjectName("fleetAnsibleStatus")
@@ -131,7 +139,9 @@ class AnsibleTab(QWidget):
     def _buttons(self) -> None:
         busy = self.task is not None
         self.export_button.setEnabled(not busy and self.loaded is not None)
-        self.run_button.setEnabled(not busy and self.unavailable is None and self.project is not None)
+        can_run = not busy and self.unavailable is None and self.project is not None
+        self.run_button.setEnabled(can_run)
+        self.check_button.setEnabled(can_run)
         self.stop_button.setEnabled(busy)
 
     def set_fleet(self, loaded: LoadedFleet) -> None:
@@ -204,17 +214,22 @@ class AnsibleTab(QWidget):
             self.status.setText("Nothing was written: no host could be prepared (see the table).")
 
     # -- run --------------------------------------------------------------------------
-    def start_run(self) -> None:
+    def start_run(self, *, check: bool = False) -> None:
+        """Run the exported project; ``check``: --check --diff, which changes nothing."""
         project = self.project
         if project is None or self.unavailable is not None or self.task is not None:
             return
         self.events.setRowCount(0)
-        self.status.setText(f"Running ansible-playbook site.yml in {project}…")
+        how = " --check --diff" if check else ""
+        self.status.setText(f"Running ansible-playbook site.yml{how} in {project}…")
 
         def work(report: Report, cancel: CancelToken) -> RunResult:
-            return run_project(project, on_event=report, cancel=cancel)
+            return run_project(project, on_event=report, check=check, cancel=cancel)
 
-        self._start(work, "Ansible run", on_done=self._ran, on_event=self._event)
+        def ran(result: RunResult) -> None:
+            self._ran(result, check=check)
+
+        self._start(work, "Ansible check" if check else "Ansible run", on_done=ran, on_event=self._event)
 
     def _event(self, event: Any) -> None:
         if not isinstance(event, RunEvent):
@@ -231,13 +246,20 @@ class AnsibleTab(QWidget):
             self.events.setItem(row, column, item)
         self.events.scrollToBottom()
 
-    def _ran(self, result: RunResult) -> None:
+    def _ran(self, result: RunResult, *, check: bool = False) -> None:
         self.last_run = result
         self.events.resizeColumnsToContents()
-        if result.ok:
+        failed = ", ".join(result.failed_hosts) or "a host"
+        if check and result.ok:
+            self.status.setText("Check passed: every host's new smb.conf validates; nothing was changed.")
+        elif check:
+            self.status.setText(
+                f"Check failed on {failed}: the run would stop there (the events say why). "
+                "Nothing was changed."
+            )
+        elif result.ok:
             self.status.setText(f"Ansible finished: every host done (ansible-playbook {result.status}).")
         else:
-            failed = ", ".join(result.failed_hosts) or "a host"
             self.status.setText(
                 f"Ansible halted: failed on {failed} (ansible-playbook {result.status}, exit "
                 f"{result.exit_code}). The events say what its rescue put back."

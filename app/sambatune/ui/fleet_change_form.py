@@ -30,7 +30,7 @@ UNSET = "unset "
 FIRST_CHANGING = "the first host the change alters"
 
 MEASURES = (
-    (MeasureLevel.QUICK, "quick (4 MiB, 1 + 3 runs)"),
+    (MeasureLevel.QUICK, "quick (4 MiB, 1 + 5 runs)"),
     (MeasureLevel.FULL, "full (64 MiB, 1 + 5 runs)"),
     (MeasureLevel.NONE, "not measured"),
 )
@@ -97,7 +97,8 @@ class ChangeForm(QWidget):
         measure_row.addWidget(self.measure)
         self.share = QLineEdit()
         self.share.setObjectName("fleetMeasureShare")
-        self.share.setPlaceholderText("share (else samba_measure_share)")
+        self.share.setPlaceholderText("share")
+        self.share.setToolTip("The share the canary is measured through; empty: its samba_measure_share")
         self.share.textChanged.connect(self._changed)
         measure_row.addWidget(self.share, 1)
         form.addRow("Measure canary:", measure_row)

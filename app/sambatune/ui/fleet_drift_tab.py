@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -37,6 +38,8 @@ from sambatune.ui.tasks import Report, Task, TaskRunner
 
 DIFFERS = QColor("#fde2e1")
 MISSING = "(no such share)"
+#: Column caps (px): the parameter, each value, the hosts that differ.
+PARAMETER_WIDTH, VALUE_WIDTH, DIFFERS_WIDTH = 200, 90, 120
 
 
 def fix_text(drift: ParameterDrift) -> str:
@@ -95,6 +98,7 @@ class DriftTab(QWidget):
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
         self.table = read_only_table(["Parameter"], "fleetDriftTable", select=SelectionMode.SingleSelection)
+        self.table.setWordWrap(False)  # one line per parameter; a long value is elided
         layout.addWidget(self.table, 1)
         self.by_design = QCheckBox(
             "Also show what differs by design (names, paths, ports) or by Samba release (defaults)"
@@ -167,7 +171,7 @@ class DriftTab(QWidget):
             work,
             name="Fleet drift",
             on_event=self._host_read,
-            on_done=self._done,
+            on_done=self.show_report,
             on_failed=lambda error: self.summary.setText(f"Not compared: {error.message}"),
             on_cancelled=lambda: self.summary.setText("Cancelled."),
             on_finished=self._finished,
@@ -189,7 +193,7 @@ class DriftTab(QWidget):
         self.compare_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
 
-    def _done(self, report: DriftReport) -> None:
+    def show_report(self, report: DriftReport) -> None:
         self.report = report
         self._show()
 
@@ -241,7 +245,7 @@ class DriftTab(QWidget):
                     item.setToolTip(f"{host}: {value!r}, expected {difference.expected!r}. {difference.why}")
             self._cell(row, len(headers) - 2, ", ".join(differing) or "-")
             self._cell(row, len(headers) - 1, fix_text(drift))
-        self.table.resizeColumnsToContents()
+        self._fit_columns(len(reachable))
 
         lines = []
         for share in report.shares:
@@ -254,6 +258,17 @@ class DriftTab(QWidget):
                 parts.append("not in the golden file")
             lines.append(f"[{share.share}] " + "; ".join(parts))
         self.shares.setText(("Shares on some hosts only: " + " · ".join(lines)) if lines else "")
+
+    def _fit_columns(self, hosts: int) -> None:
+        """As wide as their contents, up to a cap, so eight hosts fit at 1180 px and more
+        scroll: a long value (socket options, a path) is elided, whole in its tooltip."""
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        caps = [PARAMETER_WIDTH, VALUE_WIDTH, *([VALUE_WIDTH] * hosts), DIFFERS_WIDTH]
+        for column, cap in enumerate(caps):
+            self.table.resizeColumnToContents(column)
+            header.resizeSection(column, min(header.sectionSize(column), cap))
+        self.table.resizeColumnToContents(len(caps))
 
     def _cell(self, row: int, column: int, text: str) -> QTableWidgetItem:
         item = QTableWidgetItem(text)

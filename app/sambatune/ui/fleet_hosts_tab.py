@@ -37,11 +37,12 @@ from sambatune.fleet.survey import (
     FleetSurvey,
     HostStatus,
     HostSurvey,
+    findings_counts,
+    findings_words,
     survey_fleet,
 )
 from sambatune.ui.fleet_context import LoadedFleet
 from sambatune.ui.fleet_words import (
-    findings_text,
     nic_text,
     reach_summary,
     smbd_text,
@@ -62,7 +63,7 @@ COLUMNS = (
     "smbd",
     "SHA-256",
     "NICs",
-    "Findings",
+    "P/W/S/I",
     "Time",
 )
 (HOST, STATUS, CONNECT, GROUPS, CONF, SAMBA, SMBD, DIGEST, NICS, FINDINGS, TIME) = range(len(COLUMNS))
@@ -132,10 +133,13 @@ class HostsTab(QWidget):
         header = self.table.horizontalHeader()
         # Long paths, many NICs and many findings must not push the table sideways:
         # fixed, elided, whole in the tooltip, and the user may widen them.
-        for column, width in ((CONF, 140), (NICS, 100), (FINDINGS, 120)):
+        for column, width in ((CONF, 140), (NICS, 100), (FINDINGS, 70)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, width)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        findings = self.table.horizontalHeaderItem(FINDINGS)
+        if findings is not None:
+            findings.setToolTip("The advisor's findings: problems / warnings / suggestions / notes")
         self.table.itemSelectionChanged.connect(self._show_selected)
         layout.addWidget(self.table, 1)
 
@@ -273,7 +277,7 @@ class HostsTab(QWidget):
         digest = result.config_sha256 or ""
         self._set(row, DIGEST, digest[:8] or "-", f"smb.conf SHA-256: {digest}" if digest else "not read")
         self._set(row, NICS, nic_text(result))
-        self._set(row, FINDINGS, findings_text(result.findings))
+        self._set(row, FINDINGS, findings_counts(result.findings), findings_words(result.findings))
         self._set(row, TIME, format_seconds(result.seconds))
 
     def _done(self, survey: FleetSurvey) -> None:
@@ -320,9 +324,15 @@ class HostsTab(QWidget):
             self.detail.clear()
             self.open_button.setVisible(False)
             return
-        # The summary above already says why in a sentence; here the evidence.
+        # The summary above already says why in a sentence; here the evidence, or
+        # what the advisor found on a host it judged.
         details = result.error.details if result.error is not None else ""
         text = f"{result.host.name} ({result.host.destination}): {details or status_sentence(result)}"
+        if result.finding_titles:
+            text += f" {findings_words(result.findings)}:" + "".join(
+                f"\n• {severity}: {title}" + (f" ({subject})" if subject not in ("global", "") else "")
+                for severity, title, subject in result.finding_titles
+            )
         self.detail.setText(text)
         # Only an unknown key gets an offer: a changed key is never offered a way around.
         self.open_button.setVisible(

@@ -87,8 +87,9 @@ class RolloutHostsTable:
         self.table: QTableWidget = read_only_table(
             HOST_COLUMNS, "fleetRolloutHosts", select=SelectionMode.SingleSelection
         )
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # A note (why a host failed, the canary's verdict) wraps and its row grows: the
+        # words matter more than one line per host.
+        self.table.setWordWrap(True)
         self.table.horizontalHeader().setSectionResizeMode(NOTE, QHeaderView.ResizeMode.Stretch)
 
     def _set(self, row: int, column: int, text: str, tooltip: str = "") -> QTableWidgetItem:
@@ -125,6 +126,7 @@ class RolloutHostsTable:
             self._set(row, DIFF, diff_counts(host.diff), host.diff or "no change")
             self._set_state(row, host)
             self._set(row, NOTE, refusal or note_text(host, ended))
+            self.table.resizeRowToContents(row)
 
     def _set_state(self, row: int, host: HostRecord) -> None:
         word = "-" if host.wave is None and host.state is not HostState.PENDING else host.state.value
@@ -149,6 +151,7 @@ class RolloutHostsTable:
                 item.setForeground(QColor("#b3261e"))
         if event.message:
             self._set(row, NOTE, event.message)
+            self.table.resizeRowToContents(row)
 
     def show_record(self, record: RolloutRecord) -> None:
         self.show_hosts(record.hosts, ended=record.status is not RolloutStatus.RUNNING)
@@ -156,8 +159,7 @@ class RolloutHostsTable:
 
 def timeline_table() -> QTableWidget:
     table = read_only_table(TIMELINE_COLUMNS, "fleetRolloutTimeline", select=SelectionMode.SingleSelection)
-    table.setWordWrap(False)
-    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setWordWrap(True)  # a verdict or a reason is read whole; its row grows
     table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
     return table
 
@@ -171,6 +173,7 @@ def add_timeline_row(table: QTableWidget, time: str, host: str | None, what: str
         if what in ("failed", "halting", "halted", "not restored", "refused"):
             item.setForeground(QColor("#b3261e"))
         table.setItem(row, column, item)
+    table.resizeRowToContents(row)
     table.scrollToBottom()
 
 

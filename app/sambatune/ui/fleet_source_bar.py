@@ -45,7 +45,7 @@ class FleetSourceBar(QWidget):
 
         self.inventory = QLineEdit()
         self.inventory.setObjectName("fleetInventoryPath")
-        self.inventory.setPlaceholderText("inventory file (INI or YAML), e.g. ~/ansible/hosts.ini")
+        self.inventory.setPlaceholderText("inventory file or folder, e.g. ~/ansible/inventory/hosts.ini")
         self.ssh_config = QLineEdit()
         self.ssh_config.setObjectName("fleetSshConfigPath")
         self.ssh_config.setPlaceholderText("~/.ssh/config (leave empty for yours)")

@@ -54,18 +54,6 @@ def status_sentence(result: HostSurvey) -> str:
     return " ".join(part for part in (message, step) if part)
 
 
-def findings_text(counts: dict[str, int] | None) -> str:
-    """'2 warnings, 3 suggestions'; zero counts left out."""
-    if counts is None:
-        return "-"
-    parts = []
-    for severity in ("problem", "warning", "suggestion"):
-        count = counts.get(severity, 0)
-        if count:
-            parts.append(f"{count} {severity}{'' if count == 1 else 's'}")
-    return ", ".join(parts) or "none"
-
-
 def smbd_text(result: HostSurvey) -> str:
     """How many smbd run, and which one SambaTune manages (its ports)."""
     if not result.reachable or result.survey is None:
