@@ -11,7 +11,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -372,3 +372,38 @@ def test_a_host_that_resets_the_handshake_is_one_line_without_paramikos_log(tmp_
     assert result.returncode == 1
     assert "reset the connection during the SSH handshake" in result.stdout + result.stderr
     assert "Socket exception" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_host_is_failed_for_silence_not_for_a_long_survey() -> None:
+    """Twenty hosts on a busy machine took longer than 20 s in all, and the clock failed
+    14 of 19 healthy ones: the time now runs from the host's last answer."""
+    from sambatune.fleet.survey import _HostClock
+
+    cancel = CancelToken()
+    clock = _HostClock(1.0, cancel)
+    try:
+        began = time.monotonic()
+        while time.monotonic() - began < 2.5:  # answering all along: longer than the limit
+            clock.touch()
+            time.sleep(0.05)
+        assert not clock.expired and not cancel.cancelled
+        silent = time.monotonic()
+        assert cancel.wait(10)
+        assert clock.expired and time.monotonic() - silent >= 0.9
+        # Suspended (waiting for another host's catalog build), silence does not count.
+        other = CancelToken()
+        waiting = _HostClock(0.5, other)
+        waiting.suspend()
+        time.sleep(1.0)
+        assert not other.cancelled
+        waiting.resume()
+        assert _waited(lambda: other.cancelled, 10)
+    finally:
+        clock.stop()
+
+
+def _waited(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return condition()

@@ -169,7 +169,8 @@ def add_survey_parser(verbs: Any) -> None:
         type=float,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"time allowed per host, connecting included (default {DEFAULT_TIMEOUT:g})",
+        help="a host that answers nothing for this long (connecting included) is failed; each "
+        f"answer starts the time again (default {DEFAULT_TIMEOUT:g})",
     )
     add_json_flag(parser)
     parser.set_defaults(handler=handle_survey)

@@ -6,8 +6,9 @@ Per host: connect (host keys checked as for one server: an unknown key is refuse
 unless the caller opts in, a changed one always), the survey agent for the host's
 ``samba_conf``, the live smb.conf's SHA-256 and the advisor's findings, as
 ``sambatune survey`` and ``sambatune advise`` would give them. A host that cannot be
-reached, refuses the login or takes longer than ``timeout`` is a result like any other,
-never the end of the rest. ``on_result`` hears of each host as it finishes (from the
+reached, refuses the login or goes ``timeout`` seconds without answering (connecting
+included; each command answered starts the time again, so a busy machine slows hosts
+down without failing them) is a result like any other, never the end of the rest. ``on_result`` hears of each host as it finishes (from the
 worker thread), so a screen or a terminal shows results as they arrive.
 
 Cancelling stops everything promptly: hosts not started never start, and every open
@@ -324,6 +325,8 @@ def survey_host(
         options.connect_timeout = timeout
         transport = open_target(options, prompts or FleetPrompts(), cancel=own)
         own.on_cancel(transport.close)  # a blocked read returns when its connection goes
+        clock.touch()
+        transport.on_answer = clock.touch
         result.reachable = True
         _survey_reached(transport, host, result, own, clock)
         result.status = HostStatus.OK
@@ -417,50 +420,64 @@ def _survey_reached(
 
 
 class _HostClock:
-    """The time one host may take: when it runs out, the host's cancel token is set
-    (its connection closes). It can be suspended while the host waits for something
-    that is not its doing."""
+    """How long one host may go without progress: each command it answers starts the
+    time again, and when it runs out the host's cancel token is set (its connection
+    closes). A host that answers slowly on a busy machine goes on; one that stops
+    answering is failed. It can be suspended while the host waits for something that is
+    not its doing (another host building the parameter catalog)."""
 
     def __init__(self, seconds: float, cancel: CancelToken) -> None:
+        self._seconds = seconds
         self._cancel = cancel
         self._lock = threading.Lock()
-        self._remaining = seconds
-        self._started = time.monotonic()
-        self._timer: threading.Timer | None = None
+        self._deadline = time.monotonic() + seconds
+        self._suspended_left: float | None = None
+        self._generation = 0  # a timer of an earlier generation only returns
+        self._running = True
         self.expired = False
-        self._start_timer()
+        self._schedule(seconds)
 
-    def _start_timer(self) -> None:
-        self._started = time.monotonic()
-        self._timer = threading.Timer(max(0.0, self._remaining), self._expire)
-        self._timer.daemon = True
-        self._timer.start()
+    def _schedule(self, delay: float) -> None:
+        self._generation += 1
+        timer = threading.Timer(max(0.0, delay), self._check, args=(self._generation,))
+        timer.daemon = True
+        timer.start()
 
-    def _expire(self) -> None:
+    def _check(self, generation: int) -> None:
         with self._lock:
-            if self._timer is None:
-                return  # suspended or stopped in the meantime
+            if generation != self._generation or not self._running or self._suspended_left is not None:
+                return
+            left = self._deadline - time.monotonic()
+            if left > 0:
+                self._schedule(left)  # progress since this timer was set
+                return
             self.expired = True
         self._cancel.cancel()
 
+    def touch(self) -> None:
+        """Progress: the host answered a command."""
+        with self._lock:
+            if self._suspended_left is None:
+                self._deadline = time.monotonic() + self._seconds
+
     def suspend(self) -> None:
         with self._lock:
-            if self._timer is not None and not self.expired:
-                self._timer.cancel()
-                self._timer = None
-                self._remaining -= time.monotonic() - self._started
+            if self._running and not self.expired and self._suspended_left is None:
+                self._suspended_left = self._deadline - time.monotonic()
+                self._generation += 1
 
     def resume(self, extra: float = 0.0) -> None:
         with self._lock:
-            if self._timer is None and not self.expired:
-                self._remaining += extra
-                self._start_timer()
+            if self._running and not self.expired and self._suspended_left is not None:
+                left = self._suspended_left + extra
+                self._suspended_left = None
+                self._deadline = time.monotonic() + left
+                self._schedule(left)
 
     def stop(self) -> None:
         with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            self._running = False
+            self._generation += 1
 
 
 class _CatalogWarmUp:

@@ -134,6 +134,9 @@ class Transport(abc.ABC):
     def __init__(self) -> None:
         self._sudo_password: str | None = None
         self._sudo_mode: str | None = None  # "root", "nopasswd", "password"
+        #: Called whenever a command ended (answered, failed or stopped): progress, for a
+        #: caller that fails a target for making none (the fleet survey's clock).
+        self.on_answer: Callable[[], None] | None = None
 
     # -- to implement ------------------------------------------------------
     @abc.abstractmethod
@@ -307,6 +310,8 @@ class Transport(abc.ABC):
         return _LoggedProcess(process, lambda outcome: self._log_command(argv, outcome, started, ended=True))
 
     def _log_command(self, argv: Sequence[str], outcome: str, started: float, *, ended: bool = False) -> None:
+        if self.on_answer is not None:
+            self.on_answer()
         if log.isEnabledFor(logging.INFO):
             verb = "ended" if ended else "ran"
             log.info(

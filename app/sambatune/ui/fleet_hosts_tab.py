@@ -110,13 +110,16 @@ class HostsTab(QWidget):
         self.concurrency.setValue(DEFAULT_CONCURRENCY)
         self.concurrency.setToolTip("How many hosts are surveyed at the same time")
         controls.addWidget(self.concurrency)
-        controls.addWidget(QLabel("Time per host:"))
+        controls.addWidget(QLabel("Silence allowed:"))
         self.timeout = QDoubleSpinBox()
         self.timeout.setRange(2, 600)
         self.timeout.setDecimals(0)
         self.timeout.setSuffix(" s")
         self.timeout.setValue(DEFAULT_TIMEOUT)
-        self.timeout.setToolTip("A host that takes longer, connecting included, is reported as not answering")
+        self.timeout.setToolTip(
+            "A host that answers nothing for this long (connecting included) is reported as not "
+            "answering; each answer starts the time again"
+        )
         controls.addWidget(self.timeout)
         self.progress = QProgressBar()
         self.progress.setObjectName("fleetSurveyProgress")
