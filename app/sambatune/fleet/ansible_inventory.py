@@ -68,7 +68,8 @@ def load_inventory(path: Path, vault: VaultPasswords | None = None) -> Fleet:
         ansible = ansible_core()
     except ImportError as exc:
         raise InvalidInput(
-            f"Reading the Ansible inventory {path} takes ansible-core, which is not installed here.",
+            f"Reading the Ansible inventory {path} takes ansible-core 2.19 or newer, which is not "
+            "installed here.",
             details="Install SambaTune's fleet extra (pip install 'sambatune[fleet]'). ansible-core "
             "runs on Linux and macOS, not on Windows: there, read the hosts from an ssh config or "
             f"type them. ({exc})",
