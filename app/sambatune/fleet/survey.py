@@ -8,8 +8,9 @@ unless the caller opts in, a changed one always), the survey agent for the host'
 ``sambatune survey`` and ``sambatune advise`` would give them. A host that cannot be
 reached, refuses the login or goes ``timeout`` seconds without answering (connecting
 included; each command answered starts the time again, so a busy machine slows hosts
-down without failing them) is a result like any other, never the end of the rest. ``on_result`` hears of each host as it finishes (from the
-worker thread), so a screen or a terminal shows results as they arrive.
+down without failing them) is a result like any other, never the end of the rest.
+``on_result`` hears of each host as it finishes (from the worker thread), so a screen
+or a terminal shows results as they arrive.
 
 Cancelling stops everything promptly: hosts not started never start, and every open
 connection is closed under the command it runs (SSH reads return at once).

@@ -17,11 +17,13 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidgetItem,
     QVBoxLayout,
@@ -68,6 +70,8 @@ COLUMNS = (
 )
 (HOST, STATUS, CONNECT, GROUPS, CONF, SAMBA, SMBD, DIGEST, NICS, FINDINGS, TIME) = range(len(COLUMNS))
 
+#: The most the selected host's text takes under the table before it scrolls (px).
+DETAIL_HEIGHT = 120
 #: Status colours: green reached, amber needs a decision, red not reached.
 _COLOURS = {
     HostStatus.OK: "#1e7d32",
@@ -154,8 +158,15 @@ class HostsTab(QWidget):
         self.detail = QLabel()
         self.detail.setObjectName("fleetHostDetail")
         self.detail.setWordWrap(True)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        detail.addWidget(self.detail, 1)
+        # A host's findings can run to many lines: they scroll instead of being cut off.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setMaximumHeight(DETAIL_HEIGHT)
+        scroll.setWidget(self.detail)
+        detail.addWidget(scroll, 1)
         self.open_button = QPushButton("Open as server…")
         self.open_button.setObjectName("fleetOpenAsServer")
         self.open_button.setToolTip(
@@ -333,8 +344,8 @@ class HostsTab(QWidget):
         text = f"{result.host.name} ({result.host.destination}): {details or status_sentence(result)}"
         if result.finding_titles:
             text += f" {findings_words(result.findings)}:" + "".join(
-                f"\n• {severity}: {title}" + (f" ({subject})" if subject not in ("global", "") else "")
-                for severity, title, subject in result.finding_titles
+                f"\n• {'note' if severity == 'info' else severity}: {title}"
+                for severity, title, _subject in result.finding_titles
             )
         self.detail.setText(text)
         # Only an unknown key gets an offer: a changed key is never offered a way around.
