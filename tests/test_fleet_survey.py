@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -407,3 +408,38 @@ def _waited(condition: Callable[[], bool], seconds: float) -> bool:
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.02)
     return condition()
+
+
+def test_a_host_with_a_known_smb_conf_is_surveyed_in_one_command(
+    fleet_bed: FleetBed,
+    inventory: Path,
+    fleet_known_hosts: Path,
+    warm_catalogs: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each command over SSH starts the account's shell on the server (0.1 s of CPU with
+    this machine's .bashrc): the survey agent runs the host's next commands itself and
+    answers them in its one round trip. Same findings and digest as command by command."""
+    from sambatune.fleet import survey as fleet_survey
+    from sambatune.remote.transport import Transport
+
+    host = load_inventory(inventory).host("nas01")
+    assert host.samba_conf
+    sent: list[str] = []
+    original = Transport._log_command
+
+    def counted(self: Transport, argv: Any, outcome: str, started: float, *, ended: bool = False) -> None:
+        if "answered ahead" not in outcome:
+            sent.append(str(argv[0]))
+        original(self, argv, outcome, started, ended=ended)
+
+    monkeypatch.setattr(Transport, "_log_command", counted)
+    ahead = fleet_survey.survey_host(host, known_hosts=fleet_known_hosts, timeout=120)
+    assert sent == ["python3"], sent  # the agent, and nothing after it
+    monkeypatch.setattr(fleet_survey, "_commands_ahead", lambda path: [])
+    one_by_one = fleet_survey.survey_host(host, known_hosts=fleet_known_hosts, timeout=120)
+    assert len(sent) >= 5, sent
+    assert ahead.status is HostStatus.OK and ahead.findings is not None
+    live = hashlib.sha256(fleet_bed.host("nas01").smbd.config.read_bytes()).hexdigest()
+    assert ahead.config_sha256 == one_by_one.config_sha256 == live
+    assert ahead.findings == one_by_one.findings and ahead.finding_ids == one_by_one.finding_ids

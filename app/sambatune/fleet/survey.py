@@ -359,7 +359,12 @@ def _survey_reached(
 
     # The client audit comes after the advisor's own testparm run, whose [global] it
     # reuses: one testparm -sv per host instead of two (the costliest command here).
-    survey = run_survey(transport, config_path=host.samba_conf, cancel=cancel, audit_clients=False)
+    ahead = _commands_ahead(host.samba_conf) if host.samba_conf else None
+    survey = run_survey(
+        transport, config_path=host.samba_conf, cancel=cancel, audit_clients=False, also_run=ahead
+    )
+    if ahead:
+        transport.answer_ahead(_answers(ahead, survey.data.get("also_run") or []))
     result.survey = survey
     samba = survey.samba
     result.samba_version = samba.get("version_text")
@@ -540,6 +545,37 @@ def _with_client_audit(
     if audit is None:
         return inputs
     return replace(inputs, server=replace(inputs.server, client_audit=audit))
+
+
+def _commands_ahead(path: str) -> list[list[str]]:
+    """What a host's survey asks after the agent, when the smb.conf's path is known: the
+    agent runs them too, and each saves a round trip (a shell start on the server)."""
+    from sambatune.remote import regular_file
+
+    return [
+        ["sh", "-c", regular_file.SCRIPT, "sambatune-read", path, str(regular_file.READ_LIMIT + 1)],
+        ["testparm", "-V"],
+        ["testparm", "-s", "-v", "--suppress-prompt", path],
+        ["id", "-u"],
+        ["smbstatus", f"--configfile={path}", "--json"],
+    ]
+
+
+def _answers(commands: list[list[str]], answers: list[dict[str, Any]]) -> dict[tuple[str, ...], Any]:
+    """The agent's answers to ``commands`` as command results (its output is base64)."""
+    import base64
+
+    from sambatune.remote.transport import CommandResult
+
+    return {
+        tuple(argv): CommandResult(
+            tuple(argv),
+            int(answer["exit"]),
+            base64.b64decode(answer["stdout"]),
+            base64.b64decode(answer["stderr"]),
+        )
+        for argv, answer in zip(commands, answers, strict=False)
+    }
 
 
 def _read_live_file(transport: Any, path: str) -> tuple[bytes, bool | None]:

@@ -167,11 +167,14 @@ def run_survey(
     cancel: CancelToken | None = None,
     on_event: Callable[[AgentEvent], None] | None = None,
     audit_clients: bool = True,
+    also_run: list[list[str]] | None = None,
 ) -> Survey:
     """The server's facts (one agent run), and who is connected to its managed smbd and
     how unless ``audit_clients`` is False: the audit costs four more round trips (sudo
     check, testparm, smbstatus, ss), which a benchmark's context does not need."""
-    params = {"config_path": config_path} if config_path else {}
+    params: dict[str, Any] = {"config_path": config_path} if config_path else {}
+    if also_run:
+        params["also_run"] = also_run
     result = run_agent(transport, "sysinfo", params, cancel=cancel, on_event=on_event, timeout=SURVEY_TIMEOUT)
     survey = Survey(
         target=transport.label,

@@ -137,6 +137,7 @@ class Transport(abc.ABC):
         #: Called whenever a command ended (answered, failed or stopped): progress, for a
         #: caller that fails a target for making none (the fleet survey's clock).
         self.on_answer: Callable[[], None] | None = None
+        self._ahead: dict[tuple[str, ...], CommandResult] = {}
 
     # -- to implement ------------------------------------------------------
     @abc.abstractmethod
@@ -281,6 +282,12 @@ class Transport(abc.ABC):
             f"Writing {path}"
         )
 
+    def answer_ahead(self, answers: dict[tuple[str, ...], CommandResult]) -> None:
+        """Answers to commands the target already ran for us (the survey agent runs a
+        host's next commands in one round trip): each is served once, to a run of exactly
+        that command without stdin; anything else goes to the target as usual."""
+        self._ahead.update(answers)
+
     # -- the log -----------------------------------------------------------
     def _logged_run(
         self,
@@ -291,6 +298,10 @@ class Transport(abc.ABC):
         max_output: int = OUTPUT_LIMIT,
     ) -> CommandResult:
         started = time.monotonic()
+        ready = self._ahead.pop(argv, None) if stdin is None else None
+        if ready is not None:
+            self._log_command(argv, f"exit {ready.exit_code}, answered ahead", started)
+            return ready
         try:
             result = self._run(argv, stdin, timeout, cancel, max_output)
         except BaseException as exc:
