@@ -209,7 +209,8 @@ def test_smb_on_a_slow_server_shows_its_copies_as_they_go(troubled_smbd: SmbServ
     assert estimates and estimates[0][0] - started < 1.5
     fractions = [e.fraction for _, e in estimates if e.fraction is not None]
     assert len(fractions) == len(estimates)
-    assert fractions == sorted(fractions) and 0 < fractions[-1] < 1
+    # The last may be 1.0: every byte moved, the run's end (closing the file) not yet seen.
+    assert fractions == sorted(fractions) and 0 < fractions[0] < 1 and fractions[-1] <= 1
     assert list(troubled_smbd.share_path.iterdir()) == []
 
 
