@@ -88,9 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if probe:
         FirstPaintProbe(probe, window)
     # The versions (importlib.metadata) are looked up after the first paint too.
-    AfterFirstPaint(window, first=_log_versions)
+    imports = AfterFirstPaint(window, first=_log_versions)
     window.show()
-    return int(app.exec())
+    code = int(app.exec())
+    imports.wait()
+    return code
 
 
 def open_main_window_once() -> tuple[str, str]:

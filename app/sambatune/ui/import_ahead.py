@@ -79,6 +79,13 @@ class AfterFirstPaint(QObject):
             self.worker.start()
             QTimer.singleShot(0, look_up_theme_icons)
 
+    def wait(self, seconds: float = 30.0) -> None:
+        """Let the imports end before Python does: an interpreter that shuts down while a
+        thread is inside an extension module's import (numpy, Qt) can crash (a window
+        closed at once, the start-up probe's quit)."""
+        if self.worker is not None:
+            self.worker.join(seconds)
+
 
 def look_up_theme_icons() -> None:
     style = QApplication.style()
