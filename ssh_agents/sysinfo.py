@@ -377,36 +377,39 @@ def smbd_trust(uid, exe):
     return root_only_path(exe)
 
 
-def listening_ports(pids):
-    """TCP ports in LISTEN state held by the given pids (where /proc lets us look)."""
-    inodes = {}
+def listening_ports(pids, sockets):
+    """TCP ports in LISTEN state held by the given pids (where /proc lets us look), of
+    ``sockets`` (listening_sockets(): read once for every instance)."""
+    ports = []
     for pid in pids:
         fd_dir = "/proc/%d/fd" % pid
         try:
-            for fd in os.listdir(fd_dir):
-                try:
-                    target = os.readlink(os.path.join(fd_dir, fd))
-                except OSError:
-                    continue
-                if target.startswith("socket:["):
-                    inodes[target[8:-1]] = pid
+            names = os.listdir(fd_dir)
         except OSError:
             continue
-    ports = []
+        for fd in names:
+            try:
+                target = os.readlink(os.path.join(fd_dir, fd))
+            except OSError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in sockets:
+                port = sockets[target[8:-1]]
+                if port not in ports:
+                    ports.append(port)
+    return sorted(ports, key=lambda p: (p["port"], p["address"]))
+
+
+def listening_sockets():
+    """{socket inode: {"port", "address"}} of the machine's listening TCP sockets."""
+    sockets = {}
     for table, family in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 6)):
         for line in (read_text(table) or "").splitlines()[1:]:
             parts = line.split()
             if len(parts) < 10 or parts[3] != "0A":  # 0A = LISTEN
                 continue
-            if parts[9] not in inodes:
-                continue
             address_hex, port_hex = parts[1].split(":")
-            ports.append({"port": int(port_hex, 16), "address": _address(address_hex, family)})
-    unique = []
-    for port in ports:
-        if port not in unique:
-            unique.append(port)
-    return sorted(unique, key=lambda p: (p["port"], p["address"]))
+            sockets[parts[9]] = {"port": int(port_hex, 16), "address": _address(address_hex, family)}
+    return sockets
 
 
 def _address(hex_text, family):
@@ -607,6 +610,7 @@ def smbd_instances(processes, default_config):
     """
     trusted = [p for p in processes if p["trusted"]]
     trusted_pids = set(p["pid"] for p in trusted)
+    sockets = listening_sockets() if trusted else {}
     instances = []
     for parent in trusted:
         if parent["ppid"] in trusted_pids:
@@ -619,7 +623,7 @@ def smbd_instances(processes, default_config):
             "verified": parent["verified"],
             "argv": parent["argv"],
             "processes": len(family),
-            "listening": listening_ports(family),
+            "listening": listening_ports(family, sockets),
         })
     untrusted = [{"pid": p["pid"], "uid": p["uid"], "argv": p["argv"], "exe": p["exe"],
                   "reason": p["untrusted_reason"], "kind": untrusted_kind(p),
