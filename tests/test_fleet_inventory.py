@@ -559,6 +559,39 @@ def test_jump_host_from_ssh_args(tmp_path: Path, args: str, jump: str | None) ->
     assert load_inventory(path).host("h").connection_options().jump_host == jump
 
 
+@pytest.mark.parametrize(
+    ("value", "python"),
+    [
+        ("/usr/libexec/platform-python", "/usr/libexec/platform-python"),
+        ("/usr/bin/env python3", "/usr/bin/env python3"),
+        ("auto_silent", None),  # Ansible's discovery: PATH's python3 here
+        ("{{ ansible_playbook_python }}", sys.executable),  # rendered as Ansible does
+    ],
+)
+def test_the_python_ansible_uses_runs_the_agents(tmp_path: Path, value: str, python: str | None) -> None:
+    path = tmp_path / "py.yml"
+    path.write_text(json.dumps({"all": {"hosts": {"h": {"ansible_python_interpreter": value}}}}))
+    assert load_inventory(path).host("h").connection_options().python == python
+
+
+def test_a_python_that_is_no_command_is_refused(tmp_path: Path) -> None:
+    fleet = load_inventory(_write(tmp_path, "py.ini", "[w]\nh ansible_python_interpreter='\"/usr/bin/py'\n"))
+    with pytest.raises(InvalidInput, match="ansible_python_interpreter"):
+        fleet.host("h").connection_options()
+
+
+def test_reading_an_inventory_leaves_the_terminal_to_sambatune(tmp_path: Path) -> None:
+    """ansible-core's Display patches stdout and stderr when imported and warned on the
+    terminal that it could not patch the CLI's own streams."""
+    from cli_process import sambatune_cli
+
+    path = _write(tmp_path, "hosts.ini", "[fileservers]\nnas1 ansible_host=192.0.2.7\n")
+    for extra in ((), ("--json",)):
+        listed = sambatune_cli("fleet", "hosts", "--inventory", str(path), *extra)
+        assert listed.returncode == 0 and "nas1" in listed.stdout
+        assert listed.stderr == ""
+
+
 def test_a_connection_that_is_not_ssh_is_refused(tmp_path: Path) -> None:
     fleet = load_inventory(_write(tmp_path, "win.ini", "[w]\nwin1 ansible_connection=winrm\n"))
     with pytest.raises(InvalidInput, match="winrm"):

@@ -452,3 +452,21 @@ def test_a_host_with_a_known_smb_conf_is_surveyed_in_one_command(
     live = hashlib.sha256(fleet_bed.host("nas01").smbd.config.read_bytes()).hexdigest()
     assert ahead.config_sha256 == one_by_one.config_sha256 == live
     assert ahead.findings == one_by_one.findings and ahead.finding_ids == one_by_one.finding_ids
+
+
+def test_the_inventory_s_python_runs_the_agent(
+    fleet_bed: FleetBed, inventory: Path, fleet_known_hosts: Path, warm_catalogs: None
+) -> None:
+    """ansible_python_interpreter (from host_vars, as Ansible reads it) is the Python the
+    survey's agent runs on: a wrong one fails that host saying so, a right one works."""
+    host_vars = inventory.parent / "host_vars"
+    host_vars.mkdir()
+    (host_vars / "nas01.yml").write_text("ansible_python_interpreter: /usr/bin/env python3\n")
+    (host_vars / "nas02.yml").write_text("ansible_python_interpreter: /nonexistent/python3\n")
+    survey = survey_fleet(
+        load_inventory(inventory).select("nas01:nas02"), timeout=120, known_hosts=fleet_known_hosts
+    )
+    right, wrong = survey.results
+    assert right.status is HostStatus.OK and right.findings is not None
+    assert wrong.status is HostStatus.FAILED
+    assert "/nonexistent/python3" in str(wrong.error)

@@ -49,6 +49,7 @@ CONNECTION_VARIABLES = SECRET_VARIABLES | {
     "ansible_connection",
     "ansible_ssh_common_args",
     "ansible_ssh_extra_args",
+    "ansible_python_interpreter",
     "samba_conf",
 }
 # Everything SambaTune reads of a host (the rollout's samba_measure_share, the drift's
@@ -153,6 +154,7 @@ class FleetHost:
             ssh_config=ssh_config,
             password=_plain_secret(self.variables, _LOGIN_PASSWORDS),
             sudo_password=_plain_secret(self.variables, _BECOME_PASSWORDS),
+            python=_python_interpreter(self.variables),
         )
 
     @property
@@ -392,6 +394,19 @@ def _plain_secret(variables: Mapping[str, Any], keys: Sequence[str]) -> str | No
             if text and text != VAULT_ENCRYPTED and "{{" not in text:
                 return text
     return None
+
+
+def _python_interpreter(variables: Mapping[str, Any]) -> str | None:
+    """The interpreter ``ansible_python_interpreter`` names; None for Ansible's discovery
+    (``auto``, ``auto_silent``, ``auto_legacy``...), which SambaTune leaves to PATH."""
+    value = variables.get("ansible_python_interpreter")
+    if not isinstance(value, str) or not value.strip() or value.startswith("auto"):
+        return None
+    try:
+        shlex.split(value)
+    except ValueError as error:
+        raise InvalidInput(f"ansible_python_interpreter={value!r} is not a command ({error}).") from None
+    return value.strip()
 
 
 def _jump_host(variables: Mapping[str, Any]) -> str | None:

@@ -122,10 +122,10 @@ def find_root_tools(transport: Transport, tools: Sequence[str]) -> dict[str, str
     Raises when one is missing: a playbook that cannot validate or reload must not be
     written for that host.
     """
-    argv = ["python3", "-c", _FIND_TOOLS, ":".join(SYSTEM_DIRS), *tools]
-    result = transport.run(argv, timeout=60)
+    python = transport.python or ("python3",)
+    result = transport.run([*python, "-c", _FIND_TOOLS, ":".join(SYSTEM_DIRS), *tools], timeout=60)
     if result.exit_code == 127:
-        raise CommandFailed(f"python3 is missing on {transport.label}; Ansible needs it there too.")
+        raise CommandFailed(f"{python[0]} is missing on {transport.label}; Ansible needs it there too.")
     result.check("finding Samba's programs")
     found = dict(line.split("\t", 1) for line in result.text.splitlines() if "\t" in line)
     missing = [tool for tool in tools if not found.get(tool)]

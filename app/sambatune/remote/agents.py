@@ -80,8 +80,9 @@ class AgentResult:
     events: list[AgentEvent]
 
 
-def python_command(transport: Transport, python: str | None = None) -> list[str]:
-    """The interpreter command: ``python`` if given (a profile may name one), else python3.
+def python_command(transport: Transport, python: str | None = None, *, sudo: bool = False) -> list[str]:
+    """The interpreter command: ``python`` if given, else the target's own (an
+    inventory's ansible_python_interpreter) unless the agent runs as root, else python3.
 
     On this computer the app's own interpreter is used.
     """
@@ -89,7 +90,7 @@ def python_command(transport: Transport, python: str | None = None) -> list[str]
         return [python, "-u", "-c", BOOTSTRAP]
     if transport.is_local:
         return [sys.executable, "-u", "-c", BOOTSTRAP]
-    return ["python3", "-u", "-c", BOOTSTRAP]
+    return [*((not sudo and transport.python) or ("python3",)), "-u", "-c", BOOTSTRAP]
 
 
 def bundle(name: str, params: dict[str, Any]) -> bytes:
@@ -122,7 +123,6 @@ class AgentRun:
         self.transport = transport
         self.name = name
         self.params = params or {}
-        self.python = python or "python3"
         self.cancel = cancel or CancelToken()
         self.hello: dict[str, Any] = {}
         self.result: AgentResult | None = None
@@ -132,7 +132,8 @@ class AgentRun:
         # The command line is the same bootstrap for every agent: say which one it runs.
         log.info("%s: agent %s", transport.label, name)
         try:
-            self._process: RemoteProcess = transport.start(python_command(transport, python), sudo=sudo)
+            self.argv = python_command(transport, python, sudo=sudo)
+            self._process: RemoteProcess = transport.start(self.argv, sudo=sudo)
         except CommandFailed as exc:
             if exc.exit_code == 127:
                 raise self._no_python(exc.message) from exc
@@ -272,7 +273,7 @@ class AgentRun:
 
     def _no_python(self, details: str) -> AgentFailed:
         return AgentFailed(
-            f"{self.transport.label} has no {self.python}: SambaTune needs Python 3.6 or newer "
+            f"{self.transport.label} has no {self.argv[0]}: SambaTune needs Python 3.6 or newer "
             "on the server to survey and measure it (nothing else is installed).",
             details=details,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -36,6 +37,9 @@ class ConnectionOptions:
     # The password also answers a key's passphrase question (one --password-stdin line
     # for both): while an encrypted key could be tried, it never reaches a server.
     password_opens_keys: bool = False
+    # The server's Python for SambaTune's unprivileged agents (Ansible's
+    # ansible_python_interpreter); None: python3 as the account's PATH finds it.
+    python: str | None = None
 
     @property
     def is_local(self) -> bool:
@@ -83,4 +87,6 @@ def open_target(
         )
     if options.sudo_password is not None:
         transport.set_sudo_password(options.sudo_password)
+    # Ansible takes it as a "#!" line's words ("/usr/bin/env python3" is one).
+    transport.python = tuple(shlex.split(options.python)) if options.python else ()
     return transport

@@ -138,6 +138,10 @@ class Transport(abc.ABC):
         #: caller that fails a target for making none (the fleet survey's clock).
         self.on_answer: Callable[[], None] | None = None
         self._ahead: dict[tuple[str, ...], CommandResult] = {}
+        #: The target's Python for agents that run without sudo (empty: python3 on PATH).
+        #: As root only the python3 of sudo's own search path runs: an interpreter an
+        #: inventory names may be one a non-root user there can replace.
+        self.python: tuple[str, ...] = ()
 
     # -- to implement ------------------------------------------------------
     @abc.abstractmethod
