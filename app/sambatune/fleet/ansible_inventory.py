@@ -95,6 +95,7 @@ _MODULES_WITH_GETATTR = (
 @functools.cache
 def ansible_core() -> Any:
     """ansible-core's modules, imported once and only when an inventory is read (0.2 s)."""
+    import io
     import sys
     import types
 
@@ -108,27 +109,36 @@ def ansible_core() -> Any:
         for name in _MODULES_WITH_GETATTR:
             pyside_features.pyside_feature_dict.setdefault(name, -1)
 
-    # isort: off
-    # ansible-core's own import order: its constants first make an import cycle.
-    from ansible.parsing.dataloader import DataLoader
-    from ansible import constants
+    # Importing it makes Ansible's Display, which patches sys.stdout and sys.stderr for its
+    # own forks (a lock around their writes, its own encoding error handler) and warns on
+    # the terminal when it cannot (the CLI's streams show control characters visibly and
+    # are not files). Those patches go to streams of their own, never SambaTune's.
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = io.TextIOWrapper(io.BytesIO()), io.TextIOWrapper(io.BytesIO())
+    try:
+        # isort: off
+        # ansible-core's own import order: its constants first make an import cycle.
+        from ansible.parsing.dataloader import DataLoader
+        from ansible import constants
 
-    # isort: on
-    from ansible._internal._datatag._tags import Origin, TrustedAsTemplate
-    from ansible.errors import AnsibleError
-    from ansible.inventory.manager import InventoryManager
-    from ansible.parsing.vault import (
-        AnsibleVaultError,
-        EncryptedString,
-        VaultHelper,
-        VaultSecret,
-        VaultSecretsContext,
-        get_file_vault_secret,
-        is_encrypted_file,
-    )
-    from ansible.template import Templar
-    from ansible.utils.display import Display
-    from ansible.vars.manager import VariableManager
+        # isort: on
+        from ansible._internal._datatag._tags import Origin, TrustedAsTemplate
+        from ansible.errors import AnsibleError
+        from ansible.inventory.manager import InventoryManager
+        from ansible.parsing.vault import (
+            AnsibleVaultError,
+            EncryptedString,
+            VaultHelper,
+            VaultSecret,
+            VaultSecretsContext,
+            get_file_vault_secret,
+            is_encrypted_file,
+        )
+        from ansible.template import Templar
+        from ansible.utils.display import Display
+        from ansible.vars.manager import VariableManager
+    finally:
+        sys.stdout, sys.stderr = streams
 
     # A source no plugin can read is an error here, not a warning and an empty fleet.
     constants.INVENTORY_ANY_UNPARSED_IS_FAILED = True
