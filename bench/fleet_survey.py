@@ -12,11 +12,17 @@ an Ansible admin gathers first; issue 32's goal is a survey in at most half its 
 and the cheapest Ansible look at Samba, ``ansible all -m command -a 'testparm -s FILE'``.
 Prints one JSON object.
 
-Every command a survey sends runs through the SSH account's shell, and bash run by sshd
-reads ~/.bashrc: on a machine whose root .bashrc runs ``pyenv init`` that is about 0.1 s
-of CPU per command, and a host's survey sends about eight. So the output also gives
-``ssh_command_cpu_seconds``, the machine's CPU for one ``true`` over SSH to a bed host:
-compare runs only when it is alike (about 0.01 s with a plain .bashrc).
+Each host is made a server of its own, as in a real fleet (as root: ``own_processes``,
+its sshd and smbd in pid and mount namespaces of their own): otherwise every host's
+survey sees all 20 smbd of this machine and looks into each, 20 times the work a real
+server asks. The inventory names ``ansible_python_interpreter=/usr/bin/python3``, which
+both tools then use: PATH's python3 may be a pyenv shim (0.1 s of CPU a start).
+
+Every command over SSH runs through the account's shell, and bash run by sshd reads
+~/.bashrc: on a machine whose root .bashrc runs ``pyenv init`` that is about 0.1 s of
+CPU per command. So the output also gives ``ssh_command_cpu_seconds``, the machine's
+CPU for one ``true`` over SSH to a bed host: compare runs only when it is alike (about
+0.01 s with a plain .bashrc).
 """
 
 from __future__ import annotations
@@ -31,13 +37,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from testbed.fleet import FleetBed  # noqa: E402
+from testbed.fleet import FleetBed, own_processes  # noqa: E402
 from testbed.sshd import keygen  # noqa: E402
 
 GOAL_SECONDS = 10.0
@@ -120,9 +127,6 @@ def time_ansible(
         "-f",
         str(forks),
         *module,
-        # the system's python3: discovery may pick a pyenv shim that only says it has none
-        "-e",
-        "ansible_python_interpreter=/usr/bin/python3",
         # '=' form: argparse would take a value starting with '-o' for an option
         f"--ssh-common-args=-o UserKnownHostsFile={known_hosts} -o StrictHostKeyChecking=yes",
     ]
@@ -161,9 +165,13 @@ def main() -> int:
     key = keygen(root / "id_ed25519", comment="sambatune-fleet-bench")
     began = time.monotonic()
     bed = FleetBed(root / "bed", key, count=args.hosts).start()
-    started_in = time.monotonic() - began
     try:
-        inventory = bed.write_inventory(root / "hosts.ini")
+        own = os.geteuid() == 0
+        if own:
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(own_processes, bed.hosts))
+        started_in = time.monotonic() - began
+        inventory = bed.write_inventory(root / "hosts.ini", python="/usr/bin/python3")
         known_hosts = bed.write_known_hosts(root / "known_hosts")
         env = {
             **os.environ,
@@ -192,6 +200,7 @@ def main() -> int:
             "concurrency": args.concurrency,
             "bed_start_seconds": round(started_in, 2),
             "bed_parts_seconds": {k: round(v, 2) for k, v in bed.start_seconds.items()},
+            "hosts_with_own_processes": own,
             "load_average_before": load_before,
             "ssh_command_cpu_seconds": per_command,
             "fleet_survey_first_seconds": cold,

@@ -97,9 +97,10 @@ class FleetBed:
         path.write_text("".join(host.sshd.known_hosts_line for host in chosen))
         return path
 
-    def write_inventory(self, path: Path, *, group: str = "fileservers") -> Path:
+    def write_inventory(self, path: Path, *, group: str = "fileservers", python: str | None = None) -> Path:
         """An Ansible INI inventory of the bed, as an admin would write it: connection
-        variables per host, the key and user once for the group."""
+        variables per host, the key and user (and ``python`` as the interpreter) once
+        for the group."""
         lines = [f"[{group}]"]
         for host in self.hosts:
             lines.append(
@@ -111,6 +112,7 @@ class FleetBed:
             f"[{group}:vars]",
             f"ansible_user={current_user()}",
             f"ansible_ssh_private_key_file={self.user_key}",
+            *([f"ansible_python_interpreter={python}"] if python else []),
             "",
         ]
         path.write_text("\n".join(lines))
