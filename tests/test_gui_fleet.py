@@ -111,9 +111,11 @@ def test_survey_fills_in_as_hosts_answer_one_down_one_key_unknown(
         assert status_of(window, name) == "surveyed", tab.summary.text()
         assert tab.results[name].config_sha256 == sha(bed.host(name).smbd.config)
     assert "3 of 5 hosts reachable" in tab.summary.text()
+    assert not tab.detail_scroll.isVisible()  # no host chosen: no empty box under the table
     # The unknown key is offered nothing but opening that one server to compare its key.
     tab.table.selectRow(tab.row_of("nas05"))
     assert tab.open_button.isVisible() and "fingerprint" in tab.detail.text()
+    assert tab.detail_scroll.isVisible()
     tab.table.selectRow(tab.row_of("nas03"))
     assert not tab.open_button.isVisible()
     tab.table.selectRow(tab.row_of("nas05"))

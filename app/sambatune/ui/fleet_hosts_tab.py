@@ -161,12 +161,14 @@ class HostsTab(QWidget):
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # A host's findings can run to many lines: they scroll instead of being cut off.
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setMaximumHeight(DETAIL_HEIGHT)
-        scroll.setWidget(self.detail)
-        detail.addWidget(scroll, 1)
+        # Hidden while no host is chosen: an empty box would only take the table's room.
+        self.detail_scroll = QScrollArea()
+        self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.detail_scroll.setMaximumHeight(DETAIL_HEIGHT)
+        self.detail_scroll.setWidget(self.detail)
+        self.detail_scroll.setVisible(False)
+        detail.addWidget(self.detail_scroll, 1)
         self.open_button = QPushButton("Open as server…")
         self.open_button.setObjectName("fleetOpenAsServer")
         self.open_button.setToolTip(
@@ -334,6 +336,7 @@ class HostsTab(QWidget):
 
     def _show_selected(self) -> None:
         result = self._selected()
+        self.detail_scroll.setVisible(result is not None)
         if result is None:
             self.detail.clear()
             self.open_button.setVisible(False)
