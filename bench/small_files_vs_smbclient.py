@@ -7,8 +7,10 @@ SambaTune's ``bench files`` (create+write ... delete, its own SMB client) with t
 N and S. Prints one JSON object with both rates and their ratio.
 
 What is compared: smbclient's mput is create+write+close per file, one file after the
-other; SambaTune's "create" with one operation in flight is the same. mget is a listing
-and then open+read+close per file; SambaTune's "read" is open+read+close. smbclient is
+other, each request waiting for the one before; SambaTune's "create" with one operation
+in flight does the same work as one related compound (one round trip, as Windows sends
+it; bench/smb_compounds.py). mget is a listing and then open+read+close per file;
+SambaTune's "read" is open+read+close, compounded too. smbclient is
 timed as a whole process, so its start and logon are measured alone (``-c 'cd \\'``, the
 median of three) and taken off; the ``*_process_*`` figures keep them in.
 

@@ -316,9 +316,8 @@ def test_a_test_directory_is_removed_with_compounded_deletes(smbd: SmbServer) ->
         names = ops.list_directory(directory.name)
         (directory / "f0007").unlink()  # gone before its delete is sent
         (directory / "sub").mkdir()  # not a file: refused, by name
-        from sambatune.bench.smb_deletes import LeanDeletes
-
-        deleter = LeanDeletes(probe.connection, probe.session, probe.tree)
+        deleter = ops.compounds
+        assert deleter is not None
         probe.ensure_credits(65)
         with pytest.raises(SambaTuneError, match=r"refused to delete .*\\sub \(status 0x"):
             deleter.delete_all([f"{directory.name}\\{n}" for n in [*names, "sub"]])
@@ -351,3 +350,90 @@ def test_a_signed_or_sealed_session_removes_it_through_smbprotocol(
         assert probe.session.signing_required or probe.encrypted
         SmallFileOps(probe).remove_tree(directory.name)
     assert probe_files(fresh_smbd.share_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test smbd's passdb")
+@pytest.mark.parametrize("security", ["plain", "signed", "encrypted"])
+def test_each_small_file_operation_is_one_compound_where_it_can_be(
+    fresh_smbd: SmbServer, security: str
+) -> None:
+    """On a plain or signed session each operation is one related compound (one frame
+    out, one round trip; signed, each answer's signature checked); a sealed session keeps
+    smbprotocol's requests. Either way the files on the share are what the operations
+    say, and a refusal names its status."""
+    from sambatune.bench.smb_compounds import RefusedRequest
+    from sambatune.bench.smb_wire import SmallFileOps, SmbLogin, SmbProbeConnection
+
+    fresh_smbd.add_user("root", "Probe-pass-1")
+    directory = f"{PROBE_PREFIX}files-compound-{security}"
+    login = SmbLogin(user="root", password="Probe-pass-1")
+    compounds = security != "encrypted"
+    with SmbProbeConnection(
+        "127.0.0.1", fresh_smbd.share, fresh_smbd.port, login, security=security
+    ) as probe:
+        assert probe.session.signing_required is (security == "signed")
+        ops = SmallFileOps(probe)
+        assert (ops.compounds is not None) is compounds
+        probe.ensure_credits(8)
+        frames: list[int] = []
+        transport = probe.connection.transport
+        send_raw = transport.send_raw
+        transport.send_raw = lambda frame, *rest, **named: (
+            frames.append(len(frame)),
+            send_raw(frame, *rest, **named),
+        )[1]
+        ops.make_directory(directory)
+        data = os.urandom(5000)
+        name, moved = f"{directory}\\a.bin", f"{directory}\\b.bin"
+        frames.clear()
+        ops.create_and_write(name, data)
+        assert (fresh_smbd.share_path / directory / "a.bin").read_bytes() == data
+        assert ops.stat(name) == len(data)
+        assert ops.read_whole(name, len(data)) == len(data)
+        ops.rename(name, moved)
+        assert sorted(ops.list_directory(directory)) == ["b.bin"]
+        if compounds:
+            assert len(frames) == 4, frames  # create+write+close, stat, read, rename
+        refused = RefusedRequest if compounds else Exception
+        with pytest.raises(refused) as exists:
+            ops.create_and_write(moved, data)  # never over an existing file
+        if compounds:
+            assert exists.value.status == 0xC0000035 and "create and write" in exists.value.message
+        with pytest.raises(refused):
+            ops.stat(name)  # renamed away
+        ops.delete(moved)
+        if compounds:
+            ops.delete(moved)  # gone already is fine
+        assert list((fresh_smbd.share_path / directory).iterdir()) == []
+        ops.remove_tree(directory)
+    assert probe_files(fresh_smbd.share_path) == []
+
+
+def test_a_compound_answer_with_a_bad_signature_is_caught() -> None:
+    """Each answer in a signed session's compound frame is checked on its own: a body
+    changed on the way, or an answer left unsigned, marks the chain forged."""
+    from sambatune.bench.smb_bulk import HEADER, HMAC_SHA256, PROTOCOL_ID, Signer
+    from sambatune.bench.smb_compounds import FLAG_SIGNED, Chain
+
+    signer = Signer(HMAC_SHA256, b"k" * 16)
+
+    def answer(message_id: int, body: bytes, next_command: int, *, signed: bool = True) -> bytes:
+        flags = 0x1 | (FLAG_SIGNED if signed else 0)
+        header = HEADER.pack(PROTOCOL_ID, 64, 1, 0, 5, 1, flags, next_command, message_id, 0, 1, 2, bytes(16))
+        signature = signer.sign(header, body, message_id=message_id, response=True)
+        return header[:48] + signature + body
+
+    def frame(tamper: bool = False, unsigned: bool = False) -> Chain:
+        first = answer(7, b"A" * 88, 64 + 88)
+        second = answer(8, b"B" * 16, 0, signed=not unsigned)
+        rest = bytearray(first[64:] + second)
+        if tamper:
+            rest[-1] ^= 1
+        chain = Chain("stat x", [7, 8], signer)
+        chain.answered(7, first[:64], memoryview(rest))
+        assert chain.slot.done.is_set() and chain.body(0) == b"A" * 88
+        return chain
+
+    assert frame().forged is None
+    assert frame(tamper=True).forged == 8
+    assert frame(unsigned=True).forged == 8

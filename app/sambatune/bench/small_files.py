@@ -321,7 +321,7 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
             try:
                 ops.make_directory(directory)
             except Exception as exc:  # a read-only share, no rights: said plainly
-                raise _explained(exc, f"Could not make the test directory on {options.where}.") from exc
+                raise _explained(exc, f"Could not make the test directory on {options.where}") from exc
             self.directory = directory
             recorder.extra["directory"] = directory
             latencies: dict[str, list[float]] = {name: [] for name in OPERATION_NAMES}
@@ -360,8 +360,9 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
         probe = SmbProbeConnection(options.server, options.share, options.port, options.login)
         probe.connect()
         self._probe = probe
-        # Every thread has one request out at a time, each costing one credit.
-        probe.ensure_credits(options.outstanding + 1)
+        # Every thread has one operation out at a time: a compound of up to three
+        # requests of one credit each (files of at most 64 KiB).
+        probe.ensure_credits(3 * options.outstanding + 1)
         recorder.extra["client"] = probe.facts()
         return SmbFileOperations(probe)
 
@@ -479,7 +480,7 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
                 self._clean_up_fresh(probe, directory)
         except Exception as exc:
             raise _explained(
-                exc, f"The test directory {directory} could not be removed from {self.options.where}."
+                exc, f"The test directory {directory} could not be removed from {self.options.where}"
             ) from exc
 
     def _clean_up_fresh(self, probe: SmbProbeConnection, directory: str) -> None:
@@ -529,9 +530,12 @@ def client_limit_note(recorder: Recorder, client: str) -> str | None:
 
 
 def _explained(exc: BaseException, message: str) -> BaseException:
-    if isinstance(exc, (SambaTuneError, KeyboardInterrupt)):
+    """The failure, saying what failed (``message``, without a full stop)."""
+    if isinstance(exc, (Cancelled, KeyboardInterrupt)):
         return exc
-    return SambaTuneError(message, details=f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, SambaTuneError):
+        return SambaTuneError(f"{message}: {exc.message}", details=exc.details)
+    return SambaTuneError(f"{message}.", details=f"{type(exc).__name__}: {exc}")
 
 
 def operations_table(recorder: Recorder) -> list[dict[str, Any]]:

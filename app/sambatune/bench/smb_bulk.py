@@ -140,7 +140,7 @@ OnFrame = Callable[[int, bytes, memoryview], int]
 
 class _Slot:
     """One READ or WRITE in flight: where a read's bytes go and how it ended; or another
-    request whose answer ``on_frame`` reads (bench/smb_deletes.py)."""
+    request whose answer ``on_frame`` reads (bench/smb_compounds.py)."""
 
     __slots__ = ("arrived", "done", "error", "length", "on_frame", "received", "signer", "target", "write")
 
@@ -423,7 +423,7 @@ def _status_error(status: int, length: int) -> SambaTuneError:
 class ProbeRequests:
     """Requests packed by hand on one session and tree of the probe's own transport:
     their message ids, and the wait for an answer (:class:`BulkFile`, and the deletes
-    of bench/smb_deletes.py)."""
+    of bench/smb_compounds.py)."""
 
     def __init__(self, connection: Any, session: Any, tree: Any) -> None:
         transport = connection.transport
