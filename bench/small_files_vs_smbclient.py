@@ -15,7 +15,10 @@ timed as a whole process, so its start and logon are measured alone (``-c 'cd \\
 median of three) and taken off; the ``*_process_*`` figures keep them in.
 
     .venv/bin/python bench/small_files_vs_smbclient.py [--count 2000] [--size 4096]
-        [--rounds 3] [--outstanding 1]
+        [--rounds 3] [--outstanding 1] [--connections 1]
+
+``--connections N`` spreads SambaTune's operations over N SMB sessions, each served by
+an smbd process of its own (as N clients); smbclient stays one client.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ def smbclient_round(server: Any, local: Path, count: int, overhead: float) -> di
     }
 
 
-def sambatune_round(server: Any, count: int, size: int, outstanding: int) -> dict[str, Any]:
+def sambatune_round(server: Any, count: int, size: int, outstanding: int, connections: int) -> dict[str, Any]:
     from sambatune.bench.runner import Method
     from sambatune.bench.small_files import SmallFilesBenchmark, SmallFilesOptions
 
@@ -93,6 +96,7 @@ def sambatune_round(server: Any, count: int, size: int, outstanding: int) -> dic
         count=count,
         size=size,
         outstanding=outstanding,
+        connections=connections,
     )
     result = SmallFilesBenchmark(None, Method(runs=1, warmup=0), options).run()
     return {row["operation"]: row for row in result.extra["operations"]}
@@ -109,7 +113,7 @@ def compare(server: Any, args: argparse.Namespace) -> dict[str, Any]:
     ours: list[dict[str, Any]] = []
     for _ in range(args.rounds):
         theirs.append(smbclient_round(server, local, args.count, overhead))
-        ours.append(sambatune_round(server, args.count, args.size, args.outstanding))
+        ours.append(sambatune_round(server, args.count, args.size, args.outstanding, args.connections))
     leftovers = [p.name for p in server.share_path.iterdir()]
     if leftovers:
         raise RuntimeError(f"left on the share: {leftovers}")
@@ -126,6 +130,7 @@ def compare(server: Any, args: argparse.Namespace) -> dict[str, Any]:
         "size_bytes": args.size,
         "rounds": args.rounds,
         "sambatune_outstanding": args.outstanding,
+        "sambatune_connections": args.connections,
         "load_average": os.getloadavg(),
         "smbclient_start_and_logon_seconds": round(overhead, 4),
         "sambatune_create_files_per_s": [round(r["create"]["operations_per_s"]) for r in ours],
@@ -157,6 +162,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--outstanding", type=int, default=1)
+    parser.add_argument("--connections", type=int, default=1)
     args = parser.parse_args()
 
     from testbed.smbd import SmbServer

@@ -143,8 +143,8 @@ def test_a_cut_connection_fails_clearly_and_leaves_nothing(smbd: SmbServer) -> N
 
     def on_event(event: BenchEvent) -> None:
         # The TCP connection dies under the reads: cleaning up needs a new one.
-        if isinstance(event, Step) and event.series == ("read",) and bench._probe is not None:
-            bench._probe.connection.transport._sock.shutdown(socket.SHUT_RDWR)
+        if isinstance(event, Step) and event.series == ("read",) and bench._probes:
+            bench._probes[0].connection.transport._sock.shutdown(socket.SHUT_RDWR)
 
     with pytest.raises(SambaTuneError) as failed:
         bench.run(on_event)
@@ -201,13 +201,14 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 def test_cli_json_per_operation(smbd: SmbServer) -> None:
     done = cli(
         "--server", "127.0.0.1", "--share", smbd.share, "--port", str(smbd.port),
-        "--count", "60", "--size", "1KiB", "--outstanding", "2", "--json",
+        "--count", "60", "--size", "1KiB", "--outstanding", "2", "--connections", "2", "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["ok"] and data["test"] == "small-files"
     assert data["parameters"]["count"] == 60 and data["parameters"]["size"] == 1024
-    assert data["parameters"]["outstanding"] == 2
+    assert data["parameters"]["outstanding"] == 2 and data["parameters"]["connections"] == 2
+    assert data["client"]["connections"] == 2
     # Samba 4.17 offers no directory leases: every listing asks the server (the 4.22 and
     # 4.25 servers of tests/test_samba_releases.py offer them).
     assert data["client"]["directory_leases"] is False and "listings" not in data
@@ -230,6 +231,7 @@ def test_cli_text_table_and_bad_input(smbd: SmbServer) -> None:
         (["--count", "200k"], "between 1 and 100,000"),
         (["--size", "1MiB"], "small-file test"),
         (["--outstanding", "0"], "in flight"),
+        (["--connections", "2"], "Between 1 and 1 connections"),
         ([], "Which share"),
     ):
         wrong = cli("--path", str(smbd.share_path), *bad) if bad else cli()
@@ -440,3 +442,61 @@ def test_a_compound_answer_with_a_bad_signature_is_caught() -> None:
     assert frame().forged is None
     assert frame(tamper=True).forged == 8
     assert frame(unsigned=True).forged == 8
+
+
+def test_operations_spread_over_connections_each_doing_its_share(
+    smbd: SmbServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--connections N: N sessions (each its own smbd process), the threads spread over
+    them; the files are all there for each step and gone at the end."""
+    from sambatune.bench.smb_compounds import Compounds
+
+    used: dict[int, int] = {}
+    send = Compounds.send
+
+    def counted(self: Compounds, what: str, requests: Any) -> Any:
+        used[id(self)] = used.get(id(self), 0) + 1
+        return send(self, what, requests)
+
+    monkeypatch.setattr(Compounds, "send", counted)
+    bench = SmallFilesBenchmark(
+        None, Method(runs=1, warmup=0), options(smbd, count=300, outstanding=6, connections=3)
+    )
+    result = bench.run()
+    assert result.extra["client"]["connections"] == 3
+    assert len(bench._probes) == 3
+    assert len(used) == 3 and min(used.values()) > 100, used  # each carried a part
+    rows = {row["operation"]: row["count"] for row in result.extra["operations"]}
+    assert rows["create"] == rows["read"] == rows["delete"] == 300
+    assert probe_files(smbd.share_path) == []
+
+
+def test_a_cut_connection_among_several_fails_clearly_and_leaves_nothing(smbd: SmbServer) -> None:
+    bench = SmallFilesBenchmark(
+        None, Method(runs=1, warmup=0), options(smbd, count=400, outstanding=4, connections=2)
+    )
+
+    def on_event(event: BenchEvent) -> None:
+        if isinstance(event, Step) and event.series == ("read",) and bench._probes:
+            bench._probes[1].connection.transport._sock.shutdown(socket.SHUT_RDWR)
+
+    with pytest.raises(SambaTuneError) as failed:
+        bench.run(on_event)
+    assert not isinstance(failed.value, Cancelled)
+    assert failed.value.message.startswith("open a file, read it whole, close it: failed")
+    assert probe_files(smbd.share_path) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"outstanding": 2, "connections": 3}, "Between 1 and 2 connections"),
+        (
+            {"outstanding": 4, "connections": 2, "path": "/mnt/x", "server": None, "share": None},
+            "mounted path",
+        ),
+    ],
+)
+def test_connections_are_checked_before_anything_starts(changes: dict[str, Any], words: str) -> None:
+    with pytest.raises(InvalidInput, match=words):
+        SmallFilesOptions(**{"server": "nas", "share": "data", **changes})

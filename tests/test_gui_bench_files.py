@@ -38,7 +38,9 @@ def page(qtbot: QtBot) -> BenchmarksPage:
     return workspace.benchmarks
 
 
-def fill_in(page: BenchmarksPage, smbd: SmbServer, count: str, outstanding: int) -> None:
+def fill_in(
+    page: BenchmarksPage, smbd: SmbServer, count: str, outstanding: int, connections: int = 1
+) -> None:
     form = page.form
     form.select_test("small-files")
     form.server.setText("127.0.0.1")
@@ -46,6 +48,7 @@ def fill_in(page: BenchmarksPage, smbd: SmbServer, count: str, outstanding: int)
     form.share.setCurrentText(smbd.share)
     form.count.setText(count)
     form.outstanding.setValue(outstanding)
+    form.connections.setValue(connections)
 
 
 def left_on(share: Path) -> list[str]:
@@ -96,7 +99,13 @@ def test_the_form_offers_the_share_and_the_small_file_settings(page: BenchmarksP
         "count",
         "size",
         "outstanding",
+        "connections",
     }
+    assert form.connections.value() == 1 and "smbd process" in form.connections.toolTip()
+    form.path.setText("/mnt/share")  # a mount's one connection is not SambaTune's to choose
+    assert not form.connections.isEnabled()
+    form.path.clear()
+    assert form.connections.isEnabled()
     assert form.count.text() == "2000" and form.file_size.text() == "4KiB"
     assert form.outstanding.value() == 1
     assert (form.runs.value(), form.warmup.value()) == (1, 0)
@@ -113,7 +122,7 @@ def test_every_operation_counted_with_rate_and_latency_and_the_share_left_clean(
     page: BenchmarksPage, qtbot: QtBot, smbd: SmbServer, screenshot: Screenshot
 ) -> None:
     window = page.window_under_test  # type: ignore[attr-defined]
-    fill_in(page, smbd, f"{COUNT:,}", 4)
+    fill_in(page, smbd, f"{COUNT:,}", 4, connections=2)
     page.form.note.setText("small files")
     qtbot.wait(150)
     screenshot(window, "bench-small-files-form")
@@ -137,7 +146,10 @@ def test_every_operation_counted_with_rate_and_latency_and_the_share_left_clean(
         assert p50.endswith("ms") and p99.endswith("ms")
         assert float(p50.split()[0]) <= float(p99.split()[0])
     caption = page.operations.caption.text()
-    assert caption == f"{COUNT} files of 4 KiB, 4 at a time, on //127.0.0.1:{smbd.port}/{smbd.share}."
+    assert caption == (
+        f"{COUNT} files of 4 KiB, 4 at a time over 2 connections, on //127.0.0.1:{smbd.port}/{smbd.share}."
+    )
+    assert result.extra["client"]["connections"] == 2
     assert page.status.text().startswith(f"Done, saved as session {result.session_id}: create ")
     # One run per operation: no run table repeating the figures above.
     assert not page.runs.isVisible()

@@ -97,6 +97,9 @@ class SmallFilesOptions(ShareTarget):
     size: int = DEFAULT_SIZE
     #: Operations in flight at once (threads).
     outstanding: int = 1
+    #: SMB connections the operations are spread over (SambaTune's client only): each is
+    #: a session of its own, served by an smbd process of its own, as that many clients.
+    connections: int = 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -110,6 +113,16 @@ class SmallFilesOptions(ShareTarget):
             )
         if not 1 <= self.outstanding <= MAX_OUTSTANDING:
             raise InvalidInput(f"Between 1 and {MAX_OUTSTANDING} operations can be in flight.")
+        if not 1 <= self.connections <= self.outstanding:
+            raise InvalidInput(
+                f"Between 1 and {self.outstanding} connections: each carries at least one of "
+                f"the {self.outstanding} operations in flight."
+            )
+        if self.connections > 1 and self.path:
+            raise InvalidInput(
+                "More than one connection needs SambaTune's own client (a server and share): "
+                "a mounted path goes through the one connection of its mount."
+            )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,6 +130,7 @@ class SmallFilesOptions(ShareTarget):
             "count": self.count,
             "size": self.size,
             "outstanding": self.outstanding,
+            "connections": self.connections,
         }
 
 
@@ -140,6 +154,45 @@ class SmbFileOperations(SmallFileOps):
 
     def join(self, directory: str, name: str) -> str:
         return f"{directory}\\{name}"
+
+
+class SpreadOperations:
+    """The timed operations spread over several connections: each thread keeps to the
+    connection it was given first (in turn), as each of that many clients keeps its own.
+    Making and removing the directory goes through the first."""
+
+    def __init__(self, connections: Sequence[SmbFileOperations]) -> None:
+        self.connections = list(connections)
+        self._turn = itertools.count()
+        self._mine = threading.local()
+        self.join = self.connections[0].join
+        self.make_directory = self.connections[0].make_directory
+        self.remove_tree = self.connections[0].remove_tree
+        self.exists = self.connections[0].exists
+
+    def _ops(self) -> SmbFileOperations:
+        ops = getattr(self._mine, "ops", None)
+        if ops is None:
+            ops = self._mine.ops = self.connections[next(self._turn) % len(self.connections)]
+        return ops
+
+    def create_and_write(self, name: str, data: bytes) -> None:
+        self._ops().create_and_write(name, data)
+
+    def stat(self, name: str) -> int:
+        return self._ops().stat(name)
+
+    def read_whole(self, name: str, size: int) -> int:
+        return self._ops().read_whole(name, size)
+
+    def rename(self, name: str, new_name: str) -> None:
+        self._ops().rename(name, new_name)
+
+    def list_directory(self, name: str) -> list[str]:
+        return self._ops().list_directory(name)
+
+    def delete(self, name: str) -> None:
+        self._ops().delete(name)
 
 
 class PathFileOperations:
@@ -300,7 +353,8 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
         cancel: CancelToken | None = None,
     ) -> None:
         super().__init__(transport, method, options, context=context, cancel=cancel)
-        self._probe: SmbProbeConnection | None = None
+        #: SambaTune's client's connections (the first makes and removes the directory).
+        self._probes: list[SmbProbeConnection] = []
         #: The directory the test made (relative to the share or the path), once it exists.
         self.directory: str | None = None
 
@@ -341,8 +395,8 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
             raise
         finally:
             self._clean_up(ops, directory)
-            if self._probe is not None:
-                self._probe.close()
+            for probe in self._probes:
+                probe.close()
 
     def _connect(self, recorder: Recorder) -> FileOperations:
         options = self.options
@@ -357,14 +411,22 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
             recorder.extra["client"] = {"client": OS_PATH, "path": str(root)}
             return PathFileOperations(root)
         assert options.server and options.share
-        probe = SmbProbeConnection(options.server, options.share, options.port, options.login)
-        probe.connect()
-        self._probe = probe
-        # Every thread has one operation out at a time: a compound of up to three
-        # requests of one credit each (files of at most 64 KiB).
-        probe.ensure_credits(3 * options.outstanding + 1)
-        recorder.extra["client"] = probe.facts()
-        return SmbFileOperations(probe)
+        connections: list[SmbFileOperations] = []
+        try:
+            for _ in range(options.connections):
+                probe = SmbProbeConnection(options.server, options.share, options.port, options.login)
+                probe.connect()
+                self._probes.append(probe)
+                # Every thread has one operation out at a time: a compound of up to three
+                # requests of one credit each (files of at most 64 KiB).
+                probe.ensure_credits(3 * -(-options.outstanding // options.connections) + 1)
+                connections.append(SmbFileOperations(probe))
+        except BaseException:
+            for probe in self._probes:
+                probe.close()
+            raise
+        recorder.extra["client"] = {**self._probes[0].facts(), "connections": options.connections}
+        return connections[0] if len(connections) == 1 else SpreadOperations(connections)
 
     def _attempt(
         self,
@@ -456,28 +518,28 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
         crew.stop(STOP_GRACE, self._abort)
 
     def _abort(self) -> None:
-        if self._probe is not None:
-            self._probe.abort()
+        for probe in self._probes:
+            probe.abort()
 
     def _clean_up(self, ops: FileOperations, directory: str) -> None:
         """Remove the test's directory with whatever is in it; over a new connection when
-        a cancel or a dropped connection left the first one unusable."""
-        probe = self._probe
+        a cancel or a dropped connection left one of them unusable (its server process
+        may still hold files open there until it notices)."""
+        probe = self._probes[0] if self._probes else None
         try:
             if probe is None:
                 ops.remove_tree(directory)
-            elif probe.usable:
+                return
+            if all(p.usable for p in self._probes):
                 try:
                     ops.remove_tree(directory)
                     return
                 except Exception as exc:
                     if probe.usable and not connection_lost(exc):
                         raise
-                # Cut before or while cleaning up: try again on a new connection.
-                probe.abort()
-                self._clean_up_fresh(probe, directory)
-            else:
-                self._clean_up_fresh(probe, directory)
+            # Cut before or while cleaning up: try again on a new connection.
+            self._abort()
+            self._clean_up_fresh(probe, directory)
         except Exception as exc:
             raise _explained(
                 exc, f"The test directory {directory} could not be removed from {self.options.where}"

@@ -2,6 +2,7 @@
 
     sambatune bench files --server files1 --share data --json
     sambatune bench files --server files1 --share data --count 10k --size 16KiB --outstanding 8
+    sambatune bench files --server files1 --share data --outstanding 8 --connections 4
     sambatune bench files --path /mnt/data            # the system's own SMB client
 
 Create+write, stat, open-read-close, rename, list and delete of N files, K at a time;
@@ -40,6 +41,15 @@ def add_parser(tests: Any) -> None:
         help="operations in flight at once, like robocopy /MT:K (default 1: one file at a "
         "time, as smbclient's mput does)",
     )
+    test.add_argument(
+        "--connections",
+        type=int,
+        default=1,
+        metavar="N",
+        help="SMB connections to spread the K operations over, each its own session and "
+        "smbd process on the server, as N clients at once (default 1, like one client's "
+        "robocopy /MT; at most K)",
+    )
     method = parser.add_argument_group("method")
     method.add_argument(
         "--runs", type=int, default=1, help="counted runs (default 1: N files already give the percentiles)"
@@ -65,6 +75,7 @@ def handle(args: argparse.Namespace) -> int:
         count=parse_count(args.count.strip()),
         size=parse_size(args.size),
         outstanding=args.outstanding,
+        connections=args.connections,
     )
     cancel = CancelToken()
     bench = SmallFilesBenchmark(None, Method(runs=args.runs, warmup=args.warmup), options, cancel=cancel)
@@ -87,7 +98,9 @@ def handle(args: argparse.Namespace) -> int:
             # One run: the per-run tables would repeat the summary (with a warning per
             # operation that one run shows no spread); the N calls give the percentiles.
             print(f"{result.test} test on {result.target}, session {result.session_id} ({result.started_at})")
-            print(f"{options.count:,} files of {options.size:,} bytes, {options.outstanding} in flight\n")
+            spread = f" over {options.connections} connections" if options.connections > 1 else ""
+            files = f"{options.count:,} files of {options.size:,} bytes"
+            print(f"{files}, {options.outstanding} in flight{spread}\n")
             print(table)
             for note in result.notes:
                 print(f"Note: {note}")

@@ -74,8 +74,8 @@ SIZE_TIPS = {
 DEFAULT_OUTSTANDING = {"smb-client": 4, "small-files": 1}
 OUTSTANDING_TIPS = {
     "smb-client": "Read or write requests SambaTune's client keeps going at once.",
-    "small-files": "Files worked on at once, each by its own thread on one SMB session, like "
-    "robocopy /MT:N. 1: one file after the other, as a plain copy does.",
+    "small-files": "Files worked on at once, each by its own thread, like robocopy /MT:N. 1: one "
+    "file after the other, as a plain copy does.",
 }
 #: Counted and warm-up runs each test starts with: in the small-file test every run
 #: already times thousands of calls, which give its percentiles.
@@ -116,6 +116,7 @@ ROWS = {
     "size": {"disk", "smb", "smb-client", "small-files"},
     "block": {"disk", "smb-client"},
     "outstanding": {"smb-client", "small-files"},
+    "connections": {"small-files"},
     "security": {"smb-client"},
     "sizes": {"sockbuf"},
     "counts": {"dirscale"},
@@ -141,6 +142,8 @@ class RunRequest:
     size: int | None = 256 << 20
     block: int = 4 << 20
     outstanding: int = 4
+    #: The small-file test's SMB connections (each a session and smbd process of its own).
+    connections: int = 1
     sizes: tuple[int, ...] = ()
     counts: tuple[int, ...] = ()
     sample_interval: float = 0.1
@@ -207,6 +210,13 @@ class BenchForm(QWidget):
         self.outstanding.setRange(1, 64)
         self.outstanding.setValue(4)
         self._outstanding_default = 4
+        self.connections = QSpinBox()
+        self.connections.setRange(1, 64)
+        self.connections.setToolTip(
+            "SMB connections the files in flight are spread over, each a session and an smbd "
+            "process of its own on the server, as that many clients at once. 1: one client "
+            "(robocopy /MT shares one session). At most the files in flight."
+        )
         self.security = QWidget()
         self.security.setObjectName("benchSecurity")
         security_row = QHBoxLayout(self.security)
@@ -238,6 +248,7 @@ class BenchForm(QWidget):
             "size": self.file_size,
             "block": self.block,
             "outstanding": self.outstanding,
+            "connections": self.connections,
             "security": self.security,
             "sizes": self.sizes,
             "counts": self.counts,
@@ -256,6 +267,7 @@ class BenchForm(QWidget):
             "size": "File size",
             "block": "Block size",
             "outstanding": "Requests in flight",
+            "connections": "Connections",
             "security": "Compare sessions",
             "sizes": "Buffer sizes",
             "counts": "File counts",
@@ -320,6 +332,10 @@ class BenchForm(QWidget):
         if label is not None:
             label.setEnabled(not through_path)  # greyed with its boxes, not only them
             label.setToolTip(self.security.toolTip())
+        # The mount's one connection is the operating system's to choose.
+        self.connections.setEnabled(not through_path)
+        if through_path:
+            self.connections.setValue(1)
 
     def security_modes(self) -> tuple[str, ...]:
         """The sessions checked, in the order they run; () with a path (the row is off)."""
@@ -385,6 +401,7 @@ class BenchForm(QWidget):
             size=file_size(self.file_size.text()) if test in ROWS["size"] else 256 << 20,
             block=parse_size(self.block.text()) if test in ROWS["block"] else 4 << 20,
             outstanding=self.outstanding.value(),
+            connections=self.connections.value() if test in ROWS["connections"] else 1,
             sizes=sizes(self.sizes.text()) if test == "sockbuf" else (),
             counts=counts(self.counts.text()) if test == "dirscale" else (),
             count=parse_count(self.count.text()) if test == "small-files" else 2000,
@@ -502,6 +519,7 @@ def small_files_options(request: RunRequest, login: dict[str, Any]) -> SmallFile
         count=request.count,
         size=request.size if request.size is not None else 4096,
         outstanding=request.outstanding,
+        connections=request.connections,
         **_share_target(request),
     )
 

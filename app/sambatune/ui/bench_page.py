@@ -243,7 +243,10 @@ class BenchmarksPage(QWidget):
         self.live.clear(TESTS[request.test], request.seconds if timed else None)
         if request.test in OPERATION_TESTS:
             where = small_files_options(request, {}).where
-            self.operations.clear(plan_caption(request.count, request.size or 0, request.outstanding, where))
+            caption = plan_caption(
+                request.count, request.size or 0, request.outstanding, where, request.connections
+            )
+            self.operations.clear(caption)
         self._show_figures_of(request.test)
         self.runs.clear()
         self.notes.setText("")

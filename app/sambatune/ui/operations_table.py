@@ -126,7 +126,9 @@ class OperationsTable(QWidget):
         return item
 
 
-def plan_caption(count: int, size: int, outstanding: int, where: str) -> str:
+def plan_caption(count: int, size: int, outstanding: int, where: str, connections: int = 1) -> str:
     """What the test does, in the words of its form."""
     at_once = "one at a time" if outstanding == 1 else f"{outstanding} at a time"
+    if connections > 1:
+        at_once += f" over {connections} connections"
     return f"{count:,} files of {format_bytes(size, 0)}, {at_once}, on {where}."
