@@ -132,23 +132,35 @@ def compare_writes(server: Any, args: argparse.Namespace) -> dict[str, Any]:
     theirs: list[float] = []
     cpu_share: list[float] = []
     connection = SmbProbeConnection(server.listen_address, server.share, server.port).connect()
-    name = connection.new_name()
-    try:
-        for _ in range(args.rounds):
-            done = server.smbclient(f"put {local} smbclient-put.bin")
-            reported = SMBCLIENT_PUT_RATE.search(done.stdout + done.stderr)
-            if done.returncode != 0 or reported is None:
-                raise RuntimeError(done.stdout + done.stderr)
-            theirs.append(float(reported.group(1)) * 1024)
-            started = time.perf_counter()
-            transfer = connection.write_file(name, size, block, args.outstanding, CancelToken(), flush=False)
-            seconds = time.perf_counter() - started
-            if transfer.bytes != size or (server.share_path / name).stat().st_size != size:
-                raise RuntimeError("the probe's file on the share has the wrong size")
-            ours.append(transfer.bytes / seconds)
-            cpu_share.append(transfer.client_cpu_share or 0.0)
-    finally:
+
+    def smbclient_put() -> None:
+        done = server.smbclient(f"put {local} smbclient-put.bin")
+        reported = SMBCLIENT_PUT_RATE.search(done.stdout + done.stderr)
+        if done.returncode != 0 or reported is None:
+            raise RuntimeError(done.stdout + done.stderr)
+        theirs.append(float(reported.group(1)) * 1024)
+        (server.share_path / "smbclient-put.bin").unlink()
+
+    def sambatune_write() -> None:
+        name = connection.new_name()
+        started = time.perf_counter()
+        transfer = connection.write_file(name, size, block, args.outstanding, CancelToken(), flush=False)
+        seconds = time.perf_counter() - started
+        if transfer.bytes != size or (server.share_path / name).stat().st_size != size:
+            raise RuntimeError("the probe's file on the share has the wrong size")
+        ours.append(transfer.bytes / seconds)
+        cpu_share.append(transfer.client_cpu_share or 0.0)
         connection.remove(name)
+
+    try:
+        # Each client writes a new file every round, removed before the next one starts
+        # (its dirty pages go with it, so no write-back is left for the other client),
+        # and the two take turns going first.
+        for round_number in range(args.rounds):
+            first, second = (smbclient_put, sambatune_write)[:: 1 if round_number % 2 == 0 else -1]
+            first()
+            second()
+    finally:
         connection.close()
         local.unlink()
         (server.share_path / "smbclient-put.bin").unlink(missing_ok=True)
