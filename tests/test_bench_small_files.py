@@ -398,7 +398,7 @@ def test_each_small_file_operation_is_one_compound_where_it_can_be(
         ops.rename(name, moved)
         assert sorted(ops.list_directory(directory)) == ["b.bin"]
         if compounds:
-            assert len(frames) == 4, frames  # create+write+close, stat, read, rename
+            assert len(frames) == 5, frames  # create+write+close, stat, read, rename, list
         with pytest.raises(Exception) as exists:
             ops.create_and_write(moved, data)  # never over an existing file
         if compounds:
@@ -500,3 +500,32 @@ def test_a_cut_connection_among_several_fails_clearly_and_leaves_nothing(smbd: S
 def test_connections_are_checked_before_anything_starts(changes: dict[str, Any], words: str) -> None:
     with pytest.raises(InvalidInput, match=words):
         SmallFilesOptions(**{"server": "nas", "share": "data", **changes})
+
+
+def test_a_listing_too_large_for_one_answer_is_asked_the_long_way(smbd: SmbServer) -> None:
+    """A listing is one compound with a 1 MiB answer; a directory whose names may not all
+    have fitted (5,000 names of 100 characters: about 1.1 MB) is listed again request by
+    request, and every name comes back."""
+    from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
+
+    directory = smbd.share_path / f"{PROBE_PREFIX}files-many-names"
+    directory.mkdir()
+    made = {f"{number:05d}-" + "n" * 94 for number in range(5000)}
+    for name in made:
+        (directory / name).touch()
+    small = smbd.share_path / f"{PROBE_PREFIX}files-few-names"
+    small.mkdir()
+    (small / "one").touch()
+    try:
+        with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as probe:
+            ops = SmallFileOps(probe)
+            assert ops.compounds is not None
+            probe.ensure_credits(20)
+            assert ops.compounds.list_directory(small.name) == ["one"]
+            assert ops.compounds.list_directory(directory.name) is None  # may be cut short
+            assert set(ops.list_directory(directory.name)) == made
+    finally:
+        for path in (directory, small):
+            for entry in path.iterdir():
+                entry.unlink()
+            path.rmdir()

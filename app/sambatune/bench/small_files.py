@@ -49,6 +49,7 @@ from sambatune.bench.smb_client import (
     ShareTarget,
     ShareTargetBenchmark,
 )
+from sambatune.bench.smb_compounds import LISTING_CHARGE
 from sambatune.bench.smb_wire import (
     PROBE_PREFIX,
     SmallFileOps,
@@ -418,8 +419,8 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
                 probe.connect()
                 self._probes.append(probe)
                 # Every thread has one operation out at a time: a compound of up to three
-                # requests of one credit each (files of at most 64 KiB).
-                probe.ensure_credits(3 * -(-options.outstanding // options.connections) + 1)
+                # requests of one credit each (files of at most 64 KiB), or a listing's.
+                probe.ensure_credits(LISTING_CHARGE * -(-options.outstanding // options.connections) + 1)
                 connections.append(SmbFileOperations(probe))
         except BaseException:
             for probe in self._probes:

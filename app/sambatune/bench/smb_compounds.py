@@ -15,6 +15,8 @@ frame that :class:`FramedTcp` (the probe's transport) hands to :meth:`Chain.answ
 * stat: CREATE (attributes) + CLOSE, the size read from the CREATE's answer;
 * read: CREATE + READ + CLOSE;
 * rename: CREATE (DELETE access) + SET_INFO (FileRenameInformation) + CLOSE;
+* list: CREATE (the directory) + QUERY_DIRECTORY (names, a 1 MiB answer) + CLOSE, the
+  names taken from the answer with ``struct``;
 * delete: CREATE (delete on close) + CLOSE, many in flight from one thread.
 
 A signed session signs each request of a compound on its own (over its header, body
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sambatune.bench.smb_bulk import (
+    CREDIT_BYTES,
     HEADER,
     PROTOCOL_ID,
     READ_REQUEST,
@@ -43,7 +46,9 @@ from sambatune.bench.smb_bulk import (
 )
 from sambatune.errors import SambaTuneError
 
-SMB2_CREATE, SMB2_CLOSE, SMB2_READ, SMB2_WRITE, SMB2_SET_INFO = 0x5, 0x6, 0x8, 0x9, 0x11
+SMB2_CREATE, SMB2_CLOSE, SMB2_READ, SMB2_WRITE, SMB2_QUERY_DIRECTORY, SMB2_SET_INFO = (
+    0x5, 0x6, 0x8, 0x9, 0xE, 0x11,
+)  # fmt: skip
 FLAG_RELATED, FLAG_SIGNED = 0x4, 0x8
 #: StructureSize, SecurityFlags, RequestedOplockLevel, ImpersonationLevel,
 #: SmbCreateFlags, Reserved, DesiredAccess, FileAttributes, ShareAccess,
@@ -60,17 +65,33 @@ SET_INFO_REQUEST = struct.Struct("<HBBIHHI16s")
 #: FileRenameInformation (SMB2 form): ReplaceIfExists, Reserved, RootDirectory,
 #: FileNameLength; the new name follows.
 RENAME_INFORMATION = struct.Struct("<B7xQI")
+#: StructureSize, FileInformationClass, Flags, FileIndex, FileId, FileNameOffset,
+#: FileNameLength, OutputBufferLength; the search pattern follows.
+QUERY_DIRECTORY_REQUEST = struct.Struct("<HBBI16sHHI")
+#: StructureSize, OutputBufferOffset, OutputBufferLength.
+QUERY_DIRECTORY_RESPONSE = struct.Struct("<HHI")
+#: FILE_NAMES_INFORMATION: NextEntryOffset, FileIndex, FileNameLength; the name follows.
+NAMES_ENTRY = struct.Struct("<III")
+FILE_NAMES_INFORMATION, RESTART_SCANS = 0x0C, 0x01
+#: A listing's answer: 16 credits' worth. One that comes back this full minus the room of
+#: the longest entry may have left names out, and is asked again the long way.
+LISTING_BYTES = 16 * CREDIT_BYTES
+LONGEST_ENTRY = NAMES_ENTRY.size + 255 * 2 + 8
+#: Credits a listing's compound costs (CREATE, QUERY_DIRECTORY, CLOSE).
+LISTING_CHARGE = credit_charge(LISTING_BYTES) + 2
 #: A related request's FileId: the file the CREATE before it opened.
 OPENED = b"\xff" * 16
 IMPERSONATION = 2
 GENERIC_READ, GENERIC_WRITE, DELETE, READ_ATTRIBUTES = 0x80000000, 0x40000000, 0x00010000, 0x00000080
+LIST_DIRECTORY = 0x00000001
 SHARE_ALL = 0x7
 FILE_OPEN, FILE_CREATE = 1, 2
-NON_DIRECTORY, DELETE_ON_CLOSE = 0x00000040, 0x00001000
+DIRECTORY, NON_DIRECTORY, DELETE_ON_CLOSE = 0x00000001, 0x00000040, 0x00001000
 FILE_ATTRIBUTE_NORMAL = 0x80
 INFO_FILE, FILE_RENAME_INFORMATION = 1, 10
 STATUS_SUCCESS = 0
 STATUS_PENDING = 0x00000103
+STATUS_NO_MORE_FILES = 0x80000006
 #: Gone already: nothing to delete.
 GONE = {0xC0000034, 0xC000003A}  # OBJECT_NAME_NOT_FOUND, OBJECT_PATH_NOT_FOUND
 #: Deletes in flight when a whole directory is emptied.
@@ -191,6 +212,41 @@ class Compounds(ProbeRequests):
             ],
         )
         self._check(chain)
+
+    def list_directory(self, name: str) -> list[str] | None:
+        """The names in directory ``name`` (without . and ..), or None when they may not
+        all have fitted in one answer (a very large directory: ask the long way)."""
+        pattern = "*".encode("utf-16-le")
+        query = QUERY_DIRECTORY_REQUEST.pack(
+            33, FILE_NAMES_INFORMATION, RESTART_SCANS, 0, OPENED, 64 + QUERY_DIRECTORY_REQUEST.size,
+            len(pattern), LISTING_BYTES,
+        )  # fmt: skip
+        chain = self.run(
+            f"list {name}",
+            [
+                self._create(name, LIST_DIRECTORY | READ_ATTRIBUTES, FILE_OPEN, DIRECTORY),
+                (SMB2_QUERY_DIRECTORY, query + pattern, credit_charge(LISTING_BYTES)),
+                _close(),
+            ],
+        )
+        if chain.status(1) == STATUS_NO_MORE_FILES and chain.status(0) == STATUS_SUCCESS:
+            return []
+        self._check(chain)
+        body = chain.body(1)
+        _, offset, length = QUERY_DIRECTORY_RESPONSE.unpack_from(body)
+        if length > LISTING_BYTES - LONGEST_ENTRY:
+            return None
+        entries = memoryview(body)[offset - 64 : offset - 64 + length]
+        names: list[str] = []
+        at = 0
+        while True:
+            following, _, size = NAMES_ENTRY.unpack_from(entries, at)
+            text = bytes(entries[at + NAMES_ENTRY.size : at + NAMES_ENTRY.size + size]).decode("utf-16-le")
+            if text not in (".", ".."):
+                names.append(text)
+            if not following:
+                return names
+            at += following
 
     def delete(self, name: str) -> None:
         """Delete the file ``name`` (gone already is fine)."""

@@ -676,6 +676,13 @@ class SmallFileOps:
         the listing kept under a directory lease that no change has broken since."""
         if self.listings is not None:
             return self.listings.names(name)
+        if self.compounds is not None:
+            from sambatune.bench.smb_compounds import LISTING_CHARGE
+
+            self.probe.ensure_credits(LISTING_CHARGE)  # asks only when short (a clean-up's)
+            names = self.compounds.list_directory(name)
+            if names is not None:
+                return names
         handle, _ = self._open_directory(name)
         try:
             return self._read_names(handle)
@@ -744,10 +751,16 @@ class SmallFileOps:
         """Delete the files in directory ``name``, then the directory; gone already is fine."""
         from smbprotocol.exceptions import ObjectNameNotFound, ObjectPathNotFound
 
+        from sambatune.bench.smb_compounds import GONE, RefusedRequest
+
         try:
             names = self.list_directory(name)
         except (ObjectNameNotFound, ObjectPathNotFound):
             return
+        except RefusedRequest as refused:
+            if refused.status in GONE:
+                return
+            raise
 
         paths = [f"{name}\\{entry}" for entry in names]
         probe = self.probe
