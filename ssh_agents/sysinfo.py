@@ -679,6 +679,12 @@ def main(agent, params):
     return result
 
 
+#: Output bytes the answers may carry in all: the result is one line, which the caller
+#: takes up to 16 MiB of (base64 adds a third). A command past it is left unanswered
+#: (None) and the caller sends it itself.
+ANSWER_BUDGET = 6 << 20
+
+
 def also_run(commands):
     """Commands the caller would otherwise send one by one (each a shell start over SSH):
     exit code and output of each, the output base64 (it may be any bytes)."""
@@ -688,6 +694,7 @@ def also_run(commands):
         return base64.b64encode(data).decode("ascii")
 
     answers = []
+    budget = ANSWER_BUDGET
     for argv in commands[:16]:
         try:
             proc = AGENT.spawn([str(a) for a in argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -700,8 +707,11 @@ def also_run(commands):
         except OSError as exc:
             answers.append({"exit": 127, "stdout": "", "stderr": encoded(str(exc).encode())})
             continue
-        answers.append({"exit": proc.returncode, "stdout": encoded(out[:8 << 20]),
-                        "stderr": encoded(err[:1 << 20])})
+        if len(out) + len(err) > budget:
+            answers.append(None)
+            continue
+        budget -= len(out) + len(err)
+        answers.append({"exit": proc.returncode, "stdout": encoded(out), "stderr": encoded(err)})
     return answers
 
 

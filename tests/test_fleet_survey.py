@@ -470,3 +470,19 @@ def test_the_inventory_s_python_runs_the_agent(
     assert right.status is HostStatus.OK and right.findings is not None
     assert wrong.status is HostStatus.FAILED
     assert "/nonexistent/python3" in str(wrong.error)
+
+
+def test_answers_ahead_stay_within_the_agent_s_one_line() -> None:
+    """The agent's result is one line the caller reads up to 16 MiB of: a command with
+    more output than the answers' budget is left unanswered and goes over SSH as usual,
+    as does an answer in a form the caller does not read (the server is not trusted)."""
+    from sambatune.fleet.survey import _answers
+    from sambatune.remote.agents import run_agent
+    from sambatune.remote.local import LocalTransport
+
+    commands = [["head", "-c", str(7 << 20), "/dev/zero"], ["echo", "hi"], ["echo", "there"]]
+    result = run_agent(LocalTransport(), "sysinfo", {"also_run": commands}, timeout=120)
+    big, small, other = result.data["also_run"]
+    assert big is None and small["exit"] == 0
+    answers = _answers(commands, [big, small, {**other, "stdout": "not base64!"}])
+    assert list(answers) == [("echo", "hi")] and answers[("echo", "hi")].stdout == b"hi\n"

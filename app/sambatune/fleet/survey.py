@@ -561,21 +561,27 @@ def _commands_ahead(path: str) -> list[list[str]]:
     ]
 
 
-def _answers(commands: list[list[str]], answers: list[dict[str, Any]]) -> dict[tuple[str, ...], Any]:
-    """The agent's answers to ``commands`` as command results (its output is base64)."""
+def _answers(commands: list[list[str]], answers: list[Any]) -> dict[tuple[str, ...], Any]:
+    """The agent's answers to ``commands`` as command results (its output is base64). A
+    command it left unanswered (too much output for its one line) or answered in a form
+    this does not read is sent to the host as usual."""
     import base64
+    import binascii
 
     from sambatune.remote.transport import CommandResult
 
-    return {
-        tuple(argv): CommandResult(
-            tuple(argv),
-            int(answer["exit"]),
-            base64.b64decode(answer["stdout"]),
-            base64.b64decode(answer["stderr"]),
-        )
-        for argv, answer in zip(commands, answers, strict=False)
-    }
+    results = {}
+    for argv, answer in zip(commands, answers, strict=False):
+        try:
+            results[tuple(argv)] = CommandResult(
+                tuple(argv),
+                int(answer["exit"]),
+                base64.b64decode(answer["stdout"], validate=True),
+                base64.b64decode(answer["stderr"], validate=True),
+            )
+        except (TypeError, KeyError, ValueError, binascii.Error):
+            continue
+    return results
 
 
 def _read_live_file(transport: Any, path: str) -> tuple[bytes, bool | None]:
