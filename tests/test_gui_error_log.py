@@ -51,6 +51,8 @@ def run_task(qtbot: QtBot, work: Callable[[], object]) -> None:
         lambda report, cancel: work(), name="Reading files1", on_finished=lambda: finished.append(True)
     )
     qtbot.waitUntil(lambda: bool(finished), timeout=5000)
+    # The runner's lifetime rule (ui/tasks.py): its worker may still be winding down.
+    assert runner.shutdown(5000)
 
 
 def test_a_task_failure_is_logged_with_details_and_traceback(

@@ -134,7 +134,14 @@ class _Relay(QObject):
 
 
 class TaskRunner(QObject):
-    """Starts tasks on a thread pool and keeps them alive until they finish."""
+    """Starts tasks on a thread pool and keeps them alive until they finish.
+
+    Its lifetime rule: a runner outlives its tasks. Keep it where something long-lived
+    holds it (a window, a page, a test fixture) and call :meth:`shutdown` before letting
+    it go. ``finished`` reaches the GUI thread while the worker is still winding down its
+    runnable; a runner dropped then takes its thread pool with it under that worker, and
+    the process crashes (a test that let its runner go out of scope did, 1 run in 5).
+    """
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
