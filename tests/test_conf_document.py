@@ -155,6 +155,22 @@ def test_comment_lines_never_continue_and_values_keep_hashes() -> None:
     assert next(document.entries()).value == "no # off ; really"
 
 
+def test_a_repeated_line_reads_the_same_unless_it_continues() -> None:
+    # Rows of repeated lines are reused; a line ending in a backslash depends on where it is.
+    document = SmbConfDocument("a = b \\\nc\n[s]\nx = 1\n[t]\nx = 1\na = b \\\nd\na = b \\")
+    entries = [(entry.kind, entry.line, entry.name, entry.value) for entry in document.entries()]
+    assert entries == [
+        ("parameter", 1, "a", "b c"),
+        ("section", 3, "s", None),
+        ("parameter", 4, "x", "1"),
+        ("section", 5, "t", None),
+        ("parameter", 6, "x", "1"),
+        ("parameter", 7, "a", "b d"),
+        ("parameter", 9, "a", "b \\"),
+    ]
+    assert document.kind(8) == "continuation"
+
+
 def test_empty_and_newline_only_documents() -> None:
     assert SmbConfDocument(b"").line_count == 0
     assert SmbConfDocument(b"").render() == b""

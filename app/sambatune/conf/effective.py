@@ -162,8 +162,9 @@ PRINT_COMMANDS: dict[str, dict[str, str]] = {
     "qnx": _QNX,
 }
 
-# Settings are made once per parameter line of a file; tuple.__new__ skips the
-# generated keyword-handling constructor, which halves the cost on large files.
+# Settings (and each section header's Origin) are made once per line of a file;
+# tuple.__new__ skips the generated keyword-handling constructor, which halves the cost
+# on large files.
 _new_setting = tuple.__new__
 
 
@@ -520,11 +521,12 @@ class _Walker:
         new_setting = _new_setting
         current = self.current
         settings, overridden, in_global = current.settings, current.overridden, current.is_global
-        for index, row in enumerate(checked(document.rows, self.cancel)):
+        rows = document.rows if self.cancel is None else checked(document.rows, self.cancel)
+        for index, row in enumerate(rows):
             if isinstance(row, str):
                 continue
-            if row[0] is parameter_kind:
-                written = row[1]
+            kind, written, value, _ = row
+            if kind is parameter_kind:
                 canonical, flags = names.get(written) or classify(written)
                 if flags:
                     self._special(canonical, flags, row, label, index)
@@ -534,7 +536,6 @@ class _Walker:
                         in_global = current.is_global
                     continue
                 # The common case, kept short: a plain parameter, stored as written.
-                value = row[2]
                 setting: Setting = new_setting(
                     Setting, (canonical, value, written, value, label, index + 1, False)
                 )
@@ -612,7 +613,7 @@ class _Walker:
         """A section header, or a line Samba ignores or refuses."""
         kind = row[0]
         result = self.result
-        origin = Origin(label, index + 1)
+        origin: Origin = _new_setting(Origin, (label, index + 1))
         if kind == SECTION:
             self._section(row[1], origin)
         elif kind == "text":
@@ -640,15 +641,16 @@ class _Walker:
     def _section(self, name: str, origin: Origin) -> Section:
         result = self.result
         leaving = self.current
+        to_global = is_global_section(name)
         if not leaving.is_global:
             self.close_share(leaving)
-        elif not is_global_section(name):
+        elif not to_global:
             self._global_block_ended(origin)
         if not name:
             result.problems.append(
                 LoadProblem("empty-section", self.current.name, "A section header [] has no name.", origin)
             )
-        if is_global_section(name):
+        if to_global:
             section = result.global_section
         else:
             key = section_key(name)
@@ -713,8 +715,10 @@ class _Walker:
             # A value Samba refuses leaves the default (yes), which is then turned off too.
             if parse_boolean(result.resolve(section.name, "browseable").value or "yes") is not False:
                 self._force(section, "browseable", "No", "[printers] is never browseable", origin)
+        own_path = section.settings.get("path")  # most shares set their own: no lookups
         if (
             section.key != "homes"
+            and not (own_path is not None and own_path.value)
             and not (result.resolve(section.name, "path").value or "")
             and not (result.resolve(section.name, "msdfs proxy").value or "")
         ):

@@ -44,7 +44,8 @@ def name_key(name: str) -> str:
 
 def is_global_section(name: str) -> bool:
     """``[global]`` and ``[globals]``, in any case and with any blanks, are the global section."""
-    key = name_key(name)
+    # Most headers are plain ASCII words: nothing to strip, and lower() folds as Samba does.
+    key = name.lower() if name.isascii() and name.isalnum() else name_key(name)
     return key == "global" or key == "globals"
 
 
