@@ -248,7 +248,7 @@ def _print_changes(outcome: Any) -> None:
 def handle_apply(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from sambatune.cli.conf_get import FetchedCopies
+    from sambatune.cli.fetched_copies import FetchedCopies
     from sambatune.conf.apply import read_live
     from sambatune.errors import InvalidInput
 

@@ -10,10 +10,6 @@ in SambaTune's private data folder, with the bytes they were made from.
 from __future__ import annotations
 
 import argparse
-import base64
-import datetime
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +31,7 @@ def register_get_verb(verbs: Any) -> None:
 
 def handle_get(args: argparse.Namespace) -> int:
     from sambatune.cli.connect import connect_from_args
+    from sambatune.cli.fetched_copies import FetchedCopies
     from sambatune.cli.output import print_json
     from sambatune.conf.apply import read_live
     from sambatune.errors import InvalidInput
@@ -65,49 +62,3 @@ def handle_get(args: argparse.Namespace) -> int:
     else:
         print(f"{output}: {path} on {target} ({len(live.data)} bytes, SHA-256 {live.sha256[:16]}…)")
     return 0
-
-
-class FetchedCopies:
-    """Local copies of live files, by their absolute local path."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        if path is None:
-            from sambatune.appdirs import data_dir
-
-            path = data_dir() / "fetched-copies.json"
-        self.path = path
-
-    def _load(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def remember(self, local: Path, target: str, path: str, data: bytes) -> None:
-        from sambatune.appdirs import private_dir
-        from sambatune.remote.local import write_local_file_atomic
-
-        copies = self._load()
-        copies[str(local.resolve())] = {
-            "target": target,
-            "path": path,
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "fetched_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "data": base64.b64encode(data).decode("ascii"),
-        }
-        # The newest 200 copies: an entry is a whole smb.conf.
-        kept = dict(list(copies.items())[-200:])
-        private_dir(self.path.parent)
-        write_local_file_atomic(str(self.path), json.dumps(kept).encode("utf-8"), mode=0o600)
-
-    def base_of(self, local: Path, target: str, path: str) -> bytes | None:
-        """What ``local`` was fetched as from ``path`` on ``target``, or None."""
-        entry = self._load().get(str(local.resolve()))
-        if not isinstance(entry, dict) or entry.get("target") != target or entry.get("path") != path:
-            return None
-        try:
-            data = base64.b64decode(str(entry.get("data", "")), validate=True)
-        except ValueError:
-            return None
-        return data if hashlib.sha256(data).hexdigest() == entry.get("sha256") else None

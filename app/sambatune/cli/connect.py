@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -104,6 +103,8 @@ class TerminalPrompts:
             return given
         if not self.interactive or request.attempt > 3:
             return None
+        import getpass
+
         from sambatune.cli.output import visible
 
         try:

@@ -40,6 +40,8 @@ def escape_json_controls(text: str) -> str:
     these raw. Outside strings JSON has only ASCII, so any of them sits inside a string,
     where the escape means the same character.
     """
+    if text.isascii() and "\x7f" not in text:  # the common case: nothing to look for
+        return text
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
