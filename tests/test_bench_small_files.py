@@ -313,7 +313,8 @@ def test_a_read_only_share_is_said_plainly(fresh_smbd: SmbServer) -> None:
 def test_a_test_directory_is_removed_with_compounded_deletes(smbd: SmbServer) -> None:
     """The cleanup's lean path: every file gone, a name gone already is fine, a refusal
     names the file, and the session still works after hundreds of compounded requests."""
-    from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
+    from sambatune.bench.smb_file_ops import CompoundFileOps, file_operations
+    from sambatune.bench.smb_wire import SmbProbeConnection
 
     directory = smbd.share_path / f"{PROBE_PREFIX}files-lean"
     directory.mkdir()
@@ -321,12 +322,12 @@ def test_a_test_directory_is_removed_with_compounded_deletes(smbd: SmbServer) ->
         (directory / f"f{number:04d}").write_bytes(b"x" * 100)
     with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as probe:
         assert not probe.session.signing_required and not probe.encrypted  # the lean path
-        ops = SmallFileOps(probe)
+        ops = file_operations(probe)
         names = ops.list_directory(directory.name)
         (directory / "f0007").unlink()  # gone before its delete is sent
         (directory / "sub").mkdir()  # not a file: refused, by name
+        assert isinstance(ops, CompoundFileOps)
         deleter = ops.compounds
-        assert deleter is not None
         probe.ensure_credits(65)
         with pytest.raises(SambaTuneError, match=r"refused to delete .*\\sub \(status 0x"):
             deleter.delete_all([f"{directory.name}\\{n}" for n in [*names, "sub"]])
@@ -345,7 +346,8 @@ def test_a_test_directory_is_removed_with_compounded_deletes(smbd: SmbServer) ->
 def test_a_signed_or_sealed_session_removes_it_through_smbprotocol(
     fresh_smbd: SmbServer, security: str
 ) -> None:
-    from sambatune.bench.smb_wire import SmallFileOps, SmbLogin, SmbProbeConnection
+    from sambatune.bench.smb_file_ops import file_operations
+    from sambatune.bench.smb_wire import SmbLogin, SmbProbeConnection
 
     fresh_smbd.add_user("root", "Probe-pass-1")
     directory = fresh_smbd.share_path / f"{PROBE_PREFIX}files-{security}"
@@ -357,7 +359,7 @@ def test_a_signed_or_sealed_session_removes_it_through_smbprotocol(
         "127.0.0.1", fresh_smbd.share, fresh_smbd.port, login, security=security
     ) as probe:
         assert probe.session.signing_required or probe.encrypted
-        SmallFileOps(probe).remove_tree(directory.name)
+        file_operations(probe).remove_tree(directory.name)
     assert probe_files(fresh_smbd.share_path) == []
 
 
@@ -371,7 +373,8 @@ def test_each_small_file_operation_is_one_compound_where_it_can_be(
     smbprotocol's requests. Either way the files on the share are what the operations
     say, and a refusal names its status."""
     from sambatune.bench.smb_compounds import RefusedRequest
-    from sambatune.bench.smb_wire import SmallFileOps, SmbLogin, SmbProbeConnection
+    from sambatune.bench.smb_file_ops import CompoundFileOps, file_operations
+    from sambatune.bench.smb_wire import SmbLogin, SmbProbeConnection
 
     fresh_smbd.add_user("root", "Probe-pass-1")
     directory = f"{PROBE_PREFIX}files-compound-{security}"
@@ -381,8 +384,8 @@ def test_each_small_file_operation_is_one_compound_where_it_can_be(
         "127.0.0.1", fresh_smbd.share, fresh_smbd.port, login, security=security
     ) as probe:
         assert probe.session.signing_required is (security == "signed")
-        ops = SmallFileOps(probe)
-        assert (ops.compounds is not None) is compounds
+        ops = file_operations(probe)
+        assert isinstance(ops, CompoundFileOps) is compounds
         probe.ensure_credits(8)
         frames: list[int] = []
         transport = probe.connection.transport
@@ -496,7 +499,8 @@ def test_a_listing_too_large_for_one_answer_is_asked_the_long_way(smbd: SmbServe
     """A listing is one compound with a 1 MiB answer; a directory whose names may not all
     have fitted (5,000 names of 100 characters: about 1.1 MB) is listed again request by
     request, and every name comes back."""
-    from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
+    from sambatune.bench.smb_file_ops import CompoundFileOps, file_operations
+    from sambatune.bench.smb_wire import SmbProbeConnection
 
     directory = smbd.share_path / f"{PROBE_PREFIX}files-many-names"
     directory.mkdir()
@@ -508,8 +512,8 @@ def test_a_listing_too_large_for_one_answer_is_asked_the_long_way(smbd: SmbServe
     (small / "one").touch()
     try:
         with SmbProbeConnection("127.0.0.1", smbd.share, smbd.port) as probe:
-            ops = SmallFileOps(probe)
-            assert ops.compounds is not None
+            ops = file_operations(probe)
+            assert isinstance(ops, CompoundFileOps)
             probe.ensure_credits(20)
             assert ops.compounds.list_directory(small.name) == ["one"]
             assert ops.compounds.list_directory(directory.name) is None  # may be cut short

@@ -23,7 +23,8 @@ import yaml
 
 from cli_process import sambatune_cli
 from parameter_text_overlap import man_page_text, runs, shared_runs, words
-from sambatune.bench.smb_wire import SmallFileOps, SmbProbeConnection
+from sambatune.bench.smb_file_ops import file_operations
+from sambatune.bench.smb_wire import SmbProbeConnection
 from sambatune.conf.catalog import load_bundled
 from sambatune.packaged import read_resource
 from testbed.ports import free_port
@@ -149,7 +150,7 @@ def test_a_parameter_only_newer_releases_have_goes_through_the_apply(
         # keeps what it agreed, but the server grants it no lease any more either.
         with SmbProbeConnection(release.address, "bench", release.smb_port) as later:
             assert not later.directory_leases_offered
-        ops = SmallFileOps(held)
+        ops = file_operations(held)
         assert ops.listings is not None
         ops.list_directory("")
         assert (ops.listings.counts.from_server, ops.listings.counts.granted) == (1, 0)
@@ -334,7 +335,7 @@ def test_a_kept_listing_ends_when_another_client_changes_the_directory(release: 
     second = SmbProbeConnection(release.address, "bench", release.smb_port, directory_leases=False).connect()
     directory = f".sambatune-probe-leases-{os.getpid()}"
     try:
-        ops, other = SmallFileOps(first), SmallFileOps(second)
+        ops, other = file_operations(first), file_operations(second)
         assert ops.listings is not None and other.listings is None
         ops.make_directory(directory)
         other.create_and_write(f"{directory}\\one.bin", b"1")

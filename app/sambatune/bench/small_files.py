@@ -50,12 +50,8 @@ from sambatune.bench.smb_client import (
     ShareTargetBenchmark,
 )
 from sambatune.bench.smb_compounds import LISTING_CHARGE
-from sambatune.bench.smb_wire import (
-    PROBE_PREFIX,
-    SmallFileOps,
-    SmbProbeConnection,
-    connection_lost,
-)
+from sambatune.bench.smb_file_ops import SmbFileOps, file_operations
+from sambatune.bench.smb_wire import PROBE_PREFIX, SmbProbeConnection, connection_lost
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
 from sambatune.remote.transport import Transport
@@ -150,19 +146,12 @@ class FileOperations(Protocol):
     def exists(self, name: str) -> bool: ...
 
 
-class SmbFileOperations(SmallFileOps):
-    """SambaTune's client: names from the share's root, with SMB's backslash."""
-
-    def join(self, directory: str, name: str) -> str:
-        return f"{directory}\\{name}"
-
-
 class SpreadOperations:
     """The timed operations spread over several connections: each thread keeps to the
     connection it was given first (in turn), as each of that many clients keeps its own.
     Making and removing the directory goes through the first."""
 
-    def __init__(self, connections: Sequence[SmbFileOperations]) -> None:
+    def __init__(self, connections: Sequence[SmbFileOps]) -> None:
         self.connections = list(connections)
         self._turn = itertools.count()
         self._mine = threading.local()
@@ -171,7 +160,7 @@ class SpreadOperations:
         self.remove_tree = self.connections[0].remove_tree
         self.exists = self.connections[0].exists
 
-    def _ops(self) -> SmbFileOperations:
+    def _ops(self) -> SmbFileOps:
         ops = getattr(self._mine, "ops", None)
         if ops is None:
             ops = self._mine.ops = self.connections[next(self._turn) % len(self.connections)]
@@ -412,7 +401,7 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
             recorder.extra["client"] = {"client": OS_PATH, "path": str(root)}
             return PathFileOperations(root)
         assert options.server and options.share
-        connections: list[SmbFileOperations] = []
+        connections: list[SmbFileOps] = []
         try:
             for _ in range(options.connections):
                 probe = SmbProbeConnection(options.server, options.share, options.port, options.login)
@@ -421,7 +410,7 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
                 # Every thread has one operation out at a time: a compound of up to three
                 # requests of one credit each (files of at most 64 KiB), or a listing's.
                 probe.ensure_credits(LISTING_CHARGE * -(-options.outstanding // options.connections) + 1)
-                connections.append(SmbFileOperations(probe))
+                connections.append(file_operations(probe))
         except BaseException:
             for probe in self._probes:
                 probe.close()
@@ -558,7 +547,7 @@ class SmallFilesBenchmark(ShareTargetBenchmark[SmallFilesOptions]):
         with SmbProbeConnection(
             probe.server, probe.share, probe.port, probe.login, timeout=probe.timeout
         ) as fresh:
-            ops = SmbFileOperations(fresh)
+            ops = file_operations(fresh)
             while True:
                 try:
                     ops.remove_tree(directory)

@@ -22,7 +22,7 @@ frame that :class:`FramedTcp` (the probe's transport) hands to :meth:`Chain.answ
 A signed session signs each request of a compound on its own (over its header, body
 and the padding up to the next) and checks each answer's signature the same way, with
 the session's algorithm (HMAC-SHA256, AES-CMAC or AES-GMAC). Encrypted sessions keep
-smbprotocol's path (:class:`SmallFileOps`).
+smbprotocol's path (:class:`~sambatune.bench.smb_file_ops.SmbFileOps`).
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ class Compounds(ProbeRequests):
         """Delete the file ``name`` (gone already is fine)."""
         self._finish_delete(self._send_delete(name))
 
-    def delete_all(self, names: list[str], in_flight: int = IN_FLIGHT) -> None:
+    def delete_all(self, names: Sequence[str], in_flight: int = IN_FLIGHT) -> None:
         """Delete every file in ``names`` with ``in_flight`` deletes at once (gone already
         is fine); raises on the first refusal, after those in flight were answered."""
         pending: deque[Chain] = deque()
