@@ -495,6 +495,95 @@ def test_connections_are_checked_before_anything_starts(changes: dict[str, Any],
         SmallFilesOptions(**{"server": "nas", "share": "data", **changes})
 
 
+def _messages(frame: bytes) -> list[bytearray]:
+    """The SMB2 messages of one frame from the server (a compound's, each with its padding)."""
+    messages, at = [], 4
+    while True:
+        following = int.from_bytes(frame[at + 20 : at + 24], "little")
+        end = at + following if following else len(frame)
+        messages.append(bytearray(frame[at:end]))
+        if not following:
+            return messages
+        at = end
+
+
+def _framed(messages: list[bytearray]) -> bytes:
+    """A frame of ``messages``, each one's NextCommand set for where the next now starts."""
+    parts = []
+    for index, message in enumerate(messages):
+        if index < len(messages) - 1:
+            message = message + bytes(-len(message) % 8)
+            message[20:24] = len(message).to_bytes(4, "little")
+        parts.append(bytes(message))
+    data = b"".join(parts)
+    return len(data).to_bytes(4, "big") + data
+
+
+def _command(message: bytearray) -> tuple[int, int]:
+    """(command, status) of one message."""
+    return int.from_bytes(message[12:14], "little"), int.from_bytes(message[8:12], "little")
+
+
+def listing_running_past_its_end(frame: bytes) -> bytes:
+    """The first name of a listing's answer says the next one starts past the end."""
+    messages = _messages(frame)
+    for message in messages:
+        if _command(message) == (0x0E, 0):
+            offset, length = (
+                int.from_bytes(message[66:68], "little"),
+                int.from_bytes(message[68:72], "little"),
+            )
+            message[offset : offset + 4] = length.to_bytes(4, "little")
+            return _framed(messages)
+    return frame
+
+
+def open_answer_cut_short(frame: bytes) -> bytes:
+    """A compound's CREATE answer keeps 8 bytes of its body."""
+    messages = _messages(frame)
+    if len(messages) > 1 and _command(messages[0]) == (0x05, 0):
+        messages[0] = messages[0][:72]
+        return _framed(messages)
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "operation", "problem"),
+    [
+        (listing_running_past_its_end, "list", "an entry runs past its end"),
+        (open_answer_cut_short, "stat", "the open's answer has 8 bytes"),
+    ],
+)
+def test_an_answer_that_cannot_be_read_is_said_plainly(
+    smbd: SmbServer, rewrite: Any, operation: str, problem: str
+) -> None:
+    """A server (or something between) that says yes with a broken answer: the operation
+    fails naming what it asked and what is wrong, and the connection goes on working."""
+    from sambatune.bench.smb_file_ops import CompoundFileOps, file_operations
+    from sambatune.bench.smb_wire import SmbProbeConnection
+
+    directory = smbd.share_path / f"{PROBE_PREFIX}files-broken-{operation}"
+    directory.mkdir()
+    for name in ("a", "b", "c"):
+        (directory / name).write_bytes(b"x")
+    target = directory.name if operation == "list" else f"{directory.name}\\a"
+    relay = TcpRelay(smbd.port, answers=rewrite)
+    try:
+        with SmbProbeConnection("127.0.0.1", smbd.share, relay.port) as probe:
+            ops = file_operations(probe)
+            assert isinstance(ops, CompoundFileOps)
+            with pytest.raises(SambaTuneError) as failed:
+                ops.list_directory(target) if operation == "list" else ops.stat(target)
+            expected = f"The SMB server's answer to {operation} {target} cannot be read: {problem}."
+            assert failed.value.message == expected
+            assert ops.read_whole(f"{directory.name}\\b", 1) == 1  # the session still works
+    finally:
+        relay.close()
+        for path in directory.iterdir():
+            path.unlink()
+        directory.rmdir()
+
+
 def test_a_listing_too_large_for_one_answer_is_asked_the_long_way(smbd: SmbServer) -> None:
     """A listing is one compound with a 1 MiB answer; a directory whose names may not all
     have fitted (5,000 names of 100 characters: about 1.1 MB) is listed again request by

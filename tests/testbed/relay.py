@@ -2,8 +2,9 @@
 
 Each connection to the relay gets its own connection to the target and two pump threads.
 Its connections can be frozen (the requests still reach the server, the answers no longer
-come back: a server or a network that hangs), and what the client sends can be held to a
-rate (a slow link or a server that takes writes slowly, with no netem in this kernel).
+come back: a server or a network that hangs), what the client sends can be held to a
+rate (a slow link or a server that takes writes slowly, with no netem in this kernel), and
+the server's answers can be rewritten frame by frame (a broken or hostile server).
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import contextlib
 import socket
 import threading
 import time
+from collections.abc import Callable
+
+#: Rewrites one frame of the server's (an SMB frame: a 4-byte length, then the message).
+Rewrite = Callable[[bytes], bytes]
 
 #: Small reads keep a rate-limited stream smooth.
 CHUNK = 16384
@@ -20,9 +25,12 @@ UPLOAD_QUEUE = 128 * 1024
 
 
 class TcpRelay:
-    def __init__(self, target_port: int, upload_bytes_per_s: float | None = None) -> None:
+    def __init__(
+        self, target_port: int, upload_bytes_per_s: float | None = None, answers: Rewrite | None = None
+    ) -> None:
         self.target_port = target_port
         self.upload_bytes_per_s = upload_bytes_per_s
+        self.answers = answers
         self.listener = socket.socket()
         if upload_bytes_per_s:
             # A slow server's queue, not a fast relay's: what the relay has taken in but
@@ -50,7 +58,27 @@ class TcpRelay:
                 target=self._pump, args=(client, server, None, self.upload_bytes_per_s), daemon=True
             )
             upload.start()
-            threading.Thread(target=self._pump, args=(server, client, frozen, None), daemon=True).start()
+            if self.answers is not None:
+                threading.Thread(target=self._rewrite, args=(server, client), daemon=True).start()
+            else:
+                threading.Thread(target=self._pump, args=(server, client, frozen, None), daemon=True).start()
+
+    def _rewrite(self, source: socket.socket, sink: socket.socket) -> None:
+        """Pass on the server's frames, each through ``answers``."""
+        assert self.answers is not None
+        pending = b""
+        try:
+            while data := source.recv(65536):
+                pending += data
+                while len(pending) >= 4 and len(pending) >= 4 + int.from_bytes(pending[1:4], "big"):
+                    end = 4 + int.from_bytes(pending[1:4], "big")
+                    sink.sendall(self.answers(pending[:end]))
+                    pending = pending[end:]
+        except OSError:
+            pass
+        for end_point in (source, sink):
+            with contextlib.suppress(OSError):
+                end_point.shutdown(socket.SHUT_RDWR)
 
     @staticmethod
     def _pump(

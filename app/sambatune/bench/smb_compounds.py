@@ -152,6 +152,13 @@ class Chain:
     def refused(self, status: int) -> RefusedRequest:
         return RefusedRequest(status, f"The SMB server refused to {self.what} (status 0x{status:08x}).")
 
+    def unreadable(self, problem: str) -> SambaTuneError:
+        """The server said yes, but its answer cannot be what SMB2 says it is."""
+        return SambaTuneError(
+            f"The SMB server's answer to {self.what} cannot be read: {problem}.",
+            details="The server, or something between it and this computer, sent a broken answer.",
+        )
+
 
 class Compounds(ProbeRequests):
     """Small-file operations on one unencrypted session of the probe's own transport,
@@ -178,7 +185,10 @@ class Compounds(ProbeRequests):
             f"stat {name}", [self._create(name, READ_ATTRIBUTES, FILE_OPEN, NON_DIRECTORY), _close()]
         )
         self._check(chain)
-        return int(CREATE_END_OF_FILE.unpack_from(chain.body(0))[0])
+        body = chain.body(0)
+        if len(body) < CREATE_END_OF_FILE.size:
+            raise chain.unreadable(f"the open's answer has {len(body)} bytes")
+        return int(CREATE_END_OF_FILE.unpack_from(body)[0])
 
     def read_whole(self, name: str, size: int) -> int:
         """Open, read ``size`` bytes (one request: small files), close; the bytes read."""
@@ -233,20 +243,15 @@ class Compounds(ProbeRequests):
             return []
         self._check(chain)
         body = chain.body(1)
+        if len(body) < QUERY_DIRECTORY_RESPONSE.size:
+            raise chain.unreadable(f"the listing has {len(body)} bytes")
         _, offset, length = QUERY_DIRECTORY_RESPONSE.unpack_from(body)
         if length > LISTING_BYTES - LONGEST_ENTRY:
             return None
-        entries = memoryview(body)[offset - 64 : offset - 64 + length]
-        names: list[str] = []
-        at = 0
-        while True:
-            following, _, size = NAMES_ENTRY.unpack_from(entries, at)
-            text = bytes(entries[at + NAMES_ENTRY.size : at + NAMES_ENTRY.size + size]).decode("utf-16-le")
-            if text not in (".", ".."):
-                names.append(text)
-            if not following:
-                return names
-            at += following
+        start = offset - 64
+        if start < 0 or start + length > len(body):
+            raise chain.unreadable("its names lie outside it")
+        return _names(chain, memoryview(body)[start : start + length])
 
     def delete(self, name: str) -> None:
         """Delete the file ``name`` (gone already is fine)."""
@@ -357,6 +362,28 @@ class RefusedRequest(SambaTuneError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+def _names(chain: Chain, entries: memoryview) -> list[str]:
+    """The names in a FILE_NAMES_INFORMATION listing (without . and ..)."""
+    names: list[str] = []
+    at = 0
+    while True:
+        if at + NAMES_ENTRY.size > len(entries):
+            raise chain.unreadable("an entry runs past its end")
+        following, _, size = NAMES_ENTRY.unpack_from(entries, at)
+        start = at + NAMES_ENTRY.size
+        if start + size > len(entries):
+            raise chain.unreadable("a name runs past its end")
+        try:
+            text = bytes(entries[start : start + size]).decode("utf-16-le")
+        except UnicodeDecodeError:
+            raise chain.unreadable("a name is not UTF-16") from None
+        if text not in (".", ".."):
+            names.append(text)
+        if not following:
+            return names
+        at += following
 
 
 def _close() -> tuple[int, bytes, int]:
