@@ -58,6 +58,12 @@ AGENT = None
 
 def run(argv, timeout=30):
     """(exit code, stdout, stderr); a command past ``timeout`` is killed (124)."""
+    code, out, err = run_bytes(argv, timeout)
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def run_bytes(argv, timeout):
+    """:func:`run` with the output as it came (bytes)."""
     try:
         if AGENT is not None:
             proc = AGENT.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -65,14 +71,14 @@ def run(argv, timeout=30):
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
     except OSError as exc:
-        return 127, "", str(exc)
+        return 127, b"", str(exc).encode()
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        return 124, "", "%s did not finish within %d s and was stopped" % (argv[0], timeout)
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+        return 124, b"", ("%s did not finish within %d s and was stopped" % (argv[0], timeout)).encode()
+    return proc.returncode, out, err
 
 
 INCLUDE_LINE = re.compile(r"^\s*include\s*=\s*(.*?)\s*$", re.IGNORECASE)
@@ -696,22 +702,12 @@ def also_run(commands):
     answers = []
     budget = ANSWER_BUDGET
     for argv in commands[:16]:
-        try:
-            proc = AGENT.spawn([str(a) for a in argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            out, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            answers.append({"exit": 124, "stdout": "", "stderr": encoded(b"stopped after 60 s")})
-            continue
-        except OSError as exc:
-            answers.append({"exit": 127, "stdout": "", "stderr": encoded(str(exc).encode())})
-            continue
+        code, out, err = run_bytes([str(a) for a in argv], 60)
         if len(out) + len(err) > budget:
             answers.append(None)
             continue
         budget -= len(out) + len(err)
-        answers.append({"exit": proc.returncode, "stdout": encoded(out), "stderr": encoded(err)})
+        answers.append({"exit": code, "stdout": encoded(out), "stderr": encoded(err)})
     return answers
 
 
