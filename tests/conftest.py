@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,6 +169,37 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     return home
+
+
+@pytest.fixture(scope="session")
+def local_catalog_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """This computer's parameter catalog (and the index naming its testparm), built once
+    per test process: the build runs testparm for about a second."""
+    from sambatune.conf.catalog import cache_dir, local_testparm
+    from sambatune.conf.catalog_build import live_catalog
+
+    if local_testparm() is None:
+        return []  # the bundled catalog answers, nothing is built
+    saved = os.environ.get("SAMBATUNE_HOME")
+    os.environ["SAMBATUNE_HOME"] = str(tmp_path_factory.mktemp("catalog-home"))
+    try:
+        live_catalog(LocalTransport())
+        return sorted(Path(cache_dir()).glob("*.json"))
+    finally:
+        if saved is None:
+            del os.environ["SAMBATUNE_HOME"]
+        else:
+            os.environ["SAMBATUNE_HOME"] = saved
+
+
+@pytest.fixture
+def local_catalog_cached(local_catalog_files: list[Path], isolated_home: Path) -> None:
+    """For a test that opens local files and is not about the catalog's first build: the
+    catalog is in the test's home already, as after the first use on a computer."""
+    from sambatune.conf.catalog import cache_dir
+
+    for path in local_catalog_files:
+        shutil.copy(path, Path(cache_dir()) / path.name)
 
 
 @pytest.fixture

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from scipy import special, stats
 
 from sambatune.bench.distributions import (
     mann_whitney_counts,
@@ -22,6 +23,21 @@ from sambatune.bench.distributions import (
 from sambatune.bench.significance import hedges_g, mann_whitney_test, welch_t_test
 from sambatune.bench.statistics import compare, describe
 from sambatune.errors import InvalidInput
+
+
+class _ImportedWhenUsed:
+    """A module imported on first use: scipy.stats takes 0.6 s to import, which every
+    test worker would pay while collecting, whether or not it runs these tests."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+stats = _ImportedWhenUsed("scipy.stats")
+special = _ImportedWhenUsed("scipy.special")
 
 # Cushny & Peebles' sleep data, Student's own example (R's `sleep` data set).
 SLEEP_DRUG_1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]

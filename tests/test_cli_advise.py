@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cli_process import sambatune_cli, ssh_args
 from sambatune.advisor.gather import explicit_from_file, gather_inputs
 from sambatune.remote.connection import ConnectionOptions
@@ -170,6 +172,7 @@ def test_bad_options_give_one_clear_line(fresh_smbd: SmbServer, tmp_path: Path) 
 # --- gathering the inputs ----------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("local_catalog_cached")
 def test_gathering_reads_what_testparm_cannot_report(tmp_path: Path) -> None:
     config = tmp_path / "smb.conf"
     config.write_text(
@@ -205,6 +208,7 @@ def test_gathered_inputs_hold_the_files_log_level_and_the_server(fresh_smbd: Smb
     assert "net.ipv4.tcp_rmem" in inputs.server.tcp
 
 
+@pytest.mark.usefixtures("local_catalog_cached")
 def test_gathering_follows_includes_and_samba_s_line_rules(tmp_path: Path) -> None:
     extra = tmp_path / "extra.conf"
     extra.write_text("[Data]\n  log level = 9\n")

@@ -19,6 +19,9 @@ from sambatune.ui.main_window import MainWindow
 from screenshots import Screenshot
 from table_items import item_at
 
+# Every test opens a local file: the catalog its first opening builds is there already.
+pytestmark = pytest.mark.usefixtures("local_catalog_cached")
+
 SAMPLE = """\
 # Samba configuration of the file server
 [global]
