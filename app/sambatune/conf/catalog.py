@@ -11,6 +11,7 @@ Records are NamedTuples, not dataclasses: the CLI loads a catalog on every
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -300,8 +301,14 @@ def load_bundled(version: tuple[int, int, int] | str | None = None) -> Parameter
     else:
         older = [series for series in available if series <= wanted[:2]]
         chosen = older[-1] if older else available[0]
-    data = _read_bundled(chosen)
-    return ParameterCatalog.from_json(data, origin="bundled", version=wanted)
+    return _bundled(chosen, wanted)
+
+
+@functools.lru_cache(maxsize=8)
+def _bundled(series: tuple[int, int], version: tuple[int, int, int] | None) -> ParameterCatalog:
+    """Read once per process: a catalog is never changed after it is made, and the
+    editor, lint, the advisor and each fleet host ask for one again and again."""
+    return ParameterCatalog.from_json(_read_bundled(series), origin="bundled", version=version)
 
 
 def _read_bundled(series: tuple[int, int]) -> dict[str, Any]:
