@@ -174,22 +174,33 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def local_catalog_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """This computer's parameter catalog (and the index naming its testparm), built once
-    per test process: the build runs testparm for about a second."""
+    per run: the build runs testparm for about a second. Test workers (pytest-xdist)
+    share the run's temporary folder; the first to get here builds, the others wait."""
+    import fcntl
+
     from sambatune.conf.catalog import cache_dir, local_testparm
     from sambatune.conf.catalog_build import live_catalog
 
     if local_testparm() is None:
         return []  # the bundled catalog answers, nothing is built
-    saved = os.environ.get("SAMBATUNE_HOME")
-    os.environ["SAMBATUNE_HOME"] = str(tmp_path_factory.mktemp("catalog-home"))
-    try:
-        live_catalog(LocalTransport())
-        return sorted(Path(cache_dir()).glob("*.json"))
-    finally:
-        if saved is None:
-            del os.environ["SAMBATUNE_HOME"]
-        else:
-            os.environ["SAMBATUNE_HOME"] = saved
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent  # each worker's folder is inside the run's
+    home = run / "local-catalog-home"
+    with open(run / "local-catalog.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        saved = os.environ.get("SAMBATUNE_HOME")
+        os.environ["SAMBATUNE_HOME"] = str(home)
+        try:
+            if not (home / "built").exists():
+                live_catalog(LocalTransport())
+                (home / "built").touch()
+            return sorted(Path(cache_dir()).glob("*.json"))
+        finally:
+            if saved is None:
+                del os.environ["SAMBATUNE_HOME"]
+            else:
+                os.environ["SAMBATUNE_HOME"] = saved
 
 
 @pytest.fixture
