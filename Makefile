@@ -21,8 +21,11 @@ test: system-packages $(VENV)/.installed lint typecheck pytest
 
 # The fast tier while working: lint, types, and the tests that need no test bed, no
 # bundle and no long run (markers in pyproject.toml). `make test` still runs everything.
+# A third of its time is tests waiting (timeouts, event loops), so it runs one worker
+# more than there are cores, and an idle worker takes tests queued for a busy one.
 check: $(VENV)/.installed lint typecheck
-	$(BIN)/pytest -q -m "not testbed and not slow and not bundle" -n auto -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/pytest -q -m "not testbed and not slow and not bundle" -p no:cacheprovider \
+		-n $$($(BIN)/python -c 'import os; print((os.cpu_count() or 1) + 1)') --dist worksteal $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check app tests bench ssh_agents installer

@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+# Proofs that the contracts catch what they promise: each runs import-linter on a copy
+# of the package. tests/test_architecture.py checks the contracts themselves every time.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
