@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import subprocess
@@ -444,41 +445,53 @@ def _wait_for(path: Path, seconds: float = 60) -> None:
 
 
 @pytest.fixture
-def slow_smbcontrol(tmp_path: Path) -> Iterator[Path]:
-    """smbcontrol that announces itself and then takes four seconds (on this host)."""
+def slow_reload_sshd(tmp_path: Path, user_key: Path) -> Iterator[SshServer]:
+    """An sshd whose sessions find, first on their PATH, an smbcontrol that announces
+    itself (``tmp_path / "reloading"``) and takes four seconds the first time it runs.
+    The host's own smbcontrol is not touched: another process on this machine that runs
+    it meanwhile gets the real one."""
+    tools = tmp_path / "slow-tools"
+    tools.mkdir()
     marker = tmp_path / "reloading"
-    real = Path("/usr/bin/smbcontrol")
-    moved = real.with_name("smbcontrol.sambatune-test-real")
-    if moved.exists():
-        pytest.skip("another test run holds the smbcontrol shim")
-    shim = real.with_name("smbcontrol.sambatune-test-shim")
-    shim.write_text(f'#!/bin/sh\ntouch {marker}\nsleep 4\nexec {moved} "$@"\n')
+    real = shutil.which("smbcontrol") or "/usr/bin/smbcontrol"
+    shim = tools / "smbcontrol"
+    shim.write_text(
+        f"#!/bin/sh\nif [ ! -e {shlex.quote(str(marker))} ]; then "
+        f"touch {shlex.quote(str(marker))}; sleep 4; fi\n"
+        f'exec {shlex.quote(real)} "$@"\n'
+    )
     shim.chmod(0o755)
-    os.link(real, moved)
-    try:
-        os.replace(shim, real)
-        yield marker
-    finally:
-        os.replace(moved, real)
+    server = SshServer(tmp_path, "slow-reload-sshd", path_first=(tools,))
+    server.authorize(user_key.with_suffix(".pub"))
+    server.start()
+    yield server
+    server.stop()
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="slows the host's smbcontrol (needs root)")
+@pytest.mark.skipif(os.geteuid() != 0, reason="interrupts an apply by root to root's smbd")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
 def test_cli_interrupted_during_reload(
     fresh_smbd: SmbServer,
-    sshd: SshServer,
+    slow_reload_sshd: SshServer,
     user_key: Path,
-    known_hosts: Path,
     tmp_path: Path,
-    slow_smbcontrol: Path,
-    ssh_options: ConnectionOptions,
     sig: signal.Signals,
 ) -> None:
+    sshd = slow_reload_sshd
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text(sshd.known_hosts_line)
+    ssh_options = ConnectionOptions(
+        host="127.0.0.1",
+        port=sshd.port,
+        user=current_user(),
+        identity_file=str(user_key),
+        known_hosts=known_hosts,
+    )
     config = fresh_smbd.config
     original = config.read_bytes()
     candidate = _candidate(fresh_smbd)
     process = _cli(tmp_path, sshd, user_key, known_hosts, config, candidate)
-    _wait_for(slow_smbcontrol)
+    _wait_for(tmp_path / "reloading")
     process.send_signal(sig)
     out, err = process.communicate(timeout=120)
     live = config.read_bytes()

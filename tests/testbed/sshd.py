@@ -43,6 +43,9 @@ class SshServer:
     listen_address: str = "127.0.0.1"
     #: A command prefix to start sshd with, e.g. ["ip", "netns", "exec", "ns1"].
     launcher: tuple[str, ...] = ()
+    #: Folders put first on the sessions' PATH: a test shadows a program there instead
+    #: of changing the host's (nothing under /usr is ever written).
+    path_first: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
         self.dir = self.root / self.name
@@ -89,6 +92,9 @@ class SshServer:
             "LogLevel VERBOSE",
             "Subsystem sftp internal-sftp",
         ]
+        if self.path_first:
+            system = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+            lines.append(f"SetEnv PATH={':'.join(map(str, self.path_first))}:{system}")
         self.config.write_text("\n".join(lines) + "\n")
 
     def start(self) -> SshServer:
