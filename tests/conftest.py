@@ -75,6 +75,40 @@ TESTBED_FIXTURES = {
 }
 
 
+#: The host's Samba programs. No test changes them: one that needs a program to behave
+#: otherwise shadows it on the test sshd's PATH (SshServer.path_first), so that other
+#: processes on a shared machine never run a test's stand-in.
+HOST_PROGRAMS = ("/usr/bin/smb*", "/usr/bin/testparm", "/usr/bin/net", "/usr/sbin/smbd", "/usr/sbin/nmbd")
+_PROGRAMS_BEFORE = pytest.StashKey[dict[str, tuple[int, int, int]]]()
+
+
+def _host_programs() -> dict[str, tuple[int, int, int]]:
+    import glob
+
+    found = {}
+    for pattern in HOST_PROGRAMS:
+        for path in glob.glob(pattern):
+            status = os.lstat(path)
+            found[path] = (status.st_ino, status.st_size, status.st_mtime_ns)
+    return found
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_PROGRAMS_BEFORE] = _host_programs()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After the suite: the host's Samba programs are the ones it started with."""
+    before = session.config.stash.get(_PROGRAMS_BEFORE, None)
+    if before is None:
+        return
+    after = _host_programs()
+    changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+    if changed:
+        print(f"\nThe test run changed the host's programs: {', '.join(changed)}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark what the fast tier (`make check`) leaves out: tests that need the test bed,
     through a fixture (also one chosen by an "ssh" parameter), as root (namespaces,
