@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
@@ -9,6 +10,19 @@ from typing import TypeVar
 from sambatune.errors import Cancelled
 
 Item = TypeVar("Item")
+_log = logging.getLogger(__name__)
+
+
+def _run_callback(callback: Callable[[], None]) -> None:
+    """A callback stops something. One whose target is gone already (a closed channel or
+    socket) has nothing left to stop; any other failure may have left work running, so
+    it is logged with its traceback, and the other callbacks still run."""
+    try:
+        callback()
+    except (OSError, EOFError):
+        pass
+    except Exception:
+        _log.warning("A cancel callback failed; what it was to stop may still run.", exc_info=True)
 
 
 class CancelToken:
@@ -34,10 +48,7 @@ class CancelToken:
             self._event.set()
             callbacks, self._callbacks = self._callbacks, []
         for callback in callbacks:
-            try:
-                callback()
-            except Exception:
-                pass
+            _run_callback(callback)
 
     def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Run ``callback`` when cancelled (at once if already). Returns an unregister function."""
@@ -51,12 +62,7 @@ class CancelToken:
                             self._callbacks.remove(callback)
 
                 return unregister
-        # As in cancel(): a callback stops something, and one that fails to (the channel
-        # it closes is gone with its connection) has nothing left to stop.
-        try:
-            callback()
-        except Exception:
-            pass
+        _run_callback(callback)
         return lambda: None
 
     def raise_if_cancelled(self) -> None:
