@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sambatune.client.regfile import RegFile, RegKeyBlock, import_reg, parse_reg
+from reg_reader import import_reg, parse_reg
+from sambatune.client.regfile import RegFile, RegKeyBlock
 from sambatune.client.registry import InMemoryRegistry
 from sambatune.client.regvalue import (
     REG_BINARY,

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from client_doubles import FakeWindowsNet, windows_system
+from reg_reader import import_reg, parse_reg
 from sambatune.client.apply import apply_plan, restore_backup
 from sambatune.client.backups import BackupEntry, BackupStore
 from sambatune.client.nics import TCPIP_INTERFACES_KEY
 from sambatune.client.plan import ClientPlan
 from sambatune.client.planner import Measurements, build_plan
-from sambatune.client.regfile import import_reg, parse_reg
 from sambatune.client.registry import InMemoryRegistry, RegistryError
 from sambatune.client.regvalue import REG_DWORD, REG_MULTI_SZ, RegValue
 from sambatune.client.settings import Observed, RegistryValueRef

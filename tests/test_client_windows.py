@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from client_doubles import FakeWindowsNet, windows_system
+from reg_reader import import_reg, parse_reg
 from sambatune.client.apply import PlanStale, apply_plan, restore_backup
 from sambatune.client.backups import BackupStore
 from sambatune.client.nics import TCPIP_INTERFACES_KEY, NetworkInterface
 from sambatune.client.osinfo import PROFILE_NAMES, forced_profile
 from sambatune.client.plan import ClientPlan, PlannedChange
 from sambatune.client.planner import Measurements, build_plan
-from sambatune.client.regfile import import_reg, parse_reg
 from sambatune.client.registry import InMemoryRegistry
 from sambatune.client.regvalue import REG_DWORD, REG_MULTI_SZ, REG_SZ, RegValue
 from sambatune.client.settings import InterfaceMtuRef, RegistryValueRef, TcpAutotuningRef

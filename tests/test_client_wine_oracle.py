@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from sambatune.client.regfile import RegFile, RegKeyBlock, parse_reg
+from reg_reader import parse_reg
+from sambatune.client.regfile import RegFile, RegKeyBlock
 from sambatune.client.regvalue import REG_BINARY, REG_EXPAND_SZ, REG_MULTI_SZ, REG_QWORD, RegValue
 
 pytestmark = [
