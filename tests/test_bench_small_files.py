@@ -233,7 +233,7 @@ def test_cli_text_table_and_bad_input(smbd: SmbServer) -> None:
     assert done.returncode == 0, done.stderr
     assert "Operation" in done.stdout and "p99 (ms)" in done.stdout and "rename" in done.stdout
     for bad, message in (
-        (["--count", "lots"], "is not a file count"),
+        (["--count", "lots"], "is not a number of files"),
         (["--count", "200k"], "between 1 and 100,000"),
         (["--size", "1MiB"], "small-file test"),
         (["--outstanding", "0"], "in flight"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sambatune.client.quantities import parse_bandwidth, parse_duration, parse_size
+from sambatune.client.quantities import parse_bandwidth, parse_count, parse_duration, parse_size
 from sambatune.client.window import (
     MAX_SCALED_WINDOW,
     MAX_UNSCALED_WINDOW,
@@ -127,6 +127,21 @@ def test_duration_units(text: str, seconds: float) -> None:
 )
 def test_size_units(text: str, size: int) -> None:
     assert parse_size(text) == size
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("2000", 2000), ("2,000", 2000), ("2 000", 2000), ("10k", 10_000), ("1M", 1_000_000), (" 500 ", 500)],
+)
+def test_file_counts_read_as_people_write_them(text: str, count: int) -> None:
+    # One grammar for the CLI and the benchmark form.
+    assert parse_count(text) == count
+
+
+@pytest.mark.parametrize("text", ["lots", "", "k", "-5", "1.5k", "10kb"])
+def test_bad_file_counts_say_so(text: str) -> None:
+    with pytest.raises(InvalidInput, match="is not a number of files"):
+        parse_count(text)
 
 
 @pytest.mark.parametrize("text", ["100", "fast", "1 parsec", "-5mbit", "0mbit", ""])

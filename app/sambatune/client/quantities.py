@@ -131,9 +131,12 @@ def parse_size(text: str) -> int:
 
 
 def parse_count(text: str) -> int:
-    """A number of files as typed: 1000, 10k, 100k, 1m."""
-    scale = {"k": 1000, "m": 1_000_000}.get(text[-1:].lower(), 1)
-    digits = text[:-1] if scale != 1 else text
+    """A number of files as people type it: 2000, 2,000, 2 000, 10k, 1m."""
+    plain = text.strip().lower().replace(",", "").replace("_", "").replace(" ", "")
+    scale = {"k": 1000, "m": 1_000_000}.get(plain[-1:], 1)
+    digits = plain[:-1] if scale != 1 else plain
     if not digits.isdigit():
-        raise InvalidInput(f"{text!r} is not a file count.", details="Examples: 1000, 10k, 100k.")
+        raise InvalidInput(
+            f"'{text.strip()}' is not a number of files.", details="Examples: 500, 2000, 10k, 1m."
+        )
     return int(digits) * scale

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from sambatune.bench.runner import Benchmark, Method
 from sambatune.cancellation import CancelToken
+from sambatune.client.quantities import parse_count
 from sambatune.errors import InvalidInput
 from sambatune.ui.share_box import SurveyedShareBox
 
@@ -415,15 +416,6 @@ class BenchForm(QWidget):
         elif test == "smb-client":
             smb_client_options(request, {"user": request.user or None})
         return request
-
-
-def parse_count(text: str) -> int:
-    """A file count as people write it: 2000, 2,000, 10k."""
-    plain = text.strip().lower().replace(",", "").replace("_", "").replace(" ", "")
-    digits, scale = (plain[:-1], 1000) if plain.endswith("k") else (plain, 1)
-    if not digits.isdigit():
-        raise InvalidInput(f"'{text.strip()}' is not a number of files.", details="Examples: 500, 2000, 10k.")
-    return int(digits) * scale
 
 
 def _password(request: RunRequest) -> str | None:
