@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 
 from sambatune.remote.client_audit import ClientAudit
 from sambatune.remote.survey import PROBLEM, WARNING, Survey, untrusted_serving
+from sambatune.ui.severity import OTHER_SEVERITY_COLOR, SEVERITY_COLORS
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits, format_bytes
 
-SEVERITY_COLORS = {PROBLEM: "#b3261e", WARNING: "#8a5300", "info": "#0d5c9e"}
 # Qt's own icons: emoji render as empty boxes where the font lacks them.
 SEVERITY_ICONS = {
     PROBLEM: QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -207,7 +207,7 @@ class OverviewPage(QWidget):
         layout = QVBoxLayout(box)
         order = {PROBLEM: 0, WARNING: 1}
         for note in sorted(notes, key=lambda n: order.get(n.severity, 2)):
-            color = SEVERITY_COLORS.get(note.severity, "#333")
+            color = SEVERITY_COLORS.get(note.severity, OTHER_SEVERITY_COLOR)
             row = QHBoxLayout()
             icon = QLabel()
             size = icon.fontMetrics().height()

@@ -35,6 +35,7 @@ from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT, OPERATION_NAME
 from sambatune.conf.activation import Activation
 from sambatune.conf.apply import STEP_TITLES, ApplyStep, StepState
 from sambatune.ui.run_table import RunTable
+from sambatune.ui.severity import OTHER_SEVERITY_COLOR, SEVERITY_COLORS
 from sambatune.ui.share_box import SurveyedShareBox
 from sambatune.ui.tables import read_only_table
 from sambatune.wizard.change import activation_sentence
@@ -78,7 +79,6 @@ STEPS_MOST_HEIGHT = 220
 STEP_MARKS = {StepState.RUNNING: "…", StepState.DONE: "✓", StepState.WARNING: "!", StepState.SKIPPED: "–"}
 #: What the two directions of the wizard's test are, in words.
 SERIES_NAMES = {"get": "Read (server → client)", "put": "Write (client → server)"}
-SEVERITY_COLORS = {"problem": "#b3261e", "warning": "#8a5300", "suggestion": "#1e5a8c", "info": "#555"}
 SEVERITY_WORDS = {
     "problem": "Problem",
     "warning": "Warning",
@@ -227,7 +227,7 @@ class StartView(QWidget):
 
 
 def finding_html(finding: dict[str, Any]) -> str:
-    color = SEVERITY_COLORS.get(finding["severity"], "#555")
+    color = SEVERITY_COLORS.get(finding["severity"], OTHER_SEVERITY_COLOR)
     change = finding.get("change")
     if change is None:
         proposal = "Nothing to change yet: measure first (see below)."
@@ -290,7 +290,7 @@ class FindingsView(QWidget):
             item = QListWidgetItem(
                 f"{mark} {SEVERITY_WORDS.get(finding['severity'], '')}: {finding['title']}"
             )
-            item.setForeground(QBrush(QColor(SEVERITY_COLORS.get(finding["severity"], "#555"))))
+            item.setForeground(QBrush(QColor(SEVERITY_COLORS.get(finding["severity"], OTHER_SEVERITY_COLOR))))
             if not applicable:
                 item.setToolTip("Not an smb.conf change: the wizard cannot apply this one.")
             self.list.addItem(item)

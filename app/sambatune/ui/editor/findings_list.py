@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.conf.lint import Finding
-from sambatune.ui.editor.text_edit import SEVERITY_COLORS
+from sambatune.ui.severity import OTHER_SEVERITY_COLOR, SEVERITY_COLORS
 
 MARKS = {"error": "●", "warning": "▲", "info": "○"}
 HEADERS = ("", "Line", "Finding")
@@ -85,7 +85,7 @@ class FindingsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (MARKS.get(row.severity, "·"), row.where, row.message)[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
-            return QColor(SEVERITY_COLORS.get(row.severity, "#57606a"))
+            return QColor(SEVERITY_COLORS.get(row.severity, OTHER_SEVERITY_COLOR))
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.tooltip
         if role == Qt.ItemDataRole.UserRole:

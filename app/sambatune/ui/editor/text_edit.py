@@ -40,8 +40,8 @@ from sambatune.conf.hints import ParameterHints
 from sambatune.conf.syntax import BLANKS
 from sambatune.ui.editor.buffer import ConfBuffer
 from sambatune.ui.editor.highlighter import ConfHighlighter
+from sambatune.ui.severity import OTHER_SEVERITY_COLOR, SEVERITY_COLORS
 
-SEVERITY_COLORS = {"error": "#cf222e", "warning": "#bf8700", "info": "#0969da"}
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
 HINT_COLOR = "#8c959f"
 CURRENT_LINE = "#f2f6fb"
@@ -321,7 +321,7 @@ class ConfTextEdit(QPlainTextEdit):
             x = min(x + 2.0, x2)
             path.lineTo(x, y - 1.5 if up else y)
             up = not up
-        painter.setPen(QPen(QColor(SEVERITY_COLORS.get(severity, "#888888")), 1))
+        painter.setPen(QPen(QColor(SEVERITY_COLORS.get(severity, OTHER_SEVERITY_COLOR)), 1))
         painter.drawPath(path)
 
     def viewportEvent(self, event: QEvent) -> bool:
@@ -457,7 +457,7 @@ def _x_of(line: QTextLine, position: int) -> float:
 
 def _paint_marker(painter: QPainter, severity: str, x: float, y: float, size: float) -> None:
     """Error: a red disc; warning: an amber triangle; info: a blue ring."""
-    color = QColor(SEVERITY_COLORS.get(severity, "#888888"))
+    color = QColor(SEVERITY_COLORS.get(severity, OTHER_SEVERITY_COLOR))
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     if severity == "error":
