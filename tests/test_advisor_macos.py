@@ -10,7 +10,8 @@ import pytest
 
 from sambatune.advisor.findings import SUGGESTION, Change, ConfigChange, Finding
 from sambatune.advisor.measurements import DirscalePoint, Measurements
-from sambatune.advisor.rules import filenames, macos
+from sambatune.advisor.rules import macos
+from sambatune.conf.lint import MANY_NAME_PATTERNS
 from sambatune.wizard.change import apply_change
 from test_advisor_rules import conf, run
 
@@ -113,7 +114,7 @@ def test_ds_store_is_added_to_the_existing_list_with_delete_veto_files() -> None
 def test_ds_store_stays_silent_where_it_is_vetoed_or_the_list_is_already_long() -> None:
     vetoed = conf(mac={"path": "/srv/mac", "vfs objects": FRUIT, "veto files": "/.ds_store/"})
     assert run("macos-ds-store", explicit=vetoed) == []
-    many = "/" + "/".join(f"*.t{i}" for i in range(filenames.MANY_PATTERNS - 1)) + "/"
+    many = "/" + "/".join(f"*.t{i}" for i in range(MANY_NAME_PATTERNS - 1)) + "/"
     long_list = conf(mac={"path": "/srv/mac", "vfs objects": FRUIT, "veto files": many})
     assert run("macos-ds-store", explicit=long_list) == []
     # ... so the pattern-cost rule never has a reason to warn about our line.

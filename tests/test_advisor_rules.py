@@ -22,6 +22,9 @@ from sambatune.advisor.measurements import (
 )
 from sambatune.advisor.rules import RULE_IDS, rule_by_id
 from sambatune.advisor.server_facts import Nic, ServerFacts
+from sambatune.conf.catalog import load_bundled
+from sambatune.conf.document import SmbConfDocument
+from sambatune.conf.lint import MANY_NAME_PATTERNS, lint
 from sambatune.remote.client_audit import AdvertisedInterface, ClientAudit
 from sambatune.remote.smb_sessions import SmbSession
 
@@ -1248,3 +1251,17 @@ def test_removed_parameter_uses_the_removal_record() -> None:
     [finding] = run("removed-parameter", explicit=conf(global_={"read prediction": "yes"}))
     assert "removed in Samba 2.2.0" in finding.title
     assert "Samba git commit b9fedcb2de5" in " ".join(finding.sources)
+
+
+@pytest.mark.parametrize("name", ["hide files", "veto files"])
+@pytest.mark.parametrize("count", [MANY_NAME_PATTERNS - 1, MANY_NAME_PATTERNS])
+def test_lint_and_the_advisor_speak_about_long_pattern_lists_at_the_same_count(name: str, count: int) -> None:
+    """One threshold for both: the editor's lint and the advisor never disagree on it."""
+    advised = run("hide-veto-patterns", explicit=conf(data={name: patterns(count)}))
+    text = f"[data]\n  path = /srv/data\n  {name} = {patterns(count)}\n"
+    linted = [
+        f
+        for f in lint(SmbConfDocument(text, "smb.conf"), load_bundled("4.17"))
+        if f.code == "many-hide-veto-patterns"
+    ]
+    assert bool(advised) == bool(linted) == (count >= MANY_NAME_PATTERNS)

@@ -48,7 +48,7 @@ just words
    writable = yes
    workgroup = X
    max connections = 12abc
-   hide files = /a/b/c/d/e/f/
+   hide files = /a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/
    veto files = /g/h/i/j/k/
 [data]
    x:y = 1

@@ -22,11 +22,11 @@ from sambatune.advisor.findings import (
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.measurements import DirscalePoint
 from sambatune.advisor.rule import back_to_default, rule
+from sambatune.conf.lint import MANY_NAME_PATTERNS
 from sambatune.units import format_seconds
 
-#: Pattern counts at which hide/veto lists cost measurable listing time (see the
-#: explanations: 6 patterns were within noise, 100 took 1.7-2x as long, 500 about 5x).
-MANY_PATTERNS = 25
+#: Past this many patterns a hide/veto list is a warning, not a suggestion (listing took
+#: 1.7-2x as long); lint's MANY_NAME_PATTERNS is where both start to speak.
 TOO_MANY_PATTERNS = 100
 #: A directory this big is where case-insensitive lookups start to hurt.
 LARGE_DIRECTORY = 10_000
@@ -115,7 +115,7 @@ def hide_veto_patterns(inputs: AdvisorInput) -> Iterator[Finding]:
     for name, verb in (("hide files", "hides"), ("veto files", "vetoes")):
         for section, value in inputs.config.set_in(name):
             count = len(name_list(value))
-            if count < MANY_PATTERNS:
+            if count < MANY_NAME_PATTERNS:
                 continue
             evidence = [
                 Evidence("config", f"{name} in [{section}] lists {count} patterns", section, name, value)

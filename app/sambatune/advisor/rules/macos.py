@@ -36,8 +36,8 @@ from sambatune.advisor.findings import (
 )
 from sambatune.advisor.inputs import AdvisorInput
 from sambatune.advisor.rule import rule
-from sambatune.advisor.rules.filenames import MANY_PATTERNS
 from sambatune.advisor.rules.io import vfs_stack
+from sambatune.conf.lint import MANY_NAME_PATTERNS
 from sambatune.units import format_seconds
 
 #: The stack vfs_fruit(8) asks for, in its order: catia maps the characters Macs
@@ -242,7 +242,7 @@ def ds_store(inputs: AdvisorInput) -> Iterator[Finding]:
         current = inputs.config.value(share, "veto files")
         # One pattern more must not push the list to where the hide-veto-patterns rule
         # warns about its cost.
-        if _has_ds_store(current) or len(name_list(current)) + 1 >= MANY_PATTERNS:
+        if _has_ds_store(current) or len(name_list(current)) + 1 >= MANY_NAME_PATTERNS:
             continue
         shares.append(share)
     if not shares:
