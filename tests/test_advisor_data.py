@@ -38,9 +38,12 @@ def toggle_entry(document: Document, rule_id: str) -> dict[str, Any]:
 
 
 def test_the_shipped_rule_data_follows_its_schema() -> None:
-    assert problems(read_document()) == []
+    document = read_document()
+    assert problems(document) == []
     data = load_rule_data()
-    assert len(data.toggles) == 11 and len(data.missing_measurements) == 4
+    # Every entry of the file is loaded (a new entry needs no count changed here).
+    assert len(data.toggles) == len(document["toggles"]) > 0
+    assert len(data.missing_measurements) == len(document["missing_measurements"]) > 0
 
 
 def test_every_data_entry_runs_exactly_once_with_its_own_topic() -> None:
