@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from fixed_answers import FixedAnswers
 from sambatune.applied_versions import AppliedVersions
 from sambatune.conf.apply import (
     APPLIED,
@@ -27,7 +28,7 @@ from sambatune.conf.apply import (
 from sambatune.remote.config_backups import BackupStore
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.local import LocalTransport
-from sambatune.remote.prompts import FixedAnswers, NoPrompts
+from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
 from testbed.ports import free_port
 from testbed.processes import CommandLineWatch

@@ -490,8 +490,8 @@ def test_dirscale_refuses_more_files_than_free_inodes(
 def test_a_directory_the_account_cannot_write_is_named(
     sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
 ) -> None:
+    from fixed_answers import FixedAnswers
     from sambatune.remote.connection import ConnectionOptions, open_target
-    from sambatune.remote.prompts import FixedAnswers
 
     locked = Path(tempfile.mkdtemp(prefix="sambatune-locked-"))
     locked.chmod(0o755)  # root's: the user may look in, not write

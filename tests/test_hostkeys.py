@@ -18,6 +18,7 @@ from pathlib import Path
 import paramiko
 import pytest
 
+from fixed_answers import FixedAnswers
 from sambatune.errors import HostKeyChanged, HostKeyRevoked, HostKeyUnknown, InvalidInput
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.hostkeys import (
@@ -30,7 +31,7 @@ from sambatune.remote.hostkeys import (
     host_matches,
     parse_line,
 )
-from sambatune.remote.prompts import FixedAnswers, NoPrompts
+from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.sshconfig import resolve_endpoint
 from testbed.sshd import SshServer, current_user, keygen
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fixed_answers import FixedAnswers
 from sambatune.cancellation import CancelToken
 from sambatune.errors import (
     AuthenticationFailed,
@@ -22,7 +23,7 @@ from sambatune.errors import (
 )
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.hostkeys import HostKeyQuestion
-from sambatune.remote.prompts import FixedAnswers, NoPrompts, SecretRequest
+from sambatune.remote.prompts import NoPrompts, SecretRequest
 from testbed.sshd import SshServer, current_user, keygen
 from testbed.sudo_user import SudoUser
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from cli_process import sambatune_cli, ssh_args
+from fixed_answers import FixedAnswers
 from sambatune.cli.connect import TerminalPrompts
 from sambatune.errors import AuthenticationFailed, SecretRequired
 from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.prompts import FixedAnswers
 from testbed.paramiko_sshd import RecordingSshd
 from testbed.sshd import SshServer, keygen, keygen_fingerprint
 from testbed.sudo_user import SudoUser

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from fixed_answers import FixedAnswers
 from sambatune.errors import SambaTuneError
 from sambatune.logfile import start_file_log
 from sambatune.remote.agents import run_agent
 from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.prompts import FixedAnswers
 from sambatune.remote.transport import REDACTED, Transport
 from testbed.processes import CommandLineWatch
 from testbed.smbd import SmbServer

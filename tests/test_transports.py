@@ -16,10 +16,11 @@ import pytest
 from paramiko import Channel
 from paramiko.buffered_pipe import BufferedPipe
 
+from fixed_answers import FixedAnswers
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed, CommandTimedOut, OutputTooLarge, SudoFailed
 from sambatune.remote.connection import ConnectionOptions, open_target
-from sambatune.remote.prompts import FixedAnswers, NoPrompts
+from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
 from testbed.processes import CommandLineWatch
 from testbed.sshd import SshServer
