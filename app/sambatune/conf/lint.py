@@ -206,6 +206,10 @@ class _Linter:
             Finding(line, section, parameter, severity, code, message, None if file == self.root else file)
         )
 
+    def add_at(self, setting: Setting, section: str, severity: Severity, code: str, message: str) -> None:
+        """A finding on the line of ``setting``, about its own parameter."""
+        self.add(setting.file, setting.line, section, setting.name, severity, code, message)
+
     def run(self) -> list[Finding]:
         view = self.view
         for problem in view.problems:
@@ -635,11 +639,9 @@ class _Linter:
             if missed:
                 listed = ", ".join(f"[{name}]" for name in missed[:5])
                 more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
-                self.add(
-                    setting.file,
-                    setting.line,
+                self.add_at(
+                    setting,
                     "global",
-                    setting.name,
                     "warning",
                     "global-after-share",
                     f"{listed}{more} {'is' if len(missed) == 1 else 'are'} defined above "
@@ -824,11 +826,9 @@ class _Linter:
                 continue
             count = len(split_name_array(setting.value))
             if count >= MANY_NAME_PATTERNS:
-                self.add(
-                    setting.file,
-                    setting.line,
+                self.add_at(
+                    setting,
                     section.name,
-                    setting.name,
                     "info",
                     "many-hide-veto-patterns",
                     f"{name} in [{section.name}] lists {count} patterns; smbd matches every "
@@ -852,11 +852,9 @@ class _Linter:
         for section in self.view.sections.values():
             for setting in section.settings.values():
                 if setting.name in smb1:
-                    self.add(
-                        setting.file,
-                        setting.line,
+                    self.add_at(
+                        setting,
                         section.name,
-                        setting.name,
                         "info",
                         "smb1-only-parameter",
                         f"'{setting.name}' only affects SMB1 connections, and this server "
