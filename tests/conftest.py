@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 pytest_plugins = ["log_guard"]  # a test that logs an unexpected error fails (tests/log_guard.py)
 
+from catalog_homes import copy_into_home, sambatune_home  # noqa: E402
 from sambatune.remote.connection import ConnectionOptions, open_target  # noqa: E402
 from sambatune.remote.local import LocalTransport  # noqa: E402
 from sambatune.remote.prompts import NoPrompts  # noqa: E402
@@ -220,31 +220,19 @@ def local_catalog_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     run = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         run = run.parent  # each worker's folder is inside the run's
-    home = run / "local-catalog-home"
-    with open(run / "local-catalog.lock", "w") as lock:
+    with open(run / "local-catalog.lock", "w") as lock, sambatune_home(run / "local-catalog-home") as home:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        saved = os.environ.get("SAMBATUNE_HOME")
-        os.environ["SAMBATUNE_HOME"] = str(home)
-        try:
-            if not (home / "built").exists():
-                live_catalog(LocalTransport())
-                (home / "built").touch()
-            return sorted(Path(cache_dir()).glob("*.json"))
-        finally:
-            if saved is None:
-                del os.environ["SAMBATUNE_HOME"]
-            else:
-                os.environ["SAMBATUNE_HOME"] = saved
+        if not (home / "built").exists():
+            live_catalog(LocalTransport())
+            (home / "built").touch()
+        return sorted(Path(cache_dir()).glob("*.json"))
 
 
 @pytest.fixture
 def local_catalog_cached(local_catalog_files: list[Path], isolated_home: Path) -> None:
     """For a test that opens local files and is not about the catalog's first build: the
     catalog is in the test's home already, as after the first use on a computer."""
-    from sambatune.conf.catalog import cache_dir
-
-    for path in local_catalog_files:
-        shutil.copy(path, Path(cache_dir()) / path.name)
+    copy_into_home(local_catalog_files)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import socket
 import threading
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from catalog_homes import copy_into_home, sambatune_home
 from cli_process import sambatune_cli
 from sambatune.cancellation import CancelToken
 from sambatune.fleet.ansible_inventory import load_inventory
@@ -44,10 +44,7 @@ def built_catalogs(fleet_bed: FleetBed, tmp_path_factory: pytest.TempPathFactory
     from sambatune.conf.catalog_build import live_catalog
     from sambatune.remote.connection import open_target
 
-    home = tmp_path_factory.mktemp("catalog-home")
-    saved = os.environ.get("SAMBATUNE_HOME")
-    os.environ["SAMBATUNE_HOME"] = str(home)
-    try:
+    with sambatune_home(tmp_path_factory.mktemp("catalog-home")) as home:
         known = fleet_bed.write_known_hosts(home / "known_hosts", names=["nas01"])
         options = load_inventory(fleet_bed.write_inventory(home / "hosts.ini")).host("nas01")
         transport = open_target(options.connection_options(known_hosts=known), FleetPrompts())
@@ -56,19 +53,11 @@ def built_catalogs(fleet_bed: FleetBed, tmp_path_factory: pytest.TempPathFactory
         finally:
             transport.close()
         return sorted(Path(cache_dir()).glob("catalog-*.json"))
-    finally:
-        if saved is None:
-            del os.environ["SAMBATUNE_HOME"]
-        else:
-            os.environ["SAMBATUNE_HOME"] = saved
 
 
 @pytest.fixture
 def warm_catalogs(built_catalogs: list[Path], isolated_home: Path) -> None:
-    from sambatune.conf.catalog import cache_dir
-
-    for path in built_catalogs:
-        shutil.copy(path, Path(cache_dir()) / path.name)
+    copy_into_home(built_catalogs)
 
 
 @pytest.fixture
