@@ -111,7 +111,7 @@ def connected(
 def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     connected: MainWindow,
     qtbot: QtBot,
-    sshd: SshServer,
+    smbd: SmbServer,
     tmp_path: Path,
     screenshot: Screenshot,
 ) -> None:
@@ -123,12 +123,13 @@ def test_the_page_plans_for_this_computer_and_for_windows_10_and_xp(
     qtbot.waitUntil(lambda: page.snapshot is not None and not page.busy, timeout=30000)
     assert page.profile.itemText(0).startswith("This computer (")
 
-    # This computer towards files1: the RTT is measured with TCP connects to its sshd,
-    # the path MTU probed over loopback.
+    # This computer towards files1: the RTT is measured with TCP connects to the port its
+    # smbd listens on (as the survey found it; 445 may be another smbd's), the path MTU
+    # probed over loopback.
     plan_with(qtbot, page, None, "1gbit")
     plan = page.plan
     assert plan is not None and plan.os.detected and plan.os.family == "linux"
-    assert f"TCP connects to 127.0.0.1 port {sshd.port}" in plan.measurements["rtt_source"]
+    assert f"TCP connects to 127.0.0.1 port {smbd.port}" in plan.measurements["rtt_source"]
     assert plan.mtu["probe"]["probed"]
     assert "Measured RTT" in page.inputs.measured.text()
     assert not page.banner.isVisible()

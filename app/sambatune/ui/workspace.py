@@ -113,8 +113,11 @@ def plan_target(session: ServerSession) -> PlanTarget | None:
     if callable(peer):
         with contextlib.suppress(OSError):
             host = peer()
-    ports = tuple(dict.fromkeys((445, profile.port or 22, 139)))
     survey = session.survey
+    # The port the managed smbd listens on first, as the survey found it: on a server
+    # that runs another smbd too (or a test bed's on its own port), 445 may be another's.
+    smb_port = survey.smb_port() if survey is not None else None
+    ports = tuple(port for port in dict.fromkeys((smb_port, 445, profile.port or 22, 139)) if port)
     audit = survey.client_audit if survey is not None else None
     return PlanTarget(
         host=host,
