@@ -66,7 +66,8 @@ system-packages:
 		echo "Installing:$$missing"; \
 		case "$$missing" in *:i386*) dpkg --print-foreign-architectures | grep -qx i386 \
 			|| dpkg --add-architecture i386;; esac; \
-		apt-get update -qq && \
+		apt-get update -qq || { sleep 15; apt-get update -qq; } \
+			|| echo "apt-get update failed in part (a mirror in sync?): installing from the lists it has"; \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \
 		echo "Missing system packages:$$missing"; \
