@@ -213,10 +213,14 @@ class SshTransport(Transport):
             out, err = _collect(channel, wait, argv, max_output)
             if cancel is not None and cancel.cancelled:
                 raise Cancelled()
-            # paramiko marks every channel of a dead connection as exited with -1, the
-            # same code as a command killed by a signal: only the connection tells them
-            # apart, and a drop must never pass for the command's own failure.
-            if not self._transport.is_active() or (channel.closed and not channel.exit_status_ready()):
+            # paramiko marks every channel of a dead connection as exited with -1 (no
+            # server sends it: statuses are unsigned), the same as a command killed by a
+            # signal, and wakes them before it marks the connection inactive. Only the
+            # connection tells the two apart, and a drop must never pass for the
+            # command's own failure: let paramiko's reader thread settle first.
+            if channel.recv_exit_status() == -1 and self._transport.is_active():
+                self._transport.join(DROP_SETTLE_SECONDS)
+            if not self._transport.is_active():
                 raise ConnectionFailed(f"The connection to {self.label} dropped.", command_sent=True)
             code = channel.recv_exit_status()
             if sender is not None:
@@ -278,6 +282,9 @@ _TIME_LIMIT_SCRIPT = 'timeout --version >/dev/null 2>&1 && exec timeout -k 5 "$0
 TIME_LIMIT_EXITS = (124, 137)
 #: How much longer than a command's limit the client waits for the server's answer.
 SERVER_TIME_LIMIT_GRACE = 10.0
+#: How long a command that ended without an exit status waits to learn whether its
+#: connection dropped (the reader thread of a cut connection ends within milliseconds).
+DROP_SETTLE_SECONDS = 1.0
 
 
 def time_limited(argv: Sequence[str], timeout: float | None) -> Sequence[str]:
