@@ -9,8 +9,10 @@ import threading
 import time
 from pathlib import Path
 
+import paramiko
 import pytest
 
+from faults import CUT_AFTER
 from fixed_answers import FixedAnswers
 from sambatune.cancellation import CancelToken
 from sambatune.errors import (
@@ -41,14 +43,46 @@ def test_key_auth_runs_commands(ssh_options: ConnectionOptions) -> None:
         transport.close()
 
 
+def test_a_cut_connection_is_seen_as_gone_when_the_command_fails(
+    ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """paramiko wakes a dead connection's channels before it marks the connection
+    inactive. Whoever handles the drop asks is_connected() at once (apply's recovery
+    decides by it whether to read the live file), so the answer must be settled by then.
+    The reader thread is held up between the two, as a busy machine may do."""
+    unlink = paramiko.Channel._unlink  # type: ignore[attr-defined]  # private: the thread holds up here
+
+    def slow_unlink(channel: paramiko.Channel) -> None:
+        unlink(channel)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(paramiko.Channel, "_unlink", slow_unlink)
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        with pytest.raises(ConnectionFailed, match="dropped"):
+            transport.run(["sh", "-c", CUT_AFTER])
+        assert not transport.is_connected()
+    finally:
+        transport.close()
+
+
+def test_a_command_killed_by_a_signal_is_its_own_failure_not_a_drop(
+    ssh_options: ConnectionOptions,
+) -> None:
+    """sshd sends no exit status for a command a signal killed, as for a cut: the
+    connection, still up, tells them apart."""
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        result = transport.run(["sh", "-c", 'kill -KILL "$$"'])
+        assert result.exit_code == -1 and not result.ok
+        assert transport.is_connected()
+        assert transport.run(["echo", "still here"]).text == "still here\n"
+    finally:
+        transport.close()
+
+
 def test_unknown_host_key_is_refused_without_consent(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
-    options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd.port,
-        user=current_user(),
-        identity_file=str(user_key),
-        known_hosts=tmp_path / "known_hosts",
-    )
+    options = sshd.key_options(user_key, tmp_path / "known_hosts")
     with pytest.raises(HostKeyUnknown) as caught:
         open_target(options, NoPrompts())
     # The message carries the same fingerprint ssh-keygen -lf prints for the server key.
