@@ -2,8 +2,9 @@
 survey's notes on the overview and the advisor's findings in the wizard.
 
 Red for what is wrong (lint's "error", the survey's and advisor's "problem"), brown for
-what to watch, blue for a suggestion or a note: text colours that keep enough contrast
-on a white background to read (WCAG AA).
+what to watch, blue for a suggestion, a quiet grey for a note that asks for nothing, so
+that a list of findings shows at a glance which ones want an action: text colours that
+keep enough contrast on a white background to read (WCAG AA).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ SEVERITY_COLORS = {
     "problem": "#b3261e",
     "warning": "#8a5300",
     "suggestion": "#1e5a8c",
-    "info": "#0d5c9e",
+    "info": "#57606a",
 }
 #: For a severity none of the above names.
-OTHER_SEVERITY_COLOR = "#57606a"
+OTHER_SEVERITY_COLOR = SEVERITY_COLORS["info"]
