@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from sambatune.conf.apply import ApplyRequest, apply_config
-from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.connection import open_target
 from sambatune.remote.prompts import NoPrompts
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user, keygen
@@ -77,13 +77,7 @@ def main() -> None:
         known = root / "known_hosts"
         try:
             known.write_text(sshd.known_hosts_line)
-            options = ConnectionOptions(
-                host="127.0.0.1",
-                port=sshd.port,
-                user=current_user(),
-                identity_file=str(key),
-                known_hosts=known,
-            )
+            options = sshd.key_options(key, known)
             transport = open_target(options, NoPrompts())
             counts: collections.Counter[str] = collections.Counter()
             counted(transport, counts)

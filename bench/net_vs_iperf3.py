@@ -24,13 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from sambatune.bench.net import NetBenchmark, NetOptions
 from sambatune.bench.runner import Method
-from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.connection import open_target
 from sambatune.remote.local import LocalTransport
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
 from testbed.iperf3_server import Iperf3Server, iperf3_bits
 from testbed.ports import free_port
-from testbed.sshd import SshServer, current_user, keygen
+from testbed.sshd import SshServer, keygen
 
 
 def agent_bits(transport: Transport, seconds: float, direction: str) -> float:
@@ -70,9 +70,7 @@ def measure(args: argparse.Namespace, work: Path) -> int:
     known = work / "known_hosts"
     known.write_text(sshd.known_hosts_line)
     ssh = open_target(
-        ConnectionOptions(
-            host="127.0.0.1", port=sshd.port, user=current_user(), identity_file=str(key), known_hosts=known
-        ),
+        sshd.key_options(key, known),
         NoPrompts(),
     )
     local = LocalTransport()

@@ -32,7 +32,7 @@ if POSIX:
     from testbed.fleet import FleetBed
     from testbed.processes import processes_mentioning
     from testbed.smbd import SmbServer
-    from testbed.sshd import SshServer, current_user, keygen
+    from testbed.sshd import SshServer, keygen
     from testbed.sudo_user import SudoUser
     from testbed.troubled import with_problems
 else:
@@ -245,13 +245,7 @@ def known_hosts(tmp_path: Path, sshd: SshServer) -> Path:
 
 @pytest.fixture
 def ssh_options(sshd: SshServer, user_key: Path, known_hosts: Path) -> ConnectionOptions:
-    return ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd.port,
-        user=current_user(),
-        identity_file=str(user_key),
-        known_hosts=known_hosts,
-    )
+    return sshd.key_options(user_key, known_hosts)
 
 
 @pytest.fixture

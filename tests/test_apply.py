@@ -307,14 +307,7 @@ def test_sudo_apply_never_shows_the_password(
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd_password.port,
-        user=sudo_user.name,
-        known_hosts=tmp_path / "kh",
-        password=sudo_user.password,
-        sudo_password=sudo_user.password,
-    )
+    options = sshd_password.password_options(sudo_user.name, sudo_user.password, tmp_path / "kh", sudo=True)
     caplog.set_level(logging.DEBUG)  # every record of every logger, the log file's and more
     transport = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:

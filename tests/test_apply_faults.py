@@ -480,13 +480,7 @@ def test_cli_interrupted_during_reload(
     sshd = slow_reload_sshd
     known_hosts = tmp_path / "known_hosts"
     known_hosts.write_text(sshd.known_hosts_line)
-    ssh_options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd.port,
-        user=current_user(),
-        identity_file=str(user_key),
-        known_hosts=known_hosts,
-    )
+    ssh_options = sshd.key_options(user_key, known_hosts)
     config = fresh_smbd.config
     original = config.read_bytes()
     candidate = _candidate(fresh_smbd)

@@ -491,17 +491,11 @@ def test_a_directory_the_account_cannot_write_is_named(
     sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path
 ) -> None:
     from fixed_answers import FixedAnswers
-    from sambatune.remote.connection import ConnectionOptions, open_target
+    from sambatune.remote.connection import open_target
 
     locked = Path(tempfile.mkdtemp(prefix="sambatune-locked-"))
     locked.chmod(0o755)  # root's: the user may look in, not write
-    options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd_password.port,
-        user=sudo_user.name,
-        known_hosts=tmp_path / "kh",
-        password=sudo_user.password,
-    )
+    options = sshd_password.password_options(sudo_user.name, sudo_user.password, tmp_path / "kh")
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:
         with pytest.raises(AgentFailed, match="may not create files in") as caught:

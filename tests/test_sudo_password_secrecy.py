@@ -23,7 +23,7 @@ from fixed_answers import FixedAnswers
 from sambatune.errors import SambaTuneError
 from sambatune.logfile import start_file_log
 from sambatune.remote.agents import run_agent
-from sambatune.remote.connection import ConnectionOptions, open_target
+from sambatune.remote.connection import open_target
 from sambatune.remote.transport import REDACTED, Transport
 from testbed.processes import CommandLineWatch
 from testbed.smbd import SmbServer
@@ -58,13 +58,8 @@ def exempt_user() -> Iterator[SudoUser]:
 
 @pytest.fixture
 def transport(sshd_password: SshServer, exempt_user: SudoUser, tmp_path: Path) -> Iterator[Transport]:
-    options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd_password.port,
-        user=exempt_user.name,
-        known_hosts=tmp_path / "kh",
-        password=exempt_user.password,
-        sudo_password=exempt_user.password,
+    options = sshd_password.password_options(
+        exempt_user.name, exempt_user.password, tmp_path / "kh", sudo=True
     )
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
     yield target

@@ -210,13 +210,7 @@ def test_started_processes_are_logged_when_they_start_and_end(
 
 @pytest.fixture
 def sudo_transport(sshd_password: SshServer, sudo_user: SudoUser, tmp_path: Path) -> Iterator[Transport]:
-    options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd_password.port,
-        user=sudo_user.name,
-        known_hosts=tmp_path / "kh",
-        password=sudo_user.password,
-    )
+    options = sshd_password.password_options(sudo_user.name, sudo_user.password, tmp_path / "kh")
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
     yield target
     target.close()
@@ -262,14 +256,7 @@ def test_sudo_without_password_explains(sudo_transport: Transport) -> None:
 
 
 def test_not_in_sudoers(plain_user: SudoUser, sshd_password: SshServer, tmp_path: Path) -> None:
-    options = ConnectionOptions(
-        host="127.0.0.1",
-        port=sshd_password.port,
-        user=plain_user.name,
-        known_hosts=tmp_path / "kh",
-        password=plain_user.password,
-        sudo_password=plain_user.password,
-    )
+    options = sshd_password.password_options(plain_user.name, plain_user.password, tmp_path / "kh", sudo=True)
     target = open_target(options, FixedAnswers(accept_new_host_key=True))
     try:
         with pytest.raises(SudoFailed, match="not in the sudoers file"):

@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sambatune.remote.connection import ConnectionOptions
 from testbed.ports import free_port, wait_for_port
 from testbed.processes import start_group, stop_group
 
@@ -71,6 +72,30 @@ class SshServer:
     def authorize(self, public_key: Path) -> None:
         with open(self.authorized_keys, "a") as handle:
             handle.write(public_key.read_text())
+
+    def key_options(self, key: Path, known_hosts: Path) -> ConnectionOptions:
+        """How this computer's user connects with ``key`` (authorized with :meth:`authorize`)."""
+        return ConnectionOptions(
+            host="127.0.0.1",
+            port=self.port,
+            user=current_user(),
+            identity_file=str(key),
+            known_hosts=known_hosts,
+        )
+
+    def password_options(
+        self, user: str, password: str, known_hosts: Path, *, sudo: bool = False
+    ) -> ConnectionOptions:
+        """How ``user`` connects with a password (``password_auth``), the same one for sudo
+        when ``sudo``."""
+        return ConnectionOptions(
+            host="127.0.0.1",
+            port=self.port,
+            user=user,
+            known_hosts=known_hosts,
+            password=password,
+            sudo_password=password if sudo else None,
+        )
 
     def write_config(self) -> None:
         running_as_root = os.geteuid() == 0
