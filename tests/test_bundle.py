@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from sambatune.advisor.rules import RULES
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
 
@@ -182,6 +183,8 @@ def test_self_check_finds_everything_inside_the_bundle(installed: Installed) -> 
     # plot, smbprotocol made an NTLM token and signed with all three algorithms.
     assert checks["numpy"]["ok"] and checks["smb client"]["ok"], checks
     assert "AES-GMAC" in checks["smb client"]["detail"]
+    # The advisor lists its rules package: the bundle carries every rule module.
+    assert checks["advisor rules"]["detail"].startswith(f"{len(RULES)} rules"), checks["advisor rules"]
     assert checks["plot"]["ok"] and "drew 20 points" in checks["plot"]["detail"], checks["plot"]
     # The editor's check: the program started itself as a child and linted a line there.
     lint_check = checks["lint process"]

@@ -27,7 +27,8 @@ class Rule:
 
 
 def rule(rule_id: str, topic: str) -> Callable[[Judge], Rule]:
-    """Turn a judging function into a :class:`Rule` (register it in ``rules.RULES``)."""
+    """Turn a judging function into a :class:`Rule`; one in a module of ``advisor/rules``
+    runs by itself (``rules.RULES`` finds it)."""
 
     def wrap(judge: Judge) -> Rule:
         return Rule(rule_id, topic, judge)

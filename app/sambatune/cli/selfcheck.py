@@ -60,6 +60,19 @@ def check_module(name: str) -> Check:
     return Check(name, True, f"version {version}" if version else "importable")
 
 
+def check_advisor_rules() -> Check:
+    """The advisor finds its rule modules by listing its package: a bundle that left
+    one out would advise silently less. Every topic has computed rules or data entries."""
+    try:
+        from sambatune.advisor.rules import RULES, TOPICS
+    except Exception as exc:
+        return Check("advisor rules", False, f"cannot load: {exc}")
+    empty = [topic for topic in TOPICS if not any(r.topic == topic for r in RULES)]
+    if empty:
+        return Check("advisor rules", False, f"no rules for: {', '.join(empty)}")
+    return Check("advisor rules", True, f"{len(RULES)} rules in {len(TOPICS)} topics")
+
+
 def check_smb_client() -> Check:
     """The SMB probe's libraries, used as the probe uses them (no network)."""
     try:
@@ -164,6 +177,7 @@ def run_self_check(*, json_output: bool, gui: bool) -> int:
         check_module("platformdirs"),
         check_module("numpy"),
         check_smb_client(),
+        check_advisor_rules(),
         check_lint_process(),
         check_data_dirs(),
         check_local_tools(),

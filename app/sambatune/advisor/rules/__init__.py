@@ -1,108 +1,70 @@
-"""Every rule the advisor runs, in one list, grouped by topic.
+"""Every rule the advisor runs, found by itself and put in one order.
 
 A rule is a small pure function of the inputs (configuration, server facts,
 measurements, parameter knowledge) that yields findings with its own id. Rules that
-compute are code in these modules; toggles and missing measurements are entries of
-resources/advisor/rules.json, placed here by id because the order of this list is the
-order of equally severe findings.
+compute are ``@rule`` functions in the modules of this package; toggles and missing
+measurements are entries of resources/advisor/rules.json. Nothing lists them one by one:
+adding a rule is adding the function (or the entry) and its test.
+
+The order is the order of equally severe findings: by topic, as :data:`TOPICS` gives it;
+within a topic, the data entries first (in the file's order: plain switches read first),
+then the computed rules, module by module in name order, each in the order it is written.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from sambatune.advisor.rule import Rule
-from sambatune.advisor.rules import (
-    clients,
-    durability,
-    filenames,
-    io,
-    leases,
-    logs,
-    macos,
-    network,
-    protocol,
-    removed,
-    signing,
-    smb1,
-    sockets,
-)
+from sambatune.advisor.rule_data import load_rule_data
 from sambatune.advisor.rules.measure import missing_measurement
 from sambatune.advisor.rules.toggles import toggle
 
-RULES: tuple[Rule, ...] = (
-    # logging
-    logs.log_level_high,
-    # socket options
-    sockets.fixed_buffers,
-    sockets.without_nodelay,
-    sockets.classic_flags,
-    # durability
-    durability.sync_always,
-    durability.sync_always_without_strict_sync,
-    toggle("strict-sync-off"),
-    # caching and locking
-    toggle("oplocks-off"),
-    toggle("level2-oplocks-off"),
-    toggle("fake-oplocks-on"),
-    toggle("kernel-oplocks-on"),
-    toggle("smb2-leases-off"),
-    toggle("strict-locking-on"),
-    leases.directory_leases,
-    # file names and directories
-    filenames.wide_links_on,
-    filenames.hide_veto_patterns,
-    toggle("hide-unreadable-on"),
-    filenames.large_directories_case,
-    filenames.case_sensitive_incomplete,
-    toggle("case-sensitive-in-global"),
-    # Mac clients (vfs_fruit)
-    macos.fruit_not_on_every_share,
-    macos.listing_max_access,
-    macos.ds_store,
-    # disk I/O
-    io.aio_size_not_default,
-    io.sendfile_no_effect,
-    io.sendfile_worth_trying,
-    io.strict_allocate_slow_filesystem,
-    io.io_uring_unusable,
-    io.io_uring_not_last,
-    io.io_uring_worth_trying,
-    # protocol
-    protocol.smb1_on,
-    protocol.protocol_max_below_smb3,
-    protocol.multichannel_off,
-    protocol.signing_required_cost,
-    protocol.encryption_required_cost,
-    signing.signing_gmac_not_first,
-    signing.encryption_gcm_not_first,
-    signing.encryption_required_global,
-    toggle("hostname-lookups-on"),
-    # who is connected and how (the survey's client audit)
-    clients.smb1_clients,
-    clients.unsigned_clients,
-    clients.smb2_clients,
-    clients.single_channel,
-    signing.clients_costly_signing,
-    # SMB1-only and removed parameters
-    smb1.smb1_parameter_without_smb1,
-    toggle("smb1-raw-disabled"),
-    smb1.smb1_max_xmit_small,
-    removed.removed_parameter,
-    removed.getwd_cache_set,
-    # network
-    network.nic_slow_link,
-    network.nic_half_duplex,
-    network.nic_mtu_mismatch,
-    network.path_mtu_mismatch,
-    network.tcp_window_scaling_off,
-    network.client_window_below_bdp,
-    network.server_buffers_below_bdp,
-    network.smb_throughput_vs_ceiling,
-    # what to measure next
-    missing_measurement("measure-network-path"),
-    missing_measurement("measure-client-window"),
-    missing_measurement("measure-directory-scaling"),
-    missing_measurement("measure-throughput"),
+#: The topics, in the order their findings show among findings of the same severity.
+TOPICS = (
+    "logging",
+    "sockets",
+    "durability",
+    "locking",
+    "filenames",
+    "macos",
+    "io",
+    "protocol",
+    "clients",
+    "smb1",
+    "removed",
+    "network",
+    "measure",
 )
+
+
+def _computed_rules() -> list[Rule]:
+    found: list[Rule] = []
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        # A module's own rules, in the order it defines them (not rules it imports).
+        found += [
+            value
+            for value in vars(module).values()
+            if isinstance(value, Rule) and getattr(value.judge, "__module__", None) == module.__name__
+        ]
+    return found
+
+
+def _all_rules() -> tuple[Rule, ...]:
+    data = load_rule_data()
+    entries = [toggle(rule_id) for rule_id in data.toggles]
+    entries += [missing_measurement(rule_id) for rule_id in data.missing_measurements]
+    rules = entries + _computed_rules()
+    strays = sorted({r.topic for r in rules} - set(TOPICS))
+    if strays:
+        raise ValueError(f"advisor rules with a topic not in TOPICS: {strays}")
+    # sorted() is stable: within a topic the order above stays.
+    return tuple(sorted(rules, key=lambda r: TOPICS.index(r.topic)))
+
+
+RULES: tuple[Rule, ...] = _all_rules()
 
 RULE_IDS = tuple(r.id for r in RULES)
 

@@ -82,7 +82,7 @@ def _judge(data: RuleData, entry: Toggle, inputs: AdvisorInput) -> Iterator[Find
 
 
 def toggle(rule_id: str) -> Rule:
-    """The rule of the toggle entry ``rule_id`` (listed in ``rules.RULES`` where it runs)."""
+    """The rule of the toggle entry ``rule_id``."""
     data = load_rule_data()
     entry = data.toggles[rule_id]
     return Rule(entry.id, entry.topic, lambda inputs: _judge(data, entry, inputs))
