@@ -144,11 +144,7 @@ def _test_parser(
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = tests.add_parser(name, help=help_text, description=help_text)
     add_connection_options(parser)
-    method = parser.add_argument_group("method")
-    method.add_argument(
-        "--runs", type=int, default=default_runs, help=f"counted runs (default {default_runs})"
-    )
-    method.add_argument("--warmup", type=int, default=1, help="warm-up runs first, not counted (default 1)")
+    method = add_method_options(parser, runs=default_runs)
     if default_seconds is not None:
         method.add_argument(
             "--duration",
@@ -157,9 +153,6 @@ def _test_parser(
             metavar="SECONDS",
             help=f"seconds per run (default {default_seconds:g})",
         )
-    method.add_argument(
-        "--note", default="", help="a note stored with the session, e.g. 'before: socket options removed'"
-    )
     method.add_argument("--config-path", help="the smb.conf to record (default: detected)")
     method.add_argument(
         "--link-speed",
@@ -169,6 +162,21 @@ def _test_parser(
     add_json_flag(parser)
     parser.set_defaults(handler=handle, bench_name=name)
     return parser
+
+
+def add_method_options(
+    parser: argparse.ArgumentParser, *, runs: int = 5, warmup: int = 1, runs_why: str = ""
+) -> Any:
+    """The method every benchmark verb shares: counted runs, warm-up runs, a note."""
+    method = parser.add_argument_group("method")
+    method.add_argument("--runs", type=int, default=runs, help=f"counted runs (default {runs}{runs_why})")
+    method.add_argument(
+        "--warmup", type=int, default=warmup, help=f"warm-up runs first, not counted (default {warmup})"
+    )
+    method.add_argument(
+        "--note", default="", help="a note stored with the session, e.g. 'before: socket options removed'"
+    )
+    return method
 
 
 def _add_stream_options(parser: argparse.ArgumentParser) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from sambatune.cli.bench import add_method_options
 from sambatune.cli.bench_smb_client import add_share_target_options
 from sambatune.cli.output import add_json_flag
 
@@ -50,12 +51,7 @@ def add_parser(tests: Any) -> None:
         "smbd process on the server, as N clients at once (default 1, like one client's "
         "robocopy /MT; at most K)",
     )
-    method = parser.add_argument_group("method")
-    method.add_argument(
-        "--runs", type=int, default=1, help="counted runs (default 1: N files already give the percentiles)"
-    )
-    method.add_argument("--warmup", type=int, default=0, help="warm-up runs first (default 0)")
-    method.add_argument("--note", default="", help="a note stored with the session")
+    add_method_options(parser, runs=1, warmup=0, runs_why=": N files already give the percentiles")
     add_json_flag(parser)
     parser.set_defaults(handler=handle, bench_name="files")
 

@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sambatune.cli.bench import add_method_options
 from sambatune.cli.output import add_json_flag
 
 if TYPE_CHECKING:
@@ -110,10 +111,7 @@ def add_parser(tests: Any) -> None:
         metavar="PATH",
         help="the smb.conf of the smbd serving the share (default: the one the survey finds)",
     )
-    method = parser.add_argument_group("method")
-    method.add_argument("--runs", type=int, default=5, help="counted runs (default 5)")
-    method.add_argument("--warmup", type=int, default=1, help="warm-up runs first (default 1)")
-    method.add_argument("--note", default="", help="a note stored with the session")
+    add_method_options(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=handle, bench_name="smb-client")
 
