@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sambatune.bench.disk import DiskBenchmark, DiskOptions
 from sambatune.bench.runner import Method
-from sambatune.client.quantities import parse_size
+from sambatune.quantities import parse_size
 from sambatune.remote.local import LocalTransport
 
 BLOCK = 1 << 20

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from sambatune.client.quantities import parse_bandwidth, parse_count, parse_duration, parse_size
 from sambatune.client.window import (
     MAX_SCALED_WINDOW,
     MAX_UNSCALED_WINDOW,
@@ -19,6 +18,7 @@ from sambatune.client.window import (
     throughput_bps,
 )
 from sambatune.errors import InvalidInput
+from sambatune.quantities import parse_bandwidth, parse_count, parse_duration, parse_size
 
 
 def test_one_gigabit_at_ten_ms_needs_1250000_bytes_and_scale_factor_5() -> None:

@@ -59,8 +59,8 @@ def measurements_from_args(args: argparse.Namespace) -> Any:
 
     from sambatune.advisor.client_window import this_computer_window
     from sambatune.advisor.measurements import ClientWindow, Measurements, NetworkPath
-    from sambatune.client.quantities import parse_bandwidth, parse_duration, parse_size
     from sambatune.errors import InvalidInput
+    from sambatune.quantities import parse_bandwidth, parse_duration, parse_size
 
     measurements = Measurements()
     if args.measurements is not None:

@@ -277,13 +277,13 @@ def _smb_password(args: argparse.Namespace) -> str | None:
 
 
 def _size(text: str) -> int:
-    from sambatune.client.quantities import parse_size
+    from sambatune.quantities import parse_size
 
     return parse_size(text)
 
 
 def _bandwidth(text: str) -> int:
-    from sambatune.client.quantities import parse_bandwidth
+    from sambatune.quantities import parse_bandwidth
 
     return int(parse_bandwidth(text))
 
@@ -382,7 +382,7 @@ def build_benchmark(
         )
         return SmbBenchmark(transport, method, smb, **common)
     from sambatune.bench.dirscale import DirscaleBenchmark, DirscaleOptions
-    from sambatune.client.quantities import parse_count
+    from sambatune.quantities import parse_count
 
     dirscale = DirscaleOptions(
         share=_share(args, context),

@@ -64,7 +64,7 @@ def handle(args: argparse.Namespace) -> int:
     from sambatune.cli.bench_smb_client import share_target_fields
     from sambatune.cli.bench_tables import BenchProgress, format_result
     from sambatune.cli.output import print_json
-    from sambatune.client.quantities import parse_count, parse_size
+    from sambatune.quantities import parse_count, parse_size
 
     options = SmallFilesOptions(
         **share_target_fields(args),

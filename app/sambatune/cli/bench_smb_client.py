@@ -159,7 +159,7 @@ def handle(args: argparse.Namespace) -> int:
     from sambatune.cancellation import CancelToken
     from sambatune.cli.bench_tables import BenchProgress, format_result
     from sambatune.cli.output import print_json
-    from sambatune.client.quantities import parse_size
+    from sambatune.quantities import parse_size
     from sambatune.remote.secrets import save_secret
 
     target = share_target_fields(args)

@@ -253,9 +253,9 @@ def handle_plan(args: argparse.Namespace) -> int:
     from sambatune.cli.output import TerminalProgress, print_json
     from sambatune.client.measure import DEFAULT_RTT_PORTS, bandwidth_from_result
     from sambatune.client.planner import PlanReady, PlanRequest, plan_events
-    from sambatune.client.quantities import parse_bandwidth, parse_duration
     from sambatune.errors import InvalidInput
     from sambatune.progress import Progress
+    from sambatune.quantities import parse_bandwidth, parse_duration
 
     request = PlanRequest(
         bandwidth_bps=parse_bandwidth(args.bandwidth) if args.bandwidth else None,
@@ -463,8 +463,8 @@ def handle_backups(args: argparse.Namespace) -> int:
 
 def handle_window(args: argparse.Namespace) -> int:
     from sambatune.cli.output import print_json
-    from sambatune.client.quantities import parse_bandwidth, parse_duration, parse_size
     from sambatune.client.window import size_window
+    from sambatune.quantities import parse_bandwidth, parse_duration, parse_size
     from sambatune.units import format_bits
 
     sizing = size_window(
@@ -499,8 +499,8 @@ def handle_check(args: argparse.Namespace) -> int:
     from sambatune.cli.bench_tables import BenchProgress
     from sambatune.cli.output import ctrl_c_cancels, print_json
     from sambatune.client.plan_store import load_plan
-    from sambatune.client.quantities import parse_count, parse_size
     from sambatune.errors import InvalidInput
+    from sambatune.quantities import parse_count, parse_size
     from sambatune.wizard.client_check import AFTER, CheckRequest, CheckStore, measure_phase
 
     try:

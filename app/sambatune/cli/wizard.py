@@ -308,7 +308,7 @@ def handle_discard(args: argparse.Namespace) -> int:
 
 # -- helpers ---------------------------------------------------------------------------------
 def _spec(args: argparse.Namespace) -> MeasureSpec:
-    from sambatune.client.quantities import parse_size
+    from sambatune.quantities import parse_size
     from sambatune.wizard.measure import COPY, MeasureSpec
 
     return MeasureSpec(

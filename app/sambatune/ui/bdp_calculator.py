@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.client.quantities import parse_bandwidth, parse_duration, parse_size
 from sambatune.client.window import (
     MAX_SCALED_WINDOW,
     MAX_UNSCALED_WINDOW,
@@ -33,6 +32,7 @@ from sambatune.client.window import (
     throughput_bps,
 )
 from sambatune.errors import InvalidInput
+from sambatune.quantities import parse_bandwidth, parse_duration, parse_size
 from sambatune.units import format_bits, format_bytes
 
 ERROR_STYLE = "color:#b3261e;"

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from sambatune.bench.runner import Benchmark, Method
 from sambatune.cancellation import CancelToken
-from sambatune.client.quantities import parse_count
+from sambatune.quantities import parse_count
 from sambatune.errors import InvalidInput
 from sambatune.ui.share_box import SurveyedShareBox
 
@@ -353,7 +353,7 @@ class BenchForm(QWidget):
 
         # Imported where needed: this runs on the GUI thread when Run is pressed.
         def parse_size(text: str) -> int:
-            from sambatune.client.quantities import parse_size
+            from sambatune.quantities import parse_size
 
             return parse_size(text)
 

@@ -394,7 +394,7 @@ class BottleneckPanel(QWidget):
         self._schedule_fit()  # narrower columns wrap into more lines
 
     def _clients(self) -> None:
-        from sambatune.client.quantities import parse_bandwidth
+        from sambatune.quantities import parse_bandwidth
 
         if self.report is None or self.report.expected_bytes_per_s is None:
             self.clients.setText("The ceiling is not known yet: measure the disk and the network first.")

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 
 from sambatune.client.measure import DEFAULT_RTT_PORTS
 from sambatune.client.planner import PlanRequest
-from sambatune.client.quantities import parse_bandwidth, parse_duration
 from sambatune.errors import InvalidInput
+from sambatune.quantities import parse_bandwidth, parse_duration
 from sambatune.ui.bdp_calculator import CheckedField
 from sambatune.ui.file_places import remember, suggested
 
