@@ -126,7 +126,7 @@ def test_net_run_plots_live_and_the_window_never_freezes(
     qtbot.wait(1500)
     idle_ms = meter.stop()
 
-    page.form.select_test("net-download")
+    page.form.select_test("net")
     page.form.duration.setValue(3.0)
     page.form.runs.setValue(2)
     page.form.warmup.setValue(1)
@@ -232,7 +232,7 @@ def test_smb_from_this_computer_twice_then_compare(
 
 
 def test_cancel_stops_a_run_and_saves_nothing(page: BenchmarksPage, qtbot: QtBot) -> None:
-    page.form.select_test("net-download")
+    page.form.select_test("net")
     page.form.duration.setValue(30.0)
     before = len(ResultsDatabase().sessions())
     page.run_button.click()

@@ -41,7 +41,7 @@ def test_quitting_during_a_benchmark_asks_and_keep_running_keeps_it(
     qtbot.waitUntil(lambda: workspace.session.survey is not None, timeout=60_000)
     workspace.tabs.setCurrentWidget(workspace.benchmarks)
     page = workspace.benchmarks
-    page.form.select_test("net-download")
+    page.form.select_test("net")
     page.form.duration.setValue(30.0)
     before = len(ResultsDatabase().sessions())
     page.run_button.click()

@@ -25,7 +25,10 @@ def add_parser(tests: Any) -> None:
         "many small files from this computer: create+write, stat, read, rename, list and delete "
         "N files with SambaTune's own SMB client, or through a mounted path"
     )
-    parser: argparse.ArgumentParser = tests.add_parser("files", help=text, description=text)
+    # Named "small-files" in results and the app: that name works here too.
+    parser: argparse.ArgumentParser = tests.add_parser(
+        "files", aliases=["small-files"], help=text, description=text
+    )
     add_share_target_options(parser, "the share to make the test directory in")
     test = parser.add_argument_group("test")
     test.add_argument(

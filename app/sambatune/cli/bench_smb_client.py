@@ -21,14 +21,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sambatune.bench.kinds.arguments import SECRET_KIND
 from sambatune.cli.bench import add_method_options
 from sambatune.cli.output import add_json_flag
 
 if TYPE_CHECKING:
     from sambatune.bench.smb_security import ServerSessions
     from sambatune.cancellation import CancelToken
-
-SECRET_KIND = "smb"
 
 
 def add_share_target_options(parser: argparse.ArgumentParser, share_help: str) -> Any:

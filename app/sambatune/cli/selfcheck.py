@@ -73,6 +73,17 @@ def check_advisor_rules() -> Check:
     return Check("advisor rules", True, f"{len(RULES)} rules in {len(TOPICS)} topics")
 
 
+def check_benchmark_kinds() -> Check:
+    """The benchmark kinds are found by listing their package, as the advisor's rules."""
+    try:
+        from sambatune.bench.kinds import KINDS
+    except Exception as exc:
+        return Check("benchmark kinds", False, f"cannot load: {exc}")
+    if not KINDS:
+        return Check("benchmark kinds", False, "none found")
+    return Check("benchmark kinds", True, ", ".join(KINDS))
+
+
 def check_smb_client() -> Check:
     """The SMB probe's libraries, used as the probe uses them (no network)."""
     try:
@@ -178,6 +189,7 @@ def run_self_check(*, json_output: bool, gui: bool) -> int:
         check_module("numpy"),
         check_smb_client(),
         check_advisor_rules(),
+        check_benchmark_kinds(),
         check_lint_process(),
         check_data_dirs(),
         check_local_tools(),

@@ -29,22 +29,18 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.bench.events import Notice, Progress, RunFinished, RunStarted, Sample, Step
+from sambatune.bench.kinds import KINDS
+from sambatune.bench.kinds.arguments import SECRET_KIND
+from sambatune.bench.kinds.kind import RunRequest
+from sambatune.bench.kinds.small_files import small_files_options
+from sambatune.bench.kinds.smb_client import server_session_reader
 from sambatune.bench.progress import ProgressTracker
 from sambatune.bench.records import BenchResult
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
 from sambatune.remote.survey import Survey
 from sambatune.ui import run_heap
-from sambatune.ui.bench_form import (
-    EXPLANATIONS,
-    SECRET_KIND,
-    TESTS,
-    BenchForm,
-    RunRequest,
-    build_benchmark,
-    server_session_reader,
-    small_files_options,
-)
+from sambatune.ui.bench_form import BenchForm
 from sambatune.ui.bench_history import HistoryView
 from sambatune.ui.bottleneck_panel import BottleneckPanel
 from sambatune.ui.live_plot import LivePlot
@@ -57,14 +53,6 @@ from sambatune.ui.tasks import Task
 
 #: The status line is redrawn at most this often (ms), and counts the time left down.
 STATUS_EVERY_MS = 250
-#: Tests whose runs count operations per call, with no throughput curve to draw: the Run
-#: tab shows their per-operation table where the live plot would be.
-OPERATION_TESTS = {"small-files"}
-PURE_PYTHON_HINT = (
-    " SambaTune's own SMB client reads and writes as fast as smbclient; when it is "
-    "the limit itself, the result says so. Give a mounted "
-    "path to measure through this computer's own client instead."
-)
 
 if TYPE_CHECKING:  # loaded on a worker thread, when the analysis is read
     from sambatune.bench.bottleneck_inputs import SessionFacts
@@ -206,13 +194,14 @@ class BenchmarksPage(QWidget):
 
     def _test_changed(self) -> None:
         test = self.form.current_test()
-        self.explanation.setText(EXPLANATIONS[test] + (PURE_PYTHON_HINT if test == "smb-client" else ""))
+        self.explanation.setText(KINDS[test].explanation)
         if not self.running:
             self._show_figures_of(test)
 
     def _show_figures_of(self, test: str) -> None:
         """The curves, or the per-operation table for a test that counts calls."""
-        operations = test in OPERATION_TESTS
+        # Tests that count calls have no throughput curve: their per-operation table shows.
+        operations = _counts_operations(test)
         self.figures.setCurrentWidget(self.operations if operations else self.live)
         # A single run per operation: the run table would only repeat the operations table.
         self.runs.setVisible(not operations or self.form.runs.value() + self.form.warmup.value() > 1)
@@ -239,9 +228,9 @@ class BenchmarksPage(QWidget):
         except SambaTuneError as error:
             self.session.failed.emit(error)
             return
-        timed = request.test.startswith("net-")
-        self.live.clear(TESTS[request.test], request.seconds if timed else None)
-        if request.test in OPERATION_TESTS:
+        kind = KINDS[request.test]
+        self.live.clear(kind.title, request.seconds if kind.timed else None)
+        if kind.result_view == "operations":
             where = small_files_options(request, {}).where
             caption = plan_caption(
                 request.count, request.size or 0, request.outstanding, where, request.connections
@@ -253,7 +242,7 @@ class BenchmarksPage(QWidget):
         self.run_numbers.clear()
         self.steps.clear()
         self.shown_step = None
-        self.tracker.reset(f"Starting: {TESTS[request.test]}…")
+        self.tracker.reset(f"Starting: {kind.title}…")
         self.progress.setValue(0)
         self.views.setCurrentIndex(0)
         session = self.session
@@ -271,7 +260,7 @@ class BenchmarksPage(QWidget):
             # Names what each compared session negotiated from the server's smbstatus; sudo
             # is checked here, in the worker, as it may run a command on the server.
             sessions = server_session_reader(transport, session.survey) if request.security else None
-            bench = build_benchmark(request, transport, context, cancel, sessions)
+            bench = kind.build(request, transport, context, cancel, sessions)
             for event in bench.events():
                 report(event)
             assert bench.result is not None
@@ -281,10 +270,10 @@ class BenchmarksPage(QWidget):
 
         self._set_busy(True)
         run_heap.run_started()
-        self.status.setText(f"Starting: {TESTS[request.test]}…")
+        self.status.setText(f"Starting: {kind.title}…")
         self.status_ticker.start()
         self.task = self.session.run_task(
-            f"Benchmark: {TESTS[request.test]}",
+            f"Benchmark: {kind.title}",
             work,
             on_event=self._on_event,
             on_done=self._done,
@@ -359,7 +348,7 @@ class BenchmarksPage(QWidget):
         self.progress.setValue(1000)
         self._show_main_step(result)
         self.runs.show_series(list(result.series.values()))
-        if result.test in OPERATION_TESTS:
+        if _counts_operations(result.test):
             self.operations.show_result(result)
             if all(len(series.counted) < 2 for series in result.series.values()):
                 # One run per operation: the table above has its figures, and six notes
@@ -370,7 +359,7 @@ class BenchmarksPage(QWidget):
             # One figure would be one session's: each session's, the tab has the rest.
             mean = f": {status_figures(result)} (see Signing & encryption)"
         self.status.setText(f"Done, saved as session {result.session_id}{mean}.")
-        if result.test == "sockbuf":
+        if _view_of(result.test) == "sweep":
             self.sockbuf.show_result(result, f" (session {result.session_id})")
         if has_comparison(result):
             # The answer the admin ran it for, shown at once.
@@ -389,13 +378,13 @@ class BenchmarksPage(QWidget):
             names = [n for n in main.series if n in result.series]
         else:  # a test of one part: its series measured like the main one
             names = [n for n, s in result.series.items() if s.unit == result.summary.unit]
-        if result.test in OPERATION_TESTS or len(names) < 2:
+        if _counts_operations(result.test) or len(names) < 2:
             summary = result.summary.stats()
             if summary is None:
                 return ""
             figure = format_figure(summary.mean, result.summary.unit)
             # Of several operations, say which one the figure is.
-            return f": {result.primary} {figure}" if result.test in OPERATION_TESTS else f": mean {figure}"
+            return f": {result.primary} {figure}" if _counts_operations(result.test) else f": mean {figure}"
         parts = []
         for name in names:
             series = result.series[name]
@@ -457,7 +446,7 @@ class BenchmarksPage(QWidget):
 
     def _show_analysis(self, sessions: list[StoredSession], facts: dict[int, SessionFacts]) -> None:
         self.bottleneck.show_results(sessions, facts)
-        sweeps = [s.result for s in sessions if s.result.test == "sockbuf"]
+        sweeps = [s.result for s in sessions if _view_of(s.result.test) == "sweep"]
         if sweeps:
             newest = max(sweeps, key=lambda r: r.session_id or 0)
             self.sockbuf.show_result(newest, f" (session {newest.session_id})")
@@ -473,3 +462,13 @@ def _remember_password(request: RunRequest) -> None:
         from sambatune.remote.secrets import save_secret
 
         save_secret(SECRET_KIND, request.secret_target, request.password)
+
+
+def _view_of(test: str) -> str:
+    """How a result of ``test`` shows; a stored test no kind knows any more shows its runs."""
+    kind = KINDS.get(test)
+    return kind.result_view if kind is not None else "runs"
+
+
+def _counts_operations(test: str) -> bool:
+    return _view_of(test) == "operations"

@@ -1,0 +1,133 @@
+"""What a kind of benchmark is to the two faces: its name, its words, the form rows it
+shows, the command-line arguments it takes, and how either face's input becomes the
+benchmark.
+
+A kind lives in one module of this package (``KIND = BenchKind(...)``); the package finds
+them. The measuring itself stays in its engine (``bench/disk.py`` and so on), which the
+builders import only when a run starts, so that listing the kinds loads no engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sambatune.bench.runner import Benchmark
+from sambatune.cancellation import CancelToken
+
+#: The rows of the Benchmarks form, each shown by the kinds that name it.
+ROWS = (
+    "direction",
+    "share",
+    "directory",
+    "server",
+    "port",
+    "user",
+    "password",
+    "remember",
+    "path",
+    "duration",
+    "count",
+    "size",
+    "block",
+    "outstanding",
+    "connections",
+    "security",
+    "sizes",
+    "counts",
+)
+#: The rows of a test that reaches a share from this computer.
+SHARE_TARGET_ROWS = frozenset({"share", "server", "port", "user", "password", "remember", "path"})
+#: The file size that lets a test size its file from a short probe.
+AUTO = "auto"
+USUAL_METHOD = (5, 1)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the form asked for, checked and parsed: plain values, made on the GUI thread."""
+
+    test: str
+    runs: int
+    warmup: int
+    note: str = ""
+    direction: str = "download"
+    share: str = ""
+    directory: str = ""
+    server: str = ""
+    port: int = 445
+    user: str = ""
+    password: str = field(default="", repr=False)
+    remember: bool = False
+    path: str = ""
+    seconds: float = 5.0
+    #: None: the test sizes its file from a short probe.
+    size: int | None = 256 << 20
+    block: int = 4 << 20
+    outstanding: int = 4
+    #: SMB connections (each a session and smbd process of its own).
+    connections: int = 1
+    sizes: tuple[int, ...] = ()
+    counts: tuple[int, ...] = ()
+    sample_interval: float = 0.1
+    count: int = 2000
+    #: Sessions to compare (plain, signed, encrypted); empty: one session as usual.
+    security: tuple[str, ...] = ()
+
+    @property
+    def secret_target(self) -> str:
+        return f"{self.user}@{self.server}:{self.port}/{self.share}"
+
+
+#: (request, transport, context, cancel, server sessions) -> the benchmark; on a worker thread.
+BuildFromForm = Callable[[RunRequest, Any, Any, CancelToken, Any], Benchmark]
+#: (arguments, transport, context, cancel, SMB password) -> the benchmark.
+BuildFromArguments = Callable[[argparse.Namespace, Any, Any, CancelToken, "str | None"], Benchmark]
+
+
+def _nothing_to_check(request: RunRequest) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """A kind's verb under ``sambatune bench`` that runs on the server over SSH (the
+    connection, method and JSON options are every verb's, added by the CLI)."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    build: BuildFromArguments
+    #: Seconds per run for a kind that streams for a time (--duration), else None.
+    seconds: float | None = None
+    runs: int = 5
+
+
+@dataclass(frozen=True)
+class BenchKind:
+    #: The name results are stored under and the command line's verb.
+    name: str
+    #: Where it stands in the form's list of tests.
+    order: int
+    title: str
+    explanation: str
+    rows: frozenset[str]
+    build: BuildFromForm
+    #: Raises InvalidInput for a request that cannot run (GUI thread: cheap, no I/O).
+    check: Callable[[RunRequest], None] = _nothing_to_check
+    #: What each row starts with for this kind (size text, requests in flight, seconds).
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    tips: Mapping[str, str] = field(default_factory=dict)
+    method: tuple[int, int] = USUAL_METHOD
+    #: How a run shows: "runs" (a live curve over the run's seconds when ``timed``, and
+    #: the run table), "operations" (counted calls, per operation), "sweep" (a curve over
+    #: buffer sizes).
+    result_view: Literal["runs", "operations", "sweep"] = "runs"
+    timed: bool = False
+    cli: CommandLine | None = None
+
+    def __post_init__(self) -> None:
+        unknown = self.rows - set(ROWS)
+        if unknown:
+            raise ValueError(f"benchmark kind {self.name}: no form rows {sorted(unknown)}")

@@ -1,0 +1,83 @@
+"""smbclient on the server copies a file through a share, against its TCP and disk."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sambatune.bench.kinds.arguments import (
+    AUTO_SIZE_TIP,
+    add_place_options,
+    add_smb_options,
+    form_login,
+    listed,
+    require_share,
+    share,
+    smb_login,
+)
+from sambatune.bench.kinds.kind import AUTO, BenchKind, CommandLine, RunRequest
+from sambatune.bench.runner import Benchmark, Method
+from sambatune.cancellation import CancelToken
+from sambatune.quantities import parse_size
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    add_place_options(parser)
+    add_smb_options(parser)
+    parser.add_argument(
+        "--size",
+        metavar="BYTES",
+        default="auto",
+        help="test file size (default auto: a 4MiB probe copy first, then a size "
+        "that keeps all SMB runs near a minute, at most 512MiB)",
+    )
+    parser.add_argument("--operations", default="put,get", help="put, get or both (default)")
+    parser.add_argument(
+        "--no-ceilings", action="store_true", help="skip the raw TCP and disk measurements the ratios need"
+    )
+
+
+def _from_arguments(
+    args: argparse.Namespace, transport: Any, context: Any, cancel: CancelToken, password: str | None
+) -> Benchmark:
+    from sambatune.bench.smb import SmbBenchmark, SmbOptions
+
+    options = SmbOptions(
+        share=share(args, context),
+        size=None if args.size.strip().lower() == AUTO else parse_size(args.size),
+        operations=listed(args.operations, str),
+        ceilings=not args.no_ceilings,
+        **smb_login(args, password),
+    )
+    method = Method(runs=args.runs, warmup=args.warmup)
+    return SmbBenchmark(transport, method, options, context=context, cancel=cancel)
+
+
+def _from_form(
+    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
+) -> Benchmark:
+    from sambatune.bench.smb import SmbBenchmark, SmbOptions
+
+    options = SmbOptions(share=request.share, size=request.size, **form_login(request))
+    method = Method(runs=request.runs, warmup=request.warmup)
+    return SmbBenchmark(transport, method, options, context=context, cancel=cancel)
+
+
+KIND = BenchKind(
+    name="smb",
+    order=30,
+    title="SMB on the server (smbclient)",
+    explanation="smbclient on the server itself copies a file through the share, against raw TCP "
+    "and the disk there.",
+    rows=frozenset({"share", "user", "password", "size"}),
+    build=_from_form,
+    check=require_share,
+    defaults={"size": AUTO},
+    tips={"size": AUTO_SIZE_TIP.format(what="a short probe copy", most="512MiB")},
+    cli=CommandLine(
+        help="smbclient put and get through a share on the server's "
+        "loopback, against its raw TCP and disk ceilings",
+        add_arguments=_arguments,
+        build=_from_arguments,
+    ),
+)

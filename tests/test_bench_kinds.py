@@ -1,0 +1,121 @@
+"""The benchmark kinds are one registry: each kind is one module, found by itself, and
+the form and the command line show what it declares."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+import sambatune.bench.kinds as kinds_package
+from sambatune.bench.kinds import KINDS, _found
+from sambatune.bench.kinds.kind import ROWS, BenchKind, RunRequest
+from sambatune.bench.runner import Benchmark
+from sambatune.cli.main import build_parser
+from sambatune.errors import InvalidInput
+from sambatune.ui.bench_form import BenchForm
+
+NEW_KIND_MODULE = """
+from sambatune.bench.kinds.kind import BenchKind
+
+def _build(request, transport, context, cancel, sessions):
+    raise NotImplementedError
+
+KIND = BenchKind(
+    name="zz-echo", order=15, title="Echo", explanation="Round trips.",
+    rows=frozenset({"duration"}), build=_build,
+)
+"""
+
+
+def _engines() -> set[str]:
+    """The ``test`` names of the measuring engines in ``sambatune.bench``."""
+    import importlib
+    import pkgutil
+
+    import sambatune.bench as bench
+
+    for info in pkgutil.iter_modules(bench.__path__):
+        if not info.ispkg:
+            importlib.import_module(f"sambatune.bench.{info.name}")
+    found: set[str] = set()
+    todo = list(Benchmark.__subclasses__())
+    while todo:
+        engine = todo.pop()
+        todo += engine.__subclasses__()
+        if "test" in vars(engine):
+            found.add(engine.test)
+    return found
+
+
+def test_every_engine_has_a_kind_and_every_kind_an_engine() -> None:
+    assert set(KINDS) == _engines()
+
+
+def test_a_new_module_with_a_kind_is_all_it_takes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "zz_echo.py").write_text(NEW_KIND_MODULE)
+    monkeypatch.setattr(kinds_package, "__path__", [*kinds_package.__path__, str(tmp_path)])
+    try:
+        names = list(_found())
+    finally:
+        sys.modules.pop("sambatune.bench.kinds.zz_echo", None)
+    assert names.index("zz-echo") == names.index("net") + 1  # by its order
+
+
+def test_a_kind_names_only_rows_the_form_has() -> None:
+    with pytest.raises(ValueError, match="weather"):
+        BenchKind("x", 1, "X", "x", frozenset({"weather"}), build=lambda *a: None)  # type: ignore[arg-type]
+
+
+def test_the_command_line_has_a_verb_for_every_kind() -> None:
+    parser = build_parser(["bench"])
+    for name in KINDS:
+        args = parser.parse_args(
+            ["bench", name, "--runs", "2", *(["--host", "h"] if KINDS[name].cli else [])]
+        )
+        assert args.runs == 2
+    # "files" is the short verb of the small-file test: both names reach it.
+    assert (
+        parser.parse_args(["bench", "files"]).bench_name
+        == parser.parse_args(["bench", "small-files"]).bench_name
+    )
+
+
+def test_the_form_shows_each_kind_its_rows_and_starts_it_with_its_defaults(qtbot: QtBot) -> None:
+    form = BenchForm()
+    qtbot.addWidget(form)
+    assert [form.test.itemData(i) for i in range(form.test.count())] == list(KINDS)
+    for kind in KINDS.values():
+        form.select_test(kind.name)
+        shown = {row for row in ROWS if form.form.isRowVisible(form.rows[row])}
+        assert shown == kind.rows, kind.name
+        assert (form.runs.value(), form.warmup.value()) == kind.method
+        if "size" in kind.rows:
+            assert form.file_size.text() == kind.defaults.get("size", "256MiB")
+
+
+def test_a_hidden_row_is_not_read(qtbot: QtBot) -> None:
+    """A directory typed for the disk test does not follow the person to the network test."""
+    form = BenchForm()
+    qtbot.addWidget(form)
+    form.select_test("disk")
+    form.directory.setText("/srv/typed-for-disk")
+    form.select_test("net")
+    form.direction.setCurrentIndex(form.direction.findData("upload"))
+    request = form.request()
+    assert request == RunRequest(test="net", runs=5, warmup=1, direction="upload")
+
+
+def test_a_kind_refuses_what_cannot_run_before_anything_starts(qtbot: QtBot) -> None:
+    form = BenchForm()
+    qtbot.addWidget(form)
+    form.select_test("small-files")
+    form.share.setCurrentText("data")
+    with pytest.raises(InvalidInput, match="Which SMB server"):
+        form.request()
+    form.server.setText("files1")
+    form.count.setText("0")
+    with pytest.raises(InvalidInput):
+        form.request()
