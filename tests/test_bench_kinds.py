@@ -20,12 +20,10 @@ from sambatune.ui.bench_form import BenchForm
 NEW_KIND_MODULE = """
 from sambatune.bench.kinds.kind import BenchKind
 
-def _build(request, transport, context, cancel, sessions):
-    raise NotImplementedError
-
 KIND = BenchKind(
     name="zz-echo", order=15, title="Echo", explanation="Round trips.",
-    rows=frozenset({"duration"}), build=_build,
+    rows=frozenset({"duration"}), engine="sambatune.bench.net:NetBenchmark",
+    options=lambda request, context: None,
 )
 """
 
@@ -66,7 +64,7 @@ def test_a_new_module_with_a_kind_is_all_it_takes(tmp_path: Path, monkeypatch: p
 
 def test_a_kind_names_only_rows_the_form_has() -> None:
     with pytest.raises(ValueError, match="weather"):
-        BenchKind("x", 1, "X", "x", frozenset({"weather"}), build=lambda *a: None)  # type: ignore[arg-type]
+        BenchKind("x", 1, "X", "x", frozenset({"weather"}), engine="m:C", options=lambda *a: None)
 
 
 def test_the_command_line_has_a_verb_for_every_kind() -> None:

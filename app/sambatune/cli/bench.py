@@ -114,8 +114,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         from sambatune.bench.kinds import KINDS
 
-        build = KINDS[args.bench_name].cli.build  # type: ignore[union-attr]  # registered with one
-        benchmark = build(args, transport, context, cancel, smb_password)
+        benchmark = KINDS[args.bench_name].from_arguments(args, transport, context, cancel, smb_password)
         try:
             result = benchmark.run(progress.on_event)
         except PortUnreachable as error:

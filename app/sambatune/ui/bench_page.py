@@ -259,8 +259,11 @@ class BenchmarksPage(QWidget):
             )
             # Names what each compared session negotiated from the server's smbstatus; sudo
             # is checked here, in the worker, as it may run a command on the server.
-            sessions = server_session_reader(transport, session.survey) if request.security else None
-            bench = kind.build(request, transport, context, cancel, sessions)
+            extra = {}
+            if kind.compares_sessions:
+                reader = server_session_reader(transport, session.survey) if request.security else None
+                extra["server_sessions"] = reader
+            bench = kind.from_form(request, transport, context, cancel, **extra)
             for event in bench.events():
                 report(event)
             assert bench.result is not None

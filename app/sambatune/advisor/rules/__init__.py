@@ -42,6 +42,8 @@ TOPICS = (
 def _computed_rules() -> list[Rule]:
     found: list[Rule] = []
     for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module_info.name.startswith("_"):
+            continue  # a bundle may list the package's own __init__
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         # A module's own rules, in the order it defines them (not rules it imports).
         found += [

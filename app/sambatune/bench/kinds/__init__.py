@@ -16,7 +16,7 @@ _NOT_KINDS = {"kind", "arguments"}
 def _found() -> dict[str, BenchKind]:
     kinds = []
     for module_info in pkgutil.iter_modules(__path__):
-        if module_info.name in _NOT_KINDS:
+        if module_info.name in _NOT_KINDS or module_info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         found = getattr(module, "KIND", None)

@@ -7,8 +7,6 @@ from typing import Any
 
 from sambatune.bench.kinds.arguments import add_place_options, listed, place
 from sambatune.bench.kinds.kind import BenchKind, CommandLine, RunRequest
-from sambatune.bench.runner import Benchmark, Method
-from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
 from sambatune.quantities import parse_size
 
@@ -44,12 +42,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _from_arguments(
-    args: argparse.Namespace, transport: Any, context: Any, cancel: CancelToken, password: str | None
-) -> Benchmark:
-    from sambatune.bench.disk import DiskBenchmark, DiskOptions
+def _from_arguments(args: argparse.Namespace, context: Any, password: str | None) -> Any:
+    from sambatune.bench.disk import DiskOptions
 
-    options = DiskOptions(
+    return DiskOptions(
         directory=place(args, context, "disk test"),
         size=parse_size(args.size),
         block_size=parse_size(args.block_size),
@@ -58,23 +54,17 @@ def _from_arguments(
         operations=listed(args.operations, str),
         metadata_files=args.files,
     )
-    method = Method(runs=args.runs, warmup=args.warmup)
-    return DiskBenchmark(transport, method, options, context=context, cancel=cancel)
 
 
-def _from_form(
-    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
-) -> Benchmark:
-    from sambatune.bench.disk import DiskBenchmark, DiskOptions
+def _from_form(request: RunRequest, context: Any) -> Any:
+    from sambatune.bench.disk import DiskOptions
 
-    options = DiskOptions(
+    return DiskOptions(
         directory=request.directory or context.share_path(request.share),
         size=request.size or 256 << 20,
         block_size=request.block,
         sample_interval=request.sample_interval * 2,
     )
-    method = Method(runs=request.runs, warmup=request.warmup)
-    return DiskBenchmark(transport, method, options, context=context, cancel=cancel)
 
 
 def _check(request: RunRequest) -> None:
@@ -89,12 +79,13 @@ KIND = BenchKind(
     explanation="Sequential write and read of a test file on the server, bypassing its cache, "
     "and the small-file rate.",
     rows=frozenset({"share", "directory", "size", "block"}),
-    build=_from_form,
+    engine="sambatune.bench.disk:DiskBenchmark",
+    options=_from_form,
     check=_check,
     defaults={"size": "256MiB"},
     cli=CommandLine(
         help="sequential write and read of a test file on the server, and the small-file metadata rate",
         add_arguments=_arguments,
-        build=_from_arguments,
+        options=_from_arguments,
     ),
 )

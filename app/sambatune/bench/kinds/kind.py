@@ -10,11 +10,12 @@ builders import only when a run starts, so that listing the kinds loads no engin
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sambatune.bench.runner import Benchmark
+from sambatune.bench.runner import Benchmark, Method
 from sambatune.cancellation import CancelToken
 
 #: The rows of the Benchmarks form, each shown by the kinds that name it.
@@ -81,10 +82,10 @@ class RunRequest:
         return f"{self.user}@{self.server}:{self.port}/{self.share}"
 
 
-#: (request, transport, context, cancel, server sessions) -> the benchmark; on a worker thread.
-BuildFromForm = Callable[[RunRequest, Any, Any, CancelToken, Any], Benchmark]
-#: (arguments, transport, context, cancel, SMB password) -> the benchmark.
-BuildFromArguments = Callable[[argparse.Namespace, Any, Any, CancelToken, "str | None"], Benchmark]
+#: (request, server context) -> the engine's options; on the worker thread (the keyring).
+OptionsFromForm = Callable[[RunRequest, Any], Any]
+#: (arguments, server context, SMB password) -> the engine's options.
+OptionsFromArguments = Callable[[argparse.Namespace, Any, "str | None"], Any]
 
 
 def _nothing_to_check(request: RunRequest) -> None:
@@ -98,7 +99,7 @@ class CommandLine:
 
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
-    build: BuildFromArguments
+    options: OptionsFromArguments
     #: Seconds per run for a kind that streams for a time (--duration), else None.
     seconds: float | None = None
     runs: int = 5
@@ -113,7 +114,9 @@ class BenchKind:
     title: str
     explanation: str
     rows: frozenset[str]
-    build: BuildFromForm
+    #: The engine, as ``"module:Class"``: imported only when a run starts.
+    engine: str
+    options: OptionsFromForm
     #: Raises InvalidInput for a request that cannot run (GUI thread: cheap, no I/O).
     check: Callable[[RunRequest], None] = _nothing_to_check
     #: What each row starts with for this kind (size text, requests in flight, seconds).
@@ -125,9 +128,38 @@ class BenchKind:
     #: buffer sizes).
     result_view: Literal["runs", "operations", "sweep"] = "runs"
     timed: bool = False
+    #: Runs once per checked kind of session, naming each from the server's session list.
+    compares_sessions: bool = False
     cli: CommandLine | None = None
 
     def __post_init__(self) -> None:
         unknown = self.rows - set(ROWS)
         if unknown:
             raise ValueError(f"benchmark kind {self.name}: no form rows {sorted(unknown)}")
+
+    def _engine(self) -> type[Benchmark]:
+        module, _, name = self.engine.partition(":")
+        engine: type[Benchmark] = getattr(importlib.import_module(module), name)
+        return engine
+
+    def from_form(
+        self, request: RunRequest, transport: Any, context: Any, cancel: CancelToken, **extra: Any
+    ) -> Benchmark:
+        """The benchmark the form asked for (worker thread)."""
+        method = Method(runs=request.runs, warmup=request.warmup)
+        options = self.options(request, context)
+        return self._engine()(transport, method, options, context=context, cancel=cancel, **extra)
+
+    def from_arguments(
+        self,
+        args: argparse.Namespace,
+        transport: Any,
+        context: Any,
+        cancel: CancelToken,
+        password: str | None,
+    ) -> Benchmark:
+        """The benchmark ``sambatune bench <kind>`` asked for."""
+        assert self.cli is not None, f"{self.name} has no verb of its own under sambatune bench"
+        method = Method(runs=args.runs, warmup=args.warmup)
+        options = self.cli.options(args, context, password)
+        return self._engine()(transport, method, options, context=context, cancel=cancel)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from sambatune.bench.kinds.arguments import add_stream_options, form_stream_options, stream_options
-from sambatune.bench.kinds.kind import BenchKind, CommandLine, RunRequest
-from sambatune.bench.runner import Benchmark, Method
-from sambatune.cancellation import CancelToken
+from sambatune.bench.kinds.kind import BenchKind, CommandLine
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,24 +17,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _from_arguments(
-    args: argparse.Namespace, transport: Any, context: Any, cancel: CancelToken, password: str | None
-) -> Benchmark:
-    from sambatune.bench.net import NetBenchmark
-
-    method = Method(runs=args.runs, warmup=args.warmup)
-    return NetBenchmark(transport, method, stream_options(args), context=context, cancel=cancel)
-
-
-def _from_form(
-    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
-) -> Benchmark:
-    from sambatune.bench.net import NetBenchmark
-
-    method = Method(runs=request.runs, warmup=request.warmup)
-    return NetBenchmark(transport, method, form_stream_options(request), context=context, cancel=cancel)
-
-
 KIND = BenchKind(
     name="net",
     order=10,
@@ -45,13 +24,14 @@ KIND = BenchKind(
     explanation="Raw TCP between the server and this computer over a connection of its own "
     "(not SSH), in the direction chosen.",
     rows=frozenset({"direction", "duration"}),
-    build=_from_form,
+    engine="sambatune.bench.net:NetBenchmark",
+    options=lambda request, context: form_stream_options(request),
     timed=True,
     cli=CommandLine(
         help="TCP throughput between this computer and the server "
         "(its own TCP connection, never through SSH)",
         add_arguments=_arguments,
-        build=_from_arguments,
+        options=lambda args, context, password: stream_options(args),
         seconds=5.0,
     ),
 )

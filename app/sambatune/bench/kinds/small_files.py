@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from sambatune.bench.kinds.arguments import form_login, require_share_target, share_target
 from sambatune.bench.kinds.kind import SHARE_TARGET_ROWS, BenchKind, RunRequest
-from sambatune.bench.runner import Benchmark, Method
-from sambatune.cancellation import CancelToken
 
 if TYPE_CHECKING:
     from sambatune.bench.small_files import SmallFilesOptions
@@ -30,16 +28,6 @@ def small_files_options(request: RunRequest, login: dict[str, Any]) -> SmallFile
     )
 
 
-def _from_form(
-    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
-) -> Benchmark:
-    from sambatune.bench.small_files import SmallFilesBenchmark
-
-    method = Method(runs=request.runs, warmup=request.warmup)
-    options = small_files_options(request, form_login(request))
-    return SmallFilesBenchmark(transport, method, options, context=context, cancel=cancel)
-
-
 def _check(request: RunRequest) -> None:
     require_share_target(request)
     small_files_options(request, {"user": request.user or None})  # count, size, in flight
@@ -53,7 +41,8 @@ KIND = BenchKind(
     "files in a test directory of its own on the share, timing every call: what a build, "
     "a mail store or a photo library feels. The directory is removed at the end.",
     rows=SHARE_TARGET_ROWS | {"count", "size", "outstanding", "connections"},
-    build=_from_form,
+    engine="sambatune.bench.small_files:SmallFilesBenchmark",
+    options=lambda request, context: small_files_options(request, form_login(request)),
     check=_check,
     defaults={"size": "4KiB", "outstanding": 1},
     tips={

@@ -16,8 +16,6 @@ from sambatune.bench.kinds.arguments import (
     smb_login,
 )
 from sambatune.bench.kinds.kind import AUTO, BenchKind, CommandLine, RunRequest
-from sambatune.bench.runner import Benchmark, Method
-from sambatune.cancellation import CancelToken
 from sambatune.quantities import parse_size
 
 
@@ -37,30 +35,22 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _from_arguments(
-    args: argparse.Namespace, transport: Any, context: Any, cancel: CancelToken, password: str | None
-) -> Benchmark:
-    from sambatune.bench.smb import SmbBenchmark, SmbOptions
+def _from_arguments(args: argparse.Namespace, context: Any, password: str | None) -> Any:
+    from sambatune.bench.smb import SmbOptions
 
-    options = SmbOptions(
+    return SmbOptions(
         share=share(args, context),
         size=None if args.size.strip().lower() == AUTO else parse_size(args.size),
         operations=listed(args.operations, str),
         ceilings=not args.no_ceilings,
         **smb_login(args, password),
     )
-    method = Method(runs=args.runs, warmup=args.warmup)
-    return SmbBenchmark(transport, method, options, context=context, cancel=cancel)
 
 
-def _from_form(
-    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
-) -> Benchmark:
-    from sambatune.bench.smb import SmbBenchmark, SmbOptions
+def _from_form(request: RunRequest, context: Any) -> Any:
+    from sambatune.bench.smb import SmbOptions
 
-    options = SmbOptions(share=request.share, size=request.size, **form_login(request))
-    method = Method(runs=request.runs, warmup=request.warmup)
-    return SmbBenchmark(transport, method, options, context=context, cancel=cancel)
+    return SmbOptions(share=request.share, size=request.size, **form_login(request))
 
 
 KIND = BenchKind(
@@ -70,7 +60,8 @@ KIND = BenchKind(
     explanation="smbclient on the server itself copies a file through the share, against raw TCP "
     "and the disk there.",
     rows=frozenset({"share", "user", "password", "size"}),
-    build=_from_form,
+    engine="sambatune.bench.smb:SmbBenchmark",
+    options=_from_form,
     check=require_share,
     defaults={"size": AUTO},
     tips={"size": AUTO_SIZE_TIP.format(what="a short probe copy", most="512MiB")},
@@ -78,6 +69,6 @@ KIND = BenchKind(
         help="smbclient put and get through a share on the server's "
         "loopback, against its raw TCP and disk ceilings",
         add_arguments=_arguments,
-        build=_from_arguments,
+        options=_from_arguments,
     ),
 )

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from sambatune.bench.kinds.arguments import AUTO_SIZE_TIP, form_login, require_share_target, share_target
 from sambatune.bench.kinds.kind import AUTO, SHARE_TARGET_ROWS, BenchKind, RunRequest
-from sambatune.bench.runner import Benchmark, Method
-from sambatune.cancellation import CancelToken
 
 if TYPE_CHECKING:
     from sambatune.bench.smb_client import SmbClientOptions
@@ -54,18 +52,6 @@ def server_session_reader(transport: Any, survey: Any) -> ServerSessions | None:
     return server_sessions(transport, survey.config_path)
 
 
-def _from_form(
-    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
-) -> Benchmark:
-    from sambatune.bench.smb_client import SmbClientBenchmark
-
-    method = Method(runs=request.runs, warmup=request.warmup)
-    options = smb_client_options(request, form_login(request))
-    return SmbClientBenchmark(
-        transport, method, options, server_sessions=sessions, context=context, cancel=cancel
-    )
-
-
 def _check(request: RunRequest) -> None:
     require_share_target(request)
     # The core's own checks (size, requests in flight, a user for signed and encrypted
@@ -80,7 +66,9 @@ KIND = BenchKind(
     explanation="This computer writes and reads a file on the share: your network and the "
     "server together, as users see them." + PURE_PYTHON_HINT,
     rows=SHARE_TARGET_ROWS | {"size", "block", "outstanding", "security"},
-    build=_from_form,
+    compares_sessions=True,
+    engine="sambatune.bench.smb_client:SmbClientBenchmark",
+    options=lambda request, context: smb_client_options(request, form_login(request)),
     check=_check,
     defaults={"size": AUTO, "outstanding": 4},
     tips={

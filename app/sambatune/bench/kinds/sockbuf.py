@@ -7,8 +7,6 @@ from typing import Any
 
 from sambatune.bench.kinds.arguments import add_stream_options, form_stream_options, listed, stream_options
 from sambatune.bench.kinds.kind import BenchKind, CommandLine, RunRequest
-from sambatune.bench.runner import Benchmark, Method
-from sambatune.cancellation import CancelToken
 from sambatune.quantities import parse_size
 
 
@@ -22,28 +20,20 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _from_arguments(
-    args: argparse.Namespace, transport: Any, context: Any, cancel: CancelToken, password: str | None
-) -> Benchmark:
-    from sambatune.bench.sockbuf import DEFAULT_SIZES, SockbufBenchmark, SockbufOptions
+def _from_arguments(args: argparse.Namespace, context: Any, password: str | None) -> Any:
+    from sambatune.bench.sockbuf import DEFAULT_SIZES, SockbufOptions
 
-    options = SockbufOptions(
+    return SockbufOptions(
         sizes=listed(args.sizes, parse_size) if args.sizes else DEFAULT_SIZES,
         include_autotuned=not args.no_autotuned,
         net=stream_options(args),
     )
-    method = Method(runs=args.runs, warmup=args.warmup)
-    return SockbufBenchmark(transport, method, options, context=context, cancel=cancel)
 
 
-def _from_form(
-    request: RunRequest, transport: Any, context: Any, cancel: CancelToken, sessions: Any
-) -> Benchmark:
-    from sambatune.bench.sockbuf import DEFAULT_SIZES, SockbufBenchmark, SockbufOptions
+def _from_form(request: RunRequest, context: Any) -> Any:
+    from sambatune.bench.sockbuf import DEFAULT_SIZES, SockbufOptions
 
-    options = SockbufOptions(sizes=request.sizes or DEFAULT_SIZES, net=form_stream_options(request))
-    method = Method(runs=request.runs, warmup=request.warmup)
-    return SockbufBenchmark(transport, method, options, context=context, cancel=cancel)
+    return SockbufOptions(sizes=request.sizes or DEFAULT_SIZES, net=form_stream_options(request))
 
 
 KIND = BenchKind(
@@ -52,14 +42,15 @@ KIND = BenchKind(
     title="Socket buffer sweep",
     explanation="Throughput with fixed SO_SNDBUF/SO_RCVBUF sizes against autotuning.",
     rows=frozenset({"duration", "sizes"}),
-    build=_from_form,
+    engine="sambatune.bench.sockbuf:SockbufBenchmark",
+    options=_from_form,
     defaults={"duration": 2.0},
     result_view="sweep",
     cli=CommandLine(
         help="throughput against SO_SNDBUF/SO_RCVBUF sizes, 4 KiB to 4 MiB and autotuned "
         "(the book's Figure B.1)",
         add_arguments=_arguments,
-        build=_from_arguments,
+        options=_from_arguments,
         seconds=2.0,
         runs=3,
     ),
