@@ -10,8 +10,10 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.conf.apply import ApplyStep
 from sambatune.profiles import ServerProfile
+from sambatune.remote.survey import Survey
 from sambatune.ui.apply_dialog import ApplyDialog
 from sambatune.ui.main_window import MainWindow
+from sambatune.ui.overview_page import OverviewPage
 from screenshots import Screenshot
 from table_items import item_at
 from test_instances import HeldSession
@@ -39,6 +41,31 @@ def _window(
     window.connect_server(profile.id)
     qtbot.waitUntil(lambda: window.sessions[profile.id].survey is not None, timeout=30000)
     return window, profile
+
+
+def test_connecting_draws_the_overview_once(
+    qtbot: QtBot,
+    sshd: SshServer,
+    user_key: Path,
+    isolated_home: Path,
+    fresh_smbd: SmbServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pages are built when the state turns to connected, with the survey; the
+    survey's own signal follows. Drawn twice, the first table was deleted under a test's
+    (or an admin's) click on it."""
+    drawn: list[object] = []
+    draw = OverviewPage.show_survey
+
+    def counted(page: OverviewPage, survey: Survey) -> None:
+        drawn.append(survey)
+        draw(page, survey)
+
+    monkeypatch.setattr(OverviewPage, "show_survey", counted)
+    window, profile = _window(qtbot, sshd, user_key, isolated_home, str(fresh_smbd.config))
+    qtbot.wait(100)
+    assert len(drawn) == 1
+    assert drawn[0] is window.sessions[profile.id].survey
 
 
 def test_the_admin_chooses_which_smbd_to_manage(

@@ -410,7 +410,10 @@ class ServerWorkspace(QWidget):
     def _survey_changed(self, survey: Survey | None) -> None:
         if survey is not None:
             overview = self._made("overview")
-            if overview is not None:  # otherwise it is made with it
+            # Made with it, or (on connecting: the state changes first and builds the
+            # pages) made with this very survey a moment ago: drawing it again would
+            # replace every widget under a click on its way.
+            if overview is not None and overview.survey is not survey:
                 overview.show_survey(survey)
             # One source of truth: the editor follows the managed file when it changed.
             self._follow_config_path()
