@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from sambatune.advisor.measurements import ClientWindow
 from sambatune.client.posix_plan import BUFFER_PER_WINDOW
-from sambatune.client.settings import Observed, SysctlRef
+from sambatune.client.settings import Observed, SysctlRef, ValueState
 from sambatune.client.system import ClientSystem
 from sambatune.client.window import MAX_SCALED_WINDOW, MAX_UNSCALED_WINDOW
 
 
 def _numbers(observed: Observed) -> list[int]:
-    if observed.state != "present":
+    if observed.state != ValueState.PRESENT:
         return []
     parts = str(observed.value).split()
     return [int(p) for p in parts] if parts and all(p.isdigit() for p in parts) else []

@@ -32,6 +32,7 @@ from sambatune.client.settings import (
     RegistryValueRef,
     SettingRef,
     SettingValue,
+    ValueState,
     display_value,
 )
 from sambatune.client.system import CannotApplyHere, ClientSystem, NeedsAdmin
@@ -242,7 +243,7 @@ def restore_events(
         _Write(
             f"restore:{entry.ref.identity()}",
             entry.ref,
-            entry.prior.value if entry.prior.state == "present" else None,
+            entry.prior.value if entry.prior.state == ValueState.PRESENT else None,
             None,
             restart=restart_for(entry.ref),
             key_existed=entry.key_existed,
@@ -289,8 +290,8 @@ def _summary(plan: ClientPlan) -> str:
 
 def _same(observed: Observed, target: SettingValue | None) -> bool:
     if target is None:
-        return observed.state == "absent"
-    return observed.state == "present" and observed.value == target
+        return observed.state == ValueState.ABSENT
+    return observed.state == ValueState.PRESENT and observed.value == target
 
 
 def _registry_of(system: ClientSystem) -> RegistryStore | None:
@@ -545,7 +546,7 @@ def _settle_minimums(writes: list[_Write], fresh: list[Observed], unreadable: li
 def _roll_back(system: ClientSystem, done: list[tuple[_Write, StepResult]]) -> list[str]:
     problems = []
     for write, step in reversed(done):
-        prior = step.before.value if step.before.state == "present" else None
+        prior = step.before.value if step.before.state == ValueState.PRESENT else None
         try:
             if _same(system.read(write.ref), prior):
                 continue  # the failed write changed nothing

@@ -43,6 +43,7 @@ from sambatune.client.settings import (
     SmbClientConfigRef,
     SysctlRef,
     TcpAutotuningRef,
+    ValueState,
     ref_from_json,
 )
 from sambatune.errors import InvalidInput, SambaTuneError
@@ -395,7 +396,7 @@ def _windows_restore_commands(entry: BackupEntry) -> list[str]:
     from sambatune.client.windows_system import WindowsNetCommands
 
     value = entry.prior.value
-    if entry.prior.state != "present" or value is None:
+    if entry.prior.state != ValueState.PRESENT or value is None:
         return [f"rem {entry.ref.label()} was absent before; nothing to put back"]
     if isinstance(entry.ref, TcpAutotuningRef):
         return [subprocess.list2cmdline(WindowsNetCommands.set_autotuning_argv(str(value)))]
@@ -415,7 +416,7 @@ def _windows_restore_commands(entry: BackupEntry) -> list[str]:
 def _posix_restore_commands(entry: BackupEntry, os_info: OsInfo) -> list[str]:
     ref, prior = entry.ref, entry.prior
     if isinstance(ref, FileRef):
-        if prior.state == "absent":
+        if prior.state == ValueState.ABSENT:
             return [f"rm -f {shlex.quote(ref.path)}"]
         marker = "SAMBATUNE_" + uuid.uuid4().hex[:8].upper()
         text = str(prior.value)
@@ -423,8 +424,8 @@ def _posix_restore_commands(entry: BackupEntry, os_info: OsInfo) -> list[str]:
     if isinstance(ref, DefaultsRef):
         from sambatune.client.macos_system import macos_operations
 
-        return macos_operations(ref, prior.value if prior.state == "present" else None)
-    if prior.state != "present" or prior.value is None:
+        return macos_operations(ref, prior.value if prior.state == ValueState.PRESENT else None)
+    if prior.state != ValueState.PRESENT or prior.value is None:
         return [f"# {ref.label()} was absent before; nothing to put back"]
     if isinstance(ref, SysctlRef):
         return [shlex.join(["sysctl", "-w", f"{ref.name}={prior.value}"])]

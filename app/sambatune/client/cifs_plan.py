@@ -23,6 +23,7 @@ from sambatune.client.cifs_mounts import MountEntry, cifs_mountable, remount_ste
 from sambatune.client.linux_system import LinuxSystem
 from sambatune.client.plan import MeasureLink, PlannedChange
 from sambatune.client.planner import PlanContext
+from sambatune.client.settings import ValueState
 from sambatune.units import format_bytes
 
 #: What the kernel requests for rsize/wsize when the mount does not say (mount.cifs(8)).
@@ -101,10 +102,10 @@ def _plan_entry(ctx: PlanContext, entry: MountEntry, kernel: tuple[int, int] | N
     for catalog_id, option, direction in (("cifs-rsize", "rsize", "read"), ("cifs-wsize", "wsize", "write")):
         ref = entry.ref(option)
         current = ctx.read(ref)
-        size = _size(str(current.value)) if current.state == "present" else None
-        if current.state == "unknown":
+        size = _size(str(current.value)) if current.state == ValueState.PRESENT else None
+        if current.state == ValueState.UNKNOWN:
             items.append(ctx.item(catalog_id, ref, current, "none", None, "Could not be read.", suffix=where))
-        elif current.state == "absent" and default_io < DEFAULT_IO_SIZE:
+        elif current.state == ValueState.ABSENT and default_io < DEFAULT_IO_SIZE:
             items.append(
                 ctx.item(
                     catalog_id,
@@ -119,7 +120,7 @@ def _plan_entry(ctx: PlanContext, entry: MountEntry, kernel: tuple[int, int] | N
                     measure=bulk,
                 )
             )
-        elif current.state == "absent":
+        elif current.state == ValueState.ABSENT:
             items.append(
                 ctx.item(
                     catalog_id,
@@ -168,8 +169,8 @@ def _plan_entry(ctx: PlanContext, entry: MountEntry, kernel: tuple[int, int] | N
 
     ref = entry.ref("actimeo")
     current = ctx.read(ref)
-    seconds = _size(str(current.value)) if current.state == "present" else None
-    if current.state == "absent":
+    seconds = _size(str(current.value)) if current.state == ValueState.PRESENT else None
+    if current.state == ValueState.ABSENT:
         text = (
             "Not set: attributes are trusted for 1 second. A larger value (e.g. actimeo=10 on a "
             "share only this computer writes) saves a round trip per stat in listings and builds; "
@@ -200,7 +201,7 @@ def _plan_entry(ctx: PlanContext, entry: MountEntry, kernel: tuple[int, int] | N
 
     ref = entry.ref("cache")
     current = ctx.read(ref)
-    mode = str(current.value).partition("=")[2] if current.state == "present" else "strict"
+    mode = str(current.value).partition("=")[2] if current.state == ValueState.PRESENT else "strict"
     trade = {
         "strict": "strict (the default): data is cached only while the server grants a lease, "
         "so other clients' writes are always seen.",
@@ -233,7 +234,7 @@ def _plan_entry(ctx: PlanContext, entry: MountEntry, kernel: tuple[int, int] | N
             None,
             "Set: this mount opens its own connection, as a separate client would; useful to "
             "test several clients from one computer, otherwise one more connection to the server."
-            if current.state == "present"
+            if current.state == ValueState.PRESENT
             else "Not set: mounts of the same server share one connection, as they should outside tests.",
             suffix=where,
             measure=bulk,
@@ -266,9 +267,9 @@ def _multichannel(
     settled = True
     if not current.known or not channels.known:
         reason = "Could not be read."
-    elif ctx.read(refused).state == "present":
+    elif ctx.read(refused).state == ValueState.PRESENT:
         reason = "Turned off on purpose (nomultichannel); left as chosen."
-    elif current.state == "present" or _size(str(channels.value)) not in (None, 0, 1):
+    elif current.state == ValueState.PRESENT or _size(str(channels.value)) not in (None, 0, 1):
         reason = "Already on."
     elif not honour.honoured:
         reason, settled = honour.evidence, False
@@ -304,7 +305,7 @@ def _multichannel(
             measure=bulk,
         )
     ]
-    if wanted and channels.state == "absent":
+    if wanted and channels.state == ValueState.ABSENT:
         items.append(
             ctx.item(
                 "cifs-max-channels",
@@ -328,7 +329,7 @@ def _multichannel(
                 "keep" if channels.known else "none",
                 None,
                 f"{channels.display()}."
-                if channels.state == "present"
+                if channels.state == ValueState.PRESENT
                 else "Not set (2 channels when multichannel is on).",
                 suffix=where,
                 honour=honour,

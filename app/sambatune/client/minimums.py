@@ -29,6 +29,7 @@ from sambatune.client.settings import (
     SettingRef,
     SettingValue,
     SysctlRef,
+    ValueState,
     display_value,
 )
 
@@ -77,7 +78,7 @@ def settle(rule: RaiseOnly, current: Observed, target: SettingValue) -> Settled:
         return _settle_third(current, target)
     if rule.compare == "bits":
         return _settle_bits(rule, current, target)
-    have = number(current.value) if current.state == "present" else None
+    have = number(current.value) if current.state == ValueState.PRESENT else None
     want = number(target)
     if have is None or want is None or have <= want:
         return Settled(target)
@@ -86,7 +87,7 @@ def settle(rule: RaiseOnly, current: Observed, target: SettingValue) -> Settled:
 
 def _settle_third(current: Observed, target: SettingValue) -> Settled:
     want = triple(target)
-    have = triple(current.value) if current.state == "present" else None
+    have = triple(current.value) if current.state == ValueState.PRESENT else None
     if want is None or have is None:
         return Settled(target)
     if have[2] > want[2]:
@@ -100,7 +101,7 @@ def _settle_third(current: Observed, target: SettingValue) -> Settled:
 
 
 def _settle_bits(rule: RaiseOnly, current: Observed, target: SettingValue) -> Settled:
-    if current.state == "present":
+    if current.state == ValueState.PRESENT:
         have = number(current.value)
         if have is None:
             return Settled(target)
@@ -160,7 +161,7 @@ def settle_sysctl_file(planned: str, current: Observed, written: dict[str, str])
     """
     from sambatune.client.linux_system import merge_sysctl_file, parse_sysctl_file
 
-    existing = str(current.value) if current.state == "present" else None
+    existing = str(current.value) if current.state == ValueState.PRESENT else None
     held = parse_sysctl_file(existing) if existing is not None else {}
     values: dict[str, str] = {}
     for name in parse_sysctl_file(planned):

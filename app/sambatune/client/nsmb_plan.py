@@ -15,7 +15,7 @@ from collections.abc import Callable
 from sambatune.client.macos_system import MacSystem, nsmb_path_from_env
 from sambatune.client.plan import MeasureLink, PlannedChange
 from sambatune.client.planner import PlanContext
-from sambatune.client.settings import ConfKeyRef, DefaultsRef
+from sambatune.client.settings import ConfKeyRef, DefaultsRef, ValueState
 
 SECTION = "default"
 #: Samba's values of 'server signing' that make every session signed.
@@ -36,7 +36,7 @@ def plan_nsmb(ctx: PlanContext) -> list[PlannedChange]:
     signing = ref("signing_required")
     current = ctx.read(signing)
     server = (ctx.measurements.server_signing or "").strip().lower()
-    if current.state == "present" and str(current.value).lower() == "yes":
+    if current.state == ValueState.PRESENT and str(current.value).lower() == "yes":
         if not server:
             items.append(
                 ctx.item(
@@ -123,13 +123,13 @@ def plan_nsmb(ctx: PlanContext) -> list[PlannedChange]:
 
     ds = DefaultsRef("com.apple.desktopservices", "DSDontWriteNetworkStores")
     current = ctx.read(ds)
-    if current.state == "present" and current.value == "true":
+    if current.state == ValueState.PRESENT and current.value == "true":
         items.append(
             ctx.item(
                 "macos-dsdontwritenetworkstores", ds, current, "keep", None, "Already on.", measure=small
             )
         )
-    elif current.state == "unknown":
+    elif current.state == ValueState.UNKNOWN:
         # A user default belongs to the user at that Mac: a profile cannot read or back it up.
         items.append(
             ctx.item(
@@ -175,7 +175,7 @@ def _multichannel(
     server = ctx.measurements.server_multichannel
     mc_on = ref("mc_on")
     current = ctx.read(mc_on)
-    off = current.state == "present" and str(current.value).strip().lower() in ("no", "false", "0")
+    off = current.state == ValueState.PRESENT and str(current.value).strip().lower() in ("no", "false", "0")
     if off and server:
         items.append(
             ctx.item(

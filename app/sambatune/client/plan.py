@@ -24,6 +24,7 @@ from sambatune.client.settings import (
     RegistryValueRef,
     SettingRef,
     SettingValue,
+    ValueState,
     display_value,
     ref_from_json,
     value_from_json,
@@ -116,7 +117,7 @@ class PlannedChange:
     def target_display(self) -> str:
         """The target as people read it; for another machine, stated as the minimum it is."""
         rule = raise_rule(self.ref) if self.action == "set" else None
-        if rule is not None and self.current.state == "unknown":
+        if rule is not None and self.current.state == ValueState.UNKNOWN:
             return minimum_text(rule, self.target)
         return display_value(self.target)
 

@@ -21,7 +21,7 @@ from sambatune.client.nics import NetworkInterface, choose_interface
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import ClientPlan, MeasureLink, PlannedChange
 from sambatune.client.pmtu import PathMtuResult, probe_path_mtu
-from sambatune.client.settings import Observed, SettingRef, SettingValue
+from sambatune.client.settings import Observed, SettingRef, SettingValue, ValueState
 from sambatune.client.system import ClientSystem
 from sambatune.client.window import WindowSizing, size_window
 from sambatune.errors import InvalidInput, SambaTuneError
@@ -172,7 +172,7 @@ class PlanContext:
         if action == "set" and ref is not None and recommended is not None:
             recommended = ref.check_value(recommended)
             rule = raise_rule(ref)
-            if rule is not None and current.state == "unknown":
+            if rule is not None and current.state == ValueState.UNKNOWN:
                 # Another machine: the target is a minimum the apply settles there.
                 reason = f"{reason} {minimum_note(rule)}"
         operations = (

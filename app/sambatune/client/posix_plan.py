@@ -24,7 +24,7 @@ from sambatune.client.linux_system import (
 )
 from sambatune.client.plan import PlannedChange
 from sambatune.client.planner import PlanContext
-from sambatune.client.settings import FileRef, InterfaceMtuRef, Observed, SysctlRef
+from sambatune.client.settings import FileRef, InterfaceMtuRef, Observed, SysctlRef, ValueState
 from sambatune.client.window import (
     MAX_SCALED_WINDOW,
     MAX_UNSCALED_WINDOW,
@@ -47,7 +47,7 @@ def _need_text(ctx: PlanContext) -> str:
 
 
 def _int(observed: Observed) -> int | None:
-    if observed.state == "present":
+    if observed.state == ValueState.PRESENT:
         text = str(observed.value).strip()
         if text.lstrip("-").isdigit():
             return int(text)
@@ -55,7 +55,7 @@ def _int(observed: Observed) -> int | None:
 
 
 def _triple(observed: Observed) -> list[int] | None:
-    if observed.state != "present":
+    if observed.state != ValueState.PRESENT:
         return None
     parts = str(observed.value).split()
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
@@ -81,7 +81,7 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
     ) -> None:
         ref = SysctlRef(name)
         current = ctx.read(ref)
-        if current.state == "absent":
+        if current.state == ValueState.ABSENT:
             items.append(ctx.item(catalog_id, ref, current, "none", None, "This kernel has no such setting."))
             return
         system = ctx.system
@@ -115,7 +115,7 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
         current = ctx.read(SysctlRef(name))
         values = _triple(current)
         wanted = None
-        if values is None and current.state == "unknown":
+        if values is None and current.state == ValueState.UNKNOWN:
             # Another machine's profile: say what the ceiling must be, keep the kernel's
             # usual first two numbers.
             wanted = f"4096 {131072 if direction == 'receive' else 16384} {buffer}"
@@ -152,7 +152,7 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
         have = _int(current)
         wanted = (
             str(buffer)
-            if (have is None and current.state == "unknown") or (have is not None and have < buffer)
+            if (have is None and current.state == ValueState.UNKNOWN) or (have is not None and have < buffer)
             else None
         )
         sysctl_item(
@@ -174,7 +174,7 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
     sysctl_item(
         "linux-tcp-window-scaling",
         "net.ipv4.tcp_window_scaling",
-        "1" if (scaling_off or current.state == "unknown") and need > MAX_UNSCALED_WINDOW else None,
+        "1" if (scaling_off or current.state == ValueState.UNKNOWN) and need > MAX_UNSCALED_WINDOW else None,
         "On." if not scaling_off else "Off, but no window above 65,535 bytes is needed.",
         f"{_need_text(ctx)}, above the 65,535 bytes TCP can advertise without scaling; with "
         f"scaling off a connection is held to {format_bits(ctx.sizing.unscaled_throughput_bps)} "
@@ -195,7 +195,7 @@ def plan_linux(ctx: PlanContext) -> list[PlannedChange]:
     sysctl_item(
         "linux-tcp-mtu-probing",
         "net.ipv4.tcp_mtu_probing",
-        "1" if ctx.mtu.black_hole and (_int(current) == 0 or current.state == "unknown") else None,
+        "1" if ctx.mtu.black_hole and (_int(current) == 0 or current.state == ValueState.UNKNOWN) else None,
         "No black hole was found on the way to the server." if not ctx.mtu.black_hole else "Already on.",
         "The probe found a path-MTU black hole; with probing on, a connection whose big segments "
         "vanish falls back to smaller ones instead of stalling (this also covers destinations "
@@ -236,7 +236,7 @@ def _persistence_item(ctx: PlanContext, values: dict[str, str]) -> PlannedChange
     else:
         ref = FileRef(str(Path(DEFAULT_SYSCTL_DIR) / SYSCTL_FILE_NAME))
     current = ctx.read(ref)
-    content = merge_sysctl_file(str(current.value) if current.state == "present" else None, values)
+    content = merge_sysctl_file(str(current.value) if current.state == ValueState.PRESENT else None, values)
     if isinstance(system, LinuxSystem):
         overrides = boot_time_overrides(list(parse_sysctl_file(content)), Path(ref.path))
         for name, files in overrides.items():
@@ -248,7 +248,7 @@ def _persistence_item(ctx: PlanContext, values: dict[str, str]) -> PlannedChange
         f"Keeps the {len(values)} sysctl value(s) above across reboots; sysctl -w "
         "alone lasts until the next boot."
     )
-    if current.state == "unknown":
+    if current.state == ValueState.UNKNOWN:
         reason += (
             " Applied on that machine, the file keeps only the values the apply actually "
             "raises there, never one lower than the file or the kernel already holds."
@@ -287,7 +287,7 @@ def plan_macos(ctx: PlanContext) -> list[PlannedChange]:
         ref = SysctlRef(name)
         current = ctx.read(ref)
         have = _int(current)
-        if have is None and profile and current.state == "unknown" and name in MACOS_DEFAULTS:
+        if have is None and profile and current.state == ValueState.UNKNOWN and name in MACOS_DEFAULTS:
             return ref, current, MACOS_DEFAULTS[name], _MACOS_DEFAULT_SOURCE[name]
         return ref, current, have, "the current value"
 

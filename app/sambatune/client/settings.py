@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from sambatune.client.registry import normalize_key
 from sambatune.client.regvalue import TYPE_NAMES, TYPE_NUMBERS, RegValue
 from sambatune.errors import InvalidInput
+from sambatune.states import TextState
 
 #: What a setting can hold. None (outside this union) means "absent".
 SettingValue = RegValue | str | int
@@ -376,41 +377,49 @@ def display_value(value: SettingValue | None) -> str:
     return str(value)
 
 
+class ValueState(TextState):
+    """Whether a setting holds a value now (JSON and plan files carry the text)."""
+
+    PRESENT = "present"
+    ABSENT = "absent"
+    UNKNOWN = "unknown"
+
+
 @dataclass(frozen=True)
 class Observed:
     """What a setting holds right now: present with a value, absent, or unknown (and why)."""
 
-    state: str  # "present", "absent", "unknown"
+    state: ValueState
     value: SettingValue | None = None
     detail: str = ""
 
     @classmethod
     def present(cls, value: SettingValue) -> Observed:
-        return cls("present", value)
+        return cls(ValueState.PRESENT, value)
 
     @classmethod
     def absent(cls, detail: str = "") -> Observed:
-        return cls("absent", None, detail)
+        return cls(ValueState.ABSENT, None, detail)
 
     @classmethod
     def unknown(cls, why: str) -> Observed:
-        return cls("unknown", None, why)
+        return cls(ValueState.UNKNOWN, None, why)
 
     @property
     def known(self) -> bool:
-        return self.state != "unknown"
+        return self.state != ValueState.UNKNOWN
 
     def same_as(self, other: Observed) -> bool:
         return self.state == other.state and self.value == other.value
 
     def display(self) -> str:
-        if self.state == "unknown":
+        if self.state == ValueState.UNKNOWN:
             return f"(unknown: {self.detail})" if self.detail else "(unknown)"
         return display_value(self.value)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"state": self.state}
-        if self.state == "present":
+        if self.state == ValueState.PRESENT:
             data["value"] = value_to_json(self.value)
         if self.detail:
             data["detail"] = self.detail
@@ -420,13 +429,13 @@ class Observed:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Observed:
         state = data.get("state")
-        if state == "present":
+        if state == ValueState.PRESENT:
             value = value_from_json(data.get("value"))
             if value is None:
                 raise InvalidInput("A present value without data.")
             return cls.present(value)
-        if state == "absent":
+        if state == ValueState.ABSENT:
             return cls.absent(data.get("detail", ""))
-        if state == "unknown":
+        if state == ValueState.UNKNOWN:
             return cls.unknown(data.get("detail", ""))
         raise InvalidInput(f"Unknown value state {state!r}.")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sambatune.client.plan import MeasureLink, PlannedChange
 from sambatune.client.planner import PlanContext
-from sambatune.client.settings import AdapterPropertyRef
+from sambatune.client.settings import AdapterPropertyRef, ValueState
 from sambatune.client.windows_smb_plan import share_path
 from sambatune.client.windows_system import AdapterKeyword, WindowsSystem, ps_quote
 from sambatune.errors import SambaTuneError
@@ -157,7 +157,7 @@ def _offload_item(
 ) -> PlannedChange:
     ref = AdapterPropertyRef(interface, found.keyword)
     current = ctx.read(ref)
-    value = str(current.value) if current.state == "present" else None
+    value = str(current.value) if current.state == ValueState.PRESENT else None
     shown = f" ({found.display_value})" if found.display_value else ""
     if value == "0" and (not found.valid_values or "1" in found.valid_values):
         return ctx.item(
@@ -206,7 +206,7 @@ def _queues_item(
 ) -> PlannedChange:
     ref = AdapterPropertyRef(interface, queues.keyword)
     current = ctx.read(ref)
-    text = str(current.value) if current.state == "present" else ""
+    text = str(current.value) if current.state == ValueState.PRESENT else ""
     have = int(text) if text.isdigit() else None
     valid = sorted({int(v) for v in queues.valid_values if v.isdigit()})
     speed = ctx.interface.speed_bps if ctx.interface is not None else None

@@ -21,6 +21,7 @@ from sambatune.client.settings import (
     Observed,
     RegistryValueRef,
     TcpAutotuningRef,
+    ValueState,
 )
 from sambatune.client.window import (
     MAX_SCALED_WINDOW,
@@ -111,7 +112,7 @@ _dword = registry_dword
 def _number_text(observed: Observed) -> int | None:
     """A Windows 9x number stored as text (or, on 95 without Winsock 2, as a DWORD)."""
     value = observed.value
-    if observed.state != "present" or not isinstance(value, RegValue):
+    if observed.state != ValueState.PRESENT or not isinstance(value, RegValue):
         return None
     if isinstance(value.data, int):
         return value.data
@@ -190,7 +191,7 @@ def _plan_9x(ctx: PlanContext) -> list[PlannedChange]:
                 f"{format_bits(window * 8 / ctx.sizing.rtt_seconds)}"
                 " at this RTT."
             )
-        if current.state == "absent":
+        if current.state == ValueState.ABSENT:
             reason += " The value is absent now (third-party sources give the default as 8192)."
         items.append(
             ctx.item(
@@ -348,7 +349,7 @@ def _plan_nt5(ctx: PlanContext) -> list[PlannedChange]:
                 f"{_need_text(ctx)}; {have:,} bytes already cover it.",
             )
         )
-    elif win_current.state == "absent" and need <= MAX_UNSCALED_WINDOW:
+    elif win_current.state == ValueState.ABSENT and need <= MAX_UNSCALED_WINDOW:
         items.append(
             ctx.item(
                 "tcpip-tcpwindowsize",
@@ -369,7 +370,7 @@ def _plan_nt5(ctx: PlanContext) -> list[PlannedChange]:
         )
         if window < need:
             reason += " Capped at the largest window TCP can advertise."
-        if win_current.state == "absent":
+        if win_current.state == ValueState.ABSENT:
             reason += (
                 " It is absent now, so Windows uses at most 65,535 bytes, "
                 f"{format_bits(ctx.sizing.unscaled_throughput_bps)} at this RTT."
@@ -552,7 +553,7 @@ def _plan_vista_and_later(ctx: PlanContext) -> list[PlannedChange]:
             " It is present in this registry, left over from an old tweak; it does no harm "
             "and SambaTune leaves it."
         )
-        if win_current.state == "present"
+        if win_current.state == ValueState.PRESENT
         else ""
     )
     items.append(
@@ -639,7 +640,7 @@ def _plan_vista_and_later(ctx: PlanContext) -> list[PlannedChange]:
 def _autotuning_item(ctx: PlanContext, need: int) -> PlannedChange:
     ref = TcpAutotuningRef()
     current = ctx.read(ref)
-    level = str(current.value) if current.state == "present" else None
+    level = str(current.value) if current.state == ValueState.PRESENT else None
     normal = AUTOTUNING_WINDOW["normal"]
     alternative = (
         "PowerShell: Set-NetTCPSetting -SettingName InternetCustom -AutoTuningLevelLocal Normal"
@@ -729,9 +730,9 @@ def _modern_mtu_items(ctx: PlanContext) -> list[PlannedChange]:
         if ctx.os.generation == "win8plus":
             current = ctx.read(jumbo_ref)
             have = None
-            if current.state == "present" and str(current.value).isdigit():
+            if current.state == ValueState.PRESENT and str(current.value).isdigit():
                 have = int(str(current.value))
-            if current.state == "absent":
+            if current.state == ValueState.ABSENT:
                 ctx.warnings.append(
                     f"The driver of {nic.name} has no *JumboPacket property: "
                     f"it cannot carry {target}-byte packets."
@@ -842,7 +843,7 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
                 ),
             )
         )
-    elif _dword(current) == 1 or (current.state in ("absent", "unknown") and not win8):
+    elif _dword(current) == 1 or (current.state in (ValueState.ABSENT, ValueState.UNKNOWN) and not win8):
         # Before Windows 8 nothing read states the default, so 7 gets it written down;
         # Windows 8's "absent means on" is never shown for it.
         items.append(
@@ -855,7 +856,7 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
                 (
                     "DisableLargeMtu = 1 limits every SMB request to 64 KB. "
                     if _dword(current) == 1
-                    else ("Absent" if current.state == "absent" else "Not read here")
+                    else ("Absent" if current.state == ValueState.ABSENT else "Not read here")
                     + "; the default before Windows 8 is not stated in the sources read, "
                     "so the plan makes it explicit. "
                 )
@@ -873,7 +874,7 @@ def _smb_client_items(ctx: PlanContext, need: int, win8: bool) -> list[PlannedCh
                 "keep",
                 None,
                 ("Large MTU is on (absent means 0 from Windows 8 on)." if win8 else "Large MTU is on.")
-                if current.state != "unknown"
+                if current.state != ValueState.UNKNOWN
                 else "On from Windows 8 unless someone turned it off; the current value "
                 "could not be read here.",
             )

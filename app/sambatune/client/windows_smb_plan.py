@@ -19,7 +19,7 @@ from __future__ import annotations
 from sambatune.client.plan import MeasureLink, PlannedChange
 from sambatune.client.planner import PlanContext
 from sambatune.client.regvalue import REG_DWORD, RegValue
-from sambatune.client.settings import Observed, RegistryValueRef, SmbClientConfigRef
+from sambatune.client.settings import Observed, RegistryValueRef, SmbClientConfigRef, ValueState
 from sambatune.client.window import format_rtt
 
 LANMAN = "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\LanmanWorkstation\\Parameters"
@@ -41,7 +41,7 @@ SERVER_REFUSES_SIGNING = ("disabled", "off", "no", "false", "0")
 
 def registry_dword(observed: Observed) -> int | None:
     value = observed.value
-    if observed.state == "present" and isinstance(value, RegValue) and value.type == REG_DWORD:
+    if observed.state == ValueState.PRESENT and isinstance(value, RegValue) and value.type == REG_DWORD:
         assert isinstance(value.data, int)
         return value.data
     return None
@@ -105,7 +105,7 @@ def _multichannel(ctx: PlanContext, bulk: MeasureLink) -> list[PlannedChange]:
 
     ref = SmbClientConfigRef("EnableMultiChannel")
     current = ctx.read(ref)
-    if not current.known or current.state == "absent":
+    if not current.known or current.state == ValueState.ABSENT:
         reason = (
             _not_read(ctx, current) + " On by default since Windows 8; on that machine, "
             "'Get-SmbClientConfiguration | Select-Object EnableMultiChannel' shows it."
@@ -316,7 +316,7 @@ def _security_report(ctx: PlanContext, bulk: MeasureLink) -> list[PlannedChange]
         catalog_id = "lanman-requiresecuritysignature"
     current = ctx.read(ref)
     if isinstance(ref, SmbClientConfigRef):
-        required: bool | None = current.value == "true" if current.state == "present" else None
+        required: bool | None = current.value == "true" if current.state == ValueState.PRESENT else None
     else:
         # The registry value: absent is the classic default, not required.
         required = registry_dword(current) == 1 if current.known else None
@@ -377,11 +377,11 @@ def _security_report(ctx: PlanContext, bulk: MeasureLink) -> list[PlannedChange]
     ):
         config_ref = SmbClientConfigRef(name)
         observed = ctx.read(config_ref)
-        if observed.state == "absent":
+        if observed.state == ValueState.ABSENT:
             continue  # this Windows has no such property; nothing to report
-        if observed.state == "unknown" and name == "RequireEncryption" and not default_required:
+        if observed.state == ValueState.UNKNOWN and name == "RequireEncryption" and not default_required:
             continue  # only 24H2 / Server 2025 have it; an unread older build most likely not
-        if observed.state == "present":
+        if observed.state == ValueState.PRESENT:
             text = meaning.get(str(observed.value), "")
         else:
             text = _not_read(ctx, observed)

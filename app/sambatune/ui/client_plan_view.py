@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import ClientPlan, PlannedChange
 from sambatune.client.regvalue import REG_DWORD, REG_QWORD, RegValue
-from sambatune.client.settings import Observed, SettingValue, display_value
+from sambatune.client.settings import Observed, SettingValue, ValueState, display_value
 from sambatune.ui.client_reports import TAKES_EFFECT, short_path
 
 HONOURED_STYLE = "color:#1e4620; background:#d7f0d8;"
@@ -69,7 +69,7 @@ def short_value(value: SettingValue | None) -> str:
 
 
 def short_observed(observed: Observed, forced: bool) -> str:
-    if observed.state == "unknown":
+    if observed.state == ValueState.UNKNOWN:
         return "not read (another system)" if forced else "unknown"
     return short_value(observed.value)
 
@@ -270,7 +270,7 @@ def details_html(change: PlannedChange, plan: ClientPlan) -> str:
     }[change.action]
     now = (
         "not read (planning for another system)"
-        if not plan.os.detected and change.current.state == "unknown"
+        if not plan.os.detected and change.current.state == ValueState.UNKNOWN
         else change.current.display()
     )
     parts.append(f"<p><b>Plan:</b> {action}. <b>Now:</b> {e(now)}</p>")

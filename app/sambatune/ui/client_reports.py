@@ -12,7 +12,7 @@ import difflib
 from sambatune.client.apply import ApplyResult
 from sambatune.client.backups import Backup
 from sambatune.client.plan import ClientPlan
-from sambatune.client.settings import SettingValue, display_value
+from sambatune.client.settings import SettingValue, ValueState, display_value
 
 #: What each restart kind means to the person applying the plan.
 TAKES_EFFECT = {
@@ -63,7 +63,7 @@ def plan_diff_text(plan: ClientPlan) -> str:
     for change in plan.actionable():
         where = short_path(change.ref.label()) if change.ref else change.title
         lines.append(f"@@ {change.title}: takes effect {TAKES_EFFECT[change.restart]}")
-        before_value = change.current.value if change.current.state == "present" else None
+        before_value = change.current.value if change.current.state == ValueState.PRESENT else None
         if _is_text_file(before_value) or _is_text_file(change.target):
             old = str(before_value or "").splitlines()
             new = str(change.target or "").splitlines()
@@ -72,7 +72,7 @@ def plan_diff_text(plan: ClientPlan) -> str:
                 if line.startswith(("+ ", "- ", "  ")):
                     lines.append(line[0] + " " + line[2:])
             continue
-        if forced and change.current.state == "unknown":
+        if forced and change.current.state == ValueState.UNKNOWN:
             before = "(not read: planning for another system)"
         else:
             before = change.current.display()
@@ -126,7 +126,7 @@ def backup_text(backup: Backup, files: dict[str, str]) -> str:
         "Restoring it puts back:",
     ]
     for entry in backup.entries:
-        prior = "absent (removed again)" if entry.prior.state == "absent" else entry.prior.display()
+        prior = "absent (removed again)" if entry.prior.state == ValueState.ABSENT else entry.prior.display()
         lines.append(f"  {short_path(entry.ref.label())} = {prior}")
         if entry.caveat:
             lines.append(f"    note: {entry.caveat}")
