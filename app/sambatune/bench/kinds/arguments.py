@@ -10,6 +10,14 @@ from sambatune.bench.kinds.kind import RunRequest
 from sambatune.errors import InvalidInput
 from sambatune.quantities import parse_size
 
+#: The size tip of a test that sizes its own file: ``what`` it probes with, at ``most``.
+AUTO_SIZE_TIP = (
+    "auto: {what} first, then a file sized so that all the runs take about a minute "
+    "(at most {most}). A size you give is always used."
+)
+#: The keyring's kind for SMB passwords, shared with ``sambatune bench smb-client``.
+SECRET_KIND = "smb"
+
 
 def add_stream_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("stream")
@@ -149,12 +157,3 @@ def require_share_target(request: RunRequest) -> None:
     require_share(request)
     if not request.path and not request.server:
         raise InvalidInput("Which SMB server? Give its name or address.")
-
-
-#: The size tip of a test that sizes its own file: ``what`` it probes with, at ``most``.
-AUTO_SIZE_TIP = (
-    "auto: {what} first, then a file sized so that all the runs take about a minute "
-    "(at most {most}). A size you give is always used."
-)
-#: The keyring's kind for SMB passwords, shared with ``sambatune bench smb-client``.
-SECRET_KIND = "smb"
