@@ -21,6 +21,7 @@ from typing import Any
 
 from sambatune.client.window import bdp_bytes
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import FieldsAsJson
 
 THROUGHPUT_KINDS = ("disk_read", "disk_write", "network", "smb_read", "smb_write")
 
@@ -46,7 +47,7 @@ def _mapping(data: Any, where: str) -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True)
-class Throughput:
+class Throughput(FieldsAsJson):
     mean_bytes_per_second: float
     source: str = ""
 
@@ -56,9 +57,6 @@ class Throughput:
         mean = _number(data, "mean_bytes_per_second", where)
         assert mean is not None
         return cls(mean, str(data.get("source", "")))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"mean_bytes_per_second": self.mean_bytes_per_second, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -91,16 +89,13 @@ class ThroughputSummary:
 
 
 @dataclass(frozen=True)
-class MetadataRate:
+class MetadataRate(FieldsAsJson):
     ops_per_second: float
     source: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ops_per_second": self.ops_per_second, "source": self.source}
-
 
 @dataclass(frozen=True)
-class SecurityCost:
+class SecurityCost(FieldsAsJson):
     """One session kind against another, from ``bench smb-client --security``: e.g. signed
     reads against plain ones, with Welch's test."""
 
@@ -130,16 +125,6 @@ class SecurityCost:
             str(data.get("source", "")),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "operation": self.operation,
-            "mode": self.mode,
-            "baseline": self.baseline,
-            "change": self.change,
-            "significant": self.significant,
-            "source": self.source,
-        }
-
     def sentence(self) -> str:
         if not self.significant:
             return f"{self.mode} {self.operation}s: no significant difference from {self.baseline}"
@@ -148,7 +133,7 @@ class SecurityCost:
 
 
 @dataclass(frozen=True)
-class ListingRate:
+class ListingRate(FieldsAsJson):
     """Whole-directory listings per second from the small-file test, of ``files`` files."""
 
     share: str
@@ -166,14 +151,6 @@ class ListingRate:
         assert rate is not None
         return cls(str(data.get("share", "")), files, rate, str(data.get("source", "")))
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "share": self.share,
-            "files": self.files,
-            "lists_per_second": self.lists_per_second,
-            "source": self.source,
-        }
-
     def sentence(self) -> str:
         return (
             f"listing [{self.share}] with {self.files:,} files took {1 / self.lists_per_second:.3f} s "
@@ -182,7 +159,7 @@ class ListingRate:
 
 
 @dataclass(frozen=True)
-class DirscalePoint:
+class DirscalePoint(FieldsAsJson):
     """One directory-scaling run: a directory of ``files`` files on ``share``."""
 
     share: str
@@ -207,25 +184,13 @@ class DirscalePoint:
         assert open_seconds is not None and list_seconds is not None
         return cls(data["share"], files, open_seconds, list_seconds, bool(data.get("case_sensitive", False)))
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "share": self.share,
-            "files": self.files,
-            "open_seconds": self.open_seconds,
-            "list_seconds": self.list_seconds,
-            "case_sensitive": self.case_sensitive,
-        }
-
 
 @dataclass(frozen=True)
-class ClientWindow:
+class ClientWindow(FieldsAsJson):
     """The largest TCP receive window the client computer can advertise, in bytes."""
 
     bytes: int
     source: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"bytes": self.bytes, "source": self.source}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sambatune.json_fields import FieldsAsJson
+
 #: [MS-SMB2] 2.2.3: the client takes leases, and leases on directories.
 CAP_LEASING = 0x02
 CAP_DIRECTORY_LEASING = 0x20
@@ -71,19 +73,11 @@ class _Listing:
 
 
 @dataclass
-class ListingCounts:
+class ListingCounts(FieldsAsJson):
     from_server: int = 0
     from_cache: int = 0
     granted: int = 0  # listings whose open got read caching
     breaks: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "from_server": self.from_server,
-            "from_cache": self.from_cache,
-            "granted": self.granted,
-            "breaks": self.breaks,
-        }
 
 
 @dataclass

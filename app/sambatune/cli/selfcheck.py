@@ -12,19 +12,16 @@ import platform
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 from sambatune.cli.output import print_json
+from sambatune.json_fields import FieldsAsJson
 
 
 @dataclass
-class Check:
+class Check(FieldsAsJson):
     name: str
     ok: bool
     detail: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail}
 
 
 def check_agents() -> Check:

@@ -25,6 +25,7 @@ from sambatune.client.settings import Observed, SettingRef, SettingValue, ValueS
 from sambatune.client.system import ClientSystem
 from sambatune.client.window import WindowSizing, size_window
 from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.json_fields import FieldsAsJson
 from sambatune.progress import Progress
 from sambatune.units import format_bits, format_seconds
 
@@ -95,7 +96,7 @@ class Measurements:
 
 
 @dataclass
-class MtuDecision:
+class MtuDecision(FieldsAsJson):
     current: int | None
     target: int | None
     reason: str
@@ -105,14 +106,6 @@ class MtuDecision:
     def effective(self) -> int:
         """The MTU the plan's other numbers (MSS multiples) are computed with."""
         return self.target or self.current or DEFAULT_MTU
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "current": self.current,
-            "target": self.target,
-            "reason": self.reason,
-            "black_hole": self.black_hole,
-        }
 
 
 @dataclass

@@ -46,6 +46,7 @@ from sambatune.errors import (
     ConnectionFailed,
     SambaTuneError,
 )
+from sambatune.json_fields import FieldsAsJson
 from sambatune.remote.apply_guard import ApplyBusy, ApplyGuard
 from sambatune.remote.config_backups import (
     DEFAULT_RETENTION,
@@ -142,7 +143,7 @@ PLANNED = ApplyStatus.PLANNED
 
 
 @dataclass
-class StepEvent:
+class StepEvent(FieldsAsJson):
     step: ApplyStep
     state: StepState
     message: str = ""
@@ -151,9 +152,6 @@ class StepEvent:
     @property
     def title(self) -> str:
         return STEP_TITLES.get(self.step, self.step)
-
-    def to_json(self) -> dict[str, str]:
-        return {"step": self.step, "state": self.state, "message": self.message, "details": self.details}
 
 
 @dataclass

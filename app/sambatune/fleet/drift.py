@@ -45,6 +45,7 @@ from sambatune.errors import CommandFailed
 from sambatune.fleet.change import OVERLAY_VARIABLE, apply_edits, overlay_edits
 from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.live import Connector, HostOutcome, each_host, read_live
+from sambatune.json_fields import FieldsAsJson
 from sambatune.remote.samba_ops import TestparmReport, messages_of_testparm, run_testparm
 from sambatune.remote.transport import Transport
 
@@ -115,19 +116,11 @@ class ParameterDrift:
 
 
 @dataclass
-class ShareDrift:
+class ShareDrift(FieldsAsJson):
     share: str
     present_on: list[str]
     missing_on: list[str]  # hosts that lack it (the golden file has it, or other hosts do)
     not_in_golden_on: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "share": self.share,
-            "present_on": self.present_on,
-            "missing_on": self.missing_on,
-            "not_in_golden_on": self.not_in_golden_on,
-        }
 
 
 @dataclass

@@ -27,6 +27,7 @@ from typing import Any
 
 from sambatune.appdirs import create_private_file, data_dir, private_dir
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import FieldsAsJson
 from sambatune.states import TextState
 
 #: Bumped when a record's layout changes in a way older SambaTune cannot read.
@@ -196,14 +197,11 @@ class HostRecord:
 
 
 @dataclass
-class TimelineEntry:
+class TimelineEntry(FieldsAsJson):
     at: str
     host: str | None
     what: str
     message: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"at": self.at, "host": self.host, "what": self.what, "message": self.message}
 
 
 @dataclass

@@ -13,9 +13,9 @@ import json
 import posixpath
 import shlex
 from dataclasses import dataclass
-from typing import Any
 
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import FieldsAsJson
 from sambatune.remote.transport import Transport
 
 BACKUP_DIR_NAME = "sambatune-backups"
@@ -23,7 +23,7 @@ DEFAULT_RETENTION = 30
 
 
 @dataclass(frozen=True)
-class Backup:
+class Backup(FieldsAsJson):
     id: str
     path: str
     created: str  # ISO 8601, UTC
@@ -34,18 +34,6 @@ class Backup:
     # The smb.conf this is a backup of: one backup directory may serve several.
     # Empty in backups written before SambaTune recorded it.
     config_path: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "path": self.path,
-            "created": self.created,
-            "size": self.size,
-            "sha256": self.sha256,
-            "applied_by": self.applied_by,
-            "summary": self.summary,
-            "config_path": self.config_path,
-        }
 
 
 def default_backup_dir(config_path: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import AgentFailed, CommandFailed, CommandTimedOut
+from sambatune.json_fields import FieldsAsJson
 from sambatune.remote.transport import CommandResult, Transport
 
 # smbd binds its sockets once, at start; a reload never re-binds them. "socket options"
@@ -311,21 +312,12 @@ def _wait_gone(transport: Transport, pid: int, timeout: float = 15.0) -> None:
 
 
 @dataclass
-class HealthReport:
+class HealthReport(FieldsAsJson):
     ok: bool
     smbd_running: bool
     ports: list[int] = field(default_factory=list)
     shares_listed: list[str] | None = None
     message: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "smbd_running": self.smbd_running,
-            "ports": self.ports,
-            "shares_listed": self.shares_listed,
-            "message": self.message,
-        }
 
 
 #: The whole health check, every attempt together.

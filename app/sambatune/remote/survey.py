@@ -9,6 +9,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, SambaTuneError
+from sambatune.json_fields import FieldsAsJson
 from sambatune.remote.agents import AgentEvent, run_agent
 from sambatune.remote.client_audit import ClientAudit, audit_clients
 from sambatune.remote.smb_ports import SMB_PORTS, SMB_TRANSPORTS, tcp_ports
@@ -20,13 +21,10 @@ INFO = "info"
 
 
 @dataclass(frozen=True)
-class SurveyNote:
+class SurveyNote(FieldsAsJson):
     severity: str  # problem | warning | info
     subject: str  # "eth0", "smbd", "share bench", ...
     message: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"severity": self.severity, "subject": self.subject, "message": self.message}
 
 
 @dataclass
