@@ -218,11 +218,11 @@ class SshTransport(Transport):
             # signal, and wakes them before it marks the connection inactive. Only the
             # connection tells the two apart, and a drop must never pass for the
             # command's own failure: let paramiko's reader thread settle first.
-            if channel.recv_exit_status() == -1 and self._transport.is_active():
+            code = channel.recv_exit_status()
+            if code == -1 and self._transport.is_active():
                 self._transport.join(DROP_SETTLE_SECONDS)
             if not self._transport.is_active():
                 raise ConnectionFailed(f"The connection to {self.label} dropped.", command_sent=True)
-            code = channel.recv_exit_status()
             if sender is not None:
                 sender.join(timeout=5)
             if (
