@@ -1,4 +1,5 @@
-"""Files shipped inside the package: the server-side agents and the resources.
+"""Files shipped inside the package: the server-side agents, the resources, and the
+modules a registry finds by listing its package.
 
 Found through importlib.resources so an installed wheel or a PyInstaller bundle
 works away from the checkout.
@@ -7,9 +8,11 @@ works away from the checkout.
 from __future__ import annotations
 
 import os
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from importlib.resources.abc import Traversable
 
 AGENTS_PACKAGE = "sambatune.ssh_agents"
@@ -83,3 +86,17 @@ def resource(*parts: str) -> Traversable:
 
 def resource_bytes(*parts: str) -> bytes:
     return resource(*parts).read_bytes()
+
+
+def package_modules(package: str, path: Sequence[str]) -> list[ModuleType]:
+    """The modules of a package (``__name__`` and ``__path__``), imported, by name.
+
+    For registries that find their entries by listing their own package (advisor rules,
+    benchmark kinds). Names starting with ``_`` are left out: a PyInstaller bundle whose
+    spec named ``package.__init__`` lists it as a module of its own.
+    """
+    import importlib
+    import pkgutil
+
+    names = sorted(info.name for info in pkgutil.iter_modules(path) if not info.name.startswith("_"))
+    return [importlib.import_module(f"{package}.{name}") for name in names]

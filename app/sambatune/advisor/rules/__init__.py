@@ -13,13 +13,11 @@ then the computed rules, module by module in name order, each in the order it is
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from sambatune.advisor.rule import Rule
 from sambatune.advisor.rule_data import load_rule_data
 from sambatune.advisor.rules.measure import missing_measurement
 from sambatune.advisor.rules.toggles import toggle
+from sambatune.packaged import package_modules
 
 #: The topics, in the order their findings show among findings of the same severity.
 TOPICS = (
@@ -41,10 +39,7 @@ TOPICS = (
 
 def _computed_rules() -> list[Rule]:
     found: list[Rule] = []
-    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if module_info.name.startswith("_"):
-            continue  # a bundle may list the package's own __init__
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
+    for module in package_modules(__name__, __path__):
         # A module's own rules, in the order it defines them (not rules it imports).
         found += [
             value

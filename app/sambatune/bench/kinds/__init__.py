@@ -4,10 +4,8 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from sambatune.bench.kinds.kind import BenchKind
+from sambatune.packaged import package_modules
 
 #: Modules of the package that are not kinds.
 _NOT_KINDS = {"kind", "arguments"}
@@ -15,10 +13,9 @@ _NOT_KINDS = {"kind", "arguments"}
 
 def _found() -> dict[str, BenchKind]:
     kinds = []
-    for module_info in pkgutil.iter_modules(__path__):
-        if module_info.name in _NOT_KINDS or module_info.name.startswith("_"):
+    for module in package_modules(__name__, __path__):
+        if module.__name__.rpartition(".")[2] in _NOT_KINDS:
             continue
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
         found = getattr(module, "KIND", None)
         if not isinstance(found, BenchKind):
             raise TypeError(f"{module.__name__} has no KIND: every module here is a kind")
