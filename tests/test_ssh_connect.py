@@ -81,6 +81,36 @@ def test_a_command_killed_by_a_signal_is_its_own_failure_not_a_drop(
         transport.close()
 
 
+def test_ending_a_command_s_input_as_it_ends_keeps_the_connection(
+    ssh_options: ConnectionOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenSSH drops the whole connection when a channel's EOF reaches it after the
+    channel's close ("ieof packet referred to nonexistent channel"; a survey lost its
+    connection between two agents in CI). The EOF is held up between being made and
+    being sent, as a busy machine may, while the command ends and the server closes the
+    channel: every task on the connection must survive it."""
+    send = paramiko.Transport._send_user_message  # type: ignore[attr-defined]  # private: held up here
+
+    def slow_eof(self: paramiko.Transport, message: paramiko.Message) -> None:
+        # Only ours: paramiko's reader thread answers the server's close at once.
+        is_eof = message.asbytes()[:1] == bytes([paramiko.common.MSG_CHANNEL_EOF])
+        if is_eof and threading.current_thread() is not self:
+            time.sleep(0.6)
+        send(self, message)
+
+    monkeypatch.setattr(paramiko.Transport, "_send_user_message", slow_eof)
+    transport = open_target(ssh_options, NoPrompts())
+    try:
+        assert transport.run(["sleep", "0.2"]).ok
+        assert transport.is_connected()
+        process = transport.start(["sleep", "0.2"])
+        process.close_stdin()
+        assert process.wait(10) == 0
+        assert transport.run(["echo", "still here"]).text == "still here\n"
+    finally:
+        transport.close()
+
+
 def test_unknown_host_key_is_refused_without_consent(sshd: SshServer, user_key: Path, tmp_path: Path) -> None:
     options = sshd.key_options(user_key, tmp_path / "known_hosts")
     with pytest.raises(HostKeyUnknown) as caught:

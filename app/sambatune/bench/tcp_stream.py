@@ -141,7 +141,9 @@ class ChannelSocket:
         self.channel.settimeout(value)
 
     def shutdown_write(self) -> None:
-        self.channel.shutdown_write()
+        from sambatune.remote.channel_eof import send_eof  # paramiko only for SSH streams
+
+        send_eof(self.channel)
 
     def close(self) -> None:
         self.channel.close()

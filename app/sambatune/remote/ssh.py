@@ -25,6 +25,7 @@ from sambatune.errors import (
     HostKeyUnknown,
     SecretRequired,
 )
+from sambatune.remote.channel_eof import send_eof
 from sambatune.remote.hostkeys import (
     HostKeyCheck,
     HostKeyQuestion,
@@ -82,7 +83,7 @@ class SshProcess(RemoteProcess):
 
     def close_stdin(self) -> None:
         with contextlib.suppress(Exception):
-            self._channel.shutdown_write()
+            send_eof(self._channel)
 
     def readline(self, limit: int = LINE_LIMIT) -> bytes:
         scanned = self._start
@@ -206,7 +207,7 @@ class SshTransport(Transport):
                 sender = threading.Thread(target=_send_and_close, args=(channel, stdin), daemon=True)
                 sender.start()
             else:
-                channel.shutdown_write()
+                send_eof(channel)
             # The server stops the command at ``timeout``; this side waits a little longer
             # for that answer, then gives up on a server that sends none.
             wait = None if timeout is None else timeout + SERVER_TIME_LIMIT_GRACE
@@ -270,7 +271,7 @@ def _close_quietly(channel: paramiko.Channel) -> None:
 def _send_and_close(channel: paramiko.Channel, data: bytes) -> None:
     with contextlib.suppress(Exception):
         channel.sendall(data)
-        channel.shutdown_write()
+        send_eof(channel)
 
 
 # Put in front of a command with a time limit, on the server: GNU timeout stops it
