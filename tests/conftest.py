@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -107,6 +107,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if changed:
         print(f"\nThe test run changed the host's programs: {', '.join(changed)}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test on the shared sshd shows that sshd's last words: why it dropped a
+    connection is written there and nowhere else (CI keeps only the test output)."""
+    report: pytest.TestReport = yield
+    server = getattr(item, "funcargs", {}).get("sshd")
+    if report.failed and POSIX and isinstance(server, SshServer) and server.log.exists():
+        tail = server.log.read_text(errors="replace").splitlines()[-25:]
+        report.sections.append(("the test bed's sshd log, last 25 lines", "\n".join(tail)))
+    return report
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
