@@ -172,6 +172,21 @@ def test_dry_run_of_a_plan_for_another_machine_shows_its_writes(
     assert listed["backups"] == []
 
 
+def test_apply_prints_the_same_text_as_the_page(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """One rendering of an apply for both faces: each step, and exactly what it would run."""
+    from sambatune.client.elevation import result_from_json
+    from sambatune.client.reports import result_text
+
+    plan = tmp_path / "plan.json"
+    args = ["plan", "--bandwidth", "1gbit", "--rtt", "20ms", "--os", "windows-xp", "-o", str(plan), "--json"]
+    run_cli(capsys, *args)
+    _, data = run_cli(capsys, "apply", str(plan), "--dry-run", "--json")
+    assert main(["client", "apply", str(plan), "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert text == result_text(result_from_json(data)) + "\n"
+    assert "[planned for that machine] HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters" in text
+
+
 def test_dry_run_of_a_local_plan_changes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     before = subprocess.run(["sysctl", "-n", "net.ipv4.tcp_rmem"], capture_output=True, text=True).stdout
     plan = tmp_path / "plan.json"

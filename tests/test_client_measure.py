@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
 from sambatune.cancellation import CancelToken
-from sambatune.client.measure import bandwidth_from_result, measure_rtt
+from sambatune.client.measure import bandwidth_from_file, bandwidth_from_result, measure_rtt
 from sambatune.errors import Cancelled, ConnectionFailed, InvalidInput
 
 
@@ -53,3 +54,13 @@ def test_bandwidth_from_benchmark_results() -> None:
         bandwidth_from_result({"end": {}})
     with pytest.raises(InvalidInput):
         bandwidth_from_result([1, 2])
+
+
+def test_bandwidth_from_a_saved_result_names_the_file(tmp_path: Path) -> None:
+    saved = tmp_path / "iperf3.json"
+    saved.write_text('{"end": {"sum_received": {"bits_per_second": 9.4e8}}}', encoding="utf-8")
+    assert bandwidth_from_file(saved) == (9.4e8, "iperf3 end.sum_received.bits_per_second in iperf3.json")
+    (tmp_path / "cut.json").write_text('{"end": ', encoding="utf-8")
+    for unreadable in (tmp_path / "cut.json", tmp_path / "missing.json"):
+        with pytest.raises(InvalidInput, match="Cannot read"):
+            bandwidth_from_file(unreadable)

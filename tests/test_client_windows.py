@@ -16,6 +16,7 @@ from sambatune.client.nics import TCPIP_INTERFACES_KEY, NetworkInterface
 from sambatune.client.osinfo import PROFILE_NAMES, forced_profile
 from sambatune.client.plan import ClientPlan, PlannedChange
 from sambatune.client.planner import Measurements, build_plan
+from sambatune.client.regfile import decode_reg_bytes
 from sambatune.client.registry import InMemoryRegistry
 from sambatune.client.regvalue import REG_DWORD, REG_MULTI_SZ, REG_SZ, RegValue
 from sambatune.client.settings import InterfaceMtuRef, RegistryValueRef, TcpAutotuningRef
@@ -217,6 +218,15 @@ def test_xp_apply_writes_a_byte_exact_backup_and_restore_brings_back_absent_valu
 
     backup = Path(result.backup_folder or "")
     assert (backup / "restore.reg").read_bytes() == (DATA / "xp-backup-v5.reg").read_bytes()
+    # As the page shows it: the .reg file decoded from its own encoding, the others as text.
+    loaded = store.load(result.backup_id or "")
+    texts = loaded.restore_file_texts()
+    assert set(texts) == set(loaded.files) and "restore.reg" in texts
+    assert texts["restore.reg"] == decode_reg_bytes((DATA / "xp-backup-v5.reg").read_bytes())
+    assert texts["restore.reg"].startswith("Windows Registry Editor Version 5.00")
+    (backup / "restore.reg").unlink()
+    assert store.load(result.backup_id or "").restore_file_texts()["restore.reg"].startswith("(cannot read:")
+    (backup / "restore.reg").write_bytes((DATA / "xp-backup-v5.reg").read_bytes())
 
     # Importing the .reg alone (as regedit would) puts back the exact prior state.
     imported = copy.deepcopy(registry)

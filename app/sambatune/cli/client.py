@@ -251,10 +251,9 @@ def handle_plan(args: argparse.Namespace) -> int:
     import json
 
     from sambatune.cli.output import TerminalProgress, print_json
-    from sambatune.client.measure import DEFAULT_RTT_PORTS, bandwidth_from_result
-    from sambatune.client.planner import PlanReady, PlanRequest, plan_events
+    from sambatune.client.measure import DEFAULT_RTT_PORTS, bandwidth_from_file
+    from sambatune.client.planner import PlanRequest, make_plan
     from sambatune.errors import InvalidInput
-    from sambatune.progress import Progress
     from sambatune.quantities import parse_bandwidth, parse_duration
 
     request = PlanRequest(
@@ -270,23 +269,13 @@ def handle_plan(args: argparse.Namespace) -> int:
         server_signing=args.server_signing,
     )
     if args.bandwidth_from:
-        try:
-            data = json.loads(args.bandwidth_from.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InvalidInput(f"Cannot read {args.bandwidth_from}: {exc}") from exc
-        request.benchmark_bandwidth = bandwidth_from_result(data)
+        request.benchmark_bandwidth = bandwidth_from_file(args.bandwidth_from)
     system = _system(args)
     progress = TerminalProgress()
-    plan = None
     try:
-        for event in plan_events(system, request):
-            if isinstance(event, Progress):
-                progress.update(event.fraction, event.message)
-            elif isinstance(event, PlanReady):
-                plan = event.plan
+        plan = make_plan(system, request, report=lambda event: progress.update(event.fraction, event.message))
     finally:
         progress.done()
-    assert plan is not None
     from sambatune.client.plan_store import PlanStore
 
     # Kept by id: 'client check PLAN_ID' finds it after the apply, a reboot or a remount.
@@ -363,21 +352,12 @@ def format_plan(data: dict[str, Any]) -> str:
 
 def _print_result(result: Any, wants_json: bool) -> int:
     from sambatune.cli.output import print_json
+    from sambatune.client.reports import result_text
 
-    data = result.to_json()
     if wants_json:
-        print_json(data)
+        print_json(result.to_json())
     else:
-        print(data["message"])
-        for step in data["steps"]:
-            print(f"  [{step['status']}] {step['setting']}: {step['before']['display']} -> {step['wanted']}")
-            for operation in step["operations"]:
-                for line in operation.splitlines():
-                    print(f"      {line}")
-            if step["message"]:
-                print(f"      {step['message']}")
-        for warning in data["warnings"]:
-            print(f"WARNING: {warning}")
+        print(result_text(result))
     return 0 if result.ok else 1
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from sambatune import appdirs
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import registry_changes_as_reg
+from sambatune.client.regfile import decode_reg_bytes
 from sambatune.client.settings import (
     AdapterPropertyRef,
     ConfKeyRef,
@@ -122,6 +123,20 @@ class Backup:
             "entries": [e.to_json() for e in self.entries],
             "files": list(self.files),
         }
+
+    def restore_file_texts(self) -> dict[str, str]:
+        """Its restore files as text, by name (a .reg file in whatever encoding it has;
+        one that cannot be read says why instead)."""
+        texts = {}
+        for name in self.files:
+            try:
+                raw = (self.folder / name).read_bytes()
+                texts[name] = (
+                    decode_reg_bytes(raw) if name.endswith(".reg") else raw.decode("utf-8", errors="replace")
+                )
+            except (OSError, InvalidInput) as exc:
+                texts[name] = f"(cannot read: {exc})"
+        return texts
 
     def index_entry(self) -> dict[str, Any]:
         return {

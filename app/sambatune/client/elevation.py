@@ -21,16 +21,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sambatune.cancellation import CancelToken
-from sambatune.client.apply import ApplyResult, StepResult, apply_plan, restore_backup
+from sambatune.client.apply import (
+    ApplyDone,
+    ApplyResult,
+    StepResult,
+    apply_events,
+    apply_plan,
+    restore_backup,
+    restore_events,
+)
 from sambatune.client.backups import BackupStore
 from sambatune.client.plan import ClientPlan
 from sambatune.client.settings import Observed
+from sambatune.client.system import ClientSystem, NeedsAdmin
 from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.progress import Progress
 
 REQUEST_KIND = "sambatune-elevated-request"
 RESULT_KIND = "sambatune-elevated-result"
@@ -276,3 +287,44 @@ def _run_posix_elevated(argv: list[str], cancel: CancelToken | None, timeout: fl
         raise ElevationFailed("The elevated helper did not finish in time.") from exc
     finally:
         unregister()
+
+
+def apply_from_window(
+    system: ClientSystem,
+    store: BackupStore,
+    *,
+    plan: ClientPlan | None = None,
+    backup_id: str | None = None,
+    dry_run: bool = False,
+    cancel: CancelToken | None = None,
+    report: Callable[[Progress], None] = lambda progress: None,
+) -> ApplyResult:
+    """Apply ``plan`` or restore ``backup_id`` for a window: here when this process has
+    the rights (or for a dry run), otherwise through the one-shot helper, after the
+    prompt the desktop offers (:func:`graphical_elevation`); with neither, NeedsAdmin
+    says what to run in a terminal."""
+    action = "apply" if plan is not None else "restore"
+    if not dry_run and not system.is_admin():
+        if graphical_elevation() is None:
+            raise NeedsAdmin(
+                "Changing these settings needs administrator rights.", details=rights_advice(None)
+            )
+        sysctl_dir = getattr(system, "sysctl_dir", None)
+        request = ElevatedRequest(
+            action,
+            str(store.root),
+            plan=plan.to_json() if plan is not None else None,
+            backup=backup_id,
+            sysctl_dir=str(sysctl_dir) if sysctl_dir is not None else None,
+        )
+        return run_elevated(request, cancel=cancel)
+    if plan is not None:
+        events = apply_events(system, plan, dry_run=dry_run, store=store, cancel=cancel)
+    else:
+        assert backup_id is not None
+        events = restore_events(system, backup_id, dry_run=dry_run, store=store, cancel=cancel)
+    for event in events:
+        if isinstance(event, ApplyDone):
+            return event.result
+        report(event)
+    raise AssertionError(f"the {action} ended without a result")  # pragma: no cover

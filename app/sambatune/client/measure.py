@@ -10,12 +10,14 @@ odd slow one should not size the window.
 from __future__ import annotations
 
 import errno
+import json
 import socket
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sambatune.cancellation import CancelToken
@@ -150,6 +152,16 @@ def _sample(
     if not values:
         raise ConnectionFailed(f"{host} port {port} stopped answering while the RTT was measured.")
     return RttMeasurement(host, address, port, tuple(values), answer)
+
+
+def bandwidth_from_file(path: Path) -> tuple[float, str]:
+    """:func:`bandwidth_from_result` of a saved result file; where names the file too."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"Cannot read {path}: {exc}") from exc
+    bits, where = bandwidth_from_result(data)
+    return bits, f"{where} in {path.name}"
 
 
 def bandwidth_from_result(data: Any) -> tuple[float, str]:

@@ -8,7 +8,7 @@ the pure part, from measurements already at hand, cheap enough for a live GUI.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -427,9 +427,15 @@ def plan_events(
     yield PlanReady(plan)
 
 
-def make_plan(system: ClientSystem, request: PlanRequest, cancel: CancelToken | None = None) -> ClientPlan:
-    """``plan_events`` without the progress."""
+def make_plan(
+    system: ClientSystem,
+    request: PlanRequest,
+    cancel: CancelToken | None = None,
+    report: Callable[[Progress], None] = lambda progress: None,
+) -> ClientPlan:
+    """:func:`plan_events` to its plan, its progress given to ``report``."""
     for event in plan_events(system, request, cancel):
         if isinstance(event, PlanReady):
             return event.plan
+        report(event)
     raise AssertionError("plan_events ended without a plan")  # pragma: no cover

@@ -1,5 +1,6 @@
 """``client show``: this computer's OS, interfaces and every relevant setting's current value,
-each labelled honoured or ignored for this OS version."""
+each labelled honoured or ignored for this OS version; and all the client page shows
+of a system."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sambatune.client.catalog import CatalogEntry, entries_for
-from sambatune.client.nics import TCPIP_INTERFACES_KEY, NetworkInterface
+from sambatune.client.elevation import graphical_elevation
+from sambatune.client.nics import TCPIP_INTERFACES_KEY, NetworkInterface, choose_interface
+from sambatune.client.plan import ClientPlan
 from sambatune.client.regvalue import TYPE_NUMBERS
 from sambatune.client.settings import (
     AdapterPropertyRef,
@@ -100,6 +103,29 @@ def take_snapshot(system: ClientSystem) -> ClientSnapshot:
                 )
             )
     return snapshot
+
+
+@dataclass
+class SystemReading:
+    """A system as the client page shows it, read in one go off the GUI thread."""
+
+    system: ClientSystem
+    snapshot: ClientSnapshot
+    #: The interface towards the server (or the one a plan would tune).
+    towards: NetworkInterface | None
+    #: How a window gets administrator rights here (see ``graphical_elevation``).
+    elevation: str | None
+    plan: ClientPlan | None = None
+
+
+def read_system(system: ClientSystem, server: str | None) -> SystemReading:
+    """Its snapshot, the interface towards ``server`` and the way to rights (reads settings)."""
+    snapshot = take_snapshot(system)
+    try:
+        towards = choose_interface(snapshot.interfaces, server=server)
+    except SambaTuneError:
+        towards = None
+    return SystemReading(system, snapshot, towards, graphical_elevation())
 
 
 def _scope(ref: SettingRef | None) -> str:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sambatune.ui.client_reports import KIND_TEXT, short_path
+from sambatune.client.reports import KIND_TEXT, short_path
 
 
 class BackupsView(QWidget):

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 from sambatune.client.osinfo import OsInfo
 from sambatune.client.plan import ClientPlan, PlannedChange
 from sambatune.client.regvalue import REG_DWORD, REG_QWORD, RegValue
+from sambatune.client.reports import TAKES_EFFECT, short_path
 from sambatune.client.settings import Observed, SettingValue, ValueState, display_value
-from sambatune.ui.client_reports import TAKES_EFFECT, short_path
 
 HONOURED_STYLE = "color:#1e4620; background:#d7f0d8;"
 IGNORED_STYLE = "color:#5f2120; background:#f3dcdc;"

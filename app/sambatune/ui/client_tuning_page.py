@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +33,21 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.cancellation import CancelToken
-from sambatune.client.apply import ApplyDone, ApplyResult
+from sambatune.client.apply import ApplyResult
 from sambatune.client.backups import BackupStore
-from sambatune.client.nics import NetworkInterface
 from sambatune.client.plan import ClientPlan
-from sambatune.client.planner import PlanReady
-from sambatune.client.snapshot import ClientSnapshot
+from sambatune.client.reports import (
+    RESTART_SENTENCE,
+    TAKES_EFFECT,
+    backup_text,
+    changes_sentence,
+    plan_diff_text,
+    result_text,
+)
+from sambatune.client.snapshot import ClientSnapshot, SystemReading, read_system
 from sambatune.client.system import ClientSystem
 from sambatune.client.window import format_rtt
-from sambatune.errors import InvalidInput, SambaTuneError
+from sambatune.errors import SambaTuneError
 from sambatune.progress import Progress
 from sambatune.ui.bdp_calculator import BdpCalculator
 from sambatune.ui.client_backups_view import BackupsView
@@ -54,13 +59,6 @@ from sambatune.ui.client_plan_inputs import (
     rtt_input_text,
 )
 from sambatune.ui.client_plan_view import PlanView, os_short_name
-from sambatune.ui.client_reports import (
-    RESTART_SENTENCE,
-    TAKES_EFFECT,
-    backup_text,
-    plan_diff_text,
-    result_text,
-)
 from sambatune.ui.client_system_view import SystemView
 from sambatune.ui.diff_view import DiffView
 from sambatune.ui.file_places import remember, suggested
@@ -76,31 +74,6 @@ NOTICE_STYLES = {
 }
 
 SystemFactory = Callable[[str | None], ClientSystem]
-
-
-@dataclass
-class _SystemRead:
-    system: ClientSystem
-    snapshot: ClientSnapshot
-    #: The interface towards the server (or the one a plan would tune).
-    towards: NetworkInterface | None
-    #: How a window gets administrator rights here (see ``graphical_elevation``).
-    elevation: str | None
-    plan: ClientPlan | None = None
-
-
-def read_system(system: ClientSystem, server: str | None) -> _SystemRead:
-    """Everything the page shows about a system (runs in a worker: it reads settings)."""
-    from sambatune.client.elevation import graphical_elevation
-    from sambatune.client.nics import choose_interface
-    from sambatune.client.snapshot import take_snapshot
-
-    snapshot = take_snapshot(system)
-    try:
-        towards = choose_interface(snapshot.interfaces, server=server)
-    except SambaTuneError:
-        towards = None
-    return _SystemRead(system, snapshot, towards, graphical_elevation())
 
 
 def _default_factory(profile: str | None) -> ClientSystem:
@@ -397,13 +370,13 @@ class ClientTuningPage(QWidget):
         factory = self.system_factory
         target = self.target_provider()
 
-        def work(report: Callable[[Any], None], cancel: CancelToken) -> _SystemRead:
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> SystemReading:
             report(Progress(None, "reading the settings"))
             return read_system(factory(profile), target.host if target else None)
 
         self._start("Reading this computer", work, on_done=self._system_read)
 
-    def _system_read(self, read: _SystemRead) -> None:
+    def _system_read(self, read: SystemReading) -> None:
         from sambatune.client.elevation import rights_advice
 
         self.system, self.snapshot, self.elevation = read.system, read.snapshot, read.elevation
@@ -453,18 +426,12 @@ class ClientTuningPage(QWidget):
         profile = self.inputs.profile_key()
         factory = self.system_factory
 
-        def work(report: Callable[[Any], None], cancel: CancelToken) -> _SystemRead:
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> SystemReading:
             from sambatune.client.plan_store import PlanStore
-            from sambatune.client.planner import plan_events
+            from sambatune.client.planner import make_plan
 
             system = factory(profile)
-            plan = None
-            for event in plan_events(system, request, cancel):
-                if isinstance(event, Progress):
-                    report(event)
-                elif isinstance(event, PlanReady):
-                    plan = event.plan
-            assert plan is not None
+            plan = make_plan(system, request, cancel, report)
             # Kept by id, as 'client plan' keeps it: 'client check PLAN_ID' finds it too.
             PlanStore().save(plan)
             report(Progress(0.95, "reading the current values"))
@@ -476,7 +443,7 @@ class ClientTuningPage(QWidget):
         self._set_notice("info", "")
         self._start("Planning", work, on_done=self._planned, on_failed=self._mark_missing)
 
-    def _planned(self, read: _SystemRead) -> None:
+    def _planned(self, read: SystemReading) -> None:
         assert read.plan is not None
         self._system_read(read)
         self.plan = plan = read.plan
@@ -497,8 +464,7 @@ class ClientTuningPage(QWidget):
             )
         else:
             self.inputs.set_measured("")
-        changes = plan.actionable()
-        if not changes:
+        if not plan.actionable():
             self._set_notice(
                 "success",
                 "Nothing to change: this computer already suits this link."
@@ -506,16 +472,7 @@ class ClientTuningPage(QWidget):
                 else "Nothing to change.",
             )
         else:
-            restart = plan.restart_needed()
-            heavy = [c for c in changes if c.restart == restart]
-            count = f"{len(changes)} setting{'s' if len(changes) > 1 else ''} would change"
-            if restart == "none":
-                text = f"{count}. {RESTART_SENTENCE[restart]}"
-            elif len(heavy) == len(changes):
-                text = f"{count}, taking effect {TAKES_EFFECT[restart]}."
-            else:
-                text = f"{count}; {len(heavy)} of them take effect {TAKES_EFFECT[restart]}."
-            self._set_notice("warning" if restart != "none" else "info", text)
+            self._set_notice("warning" if plan.restart_needed() != "none" else "info", changes_sentence(plan))
         self._update_buttons()
         if self._plan_error is not None:
             # The error of the attempt before is answered by this plan: it need not stay up.
@@ -608,14 +565,9 @@ class ClientTuningPage(QWidget):
 
     def load_bandwidth_file(self, path: Path) -> None:
         def work(report: Callable[[Any], None], cancel: CancelToken) -> tuple[float, str]:
-            from sambatune.client.measure import bandwidth_from_result
+            from sambatune.client.measure import bandwidth_from_file
 
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise InvalidInput(f"Cannot read {path}: {exc}") from exc
-            bps, where = bandwidth_from_result(data)
-            return bps, f"{where} in {path.name}"
+            return bandwidth_from_file(path)
 
         self._start(
             "Reading the benchmark result",
@@ -630,17 +582,11 @@ class ClientTuningPage(QWidget):
         assert system is not None and plan is not None
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> ApplyResult:
-            from sambatune.client.apply import apply_events
+            from sambatune.client.elevation import apply_from_window
 
-            store = store_factory()
-            if not dry_run and not system.is_admin():
-                return _elevated("apply", store, system, cancel, plan=plan.to_json())
-            for event in apply_events(system, plan, dry_run=dry_run, store=store, cancel=cancel):
-                if isinstance(event, Progress):
-                    report(event)
-                elif isinstance(event, ApplyDone):
-                    return event.result
-            raise AssertionError("apply ended without a result")  # pragma: no cover
+            return apply_from_window(
+                system, store_factory(), plan=plan, dry_run=dry_run, cancel=cancel, report=report
+            )
 
         return work
 
@@ -728,7 +674,7 @@ class ClientTuningPage(QWidget):
             return
         target = self.target_provider()
 
-        def work(report: Callable[[Any], None], cancel: CancelToken) -> _SystemRead:
+        def work(report: Callable[[Any], None], cancel: CancelToken) -> SystemReading:
             return read_system(system, target.host if target else None)
 
         self.runner.start(
@@ -814,21 +760,8 @@ class ClientTuningPage(QWidget):
         store_factory = self.store_factory
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> str:
-            from sambatune.client.regfile import decode_reg_bytes
-
             backup = store_factory().load(backup_id)
-            files = {}
-            for name in backup.files:
-                try:
-                    raw = (backup.folder / name).read_bytes()
-                    files[name] = (
-                        decode_reg_bytes(raw)
-                        if name.endswith(".reg")
-                        else raw.decode("utf-8", errors="replace")
-                    )
-                except (OSError, InvalidInput) as exc:
-                    files[name] = f"(cannot read: {exc})"
-            return backup_text(backup, files)
+            return backup_text(backup, backup.restore_file_texts())
 
         self.runner.start(
             work,
@@ -864,18 +797,16 @@ class ClientTuningPage(QWidget):
         factory, store_factory = self.system_factory, self.store_factory
 
         def work(report: Callable[[Any], None], cancel: CancelToken) -> ApplyResult:
-            from sambatune.client.apply import restore_events
+            from sambatune.client.elevation import apply_from_window
 
-            store = store_factory()
-            system = factory(None)
-            if not dry_run and not system.is_admin():
-                return _elevated("restore", store, system, cancel, backup=backup_id)
-            for event in restore_events(system, backup_id, dry_run=dry_run, store=store, cancel=cancel):
-                if isinstance(event, Progress):
-                    report(event)
-                elif isinstance(event, ApplyDone):
-                    return event.result
-            raise AssertionError("restore ended without a result")  # pragma: no cover
+            return apply_from_window(
+                factory(None),
+                store_factory(),
+                backup_id=backup_id,
+                dry_run=dry_run,
+                cancel=cancel,
+                report=report,
+            )
 
         def done(result: ApplyResult) -> None:
             if not dry_run:
@@ -884,28 +815,3 @@ class ClientTuningPage(QWidget):
             self._show_result(result)
 
         self._start("Dry run of the restore" if dry_run else "Restoring", work, on_done=done)
-
-
-def _elevated(
-    action: str, store: BackupStore, system: ClientSystem, cancel: CancelToken, **what: Any
-) -> ApplyResult:
-    """Run one apply or restore in the one-shot helper with administrator rights."""
-    from sambatune.client.elevation import (
-        ElevatedRequest,
-        graphical_elevation,
-        rights_advice,
-        run_elevated,
-    )
-    from sambatune.client.system import NeedsAdmin
-
-    if graphical_elevation() is None:
-        raise NeedsAdmin("Changing these settings needs administrator rights.", details=rights_advice(None))
-    sysctl_dir = getattr(system, "sysctl_dir", None)
-    request = ElevatedRequest(
-        action,
-        str(store.root),
-        plan=what.get("plan"),
-        backup=what.get("backup"),
-        sysctl_dir=str(sysctl_dir) if sysctl_dir is not None else None,
-    )
-    return run_elevated(request, cancel=cancel)

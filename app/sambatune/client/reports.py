@@ -1,4 +1,5 @@
-"""Plans, dry runs, results and backups of the client tuning as plain text for the page.
+"""Plans, dry runs, results and backups of the client tuning as plain text, for the
+page and the CLI alike.
 
 Registry paths are shown with the short hive name (HKLM), which regedit and reg.exe
 accept as well, so long LanmanWorkstation paths fit on a line; the commands and
@@ -79,6 +80,21 @@ def plan_diff_text(plan: ClientPlan) -> str:
         lines.append(f"- {where} = {before}")
         lines.append(f"+ {where} = {display_value(change.target)}")
     return "\n".join(lines)
+
+
+def changes_sentence(plan: ClientPlan) -> str:
+    """How many settings the plan changes and when they take effect; "" for none."""
+    changes = plan.actionable()
+    if not changes:
+        return ""
+    restart = plan.restart_needed()
+    heavy = [c for c in changes if c.restart == restart]
+    count = f"{len(changes)} setting{'s' if len(changes) > 1 else ''} would change"
+    if restart == "none":
+        return f"{count}. {RESTART_SENTENCE[restart]}"
+    if len(heavy) == len(changes):
+        return f"{count}, taking effect {TAKES_EFFECT[restart]}."
+    return f"{count}; {len(heavy)} of them take effect {TAKES_EFFECT[restart]}."
 
 
 def result_text(result: ApplyResult) -> str:
