@@ -29,6 +29,7 @@ from sambatune.advisor.findings import (
     Evidence,
     Finding,
     HostChange,
+    describe_change,
     sort_findings,
 )
 from sambatune.advisor.knowledge import load_knowledge, parse_version
@@ -95,6 +96,21 @@ def test_changes_serialise_with_their_kind() -> None:
     assert "[data] preserve case = no" in recipe.describe()
     assert ClientChange("w", "d", "sambatune client plan").to_json()["kind"] == "client"
     assert HostChange("eth0", "d", "ethtool eth0").to_json()["kind"] == "server-host"
+
+
+def test_every_face_describes_a_change_from_its_json_as_the_advisor_does() -> None:
+    """The CLI, the wizard report and the page show a finding's change from its JSON: the
+    words are the change's own describe(), whatever its kind."""
+    unset = ConfigChange("global", "socket options", "unset")
+    recipe = ConfigChange("data", "case sensitive", "set", "yes", also=(unset,))
+    client = ClientChange("window", "a larger receive window", "sambatune client plan")
+    host = HostChange("eth0", "turn on jumbo frames", "ip link set eth0 mtu 9000")
+    for change in (unset, recipe, client, host, HostChange("net", "check the cable")):
+        assert describe_change(change.to_json()) == change.describe()
+    assert ConfigChange.from_json(recipe.to_json()) == recipe
+    assert recipe.describe() == (
+        "[data] case sensitive = yes; [global] remove 'socket options' (back to the default)"
+    )
 
 
 def test_advice_is_sorted_counted_and_serialisable() -> None:

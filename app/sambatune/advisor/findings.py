@@ -82,8 +82,19 @@ class ConfigChange:
         return "; ".join(
             f"[{e.section}] {e.parameter} = {e.value}"
             if e.action == "set"
-            else f"[{e.section}] remove {e.parameter} (back to the default)"
+            else f"[{e.section}] remove '{e.parameter}' (back to the default)"
             for e in edits
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ConfigChange:
+        """The change :meth:`to_json` wrote."""
+        return cls(
+            section=str(data["section"]),
+            parameter=str(data["parameter"]),
+            action=str(data["action"]),
+            value=data.get("value"),
+            also=tuple(cls.from_json(edit) for edit in data.get("also") or ()),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -147,6 +158,17 @@ class HostChange:
 
 
 Change = ConfigChange | ClientChange | HostChange
+
+
+def describe_change(data: dict[str, Any]) -> str:
+    """What a change's JSON (a finding's ``change``) does, in the words of its ``describe``."""
+    if data.get("kind") == ConfigChange.kind:
+        return ConfigChange.from_json(data).describe()
+    if data.get("kind") == ClientChange.kind:
+        return ClientChange(
+            str(data.get("setting")), str(data.get("description")), str(data.get("command"))
+        ).describe()
+    return HostChange(str(data.get("target")), str(data.get("description")), data.get("command")).describe()
 
 
 @dataclass(frozen=True)

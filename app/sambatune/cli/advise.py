@@ -148,18 +148,10 @@ def _plural(count: int, severity: str) -> str:
 def _change_text(change: dict[str, Any] | None) -> str:
     if change is None:
         return "none yet: measure first"
-    if change["kind"] == "smb.conf":
-        edits = [change, *change.get("also", [])]
-        return "; ".join(
-            f"[{e['section']}] {e['parameter']} = {e['value']}"
-            if e["action"] == "set"
-            else f"[{e['section']}] remove '{e['parameter']}' (back to the default)"
-            for e in edits
-        )
-    if change["kind"] == "client":
-        return f"on the client: {change['description']} (plan it: {change['command']})"
-    text = f"on the server: {change['description']}"
-    return text + (f" (e.g. {change['command']})" if change.get("command") else "")
+    from sambatune.advisor.findings import describe_change
+
+    where = {"smb.conf": "", "client": "on the client: "}.get(change["kind"], "on the server: ")
+    return where + describe_change(change)
 
 
 def format_advice(data: dict[str, Any], width: int | None = None) -> str:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sambatune.advisor.findings import describe_change
 from sambatune.bench.records import RunRecord
 from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT, OPERATION_NAMES
 from sambatune.conf.activation import Activation
@@ -232,13 +233,7 @@ def finding_html(finding: dict[str, Any]) -> str:
     if change is None:
         proposal = "Nothing to change yet: measure first (see below)."
     elif change.get("kind") == "smb.conf":
-        edits = [change, *(change.get("also") or [])]
-        proposal = "; ".join(
-            f"[{e['section']}] {e['parameter']} = {e['value']}"
-            if e["action"] == "set"
-            else f"[{e['section']}] remove “{e['parameter']}” (back to the default)"
-            for e in edits
-        )
+        proposal = describe_change(change)
     else:
         proposal = f"{change.get('description')} (not in smb.conf: the wizard cannot apply this one)"
     evidence = "".join(f"<li>{escape(e['text'])}</li>" for e in finding["evidence"])

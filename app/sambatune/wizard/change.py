@@ -22,13 +22,7 @@ def change_from_json(data: dict[str, Any]) -> ConfigChange:
     """The :class:`ConfigChange` that :meth:`ConfigChange.to_json` wrote."""
     if data.get("kind") != ConfigChange.kind:
         raise InvalidInput("Only smb.conf changes can be applied by the wizard.")
-    return ConfigChange(
-        section=str(data["section"]),
-        parameter=str(data["parameter"]),
-        action=str(data["action"]),
-        value=data.get("value"),
-        also=tuple(change_from_json({"kind": ConfigChange.kind, **edit}) for edit in data.get("also") or ()),
-    )
+    return ConfigChange.from_json(data)
 
 
 def apply_change(

@@ -13,6 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from sambatune import __version__
+from sambatune.advisor.findings import describe_change
 from sambatune.bench.html_report import html_page, html_table, runs_chart, session_section
 from sambatune.bench.results_db import StoredSession
 from sambatune.conf.apply import StepState
@@ -80,22 +81,12 @@ def _findings_table(findings: Sequence[dict[str, Any]]) -> str:
     for number, finding in enumerate(findings, 1):
         change = finding.get("change") or {}
         what = (
-            ("smb.conf: " + _change_text(change))
+            ("smb.conf: " + describe_change(change))
             if change.get("kind") == "smb.conf"
             else (change.get("description") or "measure first")
         )
         rows.append(([str(number), finding["severity"], finding["title"], finding["subject"], what], ""))
     return html_table(["#", "Severity", "Finding", "Where", "Proposed change"], rows, numeric_from=99)
-
-
-def _change_text(change: dict[str, Any]) -> str:
-    edits = [change, *(change.get("also") or [])]
-    return "; ".join(
-        f"[{e['section']}] {e['parameter']} = {e['value']}"
-        if e["action"] == "set"
-        else f"[{e['section']}] remove {e['parameter']}"
-        for e in edits
-    )
 
 
 def _round_section(
