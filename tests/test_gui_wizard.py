@@ -20,6 +20,7 @@ from sambatune.ui.main_window import MainWindow
 from sambatune.ui.wizard_page import WizardPage
 from sambatune.wizard.machine import CHOOSE, DONE, MEASURE, TuningWizard
 from sambatune.wizard.store import WizardStep, WizardStore
+from sambatune.wizard.verdict import decision_order
 from screenshots import Screenshot
 from testbed.smbd import SmbServer
 from testbed.sshd import SshServer, current_user
@@ -138,8 +139,12 @@ def test_the_whole_wizard_through_the_gui_with_a_resume(
     assert any(word in headline for word in ("Faster", "Slower", "Mixed", "No real difference"))
     screenshot(window, "wizard-6-verdict")
 
+    # The decision offered first is the one the CLI names first (keep, unless measured worse).
+    assert page.wizard is not None and page.wizard.verdict is not None
+    first, second = decision_order(page.wizard.verdict["recommendation"])
+    labels = {"keep": "Keep the change", "revert": "Revert it"}
+    assert (page.primary.text(), page.secondary.text()) == (labels[first], labels[second])
     revert = page.primary if page.primary.text() == "Revert it" else page.secondary
-    assert revert.text() == "Revert it"
     revert.click()
     qtbot.waitUntil(
         lambda: idle(page) and page.wizard is not None and page.wizard.stage == CHOOSE, timeout=LONG

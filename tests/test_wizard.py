@@ -20,6 +20,7 @@ from sambatune.errors import InvalidInput
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import NoPrompts
 from sambatune.remote.transport import Transport
+from sambatune.wizard.change import needs_restart
 from sambatune.wizard.machine import (
     APPLY,
     BASELINE,
@@ -34,6 +35,7 @@ from sambatune.wizard.machine import (
 )
 from sambatune.wizard.measure import MeasureSpec
 from sambatune.wizard.store import WizardStore
+from sambatune.wizard.verdict import decision_order
 from testbed.smbd import SmbServer
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -72,11 +74,15 @@ def test_one_change_measured_judged_reverted_byte_for_byte(troubled_smbd: SmbSer
     chosen = wizard.choose(ssh, finding_index(wizard, "log-level-high"))
     assert "-  log level = 3" in chosen.data["diff"] and "+  log level = 1" in chosen.data["diff"]
     assert config.read_bytes() == original  # choosing changes nothing yet
+    assert wizard.pending_activation == chosen.data["finding"]["activation"]
+    assert not needs_restart(wizard.pending_activation) and wizard.left_live is None
 
     applied = wizard.apply(ssh)
     assert applied.data["ok"] is True, applied.data["message"]
     assert config.read_bytes() == chosen.smb_conf
     assert wizard.stage == MEASURE
+    # Applied, not yet kept or reverted: what a discard now would leave live.
+    assert wizard.left_live == chosen.data["summary"] and wizard.kept_changes() == []
     after = wizard.measure_again(ssh)
     assert ResultsDatabase().load(after.session_id or 0).smb_conf == chosen.smb_conf
 
@@ -88,12 +94,14 @@ def test_one_change_measured_judged_reverted_byte_for_byte(troubled_smbd: SmbSer
         assert comparison.comparison.p_value is not None
         assert comparison.changed_lines == ["-  log level = 3", "+  log level = 1"]
     assert wizard.verdict is not None and wizard.verdict["recommendation"] in ("keep", "revert", "either")
+    runs = wizard.verdict_runs()
+    assert set(runs) == {"put", "get"} and all(len(b) == len(a) == 3 for b, a in runs.values())
 
     decided = wizard.decide(ssh, keep=False)
     assert decided.data["decision"] == "revert" and decided.data["identical"] is True
     assert config.read_bytes() == original
     assert troubled_smbd.list_shares() == [troubled_smbd.share]  # smbd serves the old config
-    assert wizard.stage == FINDINGS
+    assert wizard.stage == FINDINGS and wizard.left_live is None
     history = [v.summary for v in AppliedVersions().for_server(ssh.label, str(config))]
     assert any("revert" in s for s in history) and len(history) == 2
 
@@ -103,6 +111,7 @@ def test_one_change_measured_judged_reverted_byte_for_byte(troubled_smbd: SmbSer
     finished = wizard.finish(ssh)
     assert finished.data["identical_to_original"] is True
     assert wizard.stage == DONE
+    assert wizard.round_outcomes() == [(chosen.data["summary"], verdict.overall, "reverted")]
     assert hashlib.sha256(config.read_bytes()).digest() == hashlib.sha256(original).digest()
 
     report = wizard.report_html()
@@ -202,3 +211,12 @@ def test_a_wizard_for_another_server_or_out_of_order_is_refused(
         wizard.run_survey(LocalTransport())
     with pytest.raises(InvalidInput, match="at least 2 counted runs"):
         MeasureSpec(share="bench", runs=1)
+
+
+def test_keep_is_offered_first_unless_the_measurement_says_revert() -> None:
+    """The page's button order and the CLI's next command come from one rule."""
+    assert decision_order("keep") == ("keep", "revert")
+    assert decision_order("either") == ("keep", "revert")
+    assert decision_order("revert") == ("revert", "keep")
+    assert needs_restart({"activation": "restart"}) and not needs_restart({"activation": "reload"})
+    assert not needs_restart(None) and not needs_restart({})

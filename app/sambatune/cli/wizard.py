@@ -179,7 +179,7 @@ def handle_start(args: argparse.Namespace) -> int:
         wizard = TuningWizard.start(WizardStore(), transport, spec, config_path=path, sudo=sudo)
         done = list(wizard.record.steps)
         try:
-            done += _look(wizard, transport, progress)
+            done += wizard.look(transport, on_event=progress)
         except SambaTuneError as error:
             error.details = ((error.details + "\n") if error.details else "") + (
                 f"Wizard {wizard.id} was started: carry on with 'sambatune wizard next "
@@ -232,7 +232,7 @@ def handle_next(args: argparse.Namespace) -> int:
                 f"Revert it: sambatune wizard revert {wizard.id}",
             )
         if stage in (SURVEY, FINDINGS):
-            done += _look(wizard, transport, progress)
+            done += wizard.look(transport, on_event=progress)
         elif stage in (BASELINE, MEASURE):
             _need_password(wizard)
             progress.message("measuring...")
@@ -271,20 +271,13 @@ def handle_next(args: argparse.Namespace) -> int:
 
 
 def handle_decide(args: argparse.Namespace) -> int:
-    from sambatune.errors import SambaTuneError
 
     done: list[StepRecord] = []
     with _opened(args) as (progress, transport, wizard):
-        decided = _safely(
-            lambda cancel: wizard.decide(transport, args.keep, cancel=cancel, on_event=progress)
+        done.append(
+            _safely(lambda cancel: wizard.decide(transport, args.keep, cancel=cancel, on_event=progress))
         )
-        done.append(decided)
-        if not args.keep and not decided.data.get("identical"):
-            raise SambaTuneError(
-                "The revert finished, but smb.conf is not byte for byte the previous version.",
-                details="Compare them with: sambatune conf history --diff BACKUP_ID",
-            )
-        done += _look(wizard, transport, progress)
+        done += wizard.look(transport, on_event=progress)
     _show(args, wizard, done)
     return 0
 
@@ -383,22 +376,6 @@ def _open(args: argparse.Namespace) -> tuple[Transport, TuningWizard, WizardStor
     return transport, wizard, store
 
 
-def _look(wizard: TuningWizard, transport: Transport, progress: _Progress) -> list[StepRecord]:
-    """Survey (when not done yet) and judge smb.conf: what the GUI does in one go."""
-    from sambatune.wizard.machine import FINDINGS, SURVEY
-
-    done = []
-    if wizard.stage == SURVEY:
-        progress.message("surveying the server...")
-        wizard.run_survey(transport, on_event=progress)
-        done.append(wizard.record.steps[-1])
-    if wizard.stage == FINDINGS:
-        progress.message("reading smb.conf and judging it...")
-        wizard.find_problems(transport, on_event=progress)
-        done.append(wizard.record.steps[-1])
-    return done
-
-
 def _need_password(wizard: TuningWizard) -> None:
     from sambatune.errors import InvalidInput
 
@@ -447,10 +424,10 @@ def _check_restart_consent(wizard: TuningWizard, allow_restart: bool) -> None:
     """A change that needs smbd restarted is applied only with --allow-restart, asked
     before anything runs (the safe apply would refuse it too, but after recording)."""
     from sambatune.errors import InvalidInput
-    from sambatune.wizard.change import activation_sentence
+    from sambatune.wizard.change import activation_sentence, needs_restart
 
-    activation = _pending_activation(wizard)
-    if allow_restart or not _needs_restart(wizard):
+    activation = wizard.pending_activation
+    if allow_restart or not needs_restart(activation):
         return
     raise InvalidInput(
         f"Not applied: {activation_sentence(activation)}",
@@ -505,39 +482,24 @@ class _Progress:
 # -- output --------------------------------------------------------------------------------
 def _next_command(wizard: TuningWizard) -> str | None:
     """What to run next, for the text and the JSON alike."""
+    from sambatune.wizard.change import needs_restart
     from sambatune.wizard.machine import APPLY, CHOOSE, DECIDE, DONE
 
     stage = wizard.stage
     if stage == DONE:
         return None
     if stage == DECIDE:
-        verdict = wizard.verdict or {}
-        first, second = (
-            ("revert", "keep") if verdict.get("recommendation") == "revert" else ("keep", "revert")
-        )
+        from sambatune.wizard.verdict import decision_order
+
+        first, second = decision_order(str((wizard.verdict or {}).get("recommendation")))
         return f"sambatune wizard {first} {wizard.id}  (or: {second})"
     if stage == CHOOSE:
         if not wizard.applicable():
             return f"sambatune wizard finish {wizard.id}"
         return f"sambatune wizard next {wizard.id} --finding NUMBER  (or: finish)"
-    if stage == APPLY and _needs_restart(wizard):
+    if stage == APPLY and needs_restart(wizard.pending_activation):
         return f"sambatune wizard next {wizard.id} --allow-restart"
     return f"sambatune wizard next {wizard.id}"
-
-
-def _pending_activation(wizard: TuningWizard) -> dict[str, Any]:
-    """How smbd takes the chosen change (reload, new connections, restart); {} if unknown."""
-    from sambatune.wizard.machine import CHOOSE
-
-    chosen = wizard.record.last(CHOOSE)
-    activation = (chosen.data.get("finding") or {}).get("activation") if chosen else None
-    return dict(activation) if isinstance(activation, dict) else {}
-
-
-def _needs_restart(wizard: TuningWizard) -> bool:
-    from sambatune.conf.activation import Activation
-
-    return _pending_activation(wizard).get("activation") == Activation.RESTART
 
 
 def state_json(wizard: TuningWizard, done: list[StepRecord]) -> dict[str, Any]:

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 from sambatune.bench.events import Progress, RunFinished, RunStarted
 from sambatune.bench.progress import ProgressTracker
 from sambatune.cancellation import CancelToken
-from sambatune.conf.activation import Activation
 from sambatune.conf.apply import RUNNING, StepEvent
 from sambatune.errors import InvalidInput, SambaTuneError
 from sambatune.remote.survey import Survey
@@ -45,7 +44,7 @@ from sambatune.ui.wizard_views import (
     StartView,
     VerdictView,
 )
-from sambatune.wizard.change import activation_sentence
+from sambatune.wizard.change import activation_sentence, needs_restart
 from sambatune.wizard.machine import (
     APPLY,
     BASELINE,
@@ -61,9 +60,9 @@ from sambatune.wizard.machine import (
     TuningWizard,
 )
 from sambatune.wizard.store import WizardStore
+from sambatune.wizard.verdict import decision_order
 
 #: Each series' counted runs before and after the change, for the verdict's plot.
-VerdictRuns = dict[str, tuple[list[float], list[float]]]
 #: The list on the left; the wizard's stages in the order an admin meets them.
 SHOWN_STEPS = (SURVEY, FINDINGS, BASELINE, CHOOSE, APPLY, MEASURE, VERDICT, DECIDE, DONE)
 PAGE_TITLES = {
@@ -285,7 +284,11 @@ class WizardPage(QWidget):
                 )
             self._buttons((f"Continue: {STEP_TITLES[stage].lower()}", self.apply_and_measure))
         elif stage == DECIDE:
-            self._run("Reading the measurements", self._load_verdict_runs, done=self._show_verdict)
+            self._run(
+                "Reading the measurements",
+                lambda _report, _cancel: wizard.verdict_runs(),
+                done=self._show_verdict,
+            )
         elif stage == DONE:
             self._show_finish()
 
@@ -325,17 +328,18 @@ class WizardPage(QWidget):
         if self.wizard is not None and self.wizard.stage == CHOOSE and self.task is None:
             self.primary.setEnabled(self.findings_view.selected_is_applicable())
 
-    def _show_verdict(self, runs: VerdictRuns) -> None:
+    def _show_verdict(self, runs: dict[str, tuple[list[float], list[float]]]) -> None:
         wizard = self.wizard
         assert wizard is not None and wizard.verdict is not None
         chosen = wizard.record.last(CHOOSE)
         assert chosen is not None
         self._page("verdict", self.verdict_view)
         self.verdict_view.show_verdict(wizard.verdict, chosen.data["summary"], runs)
-        recommended = wizard.verdict["recommendation"]
-        keep = ("Keep the change", lambda: self.decide(True))
-        revert = ("Revert it", lambda: self.decide(False))
-        self._buttons(*((keep, revert) if recommended == "keep" else (revert, keep)))
+        decisions = {
+            "keep": ("Keep the change", lambda: self.decide(True)),
+            "revert": ("Revert it", lambda: self.decide(False)),
+        }
+        self._buttons(*(decisions[d] for d in decision_order(wizard.verdict["recommendation"])))
         self.status.setText("Keep or revert: either way the next step is the next change.")
 
     def _show_finish(self) -> None:
@@ -343,20 +347,8 @@ class WizardPage(QWidget):
         assert wizard is not None
         finished = wizard.record.last(FINISH)
         assert finished is not None
-        rounds = []
-        for steps in wizard.rounds():
-            verdict = steps.get(VERDICT)
-            decided = steps.get(DECIDE)
-            decision = str(decided.data.get("decision")) if decided else ""
-            rounds.append(
-                (
-                    steps[CHOOSE].data["summary"],
-                    str(verdict.data["overall"]) if verdict else "not measured",
-                    {"keep": "kept", "revert": "reverted"}.get(decision, "not applied"),
-                )
-            )
         self._page("finish", self.finish_view)
-        self.finish_view.show_finish(finished.data, rounds)
+        self.finish_view.show_finish(finished.data, wizard.round_outcomes())
         self._buttons(("Save the report…", self.save_report), ("Start a new wizard", self._new))
         self.status.setText(f"Wizard {wizard.id} is finished.")
 
@@ -510,7 +502,7 @@ class WizardPage(QWidget):
                 config_path=profile.config_path or session.config_path(),
                 sudo=sudo,
             )
-            self._look_with(wizard, transport, report, cancel)
+            wizard.look(transport, cancel=cancel, on_event=report)
             return wizard
 
         self._run("Surveying the server and looking for problems", work, done=self._started)
@@ -532,9 +524,7 @@ class WizardPage(QWidget):
 
         def work(report: Any, cancel: CancelToken) -> TuningWizard:
             wizard = TuningWizard.resume(WizardStore(), wizard_id, password=password)
-            transport = self.session.require_transport()
-            if wizard.stage in (SURVEY, FINDINGS):
-                self._look_with(wizard, transport, report, cancel)
+            wizard.look(self.session.require_transport(), cancel=cancel, on_event=report)
             return wizard
 
         self._run(
@@ -544,17 +534,8 @@ class WizardPage(QWidget):
     def _look(self, report: Any, cancel: CancelToken) -> TuningWizard:
         wizard = self.wizard
         assert wizard is not None
-        self._look_with(wizard, self.session.require_transport(), report, cancel)
+        wizard.look(self.session.require_transport(), cancel=cancel, on_event=report)
         return wizard
-
-    @staticmethod
-    def _look_with(wizard: TuningWizard, transport: Any, report: Any, cancel: CancelToken) -> None:
-        if wizard.stage == SURVEY:
-            report("Surveying the server…")
-            wizard.run_survey(transport, cancel=cancel, on_event=report)
-        if wizard.stage == FINDINGS:
-            report("Reading smb.conf and judging it…")
-            wizard.find_problems(transport, cancel=cancel, on_event=report)
 
     def measure_baseline(self) -> None:
         wizard = self.wizard
@@ -583,13 +564,11 @@ class WizardPage(QWidget):
         index = self.findings_view.selected() if wizard.stage == CHOOSE else None
         if wizard.stage == CHOOSE and index is None:
             return
-        if wizard.stage == CHOOSE and index is not None:
-            finding: dict[str, Any] | None = self.findings_view.findings[index]
+        if index is not None:
+            activation = self.findings_view.findings[index].get("activation") or {}
         else:
-            pending = wizard.record.last(CHOOSE) if wizard.stage == APPLY else None
-            finding = pending.data["finding"] if pending is not None else None
-        activation = (finding or {}).get("activation") or {}
-        if activation.get("activation") == Activation.RESTART:
+            activation = wizard.pending_activation
+        if needs_restart(activation):
             self._ask_restart(activation, lambda: self._apply_and_measure(index, allow_restart=True))
             return
         self._apply_and_measure(index, allow_restart=False)
@@ -638,17 +617,9 @@ class WizardPage(QWidget):
                 wizard.measure_again(transport, cancel=cancel, on_event=report)
             if wizard.stage == VERDICT:
                 wizard.compare()
-            return self._load_verdict_runs(report, cancel)
+            return wizard.verdict_runs()
 
         self._run("Applying the change and measuring again", work, done=self._show_verdict, changes_conf=True)
-
-    def _load_verdict_runs(self, report: Any, cancel: CancelToken) -> VerdictRuns:
-        wizard = self.wizard
-        assert wizard is not None and wizard.verdict is not None
-        database = wizard.store.database
-        before = database.load(int(wizard.verdict["before_session"])).result.series
-        after = database.load(int(wizard.verdict["after_session"])).result.series
-        return {name: (before[name].values(), after[name].values()) for name in after if name in before}
 
     def decide(self, keep: bool) -> None:
         wizard = self.wizard
@@ -659,13 +630,8 @@ class WizardPage(QWidget):
 
         def work(report: Any, cancel: CancelToken) -> TuningWizard:
             transport, _sudo = self._transport_and_root(cancel)
-            decided = wizard.decide(transport, keep, cancel=cancel, on_event=report)
-            if not keep and not decided.data.get("identical"):
-                raise SambaTuneError(
-                    "The revert finished, but smb.conf is not byte for byte the previous version.",
-                    details="Compare them in smb.conf history.",
-                )
-            self._look_with(wizard, transport, report, cancel)
+            wizard.decide(transport, keep, cancel=cancel, on_event=report)
+            wizard.look(transport, cancel=cancel, on_event=report)
             return wizard
 
         def done(_wizard: TuningWizard) -> None:
@@ -689,19 +655,15 @@ class WizardPage(QWidget):
         wizard_id = wizard.id if wizard is not None else self.start_view.selected_wizard()
         if wizard_id is None:
             return
-        pending = wizard.pending_change if wizard is not None else None
-        applied = wizard is not None and wizard.stage != APPLY and pending is not None
-        kept = wizard is not None and any(
-            r.get(DECIDE) is not None and r[DECIDE].data.get("decision") == "keep" for r in wizard.rounds()
-        )
+        left_live = wizard.left_live if wizard is not None else None
         stays = "smb.conf on the server stays exactly as it is now, live: discarding does not touch it."
-        if applied and pending is not None:
+        if left_live is not None:
             stays += (
-                f" That includes the change “{pending.data.get('summary')}”, which the "
+                f" That includes the change “{left_live}”, which the "
                 "wizard applied and you have not kept or reverted; to undo it, restore "
                 "the backup made before it in smb.conf history."
             )
-        elif kept:
+        elif wizard is not None and wizard.kept_changes():
             stays += " The changes you kept stay."
         box = QMessageBox(
             QMessageBox.Icon.Warning,

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 from sambatune.advisor.findings import describe_change
 from sambatune.bench.records import RunRecord
 from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT, OPERATION_NAMES
-from sambatune.conf.activation import Activation
 from sambatune.conf.apply import STEP_TITLES, ApplyStep, StepState
 from sambatune.ui.run_table import RunTable
 from sambatune.ui.severity import OTHER_SEVERITY_COLOR, SEVERITY_COLORS
@@ -302,11 +301,6 @@ class FindingsView(QWidget):
     def selected(self) -> int | None:
         row = self.list.currentRow()
         return row if 0 <= row < len(self.findings) else None
-
-    def selected_needs_restart(self) -> bool:
-        row = self.selected()
-        activation = (self.findings[row].get("activation") if row is not None else None) or {}
-        return bool(activation.get("activation") == Activation.RESTART)
 
     def selected_is_applicable(self) -> bool:
         row = self.selected()

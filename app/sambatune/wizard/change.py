@@ -72,6 +72,11 @@ def change_activation(change: dict[str, Any], config: ConfigView, sessions: int 
     return {"activation": worst.value, "why": why, "sessions": sessions}
 
 
+def needs_restart(activation: dict[str, Any] | None) -> bool:
+    """Whether a change with this activation (a finding's ``activation``) restarts smbd."""
+    return bool(activation and activation.get("activation") == Activation.RESTART.value)
+
+
 def activation_sentence(activation: dict[str, Any] | None) -> str:
     """The risk line's second half: reload or restart, and who is connected."""
     if not activation:

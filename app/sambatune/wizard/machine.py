@@ -260,6 +260,57 @@ class TuningWizard:
         return None
 
     @property
+    def pending_activation(self) -> dict[str, Any]:
+        """How smbd takes the chosen change (reload, new connections, restart); {} when
+        no change waits to be applied or it is not known."""
+        chosen = self.record.last(CHOOSE) if self.stage == APPLY else None
+        activation = (chosen.data.get("finding") or {}).get("activation") if chosen else None
+        return dict(activation) if isinstance(activation, dict) else {}
+
+    @property
+    def left_live(self) -> str | None:
+        """The change this round applied that is not kept or reverted yet: live on the
+        server, and left there if the wizard is discarded now."""
+        applied = self.record.last(APPLY)
+        chosen = self.record.last(CHOOSE)
+        if self.stage in (MEASURE, VERDICT, DECIDE) and chosen and applied and applied.data.get("ok"):
+            return str(chosen.data.get("summary"))
+        return None
+
+    def kept_changes(self) -> list[str]:
+        """The summaries of the changes kept so far, in order."""
+        return [
+            r[CHOOSE].data["summary"]
+            for r in self.rounds()
+            if DECIDE in r and r[DECIDE].data.get("decision") == "keep"
+        ]
+
+    def round_outcomes(self) -> list[tuple[str, str, str]]:
+        """(change, what the measurement said, what became of it) for every round."""
+        outcomes = []
+        for steps in self.rounds():
+            verdict = steps.get(VERDICT)
+            decided = steps.get(DECIDE)
+            decision = str(decided.data.get("decision")) if decided else ""
+            outcomes.append(
+                (
+                    steps[CHOOSE].data["summary"],
+                    str(verdict.data["overall"]) if verdict else "not measured",
+                    {"keep": "kept", "revert": "reverted"}.get(decision, "not applied"),
+                )
+            )
+        return outcomes
+
+    def verdict_runs(self) -> dict[str, tuple[list[float], list[float]]]:
+        """Each measured figure's runs before and after the change being decided (reads
+        the results database)."""
+        verdict = self.verdict
+        assert verdict is not None
+        before = self.store.database.load(int(verdict["before_session"])).result.series
+        after = self.store.database.load(int(verdict["after_session"])).result.series
+        return {name: (before[name].values(), after[name].values()) for name in after if name in before}
+
+    @property
     def verdict(self) -> dict[str, Any] | None:
         if self.stage != DECIDE:
             return None
@@ -364,6 +415,23 @@ class TuningWizard:
             smb_conf=live,
         )
         return findings
+
+    def look(
+        self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
+    ) -> list[StepRecord]:
+        """Survey (when not done yet), then judge smb.conf, as far as the wizard is at
+        either step; the steps this added."""
+        report = on_event or (lambda event: None)
+        done = []
+        if self.stage == SURVEY:
+            report("Surveying the server…")
+            self.run_survey(transport, cancel=cancel, on_event=on_event)
+            done.append(self.record.steps[-1])
+        if self.stage == FINDINGS:
+            report("Reading smb.conf and judging it…")
+            self.find_problems(transport, cancel=cancel, on_event=on_event)
+            done.append(self.record.steps[-1])
+        return done
 
     def measure_baseline(
         self, transport: Transport, *, cancel: CancelToken | None = None, on_event: OnEvent | None = None
@@ -551,11 +619,17 @@ class TuningWizard:
                 details="\n".join(f"{s.step}: {s.state} {s.message}" for s in outcome.steps),
             )
         after = self._live(transport)
-        return self._add(
+        decided = self._add(
             DECIDE,
             {"decision": "revert", "identical": after == before, **_outcome_json(outcome)},
             smb_conf=after,
         )
+        if after != before:
+            raise SambaTuneError(
+                "The revert finished, but smb.conf is not byte for byte the previous version.",
+                details="Compare them in smb.conf history (sambatune conf history --diff BACKUP_ID).",
+            )
+        return decided
 
     def finish(self, transport: Transport) -> StepRecord:
         """End the wizard: the final smb.conf and its difference from the original."""
@@ -565,15 +639,10 @@ class TuningWizard:
         if self.stage == APPLY:
             self._check_live(live, self.expected_live, "finishing")
         original = self.original
-        kept = [
-            r[CHOOSE].data["summary"]
-            for r in self.rounds()
-            if DECIDE in r and r[DECIDE].data.get("decision") == "keep"
-        ]
         return self._add(
             FINISH,
             {
-                "kept": kept,
+                "kept": self.kept_changes(),
                 "identical_to_original": original is not None and live == original,
                 "diff": unified_diff(
                     original, live, self.config_path, "before the wizard", "after the wizard"
@@ -602,15 +671,8 @@ class TuningWizard:
             "stage": stage,
             "changes_tried": self.round,
         }
-        applied = self.record.last(APPLY)
-        chosen = self.record.last(CHOOSE)
-        if (
-            stage in (MEASURE, VERDICT, DECIDE)
-            and chosen is not None
-            and applied is not None
-            and applied.data.get("ok")
-        ):
-            data["left_live"] = chosen.data.get("summary")
+        if self.left_live is not None:
+            data["left_live"] = self.left_live
         return self._add(DISCARD, data)
 
     def report_html(self) -> str:

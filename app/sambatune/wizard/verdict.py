@@ -34,6 +34,13 @@ RECOMMENDATIONS: dict[str, tuple[Recommendation, str]] = {
 }
 
 
+def decision_order(recommendation: str) -> tuple[str, str]:
+    """The two decisions, the one to offer first first: keep unless the measurement says
+    revert. "either" keeps first, as its explanation reads: the finding's own reasons
+    still hold when the test shows no difference."""
+    return ("revert", "keep") if recommendation == "revert" else ("keep", "revert")
+
+
 @dataclass(frozen=True)
 class Verdict:
     overall: Overall
