@@ -8,6 +8,7 @@ Benchmarks page, the editor, smb.conf history and the Overview follow it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,8 +19,10 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton, QTableWidget
 from pytestqt.qtbot import QtBot
 
+import sambatune.merge
 from sambatune.applied_versions import AppliedVersions
 from sambatune.conf.apply import ApplyRequest, apply_config
+from sambatune.merge import merge3
 from sambatune.profiles import ServerProfile
 from sambatune.remote.connection import ConnectionOptions, open_target
 from sambatune.remote.prompts import NoPrompts
@@ -132,6 +135,7 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     workspace: ServerWorkspace,
     server: SmbServer,
     screenshot: Screenshot,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     original = server.config.read_bytes()
     page = _open_editor(qtbot, workspace)
@@ -187,15 +191,26 @@ def test_a_restore_then_an_edit_applies_and_history_tells_what_happened(
     assert not dialog.apply_button.isEnabled()
     assert "+# changed by someone else" in dialog.diff.toPlainText()
     screenshot(dialog, "apply-review-file-changed-meanwhile")
+    merged_on: list[str] = []
+
+    def recorded_merge(base: bytes, mine: bytes, live: bytes) -> bytes | None:
+        merged_on.append(threading.current_thread().name)
+        return merge3(base, mine, live)
+
+    monkeypatch.setattr(sambatune.merge, "merge3", recorded_merge)
     dialog.close()
+    # Typed on while the editor reads the live file again: merged again, off the GUI thread.
+    _type_at_end(page, ["# typed while it was read"])
     # ... and the editor offers to put the edit on the live file.
     qtbot.waitUntil(lambda: page.follow_box is not None and page.follow_box.isVisible(), timeout=SLOW)
     box = page.follow_box
     assert box is not None and "put on the live file" in box.text()
+    assert merged_on and threading.main_thread().name not in merged_on
     screenshot(box, "editor-live-changed-under-edits")
     next(b for b in box.buttons() if b.text() == "Keep my edits").click()
     assert page.dirty and page.buffer.baseline == theirs
     assert page.buffer.render().startswith(b"# changed by someone else\n")
+    assert b"[third]" in page.buffer.render() and b"# typed while it was read" in page.buffer.render()
 
     # 6. Changed again between the review and Apply: refused, and recorded as refused.
     dialog = _apply_from_editor(qtbot, page)

@@ -509,11 +509,11 @@ class ConfEditorPage(QWidget):
             self._show_live(live)
             self.status.setText(f"Reloaded: {what} changed {self.source.title}; this is the live file now.")
             return
-        if self.buffer.render() != mine:  # typed on while the file was read: merge again
-            from sambatune.merge import merge3
-
-            mine = self.buffer.render()
-            merged = merge3(self.buffer.baseline, mine, live)
+        if self.buffer.render() != mine:
+            # Typed on while the file was read: read and merge again, in the worker (a
+            # merge of a large file is no work for the GUI thread). finished() does it.
+            self._live_changed_by = what
+            return
         who = f"{what[:1].upper()}{what[1:]}"
         if merged is not None:
             keeping = (
