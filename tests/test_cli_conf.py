@@ -367,7 +367,9 @@ def test_catalog_verb_regenerates_the_bundled_snapshot(tmp_path: Path) -> None:
     output = tmp_path / "catalog.json"
     result = sambatune_cli("conf", "catalog", "--refresh", "--output", str(output))
     assert result.returncode == 0, result.stderr
-    assert "parameters" in result.stdout and str(output) in result.stdout
+    assert str(output) in result.stdout
+    # Read here, now: said the way the editor's status line says it.
+    assert "parameters of Samba" in result.stdout and "(this computer, from its testparm)" in result.stdout
     made = json.loads(output.read_text())
     # It runs testparm on the target: the command line's log names the verb and the command.
     from sambatune.logfile import cli_log_path

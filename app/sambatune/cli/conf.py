@@ -438,9 +438,9 @@ def handle_catalog(args: argparse.Namespace) -> int:
         _write_json(data)
     else:
         deprecated = sum(1 for p in catalog if p.deprecated)
+        computer = "this computer" if transport.is_local else transport.label
         print(
-            f"Samba {catalog.version_text} on {transport.label}: {len(catalog)} parameters "
-            f"({deprecated} deprecated), origin {catalog.origin}"
-            + (f", written to {args.output}" if args.output else "")
+            f"{len(catalog)} {catalog.origin_text(computer)}, "
+            f"{deprecated} deprecated" + (f"; written to {args.output}" if args.output else "")
         )
     return 0

@@ -37,6 +37,12 @@ ParameterType = Literal[
 Scope = Literal["global", "share"]
 Status = Literal["current", "deprecated", "removed", "unknown"]
 Origin = Literal["bundled", "live", "cache"]
+#: Where a catalog's parameters were read, for people.
+ORIGIN_TEXT: dict[str, str] = {
+    "live": "from its testparm",
+    "cache": "from its testparm, cached",
+    "bundled": "bundled with SambaTune",
+}
 
 CATALOG_SCHEMA = 1
 _BUNDLED_PREFIX = "catalog-"
@@ -159,6 +165,13 @@ class ParameterCatalog:
                 keys[name_key(synonym.name)] = Lookup(parameter, synonym.name, synonym.inverse)
         self._keys = keys
         self._removed_keys = {name_key(name): info for name, info in removed.items()}
+
+    def origin_text(self, computer: str) -> str:
+        """Which Samba's parameters these are and where they were read: ``computer`` is
+        the machine whose testparm a live or cached catalog came from."""
+        origin = ORIGIN_TEXT.get(self.origin, self.origin)
+        where = origin if self.origin == "bundled" else f"{computer}, {origin}"
+        return f"parameters of Samba {self.version_label} ({where})"
 
     # -- identity -------------------------------------------------------------------
     @property

@@ -49,11 +49,6 @@ from sambatune.ui.editor.text_edit import ConfTextEdit
 from sambatune.ui.tasks import Task, TaskRunner
 
 TEXT_VIEW, FORM_VIEW = 0, 1
-ORIGINS = {
-    "live": "from its testparm",
-    "cache": "from its testparm, cached",
-    "bundled": "bundled with SambaTune",
-}
 
 
 def _fit_path(path: str, room: int, width: Any) -> str:
@@ -337,12 +332,8 @@ class ConfEditorPage(QWidget):
         if not document.utf8:
             parts.append("some lines Latin-1")
         if self.catalog is not None:
-            origin = ORIGINS.get(self.catalog.origin, self.catalog.origin)
             where = "this computer" if self.source.where == "this computer" else "the server"
-            parts.append(
-                f"parameters of Samba {self.catalog.version_label} "
-                f"({origin if self.catalog.origin == 'bundled' else where + ', ' + origin})"
-            )
+            parts.append(self.catalog.origin_text(where))
         self.status.setText(" · ".join(parts))
 
     # -- background work ------------------------------------------------------------------------
