@@ -15,7 +15,7 @@ from sambatune.bench.kinds.kind import ROWS, BenchKind, RunRequest
 from sambatune.bench.runner import Benchmark
 from sambatune.cli.main import build_parser
 from sambatune.errors import InvalidInput
-from sambatune.ui.bench_form import BenchForm
+from sambatune.ui.bench.form import BenchForm
 
 NEW_KIND_MODULE = """
 from sambatune.bench.kinds.kind import BenchKind

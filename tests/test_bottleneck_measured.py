@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from cli_process import sambatune_cli, ssh_args
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.remote.connection import ConnectionOptions
-from sambatune.ui.bottleneck_panel import BottleneckPanel
+from sambatune.ui.bench.bottleneck_panel import BottleneckPanel
 from table_items import item_at
 from testbed.smbd import SmbServer
 

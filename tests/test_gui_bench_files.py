@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from sambatune.bench.results_db import ResultsDatabase
 from sambatune.bench.small_files import LISTINGS, OPERATION_NAMES
 from sambatune.bench.smb_wire import PROBE_PREFIX
-from sambatune.ui.bench_page import BenchmarksPage
+from sambatune.ui.bench.page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
 from screen_checks import problems_of
 from screenshots import Screenshot

@@ -13,8 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.bench import smb_wire
 from sambatune.bench.smb_wire import PROBE_PREFIX
-from sambatune.ui.bench_form import SECURITY_MODES, SECURITY_PATH_TIP
-from sambatune.ui.bench_page import BenchmarksPage
+from sambatune.ui.bench.form import SECURITY_MODES, SECURITY_PATH_TIP
+from sambatune.ui.bench.page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
 from screen_checks import problems_of
 from screenshots import Screenshot

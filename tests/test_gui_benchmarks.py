@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_sessions import disk, record_sessions
 from sambatune.bench.results_db import ResultsDatabase
-from sambatune.ui.bench_page import BenchmarksPage
+from sambatune.ui.bench.page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
 from screenshots import Screenshot
 from table_items import item_at

@@ -20,7 +20,7 @@ from sambatune.bench.bottleneck_inputs import (
 )
 from sambatune.bench.records import BenchResult
 from sambatune.bench.results_db import ResultsDatabase
-from sambatune.ui.bottleneck_panel import SESSION_COLUMN, BottleneckPanel
+from sambatune.ui.bench.bottleneck_panel import SESSION_COLUMN, BottleneckPanel
 from screenshots import Screenshot
 from table_items import item_at
 

@@ -18,7 +18,7 @@ from sambatune.client.backups import BackupStore
 from sambatune.client.cifs_mounts import EtcPaths
 from sambatune.client.linux_system import LinuxSystem
 from sambatune.client.system import system_for
-from sambatune.ui.client_tuning_page import ClientTuningPage
+from sambatune.ui.client.tuning_page import ClientTuningPage
 from sambatune.ui.tasks import TaskRunner
 from sambatune.wizard.client_check import CheckStore
 from screenshots import Screenshot

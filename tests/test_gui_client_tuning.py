@@ -25,8 +25,8 @@ from sambatune.client.registry import InMemoryRegistry
 from sambatune.client.regvalue import RegValue
 from sambatune.client.system import ClientSystem, system_for
 from sambatune.profiles import ServerProfile
-from sambatune.ui.bdp_calculator import BdpCalculator
-from sambatune.ui.client_tuning_page import ClientTuningPage
+from sambatune.ui.client.bdp_calculator import BdpCalculator
+from sambatune.ui.client.tuning_page import ClientTuningPage
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.tasks import TaskRunner
 from screenshots import Screenshot
@@ -451,7 +451,7 @@ def test_apply_and_restore_through_the_page_inside_a_namespace(tmp_path: Path) -
 
 @pytest.mark.skipif(LAB_ENV not in os.environ, reason="runs inside the namespace test only")
 def test_inside_the_namespace(qtbot: QtBot, runner: TaskRunner, screenshot: Screenshot) -> None:
-    from sambatune.ui.client_plan_inputs import PlanTarget
+    from sambatune.ui.client.plan_inputs import PlanTarget
 
     lab = json.loads(os.environ[LAB_ENV])
     sysctl_dir = Path(lab["sysctl_dir"])

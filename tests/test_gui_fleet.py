@@ -20,10 +20,10 @@ from sambatune.appdirs import known_hosts_file
 from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.rollout_store import HostState, RolloutStatus, RolloutStore
 from sambatune.fleet.survey import findings_counts, findings_words
-from sambatune.ui.fleet_context import BY_HAND, INVENTORY, FleetSource
-from sambatune.ui.fleet_drift_tab import DIFFERS
-from sambatune.ui.fleet_hosts_tab import FINDINGS, STATUS
-from sambatune.ui.fleet_window import ANSIBLE_TAB, DRIFT_TAB, ROLLOUT_TAB, FleetWindow
+from sambatune.ui.fleet.context import BY_HAND, INVENTORY, FleetSource
+from sambatune.ui.fleet.drift_tab import DIFFERS
+from sambatune.ui.fleet.hosts_tab import FINDINGS, STATUS
+from sambatune.ui.fleet.window import ANSIBLE_TAB, DRIFT_TAB, ROLLOUT_TAB, FleetWindow
 from screen_checks import problems_of
 from screenshots import Screenshot
 from table_items import item_at
@@ -264,7 +264,7 @@ def test_a_halted_rollout_says_why_and_that_the_touched_hosts_were_put_back(
 def test_server_menu_opens_the_fleet_window_with_the_hosts_used_last(
     qtbot: QtBot, bed: FleetBed, inventory: Path, opened: list[FleetHost]
 ) -> None:
-    from sambatune.ui.fleet_settings import remember_source
+    from sambatune.ui.fleet.settings import remember_source
     from sambatune.ui.main_window import MainWindow
 
     remember_source(FleetSource(INVENTORY, str(inventory), "nas01"))

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from sambatune.bench.events import Sample
-from sambatune.ui.live_plot import COLORS, WARMUP_ALPHA, LivePlot
+from sambatune.ui.bench.live_plot import COLORS, WARMUP_ALPHA, LivePlot
 
 
 def test_warm_ups_keep_their_colour_dashed_and_lighter(qtbot: QtBot) -> None:

@@ -11,7 +11,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
-from sambatune.ui.bench_page import BenchmarksPage
+from sambatune.ui.bench.page import BenchmarksPage
 from sambatune.ui.main_window import MainWindow
 from sambatune.wizard.machine import CHOOSE
 from screenshots import Screenshot

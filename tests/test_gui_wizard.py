@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
-from sambatune.ui.wizard_page import WizardPage
+from sambatune.ui.wizard.page import WizardPage
 from sambatune.wizard.machine import CHOOSE, DONE, MEASURE, TuningWizard
 from sambatune.wizard.store import WizardStep, WizardStore
 from sambatune.wizard.verdict import decision_order

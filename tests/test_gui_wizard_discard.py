@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from sambatune.profiles import ServerProfile
 from sambatune.ui.main_window import MainWindow
-from sambatune.ui.wizard_page import WizardPage
+from sambatune.ui.wizard.page import WizardPage
 from sambatune.wizard.machine import BASELINE, TuningWizard
 from sambatune.wizard.store import WizardStore
 from screenshots import Screenshot

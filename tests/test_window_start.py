@@ -33,9 +33,9 @@ LATER = (
     "sambatune.cli.fleet",
     "sambatune.fleet.survey",
     "sambatune.ui.editor.page",
-    "sambatune.ui.bench_page",
-    "sambatune.ui.wizard_page",
-    "sambatune.ui.client_tuning_page",
+    "sambatune.ui.bench.page",
+    "sambatune.ui.wizard.page",
+    "sambatune.ui.client.tuning_page",
     "sambatune.ui.overview_page",
     "importlib.metadata",
 )

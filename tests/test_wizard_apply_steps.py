@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from sambatune.conf.apply import ApplyStep, StepState
-from sambatune.ui.wizard_views import MeasureView
+from sambatune.ui.wizard.views import MeasureView
 from screenshots import Screenshot
 
 LONG_PATH = "/srv/samba/" + "/".join(f"department-{n:02d}-archive" for n in range(8)) + "/smb.conf"

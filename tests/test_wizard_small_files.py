@@ -99,7 +99,7 @@ def test_a_metadata_change_measured_with_small_files_end_to_end(
 
 
 def test_the_start_page_offers_the_test_and_only_its_own_size(qtbot: QtBot) -> None:
-    from sambatune.ui.wizard_views import StartView
+    from sambatune.ui.wizard.views import StartView
 
     view = StartView()
     qtbot.addWidget(view)
@@ -119,7 +119,7 @@ def test_the_small_file_verdict_counts_operations_three_plots_to_a_row(
 ) -> None:
     """Six operations: six plots in two rows at 1180 px, each in ops/s as measured (not
     MB/s scaled by 1e-6), the table with every operation."""
-    from sambatune.ui.wizard_views import VerdictView
+    from sambatune.ui.wizard.views import VerdictView
 
     view = VerdictView()
     qtbot.addWidget(view)

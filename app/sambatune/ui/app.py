@@ -32,7 +32,7 @@ def draw_live_plot_once() -> tuple[int, int, str]:
     from PySide6.QtGui import QColor
 
     from sambatune.bench.events import Sample
-    from sambatune.ui.live_plot import COLORS, LivePlot
+    from sambatune.ui.bench.live_plot import COLORS, LivePlot
 
     _application()
     plot = LivePlot()

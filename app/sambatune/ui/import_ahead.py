@@ -31,11 +31,11 @@ MODULES = (
     "sambatune.remote.connection",
     "sambatune.ui.overview_page",
     "sambatune.ui.editor.page",
-    "sambatune.ui.wizard_page",
-    "sambatune.ui.bench_page",  # pyqtgraph and numpy
+    "sambatune.ui.wizard.page",
+    "sambatune.ui.bench.page",  # pyqtgraph and numpy
     "sambatune.ui.history_page",
-    "sambatune.ui.client_tuning_page",
-    "sambatune.ui.fleet_window",  # File > Open Ansible inventory…
+    "sambatune.ui.client.tuning_page",
+    "sambatune.ui.fleet.window",  # File > Open Ansible inventory…
 )
 
 THREAD_NAME = "sambatune-import-ahead"

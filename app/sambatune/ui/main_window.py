@@ -27,7 +27,7 @@ from sambatune.ui.workspace import ServerWorkspace
 if TYPE_CHECKING:  # opened on demand: their modules load when first needed
     from sambatune.ui.editor.file_window import ConfFileWindow
     from sambatune.ui.editor.page import ConfEditorPage
-    from sambatune.ui.fleet_window import FleetWindow
+    from sambatune.ui.fleet.window import FleetWindow
 
 #: The window's first size, where the screen has room for it.
 DEFAULT_SIZE = QSize(1180, 780)
@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
     def open_fleet(self, *, browse: bool) -> QMainWindow:
         """The Fleet window (many servers at once); ``browse`` asks for an inventory first."""
         from sambatune.fleet.inventory import FleetHost
-        from sambatune.ui.fleet_window import FleetWindow, profile_for
+        from sambatune.ui.fleet.window import FleetWindow, profile_for
 
         def open_server(host: FleetHost) -> None:
             profile = profile_for(host)

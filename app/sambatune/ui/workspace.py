@@ -22,13 +22,13 @@ from sambatune.ui.session import ServerSession, SessionState
 
 if TYPE_CHECKING:  # the pages' modules load with the first connection (build_pages)
     from sambatune.remote.survey import Survey
-    from sambatune.ui.bench_page import BenchmarksPage
-    from sambatune.ui.client_plan_inputs import PlanTarget
-    from sambatune.ui.client_tuning_page import ClientTuningPage
+    from sambatune.ui.bench.page import BenchmarksPage
+    from sambatune.ui.client.plan_inputs import PlanTarget
+    from sambatune.ui.client.tuning_page import ClientTuningPage
     from sambatune.ui.editor.page import ConfEditorPage
     from sambatune.ui.history_page import HistoryPage
     from sambatune.ui.overview_page import OverviewPage
-    from sambatune.ui.wizard_page import WizardPage
+    from sambatune.ui.wizard.page import WizardPage
 
 
 class ConnectPanel(QWidget):
@@ -103,7 +103,7 @@ def plan_target(session: ServerSession) -> PlanTarget | None:
     None for the local profile: the Samba server is this computer, so there is no path
     to measure; the RTT is entered for the link to plan for.
     """
-    from sambatune.ui.client_plan_inputs import PlanTarget
+    from sambatune.ui.client.plan_inputs import PlanTarget
 
     profile = session.profile
     if profile.is_local:
@@ -220,12 +220,12 @@ class ServerWorkspace(QWidget):
         return editor, "smb.conf"
 
     def _make_wizard(self) -> tuple[WizardPage, str]:
-        from sambatune.ui.wizard_page import WizardPage
+        from sambatune.ui.wizard.page import WizardPage
 
         return WizardPage(self.session), "Tuning wizard"
 
     def _make_benchmarks(self) -> tuple[BenchmarksPage, str]:
-        from sambatune.ui.bench_page import BenchmarksPage
+        from sambatune.ui.bench.page import BenchmarksPage
 
         return BenchmarksPage(self.session), "Benchmarks"
 
@@ -237,7 +237,7 @@ class ServerWorkspace(QWidget):
         return history, "smb.conf history"
 
     def _make_client_tuning(self) -> tuple[ClientTuningPage, str]:
-        from sambatune.ui.client_tuning_page import ClientTuningPage
+        from sambatune.ui.client.tuning_page import ClientTuningPage
 
         session = self.session
         page = ClientTuningPage(session.runner, lambda: plan_target(session))

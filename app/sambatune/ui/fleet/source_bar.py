@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from sambatune.ui import file_places
-from sambatune.ui.fleet_context import BY_HAND, INVENTORY, SSH_CONFIG, FleetSource
+from sambatune.ui.fleet.context import BY_HAND, INVENTORY, SSH_CONFIG, FleetSource
 
 KINDS = (
     (INVENTORY, "Ansible inventory"),

@@ -43,8 +43,8 @@ from sambatune.fleet.survey import (
     findings_words,
     survey_fleet,
 )
-from sambatune.ui.fleet_context import LoadedFleet
-from sambatune.ui.fleet_words import (
+from sambatune.ui.fleet.context import LoadedFleet
+from sambatune.ui.fleet.words import (
     nic_text,
     reach_summary,
     smbd_text,

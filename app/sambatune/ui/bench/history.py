@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 from sambatune.bench.comparison import SessionComparison
 from sambatune.bench.results_db import SessionSummary, StoredSession
 from sambatune.cancellation import CancelToken
+from sambatune.ui.bench.live_plot import COLORS, configure
 from sambatune.ui.file_places import remember, suggested
-from sambatune.ui.live_plot import COLORS, configure
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_figure, format_rate
 

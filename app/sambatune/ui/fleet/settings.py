@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from sambatune.appdirs import config_dir
-from sambatune.ui.fleet_context import INVENTORY, FleetSource
+from sambatune.ui.fleet.context import INVENTORY, FleetSource
 
 
 def settings_path() -> Path:

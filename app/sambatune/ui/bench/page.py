@@ -39,16 +39,16 @@ from sambatune.bench.records import BenchResult
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
 from sambatune.remote.survey import Survey
-from sambatune.ui import run_heap
-from sambatune.ui.bench_form import BenchForm
-from sambatune.ui.bench_history import HistoryView
-from sambatune.ui.bottleneck_panel import BottleneckPanel
-from sambatune.ui.live_plot import LivePlot
-from sambatune.ui.operations_table import OperationsTable, plan_caption
-from sambatune.ui.run_table import RunTable
-from sambatune.ui.security_table import SecurityTable, has_comparison, sentences, status_figures
+from sambatune.ui.bench import run_heap
+from sambatune.ui.bench.bottleneck_panel import BottleneckPanel
+from sambatune.ui.bench.form import BenchForm
+from sambatune.ui.bench.history import HistoryView
+from sambatune.ui.bench.live_plot import LivePlot
+from sambatune.ui.bench.operations_table import OperationsTable, plan_caption
+from sambatune.ui.bench.run_table import RunTable
+from sambatune.ui.bench.security_table import SecurityTable, has_comparison, sentences, status_figures
+from sambatune.ui.bench.sockbuf_view import SockbufView
 from sambatune.ui.session import ServerSession
-from sambatune.ui.sockbuf_view import SockbufView
 from sambatune.ui.tasks import Task
 
 #: The status line is redrawn at most this often (ms), and counts the time left down.

@@ -25,7 +25,7 @@ from sambatune.client.measure import DEFAULT_RTT_PORTS
 from sambatune.client.planner import PlanRequest
 from sambatune.errors import InvalidInput
 from sambatune.quantities import parse_bandwidth, parse_duration
-from sambatune.ui.bdp_calculator import CheckedField
+from sambatune.ui.client.bdp_calculator import CheckedField
 from sambatune.ui.file_places import remember, suggested
 
 #: The profiles offered besides this computer: one per Windows generation that plans

@@ -36,7 +36,7 @@ from sambatune.remote.survey import Survey
 from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.session import ServerSession
 from sambatune.ui.tasks import Task
-from sambatune.ui.wizard_views import (
+from sambatune.ui.wizard.views import (
     SERIES_NAMES,
     FindingsView,
     FinishView,

@@ -37,9 +37,9 @@ from sambatune.fleet.rollout import (
     start_rollout,
 )
 from sambatune.fleet.rollout_store import RolloutRecord, RolloutStatus, RolloutStore, RolloutSummary
-from sambatune.ui.fleet_change_form import ChangeForm
-from sambatune.ui.fleet_context import FleetSource, LoadedFleet
-from sambatune.ui.fleet_rollout_views import (
+from sambatune.ui.fleet.change_form import ChangeForm
+from sambatune.ui.fleet.context import FleetSource, LoadedFleet
+from sambatune.ui.fleet.rollout_views import (
     RolloutHostsTable,
     add_timeline_row,
     outcome_banner,

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from sambatune.client.nics import NetworkInterface
 from sambatune.client.snapshot import ClientSnapshot
-from sambatune.ui.client_plan_view import badge, os_short_name, short_observed
+from sambatune.ui.client.plan_view import badge, os_short_name, short_observed
 from sambatune.ui.tables import read_only_table
 from sambatune.units import format_bits
 

@@ -49,17 +49,17 @@ from sambatune.client.system import ClientSystem
 from sambatune.client.window import format_rtt
 from sambatune.errors import SambaTuneError
 from sambatune.progress import Progress
-from sambatune.ui.bdp_calculator import BdpCalculator
-from sambatune.ui.client_backups_view import BackupsView
-from sambatune.ui.client_check_box import BeforeAfterBox, local_time
-from sambatune.ui.client_plan_inputs import (
+from sambatune.ui.client.backups_view import BackupsView
+from sambatune.ui.client.bdp_calculator import BdpCalculator
+from sambatune.ui.client.check_box import BeforeAfterBox, local_time
+from sambatune.ui.client.plan_inputs import (
     PlanInputs,
     PlanTarget,
     bandwidth_input_text,
     rtt_input_text,
 )
-from sambatune.ui.client_plan_view import PlanView, os_short_name
-from sambatune.ui.client_system_view import SystemView
+from sambatune.ui.client.plan_view import PlanView, os_short_name
+from sambatune.ui.client.system_view import SystemView
 from sambatune.ui.diff_view import DiffView
 from sambatune.ui.file_places import remember, suggested
 from sambatune.ui.tasks import Task, TaskRunner

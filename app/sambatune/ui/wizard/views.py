@@ -1,6 +1,6 @@
 """The pages of the tuning wizard: start, findings, measuring, verdict, finished.
 
-Each view only shows what it is given; :mod:`sambatune.ui.wizard_page` drives the
+Each view only shows what it is given; :mod:`sambatune.ui.wizard.page` drives the
 core wizard in worker threads and decides which view is current.
 """
 
@@ -34,7 +34,7 @@ from sambatune.advisor.findings import describe_change
 from sambatune.bench.records import RunRecord
 from sambatune.bench.small_files import DEFAULT_COUNT, MAX_COUNT, OPERATION_NAMES
 from sambatune.conf.apply import STEP_TITLES, ApplyStep, StepState
-from sambatune.ui.run_table import RunTable
+from sambatune.ui.bench.run_table import RunTable
 from sambatune.ui.severity import OTHER_SEVERITY_COLOR, SEVERITY_COLORS
 from sambatune.ui.share_box import SurveyedShareBox
 from sambatune.ui.tables import read_only_table

@@ -21,13 +21,13 @@ from sambatune.fleet.change import Edit
 from sambatune.fleet.inventory import FleetHost
 from sambatune.fleet.rollout import RolloutOptions
 from sambatune.profiles import ServerProfile
-from sambatune.ui.fleet_ansible_tab import AnsibleTab
-from sambatune.ui.fleet_context import FleetSource, LoadedFleet
-from sambatune.ui.fleet_drift_tab import DriftTab
-from sambatune.ui.fleet_hosts_tab import HostsTab
-from sambatune.ui.fleet_rollout_tab import RolloutTab
-from sambatune.ui.fleet_settings import last_source, remember_source
-from sambatune.ui.fleet_source_bar import FleetSourceBar
+from sambatune.ui.fleet.ansible_tab import AnsibleTab
+from sambatune.ui.fleet.context import FleetSource, LoadedFleet
+from sambatune.ui.fleet.drift_tab import DriftTab
+from sambatune.ui.fleet.hosts_tab import HostsTab
+from sambatune.ui.fleet.rollout_tab import RolloutTab
+from sambatune.ui.fleet.settings import last_source, remember_source
+from sambatune.ui.fleet.source_bar import FleetSourceBar
 from sambatune.ui.message_bar import MessageBar
 from sambatune.ui.tasks import Report, TaskRunner
 

@@ -32,7 +32,7 @@ from sambatune.conf.activation import Activation
 from sambatune.errors import InvalidInput
 from sambatune.fleet.drift import DriftReport, HostStatus, ParameterDrift, fleet_drift
 from sambatune.ui import file_places
-from sambatune.ui.fleet_context import LoadedFleet
+from sambatune.ui.fleet.context import LoadedFleet
 from sambatune.ui.tables import SelectionMode, read_only_table
 from sambatune.ui.tasks import Report, Task, TaskRunner
 

@@ -35,7 +35,7 @@ from sambatune.fleet.change import Edit
 from sambatune.fleet.export import ExportReport, fleet_export
 from sambatune.fleet.rollout import RolloutOptions
 from sambatune.ui import file_places
-from sambatune.ui.fleet_context import LoadedFleet
+from sambatune.ui.fleet.context import LoadedFleet
 from sambatune.ui.tables import SelectionMode, read_only_table
 from sambatune.ui.tasks import Report, Task, TaskRunner
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from sambatune.bench.records import BenchResult
-from sambatune.ui.live_plot import configure
+from sambatune.ui.bench.live_plot import configure
 from sambatune.units import format_bytes, format_rate
 
 

@@ -1,0 +1,1 @@
+"""The "Tune this computer" page and its views."""

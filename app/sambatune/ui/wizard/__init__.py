@@ -1,0 +1,1 @@
+"""The guided tuning wizard's page and its views."""
