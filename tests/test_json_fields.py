@@ -14,17 +14,30 @@ APP = Path(__file__).resolve().parents[1] / "app" / "sambatune"
 
 
 @dataclass(frozen=True)
+class _Inner(FieldsAsJson):
+    name: str
+
+
+@dataclass(frozen=True)
 class _Example(FieldsAsJson):
     zeta: int
     alpha: LiveState
     nested: tuple[str, ...] = ("a",)
+    inner: _Inner | None = None
+    inners: tuple[_Inner, ...] = ()
 
 
 def test_the_fields_in_their_order_and_their_values_as_they_are() -> None:
     data = _Example(3, LiveState.NEW).to_json()
-    assert list(data) == ["zeta", "alpha", "nested"]
-    assert data == {"zeta": 3, "alpha": "new", "nested": ("a",)}
+    assert list(data) == ["zeta", "alpha", "nested", "inner", "inners"]
+    assert data == {"zeta": 3, "alpha": "new", "nested": ["a"], "inner": None, "inners": []}
     assert data["alpha"] is LiveState.NEW
+
+
+def test_a_value_with_its_own_json_gives_that_in_lists_too() -> None:
+    data = _Example(1, LiveState.NEW, inner=_Inner("x"), inners=(_Inner("y"), _Inner("z"))).to_json()
+    assert data["inner"] == {"name": "x"}
+    assert data["inners"] == [{"name": "y"}, {"name": "z"}]
 
 
 def _fields(cls: ast.ClassDef) -> list[str]:
@@ -37,8 +50,34 @@ def _fields(cls: ast.ClassDef) -> list[str]:
     ]
 
 
+def _field_of(node: ast.expr) -> str | None:
+    """The field of ``self`` a value converts the way FieldsAsJson does, or None:
+    ``self.a``, ``self.a.to_json()``, ``... if self.a else None``, ``list(self.a)``,
+    ``[x.to_json() for x in self.a]``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to_json":
+        return _field_of(node.func.value) if not node.args else None
+    if isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.Constant) and node.orelse.value is None:
+        return _field_of(node.body)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "list":
+        return _field_of(node.args[0]) if len(node.args) == 1 else None
+    if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs:
+        loop, item = node.generators[0], node.elt
+        if (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and item.func.attr == "to_json"
+            and not item.args
+            and ast.dump(item.func.value) == ast.dump(loop.target)
+        ):
+            return _field_of(loop.iter)
+    return None
+
+
 def _hand_written_field_copies() -> list[str]:
-    """Classes whose to_json is ``{"a": self.a, "b": self.b, ...}`` over all their fields."""
+    """Classes whose to_json is ``{"a": self.a, "b": self.b.to_json(), ...}`` over all
+    their fields: what FieldsAsJson writes."""
     found = []
     for path in sorted(APP.rglob("*.py")):
         for cls in ast.walk(ast.parse(path.read_text())):
@@ -54,12 +93,9 @@ def _hand_written_field_copies() -> list[str]:
                 if not isinstance(value, ast.Dict):
                     continue
                 pairs = [
-                    (key.value, item.attr)
+                    (key.value, _field_of(item))
                     for key, item in zip(value.keys, value.values, strict=True)
                     if isinstance(key, ast.Constant)
-                    and isinstance(item, ast.Attribute)
-                    and isinstance(item.value, ast.Name)
-                    and item.value.id == "self"
                 ]
                 names = [key for key, attr in pairs if key == attr]
                 if len(names) == len(value.keys) and names == _fields(cls):

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sambatune.json_fields import FieldsAsJson
+
 PROBLEM = "problem"
 WARNING = "warning"
 SUGGESTION = "suggestion"
@@ -172,7 +174,7 @@ def describe_change(data: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(FieldsAsJson):
     id: str  # the stable id of the rule that made it
     severity: str
     title: str
@@ -197,22 +199,6 @@ class Finding:
             raise ValueError(f"unknown severity {self.severity!r}")
         if not self.evidence:
             raise ValueError(f"{self.id}: a finding needs evidence")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "severity": self.severity,
-            "title": self.title,
-            "subject": self.subject,
-            "evidence": [e.to_json() for e in self.evidence],
-            "change": self.change.to_json() if self.change is not None else None,
-            "expected_effect": self.expected_effect,
-            "effect_source": self.effect_source,
-            "risk": self.risk,
-            "applies_to_version": self.applies_to_version,
-            "parameters": list(self.parameters),
-            "sources": list(self.sources),
-        }
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

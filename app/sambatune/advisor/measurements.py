@@ -194,7 +194,7 @@ class ClientWindow(FieldsAsJson):
 
 
 @dataclass(frozen=True)
-class NetworkPath:
+class NetworkPath(FieldsAsJson):
     """Bandwidth and round-trip time between the clients and the server."""
 
     bandwidth_bps: float
@@ -211,19 +211,11 @@ class NetworkPath:
         return bdp_bytes(self.bandwidth_bps, self.rtt_seconds)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "bandwidth_bps": self.bandwidth_bps,
-            "rtt_seconds": self.rtt_seconds,
-            "bandwidth_source": self.bandwidth_source,
-            "rtt_source": self.rtt_source,
-            "path_mtu": self.path_mtu,
-            "client_mtu": self.client_mtu,
-            "bdp_bytes": self.bdp_bytes,
-        }
+        return {**super().to_json(), "bdp_bytes": self.bdp_bytes}
 
 
 @dataclass(frozen=True)
-class Measurements:
+class Measurements(FieldsAsJson):
     throughput: ThroughputSummary = field(default_factory=ThroughputSummary)
     metadata: MetadataRate | None = None
     dirscale: tuple[DirscalePoint, ...] = ()
@@ -284,17 +276,6 @@ class Measurements:
             security=tuple(SecurityCost.from_json(c, f"security[{i}]") for i, c in enumerate(costs)),
             listing=ListingRate.from_json(data["listing"], "listing") if data.get("listing") else None,
         )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "throughput": self.throughput.to_json(),
-            "metadata": self.metadata.to_json() if self.metadata else None,
-            "dirscale": [p.to_json() for p in self.dirscale],
-            "client_window": self.client_window.to_json() if self.client_window else None,
-            "path": self.path.to_json() if self.path else None,
-            "security": [c.to_json() for c in self.security],
-            "listing": self.listing.to_json() if self.listing else None,
-        }
 
     def security_cost(self, mode: str) -> list[SecurityCost]:
         """The measured cost of ``mode`` sessions (signed, encrypted) against plain ones."""

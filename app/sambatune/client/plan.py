@@ -32,6 +32,7 @@ from sambatune.client.settings import (
 )
 from sambatune.client.window import WindowSizing, size_window
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import FieldsAsJson
 
 PLAN_KIND = "sambatune-client-plan"
 PLAN_VERSION = 1
@@ -39,7 +40,7 @@ ACTIONS = ("set", "delete", "keep", "none")
 
 
 @dataclass(frozen=True)
-class MeasureLink:
+class MeasureLink(FieldsAsJson):
     """The measurement from this computer that shows what a change does: run it before the
     apply and again after (and after the share is mounted again), same test, same path.
 
@@ -58,8 +59,8 @@ class MeasureLink:
 
         return shlex.join(["sambatune", "bench", self.test, "--path", self.path])
 
-    def to_json(self) -> dict[str, str]:
-        return {"test": self.test, "path": self.path, "why": self.why, "command": self.command}
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "command": self.command}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MeasureLink:

@@ -15,6 +15,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
+from sambatune.json_fields import FieldsAsJson
 from sambatune.remote.smb_ports import SMB_PORTS, SMB_TRANSPORTS, tcp_ports
 from sambatune.remote.smb_sessions import SmbSession, connected_clients, count_channels
 from sambatune.remote.transport import Transport
@@ -31,7 +32,7 @@ AUDITED_PARAMETERS = (
 
 
 @dataclass(frozen=True)
-class AdvertisedInterface:
+class AdvertisedInterface(FieldsAsJson):
     """An interface smbd lists to a multichannel client (FSCTL_QUERY_NETWORK_INTERFACE_INFO)."""
 
     name: str
@@ -39,14 +40,6 @@ class AdvertisedInterface:
     speed_mbit: int | None = None
     #: "RSS" when smb.conf's ``interfaces`` says so (Samba cannot detect it itself).
     capability: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "addresses": list(self.addresses),
-            "speed_mbit": self.speed_mbit,
-            "capability": self.capability,
-        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AdvertisedInterface:
@@ -60,7 +53,7 @@ class AdvertisedInterface:
 
 
 @dataclass
-class ClientAudit:
+class ClientAudit(FieldsAsJson):
     sessions: list[SmbSession] = field(default_factory=list)
     #: "smbstatus --json" or "smbstatus -b" (older Samba: no channel field either way).
     source: str = ""
@@ -77,17 +70,6 @@ class ClientAudit:
     def several_interfaces(self) -> bool:
         """Multichannel has somewhere to go: two interfaces, or one with RSS."""
         return len(self.interfaces) >= 2 or any(i.capability == "RSS" for i in self.interfaces)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sessions": [s.to_json() for s in self.sessions],
-            "source": self.source,
-            "multichannel": self.multichannel,
-            "server_signing": self.server_signing,
-            "interfaces": [i.to_json() for i in self.interfaces],
-            "complete": self.complete,
-            "notes": list(self.notes),
-        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ClientAudit:
