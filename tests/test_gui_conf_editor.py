@@ -553,3 +553,20 @@ def test_a_narrow_form_shows_each_note_under_its_parameter(
     window.resize(1800, 780)
     qtbot.waitUntil(lambda: not form.table.isColumnHidden(NOTES), timeout=5000)
     assert not form.names.note(model.index(noted[0], NAME))
+
+
+def test_a_long_path_or_sentence_never_widens_the_window(qtbot: QtBot, tmp_path: Path) -> None:
+    """What names the file (opening it) and the findings' sentence wrap: the window an
+    admin sized stays that size, however deep the smb.conf lives (the test bed's own
+    temp paths once grew it by 50 pixels for good)."""
+    deep = tmp_path.joinpath(*["an-include-folder-with-a-rather-long-name"] * 12)
+    deep.mkdir(parents=True)
+    path = deep / "smb.conf"
+    path.write_text(SAMPLE)
+    window = _open(qtbot, path)
+    page = window.page
+    page._show_loading(f"Reading {path} again…")
+    page.findings.summary.setText("No findings: " + "Samba reads this file the way it looks. " * 6)
+    qtbot.wait(100)
+    assert (window.width(), window.height()) == (1180, 780)
+    assert page.minimumSizeHint().width() < 1180

@@ -107,6 +107,8 @@ class FindingsList(QWidget):
         header.setContentsMargins(6, 0, 6, 0)
         self.summary = QLabel("Checking…")
         self.summary.setObjectName("findingsSummary")
+        # A long sentence wraps: it must never make the editor, and the window, wider.
+        self.summary.setWordWrap(True)
         header.addWidget(self.summary, 1)
         self.toggle = QToolButton()
         self.toggle.setText("Hide list")

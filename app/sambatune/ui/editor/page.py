@@ -156,7 +156,9 @@ class ConfEditorPage(QWidget):
         loading_layout.setContentsMargins(0, 0, 0, 0)
         self.loading_label = QLabel()
         self.loading_label.setObjectName("editorLoading")
-        loading_layout.addWidget(self.loading_label)
+        # It names the file: a long path wraps instead of widening the window for good.
+        self.loading_label.setWordWrap(True)
+        loading_layout.addWidget(self.loading_label, 1)
         self.loading_bar = QProgressBar()
         self.loading_bar.setRange(0, 0)
         self.loading_bar.setMaximumWidth(240)
