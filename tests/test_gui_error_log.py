@@ -203,3 +203,25 @@ def test_without_a_file_manager_the_folder_is_named(
     assert window.message_bar.message == (
         f"The log folder is {appdirs.log_dir()} (no file manager could open it)."
     )
+
+
+def test_a_finished_task_is_let_go_on_the_gui_thread_only(qtbot: QtBot) -> None:
+    """A worker still holds its task while it leaves run(); the runner keeps every ended
+    task until no worker runs, so a task (and its signals object) is never destroyed on a
+    worker thread while the GUI thread delivers its signals."""
+    import weakref
+
+    runner = TaskRunner()
+    freed_on: list[str] = []
+    finished: list[bool] = []
+    for _ in range(200):
+        task = runner.start(
+            lambda report, cancel: None, name="quick", on_finished=lambda: finished.append(True)
+        )
+        weakref.finalize(task, lambda: freed_on.append(threading.current_thread().name))
+        del task
+    qtbot.waitUntil(lambda: len(finished) == 200, timeout=20000)
+    assert runner.shutdown(5000)
+    qtbot.wait(50)  # the relays' deferred deletes
+    assert len(freed_on) == 200
+    assert set(freed_on) == {threading.main_thread().name}

@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal, Slot
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, SambaTuneError
@@ -40,10 +40,13 @@ class TaskSignals(QObject):
     finished = Signal()  # after any of done / failed / cancelled
 
 
-class Task(QRunnable):
+class Task:
+    """One piece of work. The pool is given its bound ``run``, not the task as a
+    QRunnable: PySide keeps a QRunnable the pool started referenced for as long as the
+    pool lives, so every task (and whatever its function holds: documents, surveys)
+    stayed in memory until its window closed; a callable is let go once it has run."""
+
     def __init__(self, fn: TaskFunction, name: str) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
         self.fn = fn
         self.name = name
         self.cancel_token = CancelToken()
@@ -152,6 +155,8 @@ class TaskRunner(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(8)
         self._active: dict[Task, _Relay] = {}
+        # Tasks that finished, kept until no worker runs: see _forget.
+        self._ended: list[Task] = []
 
     def start(
         self,
@@ -182,13 +187,24 @@ class TaskRunner(QObject):
         task.signals.cancelled.connect(relay.on_cancelled)
         task.signals.finished.connect(relay.on_finished)
         self._active[task] = relay
-        self.pool.start(task)
+        self._let_go_of_ended()
+        self.pool.start(task.run)
         return task
 
     def _forget(self, task: Task) -> None:
         relay = self._active.pop(task, None)
         if relay is not None:
             relay.deleteLater()
+        # The worker still holds the task while it leaves run(). Were that the last
+        # reference, the task and its signals object would be destroyed on the worker
+        # thread while the GUI thread delivers their signals (a rare crash in the fast
+        # tier). Ended tasks are let go only once no worker runs.
+        self._ended.append(task)
+        self._let_go_of_ended()
+
+    def _let_go_of_ended(self) -> None:
+        if self.pool.activeThreadCount() == 0:
+            self._ended.clear()
 
     @property
     def active(self) -> list[Task]:
@@ -201,7 +217,9 @@ class TaskRunner(QObject):
     def shutdown(self, timeout_ms: int = 5000) -> bool:
         """Cancel everything and wait (used when the window closes)."""
         self.cancel_all()
-        return bool(self.pool.waitForDone(timeout_ms))
+        done = bool(self.pool.waitForDone(timeout_ms))
+        self._let_go_of_ended()
+        return done
 
 
 class Throttle(QObject):
