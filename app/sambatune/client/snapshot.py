@@ -5,12 +5,10 @@ of a system."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sambatune.client.catalog import CatalogEntry, entries_for
-from sambatune.client.elevation import graphical_elevation
 from sambatune.client.nics import TCPIP_INTERFACES_KEY, NetworkInterface, choose_interface
-from sambatune.client.plan import ClientPlan
 from sambatune.client.regvalue import TYPE_NUMBERS
 from sambatune.client.settings import (
     AdapterPropertyRef,
@@ -25,6 +23,9 @@ from sambatune.client.settings import (
 )
 from sambatune.client.system import ClientSystem
 from sambatune.errors import SambaTuneError
+
+if TYPE_CHECKING:
+    from sambatune.client.plan import ClientPlan
 
 
 @dataclass
@@ -120,6 +121,9 @@ class SystemReading:
 
 def read_system(system: ClientSystem, server: str | None) -> SystemReading:
     """Its snapshot, the interface towards ``server`` and the way to rights (reads settings)."""
+    # Not at the top: the apply engine it brings is no part of `client show`'s start-up.
+    from sambatune.client.elevation import graphical_elevation
+
     snapshot = take_snapshot(system)
     try:
         towards = choose_interface(snapshot.interfaces, server=server)
