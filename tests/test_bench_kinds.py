@@ -18,12 +18,19 @@ from sambatune.errors import InvalidInput
 from sambatune.ui.bench.form import BenchForm
 
 NEW_KIND_MODULE = """
-from sambatune.bench.kinds.kind import BenchKind
+from sambatune.bench.kinds.kind import BenchKind, CommandLine
+
+def _arguments(parser):
+    parser.add_argument("--echoes", type=int, default=3)
 
 KIND = BenchKind(
     name="zz-echo", order=15, title="Echo", explanation="Round trips.",
     rows=frozenset({"duration"}), engine="sambatune.bench.net:NetBenchmark",
     options=lambda request, context: None,
+    cli=CommandLine(
+        help="round trips", add_arguments=_arguments,
+        options=lambda args, context, password: args.echoes,
+    ),
 )
 """
 
@@ -56,24 +63,41 @@ def test_a_new_module_with_a_kind_is_all_it_takes(tmp_path: Path, monkeypatch: p
     (tmp_path / "zz_echo.py").write_text(NEW_KIND_MODULE)
     monkeypatch.setattr(kinds_package, "__path__", [*kinds_package.__path__, str(tmp_path)])
     try:
-        names = list(_found())
+        found = _found()
     finally:
         sys.modules.pop("sambatune.bench.kinds.zz_echo", None)
+    names = list(found)
     assert names.index("zz-echo") == names.index("net") + 1  # by its order
+    # The command line gets its verb, with the SSH, method and JSON options every verb has.
+    monkeypatch.setattr(kinds_package, "KINDS", found)
+    args = build_parser(["bench"]).parse_args(
+        ["bench", "zz-echo", "--host", "files1", "--echoes", "7", "--runs", "2", "--json"]
+    )
+    assert (args.bench_name, args.host, args.runs, args.json) == ("zz-echo", "files1", 2, True)
+    assert found["zz-echo"].cli.options(args, None, None) == 7
 
 
 def test_a_kind_names_only_rows_the_form_has() -> None:
     with pytest.raises(ValueError, match="weather"):
-        BenchKind("x", 1, "X", "x", frozenset({"weather"}), engine="m:C", options=lambda *a: None)
+        BenchKind(
+            "x",
+            1,
+            "X",
+            "x",
+            frozenset({"weather"}),
+            engine="m:C",
+            options=lambda *a: None,
+            cli=KINDS["net"].cli,
+        )
 
 
 def test_the_command_line_has_a_verb_for_every_kind() -> None:
     parser = build_parser(["bench"])
-    for name in KINDS:
-        args = parser.parse_args(
-            ["bench", name, "--runs", "2", *(["--host", "h"] if KINDS[name].cli else [])]
-        )
-        assert args.runs == 2
+    for name, kind in KINDS.items():
+        where = ["--host", "h"] if kind.cli.over == "ssh" else ["--server", "h", "--share", "s"]
+        args = parser.parse_args(["bench", name, "--runs", "2", *where])
+        assert (args.runs, args.warmup) == (2, kind.cli.warmup)
+        assert args.bench_name == name
     # "files" is the short verb of the small-file test: both names reach it.
     assert (
         parser.parse_args(["bench", "files"]).bench_name

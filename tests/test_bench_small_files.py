@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from sambatune.bench.small_files import (
 from sambatune.bench.smb_wire import PROBE_PREFIX, connection_lost
 from sambatune.cancellation import CancelToken
 from sambatune.errors import Cancelled, InvalidInput, SambaTuneError
+from testbed.memory_keyring import memory_keyring
 from testbed.relay import TcpRelay
 from testbed.smbd import SmbServer
 
@@ -243,6 +245,34 @@ def test_cli_text_table_and_bad_input(smbd: SmbServer) -> None:
         wrong = cli("--path", str(smbd.share_path), *bad) if bad else cli()
         assert wrong.returncode == 1 and message in wrong.stderr, (bad, wrong.stderr)
         assert "Traceback" not in wrong.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="adds root to the test smbd's passdb")
+def test_cli_keeps_the_password_it_was_asked_to_and_logs_in_with_it(
+    fresh_smbd: SmbServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sambatune.cli.main import main
+
+    password = "Files-pass-1"
+    server = fresh_smbd.add_user("root", password)
+    argv = [
+        "bench", "files", "--server", "127.0.0.1", "--share", server.share,
+        "--port", str(server.port), "--user", "root", "--count", "20", "--json",
+    ]  # fmt: skip
+    with memory_keyring() as keyring:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(password + "\n"))
+        assert main([*argv, "--password-stdin", "--remember-password"]) == 0
+        assert keyring.store == {("SambaTune", f"smb:root@127.0.0.1:{server.port}/{server.share}"): password}
+        first = json.loads(capsys.readouterr().out)
+        # The next run reads the kept password, and a password is never printed.
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert json.loads(out)["session_id"] > first["session_id"]
+        assert password not in out + err
+    with memory_keyring():
+        assert main(argv) == 1
+        assert "password of root is needed" in capsys.readouterr().err
 
 
 def test_ctrl_c_removes_everything(smbd: SmbServer) -> None:

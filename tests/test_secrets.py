@@ -7,7 +7,6 @@ from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
@@ -15,36 +14,16 @@ from sambatune.profiles import ServerProfile
 from sambatune.remote import secrets
 from sambatune.ui.main_window import MainWindow
 from sambatune.ui.prompts import SecretDialog
+from testbed.memory_keyring import MemoryKeyring
+from testbed.memory_keyring import memory_keyring as in_memory_keyring
 from testbed.sshd import SshServer
 from testbed.sudo_user import SudoUser
 
 
-class MemoryKeyring(KeyringBackend):
-    """Stands in for the OS keyring, which a headless test machine does not have."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.store.pop((service, username), None)
-
-
 @pytest.fixture
 def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    with in_memory_keyring() as backend:
+        yield backend
 
 
 def test_no_keyring_means_nothing_is_saved() -> None:

@@ -153,3 +153,22 @@ def _extra_lines(extra: dict[str, Any]) -> list[str]:
             lines.append("Ratios: " + "; ".join(shown))
             lines.append("")
     return lines
+
+
+def format_operations_result(result: BenchResult) -> str:
+    """A test of counted calls: the per-operation table, after the run tables when there
+    were several runs. One run alone shows no spread, and the table's N calls give the
+    percentiles, so the run tables would only repeat the summary."""
+    from sambatune.bench.small_files import format_operations
+
+    table = "\n".join(format_operations(result.extra.get("operations", [])))
+    p = result.parameters
+    if p.get("runs", 1) + p.get("warmup", 0) > 1:
+        return format_result(result) + "\n\n" + table
+    session = f", session {result.session_id}" if result.session_id else ""
+    lines = [f"{result.test} test on {result.target}{session} ({result.started_at})"]
+    spread = f" over {p['connections']} connections" if p.get("connections", 1) > 1 else ""
+    lines.append(f"{p['count']:,} files of {p['size']:,} bytes, {p['outstanding']} in flight{spread}")
+    lines += ["", table]
+    lines += [f"Note: {note}" for note in result.notes]
+    return "\n".join(lines)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sambatune.bench.kinds.kind import RunRequest
+from sambatune.bench.kinds.kind import AUTO, RunRequest
 from sambatune.errors import InvalidInput
 from sambatune.quantities import parse_size
 
@@ -15,7 +15,7 @@ AUTO_SIZE_TIP = (
     "auto: {what} first, then a file sized so that all the runs take about a minute "
     "(at most {most}). A size you give is always used."
 )
-#: The keyring's kind for SMB passwords, shared with ``sambatune bench smb-client``.
+#: The keyring's kind for SMB passwords, shared by the form and the command line.
 SECRET_KIND = "smb"
 
 
@@ -64,6 +64,54 @@ def add_smb_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--smb-domain", help="the user's domain or workgroup")
     group.add_argument("--smb-port", type=int, help="smbd's port (default: from 'smb ports')")
     group.add_argument("--protocol", help="highest SMB protocol for smbclient, e.g. SMB3")
+
+
+def add_share_target_options(parser: argparse.ArgumentParser, share_help: str) -> None:
+    """Where a test from this computer runs and how it logs in (``ShareTarget``); the
+    CLI reads the password from stdin or the keyring, never from the command line."""
+    where = parser.add_argument_group("where")
+    where.add_argument("--server", help="the SMB server's name or address")
+    where.add_argument("--share", help=share_help)
+    where.add_argument("--port", type=int, default=445, help="SMB port (default 445)")
+    where.add_argument(
+        "--path",
+        help="instead of --server/--share: a directory on the share as "
+        "this computer mounted it (mount point, or UNC path on Windows)",
+    )
+    login = parser.add_argument_group("login (default: guest)")
+    login.add_argument("--user", help="the SMB user")
+    login.add_argument("--domain", help="the user's domain or workgroup")
+    login.add_argument(
+        "--password-stdin", action="store_true", help="read the password from the first line of stdin"
+    )
+    login.add_argument(
+        "--remember-password",
+        action="store_true",
+        help="after a successful run, keep the password in the system keyring",
+    )
+
+
+def share_target_arguments(args: argparse.Namespace, password: str | None) -> dict[str, Any]:
+    """The ``ShareTarget`` part of a test's options, from ``add_share_target_options``."""
+    from sambatune.bench.smb_wire import SmbLogin
+
+    return {
+        "server": args.server,
+        "share": args.share,
+        "port": args.port,
+        "path": args.path,
+        "login": SmbLogin(user=args.user, password=password, domain=args.domain),
+    }
+
+
+def arguments_secret_target(args: argparse.Namespace) -> str:
+    """Whom the keyring keeps the password under: as the form's ``RunRequest.secret_target``."""
+    return f"{args.user}@{args.server}:{args.port}/{args.share}"
+
+
+def size_or_auto(text: str) -> int | None:
+    """``--size``: None for "auto" (the test sizes its file from a probe)."""
+    return None if text.strip().lower() == AUTO else parse_size(text)
 
 
 def stream_options(args: argparse.Namespace) -> Any:

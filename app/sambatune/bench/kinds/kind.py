@@ -94,15 +94,25 @@ def _nothing_to_check(request: RunRequest) -> None:
 
 @dataclass(frozen=True)
 class CommandLine:
-    """A kind's verb under ``sambatune bench`` that runs on the server over SSH (the
-    connection, method and JSON options are every verb's, added by the CLI)."""
+    """A kind's verb under ``sambatune bench``: its own arguments and how they become the
+    engine's options. The CLI adds what every verb of the same reach has: the SSH
+    connection for "ssh", the server's session list over SSH for an "smb" kind that
+    compares sessions, and the method and JSON options for both."""
 
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     options: OptionsFromArguments
+    #: "ssh": it runs on the server, reached over SSH; "smb": this computer reaches a
+    #: share over SMB itself (``add_share_target_options``), with no SSH and no context.
+    over: Literal["ssh", "smb"] = "ssh"
+    #: The verb when it is shorter than the kind's name (which then works as well).
+    verb: str = ""
     #: Seconds per run for a kind that streams for a time (--duration), else None.
     seconds: float | None = None
     runs: int = 5
+    warmup: int = 1
+    #: Why the default runs are what they are, said in --help after the number.
+    runs_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -130,7 +140,8 @@ class BenchKind:
     timed: bool = False
     #: Runs once per checked kind of session, naming each from the server's session list.
     compares_sessions: bool = False
-    cli: CommandLine | None = None
+    #: Its ``sambatune bench`` verb: every kind has one, as the CLI does all the GUI does.
+    cli: CommandLine = field(kw_only=True)
 
     def __post_init__(self) -> None:
         unknown = self.rows - set(ROWS)
@@ -142,13 +153,18 @@ class BenchKind:
         engine: type[Benchmark] = getattr(importlib.import_module(module), name)
         return engine
 
+    def build(
+        self, transport: Any, method: Method, options: Any, context: Any, cancel: CancelToken, **extra: Any
+    ) -> Benchmark:
+        """The benchmark for options already made from a form or the command line."""
+        return self._engine()(transport, method, options, context=context, cancel=cancel, **extra)
+
     def from_form(
         self, request: RunRequest, transport: Any, context: Any, cancel: CancelToken, **extra: Any
     ) -> Benchmark:
         """The benchmark the form asked for (worker thread)."""
         method = Method(runs=request.runs, warmup=request.warmup)
-        options = self.options(request, context)
-        return self._engine()(transport, method, options, context=context, cancel=cancel, **extra)
+        return self.build(transport, method, self.options(request, context), context, cancel, **extra)
 
     def from_arguments(
         self,
@@ -159,7 +175,5 @@ class BenchKind:
         password: str | None,
     ) -> Benchmark:
         """The benchmark ``sambatune bench <kind>`` asked for."""
-        assert self.cli is not None, f"{self.name} has no verb of its own under sambatune bench"
         method = Method(runs=args.runs, warmup=args.warmup)
-        options = self.cli.options(args, context, password)
-        return self._engine()(transport, method, options, context=context, cancel=cancel)
+        return self.build(transport, method, self.cli.options(args, context, password), context, cancel)

@@ -1,13 +1,27 @@
 """This computer creates, checks, reads, renames, lists and deletes many small files on
-a share, timing every call. (Its command, ``sambatune bench files``, needs no SSH and
-lives in ``cli/bench_small_files.py``.)"""
+a share, timing every call: per operation the rate and the p50 and p99 latency. Its verb,
+``sambatune bench files``, needs no SSH.
+
+    sambatune bench files --server files1 --share data --json
+    sambatune bench files --server files1 --share data --count 10k --size 16KiB --outstanding 8
+    sambatune bench files --server files1 --share data --outstanding 8 --connections 4
+    sambatune bench files --path /mnt/data            # the system's own SMB client
+"""
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING, Any
 
-from sambatune.bench.kinds.arguments import form_login, require_share_target, share_target
-from sambatune.bench.kinds.kind import SHARE_TARGET_ROWS, BenchKind, RunRequest
+from sambatune.bench.kinds.arguments import (
+    add_share_target_options,
+    form_login,
+    require_share_target,
+    share_target,
+    share_target_arguments,
+)
+from sambatune.bench.kinds.kind import SHARE_TARGET_ROWS, BenchKind, CommandLine, RunRequest
+from sambatune.quantities import parse_count, parse_size
 
 if TYPE_CHECKING:
     from sambatune.bench.small_files import SmallFilesOptions
@@ -25,6 +39,46 @@ def small_files_options(request: RunRequest, login: dict[str, Any]) -> SmallFile
         outstanding=request.outstanding,
         connections=request.connections,
         **share_target(request),
+    )
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    add_share_target_options(parser, "the share to make the test directory in")
+    test = parser.add_argument_group("test")
+    test.add_argument(
+        "--count", default="2000", metavar="N", help="files (default 2000, at most 100k; e.g. 500, 10k)"
+    )
+    test.add_argument(
+        "--size", default="4KiB", metavar="BYTES", help="bytes per file (default 4KiB, at most 64KiB)"
+    )
+    test.add_argument(
+        "--outstanding",
+        type=int,
+        default=1,
+        metavar="K",
+        help="operations in flight at once, like robocopy /MT:K (default 1: one file at a "
+        "time, as smbclient's mput does)",
+    )
+    test.add_argument(
+        "--connections",
+        type=int,
+        default=1,
+        metavar="N",
+        help="SMB connections to spread the K operations over, each its own session and "
+        "smbd process on the server, as N clients at once (default 1, like one client's "
+        "robocopy /MT; at most K)",
+    )
+
+
+def _from_arguments(args: argparse.Namespace, context: Any, password: str | None) -> SmallFilesOptions:
+    from sambatune.bench.small_files import SmallFilesOptions
+
+    return SmallFilesOptions(
+        **share_target_arguments(args, password),
+        count=parse_count(args.count.strip()),
+        size=parse_size(args.size),
+        outstanding=args.outstanding,
+        connections=args.connections,
     )
 
 
@@ -53,4 +107,15 @@ KIND = BenchKind(
     # Every run already times thousands of calls, which give its percentiles.
     method=(1, 0),
     result_view="operations",
+    cli=CommandLine(
+        help="many small files from this computer: create+write, stat, read, rename, list and "
+        "delete N files with SambaTune's own SMB client, or through a mounted path",
+        add_arguments=_arguments,
+        options=_from_arguments,
+        over="smb",
+        verb="files",
+        runs=1,
+        warmup=0,
+        runs_why=": N files already give the percentiles",
+    ),
 )

@@ -13,10 +13,10 @@ from sambatune.bench.kinds.arguments import (
     listed,
     require_share,
     share,
+    size_or_auto,
     smb_login,
 )
 from sambatune.bench.kinds.kind import AUTO, BenchKind, CommandLine, RunRequest
-from sambatune.quantities import parse_size
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +40,7 @@ def _from_arguments(args: argparse.Namespace, context: Any, password: str | None
 
     return SmbOptions(
         share=share(args, context),
-        size=None if args.size.strip().lower() == AUTO else parse_size(args.size),
+        size=size_or_auto(args.size),
         operations=listed(args.operations, str),
         ceilings=not args.no_ceilings,
         **smb_login(args, password),
