@@ -1,25 +1,30 @@
-"""One converter for the JSON that is a dataclass's fields, and no class that writes the
-same thing again by hand."""
+"""One converter for the JSON that is a dataclass's fields, both ways, and no class that
+writes the same thing again by hand."""
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
-from sambatune.json_fields import FieldsAsJson
+import pytest
+
+from sambatune.errors import InvalidInput
+from sambatune.json_fields import StoredFields
 from sambatune.states import LiveState
 
 APP = Path(__file__).resolve().parents[1] / "app" / "sambatune"
 
 
 @dataclass(frozen=True)
-class _Inner(FieldsAsJson):
+class _Inner(StoredFields):
     name: str
 
 
 @dataclass(frozen=True)
-class _Example(FieldsAsJson):
+class _Example(StoredFields):
     zeta: int
     alpha: LiveState
     nested: tuple[str, ...] = ("a",)
@@ -38,6 +43,58 @@ def test_a_value_with_its_own_json_gives_that_in_lists_too() -> None:
     data = _Example(1, LiveState.NEW, inner=_Inner("x"), inners=(_Inner("y"), _Inner("z"))).to_json()
     assert data["inner"] == {"name": "x"}
     assert data["inners"] == [{"name": "y"}, {"name": "z"}]
+
+
+@dataclass
+class _Stored(StoredFields):
+    name: str
+    port: int | None
+    rate: float = 1.5
+    on: bool = False
+    tags: list[str] = field(default_factory=list)
+    state: LiveState = LiveState.NEW
+    shape: Literal["round", "square"] = "round"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    JSON_NAME = "a thing"
+
+
+def test_what_to_json_wrote_reads_back_the_same() -> None:
+    inners = (_Inner("y"), _Inner("z"))
+    example = _Example(3, LiveState.OLD, ("b", "c"), _Inner("x"), inners)
+    assert _Example.from_json(example.to_json()) == example
+    stored = _Stored("nas", 22, 2, True, ["a"], LiveState.NEW, "square", {"k": [1]})
+    again = _Stored.from_json(json.loads(json.dumps(stored.to_json())))
+    assert again == stored and type(again.rate) is float and isinstance(again.state, LiveState)
+
+
+def test_a_missing_or_null_value_takes_the_default_and_unknown_keys_are_left() -> None:
+    """Files written before a field existed, or with null where a newer one writes a value."""
+    assert _Stored.from_json({"name": "nas", "rate": None, "added_later": 1}) == _Stored("nas", None)
+    assert _Example.from_json({"zeta": 1, "alpha": "new", "inners": None}).inners == ()
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ("nas", "a thing is a JSON object, not text"),
+        ({"port": 1}, "a thing needs 'name'"),
+        ({"name": 5, "port": 1}, "name must be text, not a number"),
+        ({"name": "n", "port": "22"}, "port must be a whole number, not text"),
+        ({"name": "n", "port": True}, "port must be a whole number, not true/false"),
+        ({"name": "n", "port": 1, "on": "no"}, "on must be true or false, not text"),
+        ({"name": "n", "port": 1, "rate": "fast"}, "rate must be a number, not text"),
+        ({"name": "n", "port": 1, "tags": "a"}, "tags must be a list, not text"),
+        ({"name": "n", "port": 1, "tags": ["a", 2]}, "tags[1] must be text, not a number"),
+        ({"name": "n", "port": 1, "state": "melted"}, "state cannot be 'melted'"),
+        ({"name": "n", "port": 1, "shape": "oval"}, "shape must be one of ['round', 'square']"),
+        ({"name": "n", "port": 1, "extra": []}, "extra must be an object, not a list"),
+    ],
+)
+def test_a_damaged_value_is_one_clear_refusal_naming_the_field(data: Any, words: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        _Stored.from_json(data)
+    assert words in caught.value.message
 
 
 def _fields(cls: ast.ClassDef) -> list[str]:
@@ -105,3 +162,44 @@ def _hand_written_field_copies() -> list[str]:
 
 def test_no_class_writes_its_fields_out_by_hand() -> None:
     assert _hand_written_field_copies() == []
+
+
+def _readable(hint: Any) -> bool:
+    """Can ``from_json`` convert a field of this type (the rules of json_fields)?"""
+    import enum
+    import types
+    import typing
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any or hint in (str, int, float, bool, dict) or origin in (dict, Literal):
+        return True
+    if origin in (typing.Union, types.UnionType):
+        arms = [a for a in args if a is not type(None)]
+        return len(arms) == 1 and _readable(arms[0])
+    if origin in (list, tuple):
+        return not args or ((args[-1] is Ellipsis or len(args) == 1) and _readable(args[0]))
+    return (isinstance(hint, type) and issubclass(hint, enum.Enum)) or hasattr(hint, "from_json")
+
+
+def test_every_class_that_reads_its_fields_back_can() -> None:
+    """A type only imported for the type checker, or one with no JSON form, would fail
+    only when a file is read: find it now."""
+    import importlib
+    import pkgutil
+    import typing
+
+    import sambatune
+
+    for module in pkgutil.walk_packages(sambatune.__path__, "sambatune."):
+        if not module.name.startswith(("sambatune.ui", "sambatune.frozen", "sambatune.__main__")):
+            importlib.import_module(module.name)
+    classes, todo = [], list(StoredFields.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if cls.__module__.startswith("sambatune."):
+            classes.append(cls)
+    assert len(classes) >= 9
+    for cls in classes:
+        for name, hint in typing.get_type_hints(cls).items():
+            assert _readable(hint), f"{cls.__name__}.{name}: {hint}"

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sambatune.appdirs import config_dir, private_file
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import StoredFields
 
 if TYPE_CHECKING:
     from sambatune.remote.connection import ConnectionOptions
@@ -24,7 +25,7 @@ LOCAL_ID = "local"
 
 
 @dataclass
-class ServerProfile:
+class ServerProfile(StoredFields):
     name: str
     host: str
     port: int | None = None
@@ -35,6 +36,8 @@ class ServerProfile:
     use_sudo: bool = False
     config_path: str = ""  # smb.conf to manage; empty = detect
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    JSON_NAME = "a server"
 
     @property
     def is_local(self) -> bool:
@@ -80,51 +83,18 @@ class ServerProfile:
         via = f" via {self.jump_host}" if self.jump_host else ""
         return f"{user}{self.host}{port}{via}"
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_json(cls, data: Any) -> ServerProfile:
         """A saved server, every value checked: a hand-edited or damaged file gives one
         clear refusal, never a profile whose wrong types fail later (or, with the id
         "local", one that quietly means this computer)."""
-        if not isinstance(data, dict):
-            raise InvalidInput(f"a server is a JSON object, not {_json_type(data)}")
-        values: dict[str, Any] = {}
-        for item in fields(cls):
-            if item.name not in data:
-                continue
-            value = data[item.name]
-            if item.name == "port":
-                if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                    raise InvalidInput(f"port must be a whole number, not {_json_type(value)}")
-            elif item.name == "use_sudo":
-                if not isinstance(value, bool):
-                    raise InvalidInput(f"use_sudo must be true or false, not {_json_type(value)}")
-            elif not isinstance(value, str):
-                raise InvalidInput(f"{item.name} must be text, not {_json_type(value)}")
-            values[item.name] = value
-        if "name" not in values or "host" not in values:
-            raise InvalidInput("a server needs a name and a host")
-        profile = cls(**values)
+        profile = super().from_json(data)
         if not profile.id.strip():
             raise InvalidInput("a server needs an id")
         if profile.is_local:
             raise InvalidInput(f"the id \"{LOCAL_ID}\" is this computer's own, never a saved server's")
         profile.validate()
         return profile
-
-
-def _json_type(value: Any) -> str:
-    names = {
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        str: "text",
-        list: "a list",
-        dict: "an object",
-    }
-    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def local_profile() -> ServerProfile:

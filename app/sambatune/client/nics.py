@@ -13,10 +13,11 @@ import ipaddress
 import json
 import re
 import socket
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import StoredFields
 
 TCPIP_INTERFACES_KEY = (
     "HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters\\Interfaces"
@@ -24,7 +25,7 @@ TCPIP_INTERFACES_KEY = (
 
 
 @dataclass(frozen=True)
-class NetworkInterface:
+class NetworkInterface(StoredFields):
     name: str  # Linux ifname, Windows alias ("Ethernet"), macOS device ("en0")
     mtu: int | None
     index: int | None = None
@@ -41,26 +42,6 @@ class NetworkInterface:
     @property
     def is_loopback(self) -> bool:
         return self.kind == "loopback"
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["addresses"] = list(self.addresses)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> NetworkInterface:
-        return cls(
-            name=str(data["name"]),
-            mtu=data.get("mtu"),
-            index=data.get("index"),
-            guid=data.get("guid"),
-            addresses=tuple(data.get("addresses") or ()),
-            up=bool(data.get("up", True)),
-            speed_bps=data.get("speed_bps"),
-            kind=str(data.get("kind", "")),
-            description=str(data.get("description", "")),
-            example=bool(data.get("example", False)),
-        )
 
 
 # -- Linux -----------------------------------------------------------------------------

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import platform
 import sys
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import StoredFields
 
 WINDOWS_GENERATIONS = ("win9x", "nt5", "vista7", "win8plus")
 GENERATIONS = (*WINDOWS_GENERATIONS, "linux", "macos")
@@ -52,7 +52,7 @@ GENERATION_SUMMARY = {
 
 
 @dataclass(frozen=True)
-class OsInfo:
+class OsInfo(StoredFields):
     family: str  # "windows", "linux", "macos"
     generation: str  # one of GENERATIONS
     name: str  # "Windows 10", "Windows XP", "Debian GNU/Linux 12 (bookworm)", "macOS 14.5"
@@ -64,6 +64,8 @@ class OsInfo:
     detected: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    JSON_NAME = "an OS description"
+
     @property
     def is_windows(self) -> bool:
         return self.family == "windows"
@@ -72,28 +74,6 @@ class OsInfo:
     def summary(self) -> str:
         """What decides the TCP window here (see :data:`GENERATION_SUMMARY`)."""
         return GENERATION_SUMMARY[self.generation]
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["notes"] = list(self.notes)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> OsInfo:
-        try:
-            return cls(
-                family=str(data["family"]),
-                generation=str(data["generation"]),
-                name=str(data["name"]),
-                version=str(data["version"]),
-                profile=str(data["profile"]),
-                build=data.get("build"),
-                server=bool(data.get("server", False)),
-                detected=bool(data.get("detected", True)),
-                notes=tuple(data.get("notes") or ()),
-            )
-        except KeyError as exc:
-            raise InvalidInput(f"The OS description lacks {exc.args[0]!r}.") from exc
 
 
 def classify_windows(

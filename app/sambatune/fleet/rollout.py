@@ -51,6 +51,7 @@ from sambatune.fleet.rollout_store import (
     now_iso,
     sha256,
 )
+from sambatune.json_fields import StoredFields
 from sambatune.remote.transport import Transport
 from sambatune.states import LiveState, TextState
 from sambatune.wizard.measure import MeasureSpec, measure
@@ -73,7 +74,7 @@ QUICK_SIZE = 4 << 20
 
 
 @dataclass(frozen=True)
-class RolloutOptions:
+class RolloutOptions(StoredFields):
     canary: str | None = None
     wave: int = 2
     allow_restart: bool = False
@@ -88,27 +89,6 @@ class RolloutOptions:
     def __post_init__(self) -> None:
         if self.wave < 1:
             raise InvalidInput(f"A wave holds at least one host, not {self.wave}.")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "canary": self.canary,
-            "wave": self.wave,
-            "allow_restart": self.allow_restart,
-            "measure": self.measure.value,
-            "share": self.share,
-            "skip_unreachable": self.skip_unreachable,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RolloutOptions:
-        return cls(
-            canary=data.get("canary"),
-            wave=int(data.get("wave") or 2),
-            allow_restart=bool(data.get("allow_restart")),
-            measure=MeasureLevel(data.get("measure") or MeasureLevel.QUICK),
-            share=data.get("share"),
-            skip_unreachable=bool(data.get("skip_unreachable")),
-        )
 
 
 def measure_spec(level: MeasureLevel, share: str) -> MeasureSpec | None:

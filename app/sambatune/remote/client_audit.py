@@ -15,7 +15,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import SambaTuneError
-from sambatune.json_fields import FieldsAsJson
+from sambatune.json_fields import StoredFields
 from sambatune.remote.smb_ports import SMB_PORTS, SMB_TRANSPORTS, tcp_ports
 from sambatune.remote.smb_sessions import SmbSession, connected_clients, count_channels
 from sambatune.remote.transport import Transport
@@ -32,7 +32,7 @@ AUDITED_PARAMETERS = (
 
 
 @dataclass(frozen=True)
-class AdvertisedInterface(FieldsAsJson):
+class AdvertisedInterface(StoredFields):
     """An interface smbd lists to a multichannel client (FSCTL_QUERY_NETWORK_INTERFACE_INFO)."""
 
     name: str
@@ -41,19 +41,9 @@ class AdvertisedInterface(FieldsAsJson):
     #: "RSS" when smb.conf's ``interfaces`` says so (Samba cannot detect it itself).
     capability: str = ""
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> AdvertisedInterface:
-        speed = data.get("speed_mbit")
-        return cls(
-            name=str(data.get("name", "")),
-            addresses=tuple(str(a) for a in data.get("addresses") or ()),
-            speed_mbit=int(speed) if isinstance(speed, (int, float)) else None,
-            capability=str(data.get("capability") or ""),
-        )
-
 
 @dataclass
-class ClientAudit(FieldsAsJson):
+class ClientAudit(StoredFields):
     sessions: list[SmbSession] = field(default_factory=list)
     #: "smbstatus --json" or "smbstatus -b" (older Samba: no channel field either way).
     source: str = ""
@@ -70,19 +60,6 @@ class ClientAudit(FieldsAsJson):
     def several_interfaces(self) -> bool:
         """Multichannel has somewhere to go: two interfaces, or one with RSS."""
         return len(self.interfaces) >= 2 or any(i.capability == "RSS" for i in self.interfaces)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ClientAudit:
-        multichannel = data.get("multichannel")
-        return cls(
-            sessions=[SmbSession.from_json(s) for s in data.get("sessions") or []],
-            source=str(data.get("source") or ""),
-            multichannel=multichannel if isinstance(multichannel, bool) else None,
-            server_signing=str(data.get("server_signing") or ""),
-            interfaces=[AdvertisedInterface.from_json(i) for i in data.get("interfaces") or []],
-            complete=bool(data.get("complete", True)),
-            notes=[str(n) for n in data.get("notes") or []],
-        )
 
 
 def audit_clients(

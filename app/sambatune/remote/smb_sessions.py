@@ -30,6 +30,7 @@ from typing import Any
 
 from sambatune.cancellation import CancelToken
 from sambatune.errors import CommandFailed
+from sambatune.json_fields import StoredFields
 from sambatune.remote.transport import CommandResult, Transport
 
 #: Dialect names smbstatus prints for SMB1 (the NT1 family and older).
@@ -39,7 +40,7 @@ NO_CIPHER = "-"
 
 
 @dataclass(frozen=True)
-class SmbSession:
+class SmbSession(StoredFields):
     pid: int
     user: str
     machine: str
@@ -86,12 +87,7 @@ class SmbSession:
         return marks
 
     def to_json(self) -> dict[str, Any]:
-        return {**vars(self), "flags": self.flags}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SmbSession:
-        names = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return {**super().to_json(), "flags": self.flags}
 
 
 @dataclass(frozen=True)

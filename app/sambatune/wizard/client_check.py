@@ -40,7 +40,7 @@ from sambatune.client.backups import BackupStore
 from sambatune.client.plan import ClientPlan
 from sambatune.client.plan_store import valid_plan_id
 from sambatune.errors import InvalidInput
-from sambatune.json_fields import FieldsAsJson
+from sambatune.json_fields import StoredFields
 from sambatune.progress import Progress
 from sambatune.units import format_figure
 from sambatune.wizard.store import now_iso
@@ -166,7 +166,7 @@ class CheckRequest:
 
 
 @dataclass
-class PhaseRecord(FieldsAsJson):
+class PhaseRecord(StoredFields):
     session_id: int
     measured_at: str
     #: series -> {"label", "unit", "mean"}: what the page and the text say at a glance.
@@ -191,10 +191,6 @@ class PhaseRecord(FieldsAsJson):
             f"{name} {format_figure(m.get('mean'), str(m.get('unit')))}" for name, m in self.means.items()
         ]
         return ", ".join(parts[:limit]) + (", …" if len(parts) > limit else "")
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PhaseRecord:
-        return cls(int(data["session_id"]), str(data["measured_at"]), dict(data.get("means") or {}))
 
 
 @dataclass

@@ -39,6 +39,7 @@ from sambatune.bench.smb import GET, PUT, SmbBenchmark, SmbOptions
 from sambatune.bench.smb_wire import SmbLogin
 from sambatune.cancellation import CancelToken
 from sambatune.errors import InvalidInput
+from sambatune.json_fields import StoredFields
 from sambatune.remote.survey import Survey
 from sambatune.remote.transport import Transport
 from sambatune.units import format_bytes, format_operations_rate, format_rate
@@ -53,7 +54,7 @@ METADATA_TOPICS = frozenset({"filenames", "durability", "locking", "macos"})
 
 
 @dataclass(frozen=True)
-class MeasureSpec:
+class MeasureSpec(StoredFields):
     share: str
     size: int = DEFAULT_SIZE
     runs: int = 5
@@ -118,32 +119,9 @@ class MeasureSpec:
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the password, which is asked again when a wizard resumes."""
-        return {
-            "test": self.test,
-            "files": self.files,
-            "file_size": self.file_size,
-            "share": self.share,
-            "size": self.size,
-            "runs": self.runs,
-            "warmup": self.warmup,
-            "operations": list(self.operations),
-            "user": self.user,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MeasureSpec:
-        return cls(
-            share=str(data["share"]),
-            size=int(data["size"]),
-            runs=int(data["runs"]),
-            warmup=int(data["warmup"]),
-            operations=tuple(data["operations"]),
-            user=data.get("user") or None,
-            # Wizards from before the small-file test stored "smb" and no counts.
-            test=str(data.get("test") or COPY),
-            files=int(data.get("files") or DEFAULT_COUNT),
-            file_size=int(data.get("file_size") or DEFAULT_FILE_SIZE),
-        )
+        data = super().to_json()
+        del data["password"]
+        return data
 
 
 def format_mean(series: str, value: float | None) -> str:
