@@ -335,6 +335,8 @@ DAMAGED_PLANS = {
     "current-as-text": lambda d: d["changes"][0].__setitem__("current", "x"),
     "honoured-as-text": lambda d: d["changes"][0].__setitem__("honoured", "false"),
     "sources-as-text": lambda d: d["changes"][0].__setitem__("sources", "ab"),
+    "an-unknown-action": lambda d: d["changes"][0].__setitem__("action", "sett"),
+    "action-a-list": lambda d: d["changes"][0].__setitem__("action", ["set"]),
 }
 
 

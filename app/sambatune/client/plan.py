@@ -9,9 +9,10 @@ labels (a setting this Windows ignores) carry ``action = "none"``.
 from __future__ import annotations
 
 import datetime as _dt
+import typing
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from sambatune.client.catalog import RESTART_KINDS
 from sambatune.client.minimums import minimum_text, raise_rule
@@ -36,7 +37,11 @@ from sambatune.json_fields import FieldsAsJson
 
 PLAN_KIND = "sambatune-client-plan"
 PLAN_VERSION = 1
-ACTIONS = ("set", "delete", "keep", "none")
+#: What a plan does with a setting: write ``recommended``, make it absent, leave it as it
+#: is after looking (fine already), or nothing (a label only: ignored on this OS, or not
+#: SambaTune's to change).
+PlanAction = Literal["set", "delete", "keep", "none"]
+ACTIONS: tuple[PlanAction, ...] = typing.get_args(PlanAction)
 
 
 @dataclass(frozen=True)
@@ -74,9 +79,7 @@ class PlannedChange:
     title: str
     ref: SettingRef | None
     current: Observed
-    #: "set" (write ``recommended``), "delete" (make absent), "keep" (looked at, fine as
-    #: it is), "none" (a label only: ignored here, or not SambaTune's to change).
-    action: str
+    action: PlanAction
     recommended: SettingValue | None
     honoured: bool
     honoured_note: str
@@ -173,7 +176,7 @@ class PlannedChange:
                 title=str(data["title"]),
                 ref=ref_from_json(data["setting"]) if data.get("setting") else None,
                 current=Observed.from_json(data["current"]),
-                action=str(data["action"]),
+                action=_plan_action(data["action"]),
                 recommended=value_from_json(data.get("recommended")),
                 honoured=bool(data["honoured"]),
                 honoured_note=str(data.get("honoured_note", "")),
@@ -190,6 +193,15 @@ class PlannedChange:
             raise InvalidInput(f"A plan item lacks {exc.args[0]!r}.") from exc
         except (TypeError, AttributeError, ValueError, OverflowError) as exc:
             raise InvalidInput(f"A plan item is damaged: {exc}.") from exc
+
+
+def _plan_action(value: Any) -> PlanAction:
+    for action in ACTIONS:
+        if value == action:
+            return action
+    raise InvalidInput(
+        f"A plan item is damaged: its action {str(value)[:40]!r} is none of {', '.join(ACTIONS)}."
+    )
 
 
 _RESTART_ORDER = {kind: rank for rank, kind in enumerate(RESTART_KINDS)}

@@ -19,7 +19,7 @@ from sambatune.client.measure import DEFAULT_RTT_PORTS, RttMeasurement, measure_
 from sambatune.client.minimums import minimum_note, raise_rule
 from sambatune.client.nics import NetworkInterface, choose_interface
 from sambatune.client.osinfo import OsInfo
-from sambatune.client.plan import ClientPlan, MeasureLink, PlannedChange
+from sambatune.client.plan import ClientPlan, MeasureLink, PlanAction, PlannedChange
 from sambatune.client.pmtu import PathMtuResult, probe_path_mtu
 from sambatune.client.settings import Observed, SettingRef, SettingValue, ValueState
 from sambatune.client.system import ClientSystem
@@ -145,7 +145,7 @@ class PlanContext:
         catalog_id: str,
         ref: SettingRef | None,
         current: Observed,
-        action: str,
+        action: PlanAction,
         recommended: SettingValue | None,
         reason: str,
         *,

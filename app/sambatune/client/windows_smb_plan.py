@@ -16,7 +16,7 @@ that the fix belongs on the server.
 
 from __future__ import annotations
 
-from sambatune.client.plan import MeasureLink, PlannedChange
+from sambatune.client.plan import MeasureLink, PlanAction, PlannedChange
 from sambatune.client.planner import PlanContext
 from sambatune.client.regvalue import REG_DWORD, RegValue
 from sambatune.client.settings import Observed, RegistryValueRef, SmbClientConfigRef, ValueState
@@ -244,6 +244,7 @@ def _cache_lifetimes(ctx: PlanContext, small: MeasureLink) -> list[PlannedChange
         ref = RegistryValueRef(LANMAN, name, REG_DWORD)
         current = ctx.read(ref)
         have = registry_dword(current)
+        action: PlanAction
         if not current.known:
             action, reason = (
                 "none",
