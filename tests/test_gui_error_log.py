@@ -225,3 +225,28 @@ def test_a_finished_task_is_let_go_on_the_gui_thread_only(qtbot: QtBot) -> None:
     qtbot.wait(50)  # the relays' deferred deletes
     assert len(freed_on) == 200
     assert set(freed_on) == {threading.main_thread().name}
+
+
+def test_a_runner_let_go_after_its_tasks_is_freed_at_once(qtbot: QtBot) -> None:
+    """A finished task's relay waits for its deferred delete; it must not keep the runner
+    alive meanwhile, or that delete (the runner's child) destroys the runner under itself
+    and the process crashes."""
+    import time
+    import weakref
+
+    from PySide6.QtCore import QCoreApplication
+
+    from sambatune.ui.tasks import _Relay
+
+    runner = TaskRunner()
+    finished: list[bool] = []
+    runner.start(lambda report, cancel: None, name="quick", on_finished=lambda: finished.append(True))
+    deadline = time.monotonic() + 5
+    while not finished and time.monotonic() < deadline:
+        QCoreApplication.processEvents()  # delivers signals, leaves deferred deletes waiting
+        time.sleep(0.001)
+    assert finished and runner.findChildren(_Relay)  # the relay awaits its deferred delete
+    assert runner.shutdown(5000)
+    gone = weakref.ref(runner)
+    del runner
+    assert gone() is None

@@ -109,6 +109,10 @@ class _Relay(QObject):
         super().__init__(parent)
         self._callbacks = callbacks
 
+    def release(self) -> None:
+        """Let go of the callbacks: they hold the runner and the page's methods."""
+        self._callbacks = {}
+
     def _call(self, name: str, *args: Any) -> None:
         callback = self._callbacks.get(name)
         if callback is not None:
@@ -194,6 +198,11 @@ class TaskRunner(QObject):
     def _forget(self, task: Task) -> None:
         relay = self._active.pop(task, None)
         if relay is not None:
+            # Its "forget" callback holds this runner. Kept until the deferred delete,
+            # it could be the runner's last reference: the runner would then be
+            # destroyed inside its own child's destruction, and the process crash (the
+            # fast tier did, 3 runs in 10, once a test had let its runner go).
+            relay.release()
             relay.deleteLater()
         # The worker still holds the task while it leaves run(). Were that the last
         # reference, the task and its signals object would be destroyed on the worker
