@@ -279,13 +279,6 @@ class ClientPlan:
     def diff(self) -> list[dict[str, str]]:
         return [d for d in (c.diff() for c in self.changes) if d is not None]
 
-    def diff_text(self) -> str:
-        lines = []
-        for entry in self.diff():
-            lines.append(f"- {entry['setting']}: {entry['before']}")
-            lines.append(f"+ {entry['setting']}: {entry['after']}")
-        return "\n".join(lines)
-
     def to_json(self) -> dict[str, Any]:
         reg = self.reg_file()
         return {
