@@ -72,6 +72,8 @@ def test_a_missing_or_null_value_takes_the_default_and_unknown_keys_are_left() -
     """Files written before a field existed, or with null where a newer one writes a value."""
     assert _Stored.from_json({"name": "nas", "rate": None, "added_later": 1}) == _Stored("nas", None)
     assert _Example.from_json({"zeta": 1, "alpha": "new", "inners": None}).inners == ()
+    # A whole number some JSON writer gave as 22.0 is still a whole number.
+    assert _Stored.from_json({"name": "nas", "port": 22.0}).port == 22
 
 
 @pytest.mark.parametrize(
@@ -82,6 +84,7 @@ def test_a_missing_or_null_value_takes_the_default_and_unknown_keys_are_left() -
         ({"name": 5, "port": 1}, "name must be text, not a number"),
         ({"name": "n", "port": "22"}, "port must be a whole number, not text"),
         ({"name": "n", "port": True}, "port must be a whole number, not true/false"),
+        ({"name": "n", "port": 22.5}, "port must be a whole number, not a number"),
         ({"name": "n", "port": 1, "on": "no"}, "on must be true or false, not text"),
         ({"name": "n", "port": 1, "rate": "fast"}, "rate must be a number, not text"),
         ({"name": "n", "port": 1, "tags": "a"}, "tags must be a list, not text"),

@@ -136,6 +136,8 @@ def _from_json(hint: Any, value: Any, where: str) -> Any:
                 f"{where} must be one of {list(typing.get_args(hint))}, not {str(value)[:40]!r}"
             )
         return value
+    if hint is int and isinstance(value, float) and value.is_integer():
+        return int(value)  # 1500.0, as some JSON writers give a whole number
     if hint in _PLAIN:
         accepted, expected = _PLAIN[hint]
         if not isinstance(value, accepted) or (hint is not bool and isinstance(value, bool)):
