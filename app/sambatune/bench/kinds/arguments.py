@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sambatune.bench.kinds.kind import AUTO, RunRequest
+from sambatune.bench.kinds.kind import AUTO, RunRequest, share_secret_target
 from sambatune.errors import InvalidInput
 from sambatune.quantities import parse_size
 
@@ -105,8 +105,8 @@ def share_target_arguments(args: argparse.Namespace, password: str | None) -> di
 
 
 def arguments_secret_target(args: argparse.Namespace) -> str:
-    """Whom the keyring keeps the password under: as the form's ``RunRequest.secret_target``."""
-    return f"{args.user}@{args.server}:{args.port}/{args.share}"
+    """Whom the keyring keeps the password under, from ``add_share_target_options``."""
+    return share_secret_target(args.user, args.server, args.port, args.share)
 
 
 def size_or_auto(text: str) -> int | None:

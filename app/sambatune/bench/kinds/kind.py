@@ -79,7 +79,13 @@ class RunRequest:
 
     @property
     def secret_target(self) -> str:
-        return f"{self.user}@{self.server}:{self.port}/{self.share}"
+        return share_secret_target(self.user, self.server, self.port, self.share)
+
+
+def share_secret_target(user: str | None, server: str | None, port: int, share: str | None) -> str:
+    """Whom the keyring keeps an SMB password under: one key for the form and the command
+    line, so a password either face kept serves the other."""
+    return f"{user}@{server}:{port}/{share}"
 
 
 #: (request, server context) -> the engine's options; on the worker thread (the keyring).
