@@ -41,7 +41,7 @@ class StoredFields(FieldsAsJson):
     def from_json(cls: type[SelfT], data: Any) -> SelfT:
         what = getattr(cls, "JSON_NAME", f"a {cls.__name__} record")
         if not isinstance(data, Mapping):
-            raise InvalidInput(f"{what} is a JSON object, not {json_type(data)}")
+            raise InvalidInput(f"{what} is a JSON object, not {_json_type(data)}")
         hints = _field_types(cls)
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):  # type: ignore[arg-type]
@@ -85,17 +85,19 @@ def _is_union(hint: Any) -> bool:
     return typing.get_origin(hint) in (Union, types.UnionType)
 
 
-def json_type(value: Any) -> str:
-    """What a JSON value is, in words for a message: "text", "a number", "null"."""
-    names = {
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        str: "text",
-        list: "a list",
-        dict: "an object",
-    }
-    return "null" if value is None else names.get(type(value), type(value).__name__)
+#: What a JSON value is, in words for a message.
+_JSON_TYPES = {
+    bool: "true/false",
+    int: "a number",
+    float: "a number",
+    str: "text",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def _json_type(value: Any) -> str:
+    return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 #: The JSON values a field of each plain type takes (a bool is no number here), and
@@ -121,14 +123,14 @@ def _from_json(hint: Any, value: Any, where: str) -> Any:
     origin = typing.get_origin(hint)
     if origin in (list, tuple):
         if not isinstance(value, list):
-            raise InvalidInput(f"{where} must be a list, not {json_type(value)}")
+            raise InvalidInput(f"{where} must be a list, not {_json_type(value)}")
         args = typing.get_args(hint)
         item = args[0] if args else Any
         items = [_from_json(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
         return items if origin is list else tuple(items)
     if origin is dict or hint is dict:
         if not isinstance(value, Mapping):
-            raise InvalidInput(f"{where} must be an object, not {json_type(value)}")
+            raise InvalidInput(f"{where} must be an object, not {_json_type(value)}")
         return dict(value)
     if origin is Literal:
         if value not in typing.get_args(hint):
@@ -141,7 +143,7 @@ def _from_json(hint: Any, value: Any, where: str) -> Any:
     if hint in _PLAIN:
         accepted, expected = _PLAIN[hint]
         if not isinstance(value, accepted) or (hint is not bool and isinstance(value, bool)):
-            raise InvalidInput(f"{where} must be {expected}, not {json_type(value)}")
+            raise InvalidInput(f"{where} must be {expected}, not {_json_type(value)}")
         return hint(value)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         try:
