@@ -337,7 +337,8 @@ def test_apply_without_yes_off_a_terminal_is_refused(fresh_smbd: SmbServer, tmp_
 
 
 def test_the_read_verbs_stay_light(sample: Path) -> None:
-    """No Qt, no SSH stack, no package metadata scan: what keeps `conf effective` fast."""
+    """No Qt, no SSH stack, no package metadata scan, no logging (4 ms): what keeps
+    `conf effective` fast."""
     probe = (
         "import sys, io, contextlib\n"
         "from sambatune.cli.main import main\n"
@@ -354,6 +355,7 @@ def test_the_read_verbs_stay_light(sample: Path) -> None:
         "paramiko",
         "importlib.metadata",
         "importlib.resources",
+        "logging",
         "zipfile",
         "sambatune.remote.transport",
         "sambatune.remote.ssh",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
@@ -10,7 +9,6 @@ from typing import TypeVar
 from sambatune.errors import Cancelled
 
 Item = TypeVar("Item")
-_log = logging.getLogger(__name__)
 
 
 def _run_callback(callback: Callable[[], None]) -> None:
@@ -22,7 +20,13 @@ def _run_callback(callback: Callable[[], None]) -> None:
     except (OSError, EOFError):
         pass
     except Exception:
-        _log.warning("A cancel callback failed; what it was to stop may still run.", exc_info=True)
+        # Imported here: logging costs a command-line verb 4 ms at start-up, and this
+        # is the module's only message.
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "A cancel callback failed; what it was to stop may still run.", exc_info=True
+        )
 
 
 class CancelToken:
