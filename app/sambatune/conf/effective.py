@@ -654,24 +654,26 @@ class _Walker:
             section = result.global_section
         else:
             key = section_key(name)
-            section = result.sections.get(key)  # type: ignore[assignment]
-            if section is None:
+            opened = result.sections.get(key)
+            if opened is None:
                 # The dict copy is what makes a later [global] block miss this share.
                 section = Section(name, False, dict(self.share_defaults))
                 result.sections[key] = section
-            elif section.parametric:
-                # Samba frees a share's parametric options when its section reopens.
-                for setting in section.parametric.values():
-                    result.ignored.append(
-                        Ignored(
-                            "parametric-dropped",
-                            section.name,
-                            setting.written_name,
-                            setting.written_value,
-                            setting.origin,
+            else:
+                section = opened
+                if section.parametric:
+                    # Samba frees a share's parametric options when its section reopens.
+                    for setting in section.parametric.values():
+                        result.ignored.append(
+                            Ignored(
+                                "parametric-dropped",
+                                section.name,
+                                setting.written_name,
+                                setting.written_value,
+                                setting.origin,
+                            )
                         )
-                    )
-                section.parametric = {}
+                    section.parametric = {}
         section.headers.append(origin)
         self.current = section
         return section
