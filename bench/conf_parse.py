@@ -6,9 +6,12 @@ Prints one JSON object with:
   split into ``parse_ms`` and ``effective_ms``;
 - ``testparm_ms``: ``testparm -s FILE`` on the same file (median wall time);
 - ``cli_ms``: the whole ``sambatune conf effective FILE --json`` process, started
-  from the installed entry point (median wall time, after one warm-up run that
+  from this checkout's entry point (median wall time, after one warm-up run that
   fills the catalog cache and the bytecode cache); ``cli_ms_compiling_every_module``
   is the same with ``PYTHONDONTWRITEBYTECODE=1``, as some shells set it;
+- ``cli_from_wheel_ms``: the same process as a user has it, from a wheel built here
+  and installed in a scratch venv. The checkout's own install is editable, and
+  setuptools' finder for it costs every start a few milliseconds a wheel does not;
 - ``edit_reparse_ms``: re-scanning after a one-line edit in the middle
   (``SmbConfDocument.replace_lines``), what an editor pays per keystroke;
   ``lint_ms``: lint of the whole file given its effective view (for the editor);
@@ -31,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import venv
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +115,30 @@ def timed_run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def installed_from_a_wheel(scratch: Path) -> list[str] | None:
+    """The ``sambatune`` entry point of a scratch venv holding a wheel built from this
+    checkout (no dependencies: ``conf effective`` needs none), or None when the wheel
+    cannot be built here (``build`` missing)."""
+    root = Path(__file__).resolve().parents[1]
+    dist = scratch / "dist"
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(root)],
+        capture_output=True,
+        cwd=scratch,
+        check=False,
+    )
+    wheels = sorted(dist.glob("sambatune-*.whl"))
+    if built.returncode != 0 or not wheels:
+        return None
+    env_dir = scratch / "wheel-venv"
+    venv.create(env_dir, with_pip=False)
+    python = str(env_dir / "bin" / "python")
+    install = ["install", "--quiet", "--no-deps", "--no-index", str(wheels[-1])]
+    pip = [sys.executable, "-m", "pip", "--python", python]
+    subprocess.run([*pip, *install], capture_output=True, check=True)
+    return [str(env_dir / "bin" / "sambatune")]
+
+
 def measure(
     path: Path,
     testparm: list[str],
@@ -118,6 +146,7 @@ def measure(
     env: dict[str, str],
     no_bytecode_env: dict[str, str],
     runs: int,
+    wheel_cli: list[str] | None,
 ) -> dict[str, Any]:
     """Round-robin: each round times testparm, the CLI (both ways) and the engine in
     this process, so load from other programs on the machine hits all of them alike."""
@@ -133,6 +162,7 @@ def measure(
             "testparm",
             "cli",
             "cli_uncompiled",
+            "cli_from_wheel",
             "parse",
             "effective",
             "in_process",
@@ -143,14 +173,17 @@ def measure(
     }
     document = SmbConfDocument(data, str(path))
     for _ in range(runs):
-        for key, argv, environment in (
+        processes = [
             ("testparm", testparm, None),
             ("cli", cli, env),
             ("cli_uncompiled", cli, no_bytecode_env),
-        ):
+        ]
+        if wheel_cli is not None:
+            processes.append(("cli_from_wheel", wheel_cli, env))
+        for key, argv, environment in processes:
             wall, cpu = timed_run(argv, environment)
             samples[key].append(wall)
-            if key != "cli_uncompiled":
+            if key + "_cpu" in samples:
                 samples[key + "_cpu"].append(cpu)
         cpu_start = time.process_time()
         start = time.perf_counter()
@@ -184,6 +217,7 @@ def measure(
         "testparm_ms": median_ms(samples["testparm"]),
         "cli_ms": median_ms(samples["cli"]),
         "cli_ms_compiling_every_module": median_ms(samples["cli_uncompiled"]),
+        "cli_from_wheel_ms": median_ms(samples["cli_from_wheel"]) if wheel_cli else None,
         "edit_reparse_ms": round(statistics.median(edits) * 1000, 3),
         "lint_ms": median_ms(linting),
         "cpu_ms": {
@@ -224,6 +258,11 @@ def main() -> int:
             print(json.dumps({"error": check.stderr.decode(errors="replace")}))
             return 1
         sections = len(json.loads(check.stdout))
+        wheel = installed_from_a_wheel(Path(scratch))
+        wheel_cli = None if wheel is None else [*wheel, *cli[1:]]
+        if wheel_cli is not None:
+            # Its own warm-up: the bytecode of the installed copy.
+            subprocess.run(wheel_cli, capture_output=True, env=env, check=True)
         accepted = subprocess.run([testparm, "-s", str(path)], capture_output=True, check=False)
         if accepted.returncode != 0:
             print(
@@ -235,7 +274,7 @@ def main() -> int:
                 )
             )
             return 1
-        figures = measure(path, [testparm, "-s", str(path)], cli, env, no_bytecode_env, args.runs)
+        figures = measure(path, [testparm, "-s", str(path)], cli, env, no_bytecode_env, args.runs, wheel_cli)
     reference = figures["testparm_ms"]
     result = {
         "lines": args.lines,
@@ -244,6 +283,9 @@ def main() -> int:
         **figures,
         "ratio_in_process_vs_testparm": round(figures["in_process_ms"] / reference, 3),
         "ratio_cli_vs_testparm": round(figures["cli_ms"] / reference, 3),
+        "ratio_cli_from_wheel_vs_testparm": (
+            round(figures["cli_from_wheel_ms"] / reference, 3) if figures["cli_from_wheel_ms"] else None
+        ),
         "cpu_ratio_in_process_vs_testparm": round(
             figures["cpu_ms"]["in_process"] / figures["cpu_ms"]["testparm"], 3
         ),

@@ -3,7 +3,7 @@
 Rounds alternate between the two tools so machine noise hits both alike. The agent runs
 twice over: started on this computer, and started through a real sshd on loopback (the
 data then still streams over its own TCP connection, never through SSH, which would cap
-it near 350 MB/s). Prints one JSON object; the goal is a ratio of at least 0.95.
+it near 350 MB/s). Prints one JSON object; the goal is a ratio of at least 1.0 (issue 33).
 
     .venv/bin/python bench/net_vs_iperf3.py [--rounds 5] [--seconds 5]
 """
@@ -100,7 +100,7 @@ def measure(args: argparse.Namespace, work: Path) -> int:
         "iperf3_length": args.iperf3_length or "default (128K)",
         "load_average_at_start": load_at_start,
         "load_average_at_end": os.getloadavg()[0],
-        "goal": "agent >= 0.95 x iperf3",
+        "goal": "agent >= 1.0 x iperf3",
     }
     ratios = []
     for direction, runs in figures.items():
@@ -117,7 +117,7 @@ def measure(args: argparse.Namespace, work: Path) -> int:
             ratios.append(ratio)
         report[direction] = entry
     report["ratio_min"] = round(min(ratios), 3)
-    report["goal_met"] = min(ratios) >= 0.95
+    report["goal_met"] = min(ratios) >= 1.0
     print(json.dumps(report, indent=2))
     return 0
 
