@@ -38,6 +38,9 @@ import venv
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from testbed.wheel import build_wheel
+
 SHARE_SETTINGS = [
     ("comment", "Team share {n} for the {word} group"),
     ("read only", "no"),
@@ -119,21 +122,14 @@ def installed_from_a_wheel(scratch: Path) -> list[str] | None:
     """The ``sambatune`` entry point of a scratch venv holding a wheel built from this
     checkout (no dependencies: ``conf effective`` needs none), or None when the wheel
     cannot be built here (``build`` missing)."""
-    root = Path(__file__).resolve().parents[1]
-    dist = scratch / "dist"
-    built = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(root)],
-        capture_output=True,
-        cwd=scratch,
-        check=False,
-    )
-    wheels = sorted(dist.glob("sambatune-*.whl"))
-    if built.returncode != 0 or not wheels:
+    try:
+        wheel = build_wheel(scratch / "dist")
+    except subprocess.CalledProcessError:
         return None
     env_dir = scratch / "wheel-venv"
     venv.create(env_dir, with_pip=False)
     python = str(env_dir / "bin" / "python")
-    install = ["install", "--quiet", "--no-deps", "--no-index", str(wheels[-1])]
+    install = ["install", "--quiet", "--no-deps", "--no-index", str(wheel)]
     pip = [sys.executable, "-m", "pip", "--python", python]
     subprocess.run([*pip, *install], capture_output=True, check=True)
     return [str(env_dir / "bin" / "sambatune")]
@@ -172,14 +168,14 @@ def measure(
         )
     }
     document = SmbConfDocument(data, str(path))
+    processes = [
+        ("testparm", testparm, None),
+        ("cli", cli, env),
+        ("cli_uncompiled", cli, no_bytecode_env),
+    ]
+    if wheel_cli is not None:
+        processes.append(("cli_from_wheel", wheel_cli, env))
     for _ in range(runs):
-        processes = [
-            ("testparm", testparm, None),
-            ("cli", cli, env),
-            ("cli_uncompiled", cli, no_bytecode_env),
-        ]
-        if wheel_cli is not None:
-            processes.append(("cli_from_wheel", wheel_cli, env))
         for key, argv, environment in processes:
             wall, cpu = timed_run(argv, environment)
             samples[key].append(wall)
@@ -262,7 +258,10 @@ def main() -> int:
         wheel_cli = None if wheel is None else [*wheel, *cli[1:]]
         if wheel_cli is not None:
             # Its own warm-up: the bytecode of the installed copy.
-            subprocess.run(wheel_cli, capture_output=True, env=env, check=True)
+            installed = subprocess.run(wheel_cli, capture_output=True, env=env, check=False)
+            if installed.returncode != 0:
+                print(json.dumps({"error": installed.stderr.decode(errors="replace")}))
+                return 1
         accepted = subprocess.run([testparm, "-s", str(path)], capture_output=True, check=False)
         if accepted.returncode != 0:
             print(

@@ -4,26 +4,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from testbed.wheel import REPO, build_wheel
+
 pytestmark = pytest.mark.bundle
 
 
 @pytest.mark.timeout(900)
 def test_wheel_installs_and_self_checks(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO)],
-        check=True,
-        capture_output=True,
-        cwd=tmp_path,
-    )
-    [wheel] = dist.glob("sambatune-*.whl")
+    wheel = build_wheel(tmp_path / "dist")
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
